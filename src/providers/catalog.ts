@@ -1,0 +1,134 @@
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { z } from "zod";
+
+// The providers a relay can host (contract §4.1), as data: relay_info, New Chat, the model
+// check and the launcher all read this one table instead of keeping their own lists.
+
+export const PROVIDER_IDS = ["claude", "claude-api", "claude-cloud", "copilot", "grok", "deepseek", "openai-image", "scripted"] as const;
+export const ProviderId = z.enum(PROVIDER_IDS);
+export type ProviderId = z.output<typeof ProviderId>;
+
+export const Effort = z.enum(["low", "medium", "high", "max"]);
+export type Effort = z.output<typeof Effort>;
+
+export interface ProviderInfo {
+  id: ProviderId;
+  name: string;
+  defaultModel: string;
+  /** null: no list known yet (discovery not run or failed); models then pass unchecked. */
+  models: readonly string[] | null;
+  efforts: readonly Effort[];
+  /** CLI providers: the binary on PATH, its ACP arguments, and how the owner installs it. */
+  command?: string;
+  args?: readonly string[];
+  install?: string;
+  /** Key providers: the owner setting that must hold a secret, and what that secret is called. */
+  setting?: string;
+  secret?: string;
+}
+
+// Anthropic ids use hyphens; Copilot names the same models with dots (STACK.md), so the two
+// lists must never be shared.
+const CLAUDE_MODELS = ["claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5"] as const;
+const CLAUDE_EFFORTS: readonly Effort[] = ["low", "medium", "high", "max"];
+const EFFORTS: readonly Effort[] = ["low", "medium", "high"];
+
+export const CATALOG: Readonly<Record<ProviderId, ProviderInfo>> = {
+  claude: {
+    id: "claude", name: "Claude", defaultModel: "claude-opus-5-5", models: CLAUDE_MODELS, efforts: CLAUDE_EFFORTS,
+    command: "claude-agent-acp", args: [], install: "npm i -g @agentclientprotocol/claude-agent-acp",
+  },
+  // Billed per token, so it starts on the cheaper model; the subscription starts on Opus.
+  "claude-api": {
+    id: "claude-api", name: "Claude API", defaultModel: "claude-sonnet-5-5", models: CLAUDE_MODELS, efforts: CLAUDE_EFFORTS,
+    setting: "claudeApiKey", secret: "an API key",
+  },
+  "claude-cloud": {
+    id: "claude-cloud", name: "Claude Cloud", defaultModel: "claude-opus-5-5", models: CLAUDE_MODELS, efforts: CLAUDE_EFFORTS,
+    setting: "claudeCloudToken", secret: "a cloud token",
+  },
+  copilot: {
+    id: "copilot", name: "Copilot", defaultModel: "claude-sonnet-5.5",
+    models: ["claude-opus-5.5", "claude-sonnet-5.5", "gpt-5.4", "gpt-5.4-mini", "gemini-3-pro"], efforts: EFFORTS,
+    // Copilot ignores stdio MCP entries in session/new (its issue #3889); the launcher passes http.
+    command: "copilot", args: ["--acp", "--stdio"], install: "npm i -g @github/copilot",
+  },
+  grok: {
+    id: "grok", name: "Grok", defaultModel: "grok-5", models: ["grok-5", "grok-5-fast"], efforts: EFFORTS,
+    command: "grok", args: ["agent", "stdio"], install: "npm i -g @xai-official/grok",
+  },
+  // No first-party CLI: the relay runs its own tool loop over DeepSeek's API, so a key is all it needs.
+  deepseek: {
+    id: "deepseek", name: "DeepSeek", defaultModel: "deepseek-v4", models: ["deepseek-v4", "deepseek-v4-reasoner"], efforts: EFFORTS,
+    setting: "deepseekApiKey", secret: "an API key",
+  },
+  "openai-image": {
+    id: "openai-image", name: "OpenAI Image", defaultModel: "gpt-image-2", models: ["gpt-image-2"], efforts: EFFORTS,
+    setting: "openaiApiKey", secret: "an API key",
+  },
+  // The built-in test agent: nothing to install or set up, so CI can always use it.
+  scripted: { id: "scripted", name: "Scripted", defaultModel: "scripted-1", models: ["scripted-1", "scripted-2"], efforts: EFFORTS },
+};
+
+export function getProvider(id: string): ProviderInfo | undefined {
+  return Object.hasOwn(CATALOG, id) ? CATALOG[id as ProviderId] : undefined;
+}
+
+/** Discovered model lists that replace the catalog's; `null` means discovery ran and failed. */
+export type ModelCatalogs = Partial<Record<string, readonly string[] | null>>;
+
+/** The list New Chat and relay_info offer for a provider: a discovered list wins over the table. */
+export function modelsOf(provider: ProviderInfo, catalogs?: ModelCatalogs): readonly string[] | null {
+  return catalogs && Object.hasOwn(catalogs, provider.id) ? (catalogs[provider.id] ?? null) : provider.models;
+}
+
+export interface AvailabilityEnv {
+  settings: Record<string, unknown>;
+  which?: (cmd: string) => boolean;
+}
+export interface Availability {
+  available: boolean;
+  reason?: string;
+}
+
+export function providerAvailability(id: string, env: AvailabilityEnv): Availability {
+  const p = getProvider(id);
+  if (!p) return { available: false, reason: `There is no provider '${id}' on this relay` };
+  if (p.command) {
+    if ((env.which ?? which)(p.command)) return { available: true };
+    return { available: false, reason: `${p.command} is not installed on this relay (${p.install})` };
+  }
+  if (p.setting) {
+    const value = env.settings[p.setting];
+    if (typeof value === "string" && value.trim() !== "") return { available: true };
+    return { available: false, reason: `${p.name} is not set up on this relay: add ${p.secret} in Settings → Providers` };
+  }
+  return { available: true };
+}
+
+// Availability is asked on every relay_info and create_session; PATH does not change under a
+// running relay, so each lookup is done once per process (keyed by PATH so tests may change it).
+const whichCache = new Map<string, boolean>();
+
+/** Whether `cmd` is an executable file in a PATH directory. Synchronous on purpose: cached after the first call. */
+export function which(cmd: string): boolean {
+  const path = process.env.PATH ?? "";
+  const key = `${path}\0${cmd}`;
+  const hit = whichCache.get(key);
+  if (hit !== undefined) return hit;
+  const exts = process.platform === "win32" ? ["", ...(process.env.PATHEXT ?? ".EXE;.CMD").split(";")] : [""];
+  const found = path.split(delimiter).some((dir) => dir !== "" && exts.some((ext) => isExecutable(join(dir, cmd + ext))));
+  whichCache.set(key, found);
+  return found;
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    if (!statSync(file).isFile()) return false;
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,90 @@
+// The scripted agent's side of relay_tool: a lazily opened MCP client to the
+// session's "relay" MCP server (Streamable HTTP). `/tool JSON` lines go through here.
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Cancelled, errorMessage, log } from "./util.ts";
+
+/** Long relay actions (waits, approvals) may take a while; progress resets the clock. */
+const TOOL_TIMEOUT_MS = 2 * 60 * 60 * 1000;
+
+export type RelayServer = { url: string; headers: { name: string; value: string }[] };
+
+type Connected = { client: Client; toolName: string };
+
+export class RelayClient {
+  private connecting: Promise<Connected> | undefined;
+
+  constructor(private readonly server: RelayServer) {}
+
+  private connect(signal: AbortSignal): Promise<Connected> {
+    if (!this.connecting) {
+      const attempt = (async () => {
+        const headers = Object.fromEntries(this.server.headers.map((h) => [h.name, h.value]));
+        const client = new Client({ name: "oar-scripted", version: "1.0.0" });
+        const transport = new StreamableHTTPClientTransport(new URL(this.server.url), { requestInit: { headers } });
+        try {
+          await client.connect(transport, { signal });
+          const { tools } = await client.listTools(undefined, { signal });
+          const names = new Set(tools.map((t) => t.name));
+          const toolName = !names.has("relay_tool") && names.has("remote_relay") ? "remote_relay" : "relay_tool";
+          return { client, toolName };
+        } catch (e) {
+          void client.close().catch(() => {});
+          throw e;
+        }
+      })();
+      this.connecting = attempt;
+      // A failed (or cancelled) connect is retried by the next /tool.
+      attempt.catch(() => {
+        if (this.connecting === attempt) this.connecting = undefined;
+      });
+    }
+    return this.connecting;
+  }
+
+  /**
+   * Calls relay_tool with `args`; returns the compact JSON text of the tool's result.
+   * Throws Cancelled when `signal` aborts; other failures become {"ok":false,...} JSON.
+   */
+  async call(args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
+    try {
+      const { client, toolName } = await this.connect(signal);
+      const result = await client.callTool({ name: toolName, arguments: args }, undefined, {
+        signal,
+        timeout: TOOL_TIMEOUT_MS,
+        resetTimeoutOnProgress: true,
+        onprogress: (p) => log(`relay_tool progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ""}`),
+      });
+      const content = (result as { content?: unknown }).content;
+      const first = Array.isArray(content) ? content[0] : undefined;
+      const text = first && typeof first === "object" && (first as { type?: unknown }).type === "text"
+        ? String((first as { text?: unknown }).text ?? "")
+        : JSON.stringify(content ?? null);
+      try {
+        return JSON.stringify(JSON.parse(text));
+      } catch {
+        // Not JSON (e.g. the MCP layer's own error text): still hand back one JSON line.
+        return JSON.stringify({ ok: false, error: text });
+      }
+    } catch (e) {
+      if (signal.aborted) throw new Cancelled();
+      log(`relay_tool call failed: ${errorMessage(e)}`);
+      await this.reset();
+      return JSON.stringify({ ok: false, error: errorMessage(e) });
+    }
+  }
+
+  /** Drops the connection (the next call reconnects). */
+  async reset(): Promise<void> {
+    const pending = this.connecting;
+    this.connecting = undefined;
+    if (!pending) return;
+    try {
+      const { client } = await pending;
+      await client.close();
+    } catch {
+      // already failed or closed
+    }
+  }
+}

@@ -1,0 +1,104 @@
+import { z } from "zod";
+import { existsSync, statSync } from "node:fs";
+import { isAbsolute } from "node:path";
+import type { ActionDef } from "./types.ts";
+import { RelayError } from "../core/errors.ts";
+import { agentPromptText, checkWorkingLimit, fromInfo } from "./target.ts";
+import { effortArg, modeArg, modelArg, textArg, waitSecondsArg } from "./args.ts";
+import { statusSummary, waitForTurn } from "./waiting.ts";
+import { checkModel } from "../providers/model-check.ts";
+import { CATALOG, getProvider, providerAvailability } from "../providers/catalog.ts";
+import type { Mode } from "../sessions/types.ts";
+import { groupOf, joinStarterGroup } from "../groups/groups.ts";
+import { findGroup } from "../groups/find.ts";
+
+const NOTHING = "Nothing was created.";
+
+export function checkFolder(cwd: string, tail: string): string {
+  if (!isAbsolute(cwd)) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `cwd "${cwd}" is not an absolute path. ${tail}`);
+  if (!existsSync(cwd)) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `cwd "${cwd}" does not exist on this relay. ${tail}`);
+  if (!statSync(cwd).isDirectory()) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `cwd "${cwd}" is not a directory. ${tail}`);
+  return cwd;
+}
+
+export const createSession: ActionDef = {
+  name: "create_session",
+  since: "0.9.4",
+  write: true,
+  level: "full",
+  strictArgs: true,
+  args: {
+    text: textArg,
+    provider: z.string().min(1).describe(`Provider id: ${Object.keys(CATALOG).join(", ")}. Left out: your own session's provider.`),
+    model: modelArg,
+    cwd: z.string().min(1).describe("Working folder (absolute path) on the target relay. Left out: your own folder."),
+    repo: z.string().min(1).describe('Claude Cloud only: the repository ("owner/name").'),
+    branch: z.string().min(1).describe("Claude Cloud only: the branch."),
+    mode: modeArg,
+    effort: effortArg,
+    title: z.string().min(1).max(200).describe("Title shown in the session list."),
+    group: z.string().min(1).describe("An existing session group to join, by id or name (relay_info lists them)."),
+    wait_seconds: waitSecondsArg,
+  },
+  async handler(ctx, args) {
+    const { relay, caller } = ctx;
+    if (typeof args.text !== "string") throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `create_session needs text: the first prompt of the new session. ${NOTHING}`);
+    if (caller.via_session && !caller.may_create_sessions) {
+      throw new RelayError("REMOTE_RELAY_PERMISSION", `This session was started by an agent, and such a session cannot start sessions itself. Only the owner can let this session start sessions. ${NOTHING}`);
+    }
+    const providerId = (args.provider as string | undefined) ?? caller.provider;
+    const provider = getProvider(providerId);
+    if (!provider) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider "${providerId}". Providers: ${Object.keys(CATALOG).join(", ")}. ${NOTHING}`);
+    if (provider.id === "openai-image") throw new RelayError("REMOTE_RELAY_UNSUPPORTED", `OpenAI Image conversations cannot be started with create_session. ${NOTHING}`);
+    const avail = providerAvailability(provider.id, { settings: relay.settings.get() as unknown as Record<string, unknown> });
+    if (!avail.available) throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `${provider.name} is not available on relay "${relay.name}": ${avail.reason}. ${NOTHING}`);
+    const inherited = !args.model && provider.id === caller.provider ? caller.model : undefined;
+    const model = checkModel(provider.id, (args.model as string | undefined) ?? inherited, { relayName: relay.name, action: "create_session" });
+    const effort = (args.effort as string | undefined) ?? (provider.efforts.includes(caller.effort as never) ? caller.effort : null);
+    if (effort && !provider.efforts.includes(effort as never)) {
+      throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `effort "${effort}" is not offered by ${provider.name}: ${provider.efforts.join(", ")}. ${NOTHING}`);
+    }
+    if (provider.id === "claude-cloud" && !args.repo) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Claude Cloud sessions take repo (and branch) instead of a folder. ${NOTHING}`);
+    const cwd = provider.id === "claude-cloud" ? caller.cwd : checkFolder((args.cwd as string | undefined) ?? caller.cwd, NOTHING);
+    const group = args.group ? findGroup(relay, String(args.group)) : null;
+    const mode = (args.mode as Mode | undefined) ?? caller.mode;
+    const title = (args.title as string | undefined) ?? titleFrom(args.text);
+    checkWorkingLimit(ctx, "create_session", null);
+    await relay.approvals.require(caller, {
+      action: "create_session", relay: relay.name, write: true, once: "create_session", prompts: 1,
+      details: [`Title: ${title}`, `Provider: ${provider.name}`, `Model: ${model.model}`, `Mode: ${mode}`, ...(effort ? [`Effort: ${effort}`] : []),
+        ...(group ? [`Group: ${group.name} (${group.id})`] : []), provider.id === "claude-cloud" ? `Repo: ${String(args.repo)}` : `Folder: ${cwd}`],
+    }, ctx.signal);
+    const session = relay.db.transaction(() => {
+      const s = relay.sessions.create({
+        provider: provider.id, model: model.model, effort, mode, cwd, title,
+        repo: (args.repo as string | undefined) ?? null, branch: (args.branch as string | undefined) ?? null, viaSession: caller.id,
+      });
+      if (group) relay.sessions.update(s.id, { group_id: group.id });
+      else joinStarterGroup(relay, relay.sessions.get(caller.id)!, s.id);
+      return relay.sessions.get(s.id)!;
+    })();
+    relay.noteCwd(cwd);
+    relay.bus.emit({ type: "session.updated", sessionId: session.id });
+    relay.bus.emit({ type: "session.updated", sessionId: caller.id });
+    const { turn } = relay.turns.enqueue({
+      sessionId: session.id, role: "user", text: agentPromptText(ctx, args.text), from: fromInfo(ctx), fromSession: caller.id, mode, model: model.model,
+    });
+    relay.watchingHooks?.promptSent(caller.id, turn.id);
+    const r = await waitForTurn(ctx, turn, args.wait_seconds as number | undefined);
+    relay.watchingHooks?.replyReceived(caller.id, turn.id, r.status as string);
+    return {
+      summary: statusSummary("create_session", relay.name, session.id, r),
+      ...r,
+      provider: provider.id, model: model.model, mode, effort, title,
+      ...(session.repo ? { repo: session.repo, branch: session.branch } : {}),
+      group: groupOf(relay, relay.sessions.get(session.id)!),
+      ...(model.modelNote ? { modelNote: model.modelNote } : {}),
+    };
+  },
+};
+
+function titleFrom(text: string): string {
+  const first = text.split("\n").find((l) => l.trim())?.trim() ?? "New session";
+  return first.length > 60 ? `${first.slice(0, 57)}…` : first;
+}

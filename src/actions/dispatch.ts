@@ -1,0 +1,110 @@
+import { RelayError } from "../core/errors.ts";
+import type { Relay } from "../relay.ts";
+import type { SessionRow } from "../sessions/types.ts";
+import { ACTIONS, actionByName } from "./registry.ts";
+import type { ActionDef, Args } from "./types.ts";
+
+const MAX_IGNORED = 20;
+
+/** Empty values count as no argument: some providers send every field (seed §8). */
+export function isEmpty(v: unknown): boolean {
+  return v === null || v === undefined || v === "" || v === false || (Array.isArray(v) && v.length === 0);
+}
+
+function versionLess(a: string, b: string): boolean {
+  const pa = a.split(".").map(Number);
+  const pb = b.split(".").map(Number);
+  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) < (pb[i] ?? 0);
+  return false;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  progress?: (message: string) => void;
+  /** The tool name used (relay_tool or the old remote_relay). */
+  tool?: string;
+}
+
+/** Runs one relay_tool call for a conversation and returns the JSON result. Never throws:
+ * every refusal becomes `{ ok: false, code, error }`. */
+export async function callRelayTool(relay: Relay, caller: SessionRow, raw: unknown, opts: CallOptions = {}): Promise<Record<string, unknown>> {
+  try {
+    return await run(relay, caller, raw, opts);
+  } catch (err) {
+    if (err instanceof RelayError) return err.toJSON();
+    console.error("[relay_tool] unexpected failure:", err);
+    return { ok: false, code: "REMOTE_RELAY_BUSY", error: `The relay could not carry out the call (${(err as Error)?.message ?? err}). Try again.` };
+  }
+}
+
+async function run(relay: Relay, caller: SessionRow, raw: unknown, opts: CallOptions): Promise<Record<string, unknown>> {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) {
+    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "The arguments must be a JSON object with an action. Nothing was done.");
+  }
+  const input = raw as Args;
+  if (typeof input.action !== "string" || !input.action.trim()) {
+    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Every call names an action. Actions: ${ACTIONS.map((a) => a.name).join(", ")}. Nothing was done.`);
+  }
+  const def = actionByName(input.action.trim());
+  if (!def) {
+    throw new RelayError("REMOTE_RELAY_UNKNOWN_ACTION", `Unknown action "${String(input.action).slice(0, 60)}". Actions: ${ACTIONS.map((a) => a.name).join(", ")}. Nothing was done.`);
+  }
+  if (versionLess(relay.version, def.since)) {
+    throw new RelayError("REMOTE_RELAY_UNSUPPORTED", `${def.name} needs OAR ${def.since} or newer; relay "${relay.name}" runs ${relay.version}. Nothing was done.`);
+  }
+
+  // Split what the action takes from what it does not.
+  const args: Args = {};
+  const extra: string[] = [];
+  for (const [k, v] of Object.entries(input)) {
+    if (k === "action" || isEmpty(v)) continue;
+    if (k === "relay" && def.name !== "list_relays") args.relay = v;
+    else if (k in def.args) args[k] = v;
+    else extra.push(k);
+  }
+  if (extra.length && def.strictArgs) {
+    const own = ["relay", ...Object.keys(def.args)].join(", ");
+    const tail = def.name === "create_session" ? "Nothing was created." : "Nothing was changed.";
+    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${def.name} does not take: ${extra.join(", ")}. Its arguments: ${own}. ${tail}`, { arguments: ["relay", ...Object.keys(def.args)] });
+  }
+
+  const relayName = resolveRelay(relay, def, args.relay);
+  if (!def.noSettingNeeded && !relay.settings.get().agentSessions) {
+    throw new RelayError("REMOTE_RELAY_DISABLED", `Agents may not start or use sessions on relay "${relay.name}": the owner has not switched on "Agents may start and use sessions on this relay". Nothing was done.`);
+  }
+
+  for (const [k, schema] of Object.entries(def.args)) {
+    if (!(k in args)) continue;
+    const parsed = schema.safeParse(args[k]);
+    if (!parsed.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${def.name}: ${describeBad(k, args[k], parsed.error.issues[0]?.message ?? "")}. Nothing was done.`);
+    args[k] = parsed.data;
+  }
+
+  const result = await def.handler(
+    { relay, caller, relayName, signal: opts.signal ?? new AbortController().signal, progress: opts.progress ?? (() => {}) },
+    args,
+  );
+  const out: Record<string, unknown> = { ok: true, relay: relayName, ...result };
+  if (extra.length) out.ignored = extra.slice(0, MAX_IGNORED);
+  return out;
+}
+
+function resolveRelay(relay: Relay, def: ActionDef, value: unknown): string {
+  if (def.name === "list_relays") return relay.name;
+  if (value === undefined) {
+    if (def.relayOptional) return relay.name;
+    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${def.name} needs relay: "this" for the relay you run on, or a paired relay's name (see list_relays). Nothing was done.`);
+  }
+  if (typeof value !== "string") throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `relay must be a relay name as text. Nothing was done.`);
+  if (relay.isSelfName(value)) return relay.name;
+  throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No paired relay named "${value.slice(0, 100)}": this relay ("${relay.name}") is paired with no other relay. Use "this" for the relay you run on, or list_relays. Nothing was done.`);
+}
+
+function describeBad(name: string, value: unknown, zodMessage: string): string {
+  const got = Array.isArray(value) ? "a list" : value === null ? "null" : typeof value;
+  if (name === "wait_seconds" || name === "lines" || name === "last") return `${name} must be a number of 0 or more (got ${got === "number" ? String(value) : got})`;
+  if (name === "mode") return `mode must be "agent", "ask" or "plan" (got ${JSON.stringify(value)?.slice(0, 40)})`;
+  if (name === "effort") return `effort must be "low", "medium", "high" or "max" (got ${JSON.stringify(value)?.slice(0, 40)})`;
+  if (name === "scope") return `scope must be "active" or "all" (got ${JSON.stringify(value)?.slice(0, 40)})`;
+  return `${name} is not valid (${zodMessage || `got ${got}`})`;
+}

@@ -1,0 +1,37 @@
+import { z } from "zod";
+import type { ActionDef } from "./types.ts";
+import { targetSession } from "./target.ts";
+import { messageView, pendingQuestions, sessionEntry } from "../sessions/views.ts";
+import { iso } from "../core/clock.ts";
+import { taskHealth } from "../tasks/health.ts";
+import { groupMembers } from "../groups/members.ts";
+
+export const readSession: ActionDef = {
+  name: "read_session",
+  since: "0.9.4",
+  write: false,
+  level: "read",
+  args: {
+    session: z.string().min(1).describe("Session id to read."),
+    last: z.number().int().min(1).max(200).describe("How many of the latest messages to return (default 10, at most 200)."),
+  },
+  handler(ctx, args) {
+    const { relay } = ctx;
+    const s = targetSession(ctx, "read_session", args.session);
+    const entry = sessionEntry(relay, s);
+    const messages = relay.sessions.messages(s.id, (args.last as number) ?? 10).map(messageView);
+    const running = relay.sessions.activeTurns(s.id).find((t) => t.status === "running");
+    const live = running ? relay.turns.inFlight(running.id) : null;
+    const tasks = relay.sessions.tasksOf(s.id).filter((t) => t.status === "running" || (t.ended_at ?? 0) > relay.clock.now() - 3_600_000);
+    return {
+      summary: `read_session → ${relay.name} session ${s.id}: ${entry.state}, ${messages.length} of ${s.message_count} messages`,
+      session: { ...entry, group: groupMembers(relay, s) },
+      state: entry.state,
+      messages,
+      inFlight: live ? { text: live.text, startedAt: iso(live.startedAt) } : null,
+      pendingQuestions: pendingQuestions(relay, s.id),
+      tasks: tasks.map((t) => taskHealth(relay, t)),
+      group: groupMembers(relay, s),
+    };
+  },
+};

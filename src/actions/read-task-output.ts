@@ -1,0 +1,58 @@
+import { z } from "zod";
+import type { ActionDef } from "./types.ts";
+import { RelayError } from "../core/errors.ts";
+import { HOUR, iso } from "../core/clock.ts";
+import { targetSession } from "./target.ts";
+import { stallOf } from "../tasks/health.ts";
+import { toPlainLines } from "../tasks/plain-text.ts";
+import { tailLines } from "../tasks/tail.ts";
+import { testCounts } from "../tasks/test-counts.ts";
+import { maskSecrets } from "../tasks/mask-secrets.ts";
+
+export const readTaskOutput: ActionDef = {
+  name: "read_task_output",
+  since: "0.9.12",
+  write: false,
+  level: "read",
+  args: {
+    session: z.string().min(1).describe("Session id the task runs in."),
+    task_id: z.string().min(1).describe("taskId from read_session's tasks."),
+    lines: z.number().int().min(1).max(500).describe("How many lines from the end (default 50, at most 500)."),
+  },
+  handler(ctx, args) {
+    const { relay } = ctx;
+    const s = targetSession(ctx, "read_task_output", args.session);
+    const taskId = String(args.task_id);
+    const t = relay.sessions.task(s.id, taskId);
+    const gone = t && t.status !== "running" && (t.ended_at ?? 0) <= relay.clock.now() - HOUR;
+    if (!t || gone) {
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        gone
+          ? `Task ${taskId} in session ${s.id} ended more than an hour ago; its output is no longer kept. Nothing was read.`
+          : `No task ${taskId.slice(0, 80)} in session ${s.id} (read_session lists its tasks). Nothing was read.`,
+      );
+    }
+    const out = relay.tasks.readOutput(t);
+    const lines = toPlainLines(maskSecrets(out.text, relay.secrets()));
+    const { tail, truncated } = tailLines(lines, (args.lines as number) ?? 50);
+    const counts = testCounts(lines);
+    const stall = stallOf(relay, t);
+    const notes: string[] = [];
+    if (!t.output_path) notes.push(`A ${t.type} task has no console output; only its status is known.`);
+    else if (!out.exists) notes.push("The task has written no output yet.");
+    if (out.clipped) notes.push("Only the end of the output is kept for reading.");
+    const parts = [`${tail.length} lines`, t.status];
+    if (stall) parts.push(`last output ${stall.minutes} min ago`);
+    if (counts) parts.push(`${counts.passed} passed, ${counts.failed} failed`);
+    return {
+      summary: `read_task_output → ${relay.name} session ${s.id} task ${t.id}: ${parts.join(", ")}`,
+      task: { id: t.id, description: t.description, type: t.type, startedAt: iso(t.started_at), endedAt: iso(t.ended_at), status: t.status, exitCode: t.exit_code },
+      ...(stall ? { stall } : {}),
+      ...(counts ? { counts } : {}),
+      tail,
+      truncated: truncated || out.clipped,
+      ...(notes.length ? { note: notes.join(" ") } : {}),
+    };
+  },
+};

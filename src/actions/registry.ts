@@ -1,0 +1,20 @@
+import type { ActionDef } from "./types.ts";
+import { listRelays } from "./list-relays.ts";
+import { relayInfo } from "./relay-info.ts";
+import { usage } from "./usage.ts";
+import { listSessions } from "./list-sessions.ts";
+import { readSession } from "./read-session.ts";
+import { readTaskOutput } from "./read-task-output.ts";
+import { send } from "./send.ts";
+import { createSession } from "./create-session.ts";
+import { wait } from "./wait.ts";
+import { stop } from "./stop.ts";
+import { archive } from "./archive.ts";
+
+/** Every relay_tool action. Later capabilities add theirs here and nowhere else. */
+export const ACTIONS: ActionDef[] = [
+  listRelays, relayInfo, usage, listSessions, readSession, readTaskOutput, send, createSession, wait, stop, archive,
+];
+
+const byName = new Map(ACTIONS.map((a) => [a.name, a]));
+export const actionByName = (name: string): ActionDef | undefined => byName.get(name);

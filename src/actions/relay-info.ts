@@ -1,0 +1,44 @@
+import { platform, arch } from "node:os";
+import type { ActionDef } from "./types.ts";
+import { CATALOG, modelsOf, providerAvailability } from "../providers/catalog.ts";
+import { listGroups } from "../groups/list.ts";
+
+export function providersInfo(settings: Record<string, unknown>) {
+  return Object.values(CATALOG).map((p) => {
+    const a = providerAvailability(p.id, { settings });
+    return {
+      id: p.id,
+      name: p.name,
+      available: a.available,
+      ...(a.reason ? { reason: a.reason } : {}),
+      defaultModel: p.defaultModel,
+      models: [...(modelsOf(p) ?? [])],
+      efforts: [...p.efforts],
+    };
+  });
+}
+
+export const relayInfo: ActionDef = {
+  name: "relay_info",
+  since: "0.9.4",
+  write: false,
+  level: "read",
+  args: {},
+  handler(ctx) {
+    const { relay } = ctx;
+    const settings = relay.settings.get();
+    const groups = listGroups(relay);
+    return {
+      summary: `relay_info → ${relay.name}: OAR ${relay.version}, ${groups.groups.length} group${groups.groups.length === 1 ? "" : "s"}`,
+      name: relay.name,
+      version: relay.version,
+      platform: `${platform()}-${arch()}`,
+      acceptsAgentPrompts: settings.acceptPromptsFromOtherRelays,
+      mode: ctx.caller.mode,
+      defaultCwd: relay.defaultCwd,
+      recentCwds: relay.recentCwds,
+      providers: providersInfo(settings as unknown as Record<string, unknown>),
+      ...groups,
+    };
+  },
+};

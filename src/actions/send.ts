@@ -1,0 +1,59 @@
+import { z } from "zod";
+import type { ActionDef } from "./types.ts";
+import { RelayError } from "../core/errors.ts";
+import { agentPromptText, checkWorkingLimit, fromInfo, targetSession } from "./target.ts";
+import { effortArg, modeArg, modelArg, textArg, waitSecondsArg } from "./args.ts";
+import { statusSummary, waitForTurn } from "./waiting.ts";
+import { checkModel } from "../providers/model-check.ts";
+import { getProvider } from "../providers/catalog.ts";
+import type { Mode } from "../sessions/types.ts";
+
+export const send: ActionDef = {
+  name: "send",
+  since: "0.9.4",
+  write: true,
+  level: "prompt",
+  args: {
+    session: z.string().min(1).describe("Session id to prompt."),
+    text: textArg,
+    wait_seconds: waitSecondsArg,
+    mode: modeArg,
+    model: modelArg,
+    effort: effortArg,
+    provider: z.enum(["claude", "claude-api"]).describe('Claude sessions only: switch billing to "claude" (subscription) or "claude-api" (API key) and send in one call.'),
+  },
+  async handler(ctx, args) {
+    const { relay, caller } = ctx;
+    if (typeof args.text !== "string") throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "send needs text: the prompt to queue. Nothing was sent.");
+    const s = targetSession(ctx, "send", args.session, { notSelf: true, notArchived: true });
+    // Everything is checked before any card and before anything is written.
+    const model = args.model ? checkModel(s.provider, String(args.model), { relayName: relay.name, action: "send" }) : null;
+    if (args.provider && args.provider !== s.provider) {
+      throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `Session "${s.title}" runs on ${getProvider(s.provider)?.name ?? s.provider}; its billing cannot switch to ${String(args.provider)} on relay "${relay.name}". Nothing was sent.`, { remoteCode: "CLAUDE_PROVIDER_REQUIRED" });
+    }
+    if (args.effort && !getProvider(s.provider)?.efforts.includes(args.effort as never)) {
+      throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `effort "${String(args.effort)}" is not offered by ${getProvider(s.provider)?.name}: ${getProvider(s.provider)?.efforts.join(", ")}. Nothing was sent.`);
+    }
+    checkWorkingLimit(ctx, "send", s);
+    const mode = (args.mode as Mode | undefined) ?? caller.mode;
+    await relay.approvals.require(caller, {
+      action: "send", relay: relay.name, write: true, prompts: 1, target: { id: s.id, title: s.title },
+      details: [`Mode: ${mode}`, ...(model ? [`Model: ${model.model}`] : []), ...(args.effort ? [`Effort: ${String(args.effort)}`] : [])],
+    }, ctx.signal);
+    relay.db.transaction(() => {
+      relay.sessions.update(s.id, { mode, ...(model ? { model: model.model } : {}), ...(args.effort ? { effort: String(args.effort) } : {}) });
+    })();
+    const { turn } = relay.turns.enqueue({
+      sessionId: s.id, role: "user", text: agentPromptText(ctx, args.text), from: fromInfo(ctx), fromSession: caller.id,
+      mode, model: model?.model ?? s.model,
+    });
+    relay.watchingHooks?.promptSent(caller.id, turn.id);
+    const r = await waitForTurn(ctx, turn, args.wait_seconds as number | undefined);
+    relay.watchingHooks?.replyReceived(caller.id, turn.id, r.status as string);
+    return {
+      summary: statusSummary("send", relay.name, s.id, r),
+      ...r,
+      ...(model?.modelNote ? { modelNote: model.modelNote } : {}),
+    };
+  },
+};

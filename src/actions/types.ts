@@ -1,0 +1,40 @@
+import type { z } from "zod";
+import type { Relay } from "../relay.ts";
+import type { SessionRow } from "../sessions/types.ts";
+
+/** Agents-may levels (contract §5.2); `none` = needs no level (list_relays). */
+export type Level = "none" | "read" | "prompt" | "full";
+
+export interface ActionContext {
+  relay: Relay;
+  /** The calling conversation. */
+  caller: SessionRow;
+  /** The relay name the call acts on, as results show it. */
+  relayName: string;
+  signal: AbortSignal;
+  /** MCP progress while a call blocks (keeps the client's request alive). */
+  progress: (message: string) => void;
+}
+
+export type Args = Record<string, unknown>;
+export type Result = Record<string, unknown> & { summary: string };
+
+/** One relay_tool action: the registry is the single list that tools/list, the
+ * ignored/INVALID_INPUT rules, approval cards and permission levels all read. */
+export interface ActionDef {
+  name: string;
+  /** OAR version the action appeared in; an older emulated relay refuses it. */
+  since: string;
+  /** Writes need a card in ask/plan mode (contract §4.3). */
+  write: boolean;
+  level: Level;
+  /** The arguments it takes besides `action`; each a schema with its description. */
+  args: Record<string, z.ZodType>;
+  /** create_session/update_session refuse any other argument instead of listing it in `ignored`. */
+  strictArgs?: boolean;
+  /** `relay` may be omitted and then means "this". */
+  relayOptional?: boolean;
+  /** Works without the agent-sessions setting (list_relays; own questions). */
+  noSettingNeeded?: boolean;
+  handler(ctx: ActionContext, args: Args): Promise<Result> | Result;
+}

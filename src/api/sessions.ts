@@ -1,0 +1,160 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { RelayError } from "../core/errors.ts";
+import type { Relay } from "../relay.ts";
+import type { SessionRow } from "../sessions/types.ts";
+import { listContext, messageView, pendingQuestions, sessionEntry, taskSummary } from "../sessions/views.ts";
+import { jsonBody } from "./http-errors.ts";
+import { CATALOG, getProvider, providerAvailability } from "../providers/catalog.ts";
+import { checkModel } from "../providers/model-check.ts";
+import { checkFolder } from "../actions/create-session.ts";
+import { cardView } from "../approvals/approvals.ts";
+import { groupMembers } from "../groups/members.ts";
+import { iso } from "../core/clock.ts";
+import { toPlainLines } from "../tasks/plain-text.ts";
+import { maskSecrets } from "../tasks/mask-secrets.ts";
+
+const NewSessionBody = z.object({
+  provider: z.string().min(1),
+  model: z.string().optional(),
+  cwd: z.string().optional(),
+  mode: z.enum(["agent", "ask", "plan"]).optional(),
+  effort: z.enum(["low", "medium", "high", "max"]).optional(),
+  title: z.string().max(200).optional(),
+  text: z.string().max(200_000).optional(),
+  mayCreateSessions: z.boolean().optional(),
+}).strict();
+
+const PatchBody = z.object({
+  mayCreateSessions: z.boolean().optional(),
+  mode: z.enum(["agent", "ask", "plan"]).optional(),
+  model: z.string().min(1).optional(),
+  effort: z.enum(["low", "medium", "high", "max"]).optional(),
+  title: z.string().min(1).max(200).optional(),
+  cwd: z.string().min(1).optional(),
+}).strict();
+
+function parse<T>(schema: z.ZodType<T>, body: unknown, tail: string): T {
+  const r = schema.safeParse(body);
+  if (!r.success) {
+    const i = r.error.issues[0];
+    const field = i.path.join(".") || (i.code === "unrecognized_keys" ? (i as { keys?: string[] }).keys?.join(", ") : "body");
+    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${field}: ${i.message}. ${tail}`);
+  }
+  return r.data;
+}
+
+export function sessionDetail(relay: Relay, s: SessionRow) {
+  const running = relay.sessions.activeTurns(s.id).find((t) => t.status === "running");
+  const live = running ? relay.turns.inFlight(running.id) : null;
+  return {
+    ...sessionEntry(relay, s),
+    group: groupMembers(relay, s),
+    messages: relay.sessions.messages(s.id).map(messageView),
+    inFlight: live ? { text: live.text, startedAt: iso(live.startedAt) } : null,
+    tasks: relay.sessions.tasksOf(s.id).map(taskSummary),
+    pendingQuestions: pendingQuestions(relay, s.id),
+    cards: relay.approvals.pending(s.id).map(cardView),
+  };
+}
+
+/** Owner routes for sessions (contract §3). */
+export function sessionRoutes(relay: Relay): Hono {
+  const app = new Hono();
+  const find = (id: string): SessionRow => {
+    const s = relay.sessions.get(id);
+    if (!s) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No session "${id.slice(0, 80)}" on this relay. Nothing was done.`);
+    return s;
+  };
+
+  app.get("/", (c) => {
+    const scope = c.req.query("scope") ?? "active";
+    if (scope !== "active" && scope !== "all") throw new RelayError("REMOTE_RELAY_INVALID_INPUT", 'scope must be "active" or "all". Nothing was done.');
+    const rows = relay.db.prepare(`SELECT * FROM sessions WHERE deleted_at IS NULL ${scope === "all" ? "" : "AND archived_at IS NULL"} ORDER BY last_activity_at DESC`).all() as SessionRow[];
+    const lc = listContext(relay);
+    return c.json({ sessions: rows.map((s) => sessionEntry(relay, s, lc)) });
+  });
+
+  app.post("/", async (c) => {
+    const b = parse(NewSessionBody, await jsonBody(c), "Nothing was created.");
+    const provider = getProvider(b.provider);
+    if (!provider) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider "${b.provider}". Providers: ${Object.keys(CATALOG).join(", ")}. Nothing was created.`);
+    const avail = providerAvailability(provider.id, { settings: relay.settings.get() as unknown as Record<string, unknown> });
+    if (!avail.available) throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `${provider.name} is not available on this relay: ${avail.reason}. Nothing was created.`);
+    const model = checkModel(provider.id, b.model, { relayName: relay.name, action: "create_session" });
+    const cwd = checkFolder(b.cwd ?? relay.defaultCwd, "Nothing was created.");
+    const s = relay.sessions.create({ provider: provider.id, model: model.model, effort: b.effort ?? null, mode: b.mode, cwd, title: b.title, mayCreateSessions: b.mayCreateSessions });
+    relay.noteCwd(cwd);
+    relay.bus.emit({ type: "session.updated", sessionId: s.id });
+    if (b.text) relay.ownerMessage(s.id, b.text);
+    return c.json(sessionDetail(relay, relay.sessions.get(s.id)!), 201);
+  });
+
+  app.get("/:id", (c) => c.json(sessionDetail(relay, find(c.req.param("id")))));
+
+  app.patch("/:id", async (c) => {
+    const s = find(c.req.param("id"));
+    const b = parse(PatchBody, await jsonBody(c), "Nothing was changed.");
+    const model = b.model ? checkModel(s.provider, b.model, { relayName: relay.name, action: "update_session" }).model : undefined;
+    const cwd = b.cwd ? checkFolder(b.cwd, "Nothing was changed.") : undefined;
+    relay.db.transaction(() => {
+      relay.sessions.update(s.id, {
+        ...(b.mayCreateSessions !== undefined ? { may_create_sessions: b.mayCreateSessions ? 1 : 0 } : {}),
+        ...(b.mode ? { mode: b.mode } : {}),
+        ...(model ? { model } : {}),
+        ...(b.effort ? { effort: b.effort } : {}),
+        ...(b.title ? { title: b.title } : {}),
+        ...(cwd ? { cwd } : {}),
+      });
+    })();
+    if (cwd && cwd !== s.cwd && relay.sessions.state(s.id) === "idle") relay.workers.stop(s.id);
+    relay.bus.emit({ type: "session.updated", sessionId: s.id });
+    return c.json(sessionDetail(relay, find(s.id)));
+  });
+
+  app.post("/:id/messages", async (c) => {
+    const s = find(c.req.param("id"));
+    const b = parse(z.object({ text: z.string().min(1).max(200_000) }).strict(), await jsonBody(c), "Nothing was sent.");
+    if (s.archived_at) throw new RelayError("REMOTE_RELAY_ARCHIVED", `Session "${s.title}" is archived. Nothing was sent.`);
+    const { messageId } = relay.ownerMessage(s.id, b.text);
+    return c.json({ ok: true, message_id: messageId, session: s.id }, 201);
+  });
+
+  app.post("/:id/stop", (c) => {
+    const s = find(c.req.param("id"));
+    return c.json({ ok: true, session: s.id, stopRequested: relay.turns.stop(s.id) });
+  });
+
+  app.post("/:id/archive", (c) => {
+    const s = find(c.req.param("id"));
+    relay.archiveSession(s.id);
+    return c.json({ ok: true, session: s.id, archived: true });
+  });
+
+  app.delete("/:id", (c) => {
+    const s = find(c.req.param("id"));
+    relay.deleteSession(s.id);
+    return c.json({ ok: true, session: s.id, deleted: true });
+  });
+
+  app.post("/:id/kill", (c) => {
+    const s = find(c.req.param("id"));
+    const running = relay.sessions.activeTurns(s.id).find((t) => t.status === "running");
+    if (running) relay.turns.end(running.id, "error", "The owner killed the session's agent process (Kill session).");
+    const killed = relay.workers.kill(s.id);
+    return c.json({ ok: true, session: s.id, killed });
+  });
+
+  app.get("/:id/mcp", (c) => c.json(relay.mcpEntry(find(c.req.param("id")))));
+
+  app.get("/:id/tasks/:taskId/output", (c) => {
+    const s = find(c.req.param("id"));
+    const t = relay.sessions.task(s.id, c.req.param("taskId"));
+    if (!t) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No task ${c.req.param("taskId").slice(0, 80)} in session ${s.id}. Nothing was read.`);
+    const n = Math.min(Math.max(Number(c.req.query("lines") ?? 200) || 200, 1), 5000);
+    const lines = toPlainLines(maskSecrets(relay.tasks.readOutput(t).text, relay.secrets()));
+    return c.json({ task: taskSummary(t), lines: lines.slice(-n), truncated: lines.length > n });
+  });
+
+  return app;
+}

@@ -1,0 +1,34 @@
+// In-process event bus. Domains publish after their transaction commits, so listeners
+// (the UI stream, waiters, watchers) only ever see what is durable.
+export type BusEvent =
+  | { type: "session.updated"; sessionId: string }
+  | { type: "session.deleted"; sessionId: string }
+  | { type: "message.created"; sessionId: string; messageId: string; role: string }
+  | { type: "turn.started"; sessionId: string; turnId: string }
+  | { type: "turn.progress"; sessionId: string; turnId: string }
+  | { type: "turn.ended"; sessionId: string; turnId: string; status: string }
+  | { type: "task.updated"; sessionId: string; taskId: string; status: string; taskType: string }
+  | { type: "card.created"; sessionId: string; cardId: string }
+  | { type: "card.decided"; sessionId: string; cardId: string; status: string }
+  | { type: "settings.updated" };
+
+type Listener = (e: BusEvent) => void;
+
+export class Bus {
+  private listeners = new Set<Listener>();
+
+  on(fn: Listener): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  emit(e: BusEvent): void {
+    for (const fn of [...this.listeners]) {
+      try {
+        fn(e);
+      } catch (err) {
+        console.error("[bus] listener failed:", err);
+      }
+    }
+  }
+}

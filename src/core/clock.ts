@@ -1,0 +1,141 @@
+// The relay's one clock (contract §7). Every "now" and every timer in the relay reads it.
+// The real clock arms one Node timer for the earliest due entry; the manual clock only
+// moves when told to, and a step fires everything that fell due, in time order.
+
+export type Cancel = () => void;
+
+interface Entry {
+  at: number;
+  seq: number;
+  fn: () => void;
+}
+
+export interface Clock {
+  readonly manual: boolean;
+  now(): number;
+  /** Runs fn once the clock reaches `at` (epoch ms). Returns a cancel function. */
+  at(at: number, fn: () => void): Cancel;
+  /** Resolves once the clock reaches `at`, or when the signal aborts. */
+  until(at: number, signal?: AbortSignal): Promise<void>;
+}
+
+abstract class TimerQueue implements Clock {
+  abstract readonly manual: boolean;
+  abstract now(): number;
+  protected entries: Entry[] = [];
+  private seq = 0;
+
+  at(at: number, fn: () => void): Cancel {
+    const entry: Entry = { at, seq: this.seq++, fn };
+    // Sorted insert keeps firing order stable for equal due times.
+    let i = this.entries.length;
+    while (i > 0 && (this.entries[i - 1].at > at || (this.entries[i - 1].at === at && this.entries[i - 1].seq > entry.seq))) i--;
+    this.entries.splice(i, 0, entry);
+    this.changed();
+    return () => {
+      const j = this.entries.indexOf(entry);
+      if (j >= 0) {
+        this.entries.splice(j, 1);
+        this.changed();
+      }
+    };
+  }
+
+  until(at: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const cancel = this.at(at, () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      });
+      const onAbort = () => {
+        cancel();
+        resolve();
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /** Fires every entry due at or before `upTo`, earliest first, each seeing the clock at its own time. */
+  protected fireDue(upTo: number, setNow?: (t: number) => void): void {
+    while (this.entries.length && this.entries[0].at <= upTo) {
+      const entry = this.entries.shift()!;
+      setNow?.(Math.max(entry.at, this.now()));
+      try {
+        entry.fn();
+      } catch (err) {
+        console.error("[clock] timer failed:", err);
+      }
+    }
+  }
+
+  protected changed(): void {}
+}
+
+export class RealClock extends TimerQueue {
+  readonly manual = false;
+  private timer: NodeJS.Timeout | undefined;
+  private armedFor = Infinity;
+
+  now(): number {
+    return Date.now();
+  }
+
+  protected changed(): void {
+    const next = this.entries[0]?.at ?? Infinity;
+    if (next === this.armedFor) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.armedFor = next;
+    if (next === Infinity) return;
+    // Node timers overflow past ~24.8 days; re-arm in steps.
+    const delay = Math.min(Math.max(0, next - Date.now()), 2 ** 31 - 1);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.armedFor = Infinity;
+      this.fireDue(Date.now());
+      this.changed();
+    }, delay);
+    this.timer.unref();
+  }
+}
+
+export class ManualClock extends TimerQueue {
+  readonly manual = true;
+  private current: number;
+
+  constructor(start: number) {
+    super();
+    this.current = start;
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  advance(ms: number): number {
+    return this.set(this.current + ms);
+  }
+
+  /** Moves to `t` (earlier instants too); work due at or before `t` runs in time order. */
+  set(t: number): number {
+    this.fireDue(t, (due) => {
+      if (due > this.current) this.current = due;
+    });
+    this.current = t;
+    // Work scheduled by fired work for a time already passed runs too.
+    this.fireDue(t);
+    return this.current;
+  }
+
+  protected changed(): void {
+    // Timers added for an instant already reached fire on the next tick, as a real clock would.
+    if (this.entries.length && this.entries[0].at <= this.current) {
+      queueMicrotask(() => this.fireDue(this.current));
+    }
+  }
+}
+
+export const MINUTE = 60_000;
+export const HOUR = 60 * MINUTE;
+export const iso = (ms: number | null | undefined): string | null => (ms == null ? null : new Date(ms).toISOString());

@@ -1,0 +1,19 @@
+import { fileURLToPath } from "node:url";
+import type { LaunchSpec } from "./acp-worker.ts";
+import { getProvider } from "./catalog.ts";
+
+// How each provider's agent process is started. Every provider is an ACP agent process;
+// `scripted` is ours, shipped in this package; CLI providers use the catalog's command.
+const SCRIPTED_AGENT = fileURLToPath(new URL("./scripted/agent.ts", import.meta.url));
+const TSX = import.meta.resolve("tsx");
+
+export function launchSpec(provider: string, secrets: Record<string, unknown> = {}): LaunchSpec | null {
+  if (provider === "scripted") return { command: process.execPath, args: ["--import", TSX, SCRIPTED_AGENT] };
+  const info = getProvider(provider);
+  if (info?.command) return { command: info.command, args: [...(info.args ?? [])] };
+  // Key providers run through the Claude ACP adapter with the owner's key.
+  if (provider === "claude-api" && typeof secrets.claudeApiKey === "string") {
+    return { command: "claude-agent-acp", args: [], env: { ANTHROPIC_API_KEY: secrets.claudeApiKey } };
+  }
+  return null;
+}

@@ -1,0 +1,164 @@
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { homedir } from "node:os";
+import { Bus } from "./core/bus.ts";
+import { ManualClock, RealClock, type Clock } from "./core/clock.ts";
+import { SettingsStore } from "./core/settings.ts";
+import { openDb, type Db } from "./store/db.ts";
+import { SessionStore } from "./sessions/session-store.ts";
+import { Turns } from "./sessions/turns.ts";
+import { Workers } from "./providers/workers.ts";
+import { TaskStore } from "./tasks/task-store.ts";
+import { Questions } from "./questions/ask-user.ts";
+import { Approvals } from "./approvals/approvals.ts";
+import type { SessionRow } from "./sessions/types.ts";
+import type { McpEntry } from "./providers/acp-worker.ts";
+
+export const VERSION = "0.9.19";
+
+export interface RelayOptions {
+  dataDir?: string;
+  name?: string;
+  testClock?: boolean;
+  emulateVersion?: string;
+  workerIdleMinutes?: number;
+}
+
+/** Everything one relay daemon holds, wired once. Domains get what they need from here;
+ * the HTTP, MCP and (later) peer surfaces are thin adapters over it. */
+export class Relay {
+  readonly dataDir: string;
+  readonly name: string;
+  readonly version: string;
+  readonly clock: Clock;
+  readonly db: Db;
+  readonly bus = new Bus();
+  readonly settings: SettingsStore;
+  readonly sessions: SessionStore;
+  readonly turns: Turns;
+  readonly workers: Workers;
+  readonly tasks: TaskStore;
+  readonly questions: Questions;
+  readonly approvals: Approvals;
+  /** Set once the HTTP server listens: where agents reach /mcp, and the web UI. */
+  mcpUrl = "";
+  baseUrl = "";
+  ownerToken = "";
+  readonly defaultCwd = homedir();
+  recentCwds: string[] = [];
+  /** Watching (subscriptions) plugs in here: badges in lists, and no echo of own prompts. */
+  watching?: { isWatched(sessionId: string): boolean; watchingCount(sessionId: string): number };
+  watchingHooks?: { promptSent(watcher: string, turnId: string): void; replyReceived(watcher: string, turnId: string, status: string): void };
+
+  constructor(opts: RelayOptions = {}) {
+    this.dataDir = opts.dataDir ?? join(homedir(), ".oar");
+    this.name = opts.name ?? hostname();
+    this.version = opts.emulateVersion ?? VERSION;
+    this.clock = opts.testClock ? new ManualClock(Date.now()) : new RealClock();
+    this.db = openDb(join(this.dataDir, "oar.db"));
+    this.settings = new SettingsStore(this.db);
+    this.sessions = new SessionStore(this.db, this.clock);
+    this.turns = new Turns(this.sessions, this.clock, this.bus);
+    this.tasks = new TaskStore(this.sessions, this.clock, this.bus, this.dataDir);
+    this.questions = new Questions(this.db, this.clock, this.bus);
+    this.approvals = new Approvals(this);
+    this.turns.maxTurnMinutes = () => this.settings.get().maxTurnMinutes;
+    this.workers = new Workers({
+      clock: this.clock,
+      idleMinutes: opts.workerIdleMinutes ?? 10,
+      session: (id) => this.sessions.get(id),
+      mcpEntry: (s) => (this.toolOffered() ? this.mcpEntry(s) : null),
+      busy: (id) => this.sessions.state(id) !== "idle",
+      hostFor: (sessionId) => ({
+        onTask: (t) => this.tasks.report(sessionId, t),
+        onTaskOutput: (taskId, chunk) => this.tasks.output(sessionId, taskId, chunk),
+        askUser: (q, signal) => {
+          const turn = this.sessions.activeTurns(sessionId).find((t) => t.status === "running");
+          return this.questions.askUser(sessionId, turn?.id ?? null, q.question, q.options, signal);
+        },
+      }),
+      onWorkerExit: (id) => {
+        const running = this.sessions.activeTurns(id).find((t) => t.status === "running");
+        if (running) this.turns.end(running.id, "error", "The agent process exited during the turn.");
+      },
+    });
+    this.turns.runner = {
+      run: (sessionId, turn, text, onChunk, signal) => {
+        const session = this.sessions.get(sessionId);
+        if (!session) return Promise.reject(new Error("The session was deleted."));
+        return this.workers.run(session, turn, text, onChunk, signal);
+      },
+    };
+  }
+
+  /** Starts what was waiting when the relay went down. */
+  start(): void {
+    this.questions.recover();
+    this.approvals.recover();
+    for (const sessionId of this.turns.recover()) this.turns.kick(sessionId);
+  }
+
+  close(): void {
+    this.workers.stopAll();
+    this.db.close();
+  }
+
+  /** contract §5.1: relay_tool is offered when agent sessions are on (or, with pairing, a
+   * paired relay allows more than off). */
+  toolOffered(): boolean {
+    return this.settings.get().agentSessions;
+  }
+
+  mcpEntry(s: SessionRow): McpEntry {
+    return { name: "relay", url: this.mcpUrl, headers: { Authorization: `Bearer ${s.agent_token}` } };
+  }
+
+  isSelfName(relay: string): boolean {
+    const r = relay.trim().toLowerCase();
+    return r === "this" || r === this.name.toLowerCase();
+  }
+
+  /** The owner's own message: a turn, and it resets the conversation's loop count. */
+  ownerMessage(sessionId: string, text: string): { messageId: string; turnId: string } {
+    this.approvals.resetLoop(sessionId);
+    const { turn, messageId } = this.turns.enqueue({ sessionId, role: "user", text });
+    return { messageId, turnId: turn.id };
+  }
+
+  openUrl(sessionId: string): string | undefined {
+    return this.baseUrl ? `${this.baseUrl}/#session=${sessionId}` : undefined;
+  }
+
+  /** Strings that must never show in results or task output. */
+  secrets(): string[] {
+    const list = [this.ownerToken];
+    for (const r of this.db.prepare("SELECT agent_token FROM sessions").iterate() as Iterable<{ agent_token: string }>) list.push(r.agent_token);
+    return list.filter(Boolean);
+  }
+
+  /** Archives a session: its turn stops, its worker ends; it stays listed under scope "all". */
+  archiveSession(id: string): void {
+    this.turns.stop(id);
+    this.db.transaction(() => {
+      this.sessions.update(id, { archived_at: this.clock.now() });
+      this.db.prepare("UPDATE questions SET status = 'ended', ended_at = ? WHERE session_id = ? AND status = 'pending'").run(this.clock.now(), id);
+    })();
+    this.workers.stop(id);
+    this.bus.emit({ type: "session.updated", sessionId: id });
+  }
+
+  deleteSession(id: string): void {
+    this.turns.stop(id);
+    this.db.transaction(() => {
+      this.sessions.update(id, { deleted_at: this.clock.now() });
+      this.db.prepare("UPDATE turns SET status = 'stopped', ended_at = ? WHERE session_id = ? AND status = 'queued'").run(this.clock.now(), id);
+      this.db.prepare("UPDATE questions SET status = 'ended', ended_at = ? WHERE session_id = ? AND status = 'pending'").run(this.clock.now(), id);
+    })();
+    this.workers.kill(id);
+    this.bus.emit({ type: "session.deleted", sessionId: id });
+  }
+
+  noteCwd(cwd: string): void {
+    this.recentCwds = [cwd, ...this.recentCwds.filter((c) => c !== cwd)].slice(0, 10);
+  }
+}

@@ -1,0 +1,74 @@
+import { Hono } from "hono";
+import { serve, type ServerType } from "@hono/node-server";
+import { existsSync, readFileSync, writeFileSync, chmodSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { newToken } from "./core/ids.ts";
+import { Relay, type RelayOptions } from "./relay.ts";
+import { ownerApi } from "./api/owner.ts";
+import { McpEndpoint } from "./mcp/endpoint.ts";
+import { webUi } from "./web/ui.ts";
+
+export interface StartOptions extends RelayOptions {
+  port?: number;
+  host?: string;
+}
+
+export interface Running {
+  relay: Relay;
+  server: ServerType;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** DIR/owner-token: made on first start, mode 0600. */
+export function ownerToken(dataDir: string): string {
+  const file = join(dataDir, "owner-token");
+  mkdirSync(dataDir, { recursive: true });
+  if (existsSync(file)) {
+    const t = readFileSync(file, "utf8").trim();
+    if (t) return t;
+  }
+  const t = newToken();
+  writeFileSync(file, t + "\n", { mode: 0o600 });
+  chmodSync(file, 0o600);
+  return t;
+}
+
+export function buildApp(relay: Relay): Hono {
+  const app = new Hono();
+  const mcp = new McpEndpoint(relay);
+  app.all("/mcp", (c) => mcp.handle(c));
+  app.route("/api", ownerApi(relay));
+  app.route("/", webUi(relay));
+  return app;
+}
+
+export async function startRelay(opts: StartOptions = {}): Promise<Running> {
+  const relay = new Relay(opts);
+  relay.ownerToken = ownerToken(relay.dataDir);
+  const app = buildApp(relay);
+  const host = opts.host ?? "127.0.0.1";
+  const server = await new Promise<ServerType>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port: opts.port ?? 7420, hostname: host }, () => resolve(s));
+    s.once("error", reject);
+  });
+  const addr = server.address();
+  const port = typeof addr === "object" && addr ? addr.port : opts.port ?? 7420;
+  const shownHost = host.includes(":") ? `[${host}]` : host;
+  const url = `http://${shownHost}:${port}`;
+  const local = host === "0.0.0.0" || host === "::" ? `http://127.0.0.1:${port}` : url;
+  relay.mcpUrl = `${local}/mcp`;
+  relay.baseUrl = local;
+  relay.start();
+  return {
+    relay,
+    server,
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        relay.close();
+        server.close(() => resolve());
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      }),
+  };
+}

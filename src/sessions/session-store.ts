@@ -1,0 +1,148 @@
+import type { Db } from "../store/db.ts";
+import { fromJson, toJson } from "../store/db.ts";
+import type { Clock } from "../core/clock.ts";
+import { newId, newToken } from "../core/ids.ts";
+import type { FromInfo, MessageRow, Mode, Role, SessionRow, SessionState, TaskRow, TurnRow } from "./types.ts";
+
+export interface NewSession {
+  provider: string;
+  model: string;
+  effort?: string | null;
+  mode?: Mode;
+  cwd: string;
+  title?: string | null;
+  repo?: string | null;
+  branch?: string | null;
+  viaSession?: string | null;
+  mayCreateSessions?: boolean;
+  groupId?: string | null;
+}
+
+/** Reads and writes sessions, messages, turns and tasks. No business rules here: callers
+ * run these inside their own transactions. */
+export class SessionStore {
+  private q;
+
+  constructor(
+    readonly db: Db,
+    private clock: Clock,
+  ) {
+    this.q = {
+      get: db.prepare("SELECT * FROM sessions WHERE id = ? AND deleted_at IS NULL"),
+      byToken: db.prepare("SELECT * FROM sessions WHERE agent_token = ? AND deleted_at IS NULL"),
+      insert: db.prepare(`INSERT INTO sessions (id, title, provider, model, effort, mode, cwd, repo, branch, agent_token,
+        via_session, may_create_sessions, group_id, created_at, last_activity_at)
+        VALUES (@id, @title, @provider, @model, @effort, @mode, @cwd, @repo, @branch, @agent_token,
+        @via_session, @may_create_sessions, @group_id, @created_at, @last_activity_at)`),
+      touch: db.prepare("UPDATE sessions SET last_activity_at = ? WHERE id = ?"),
+      insertMessage: db.prepare(`INSERT INTO messages (id, session_id, seq, role, text, from_json, meta_json, turn_id, created_at)
+        VALUES (?, ?, (SELECT message_count + 1 FROM sessions WHERE id = ?), ?, ?, ?, ?, ?, ?)`),
+      countMessage: db.prepare("UPDATE sessions SET message_count = message_count + 1, last_activity_at = ? WHERE id = ?"),
+      messages: db.prepare("SELECT * FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?"),
+      message: db.prepare("SELECT * FROM messages WHERE id = ?"),
+      turn: db.prepare("SELECT * FROM turns WHERE id = ?"),
+      turnByMessage: db.prepare("SELECT * FROM turns WHERE message_id = ?"),
+      activeTurns: db.prepare("SELECT * FROM turns WHERE session_id = ? AND status IN ('queued','running') ORDER BY queued_at, rowid"),
+      allActive: db.prepare("SELECT DISTINCT session_id FROM turns WHERE status IN ('queued','running')"),
+      runningTasks: db.prepare("SELECT * FROM tasks WHERE status = 'running'"),
+      tasksOf: db.prepare("SELECT * FROM tasks WHERE session_id = ? ORDER BY started_at"),
+      task: db.prepare("SELECT * FROM tasks WHERE id = ? AND session_id = ?"),
+    };
+  }
+
+  get(id: string): SessionRow | undefined {
+    return this.q.get.get(id) as SessionRow | undefined;
+  }
+
+  byToken(token: string): SessionRow | undefined {
+    return this.q.byToken.get(token) as SessionRow | undefined;
+  }
+
+  create(s: NewSession): SessionRow {
+    const now = this.clock.now();
+    const row = {
+      id: newId("ses"),
+      title: s.title?.trim() || "New session",
+      provider: s.provider,
+      model: s.model,
+      effort: s.effort ?? null,
+      mode: s.mode ?? "agent",
+      cwd: s.cwd,
+      repo: s.repo ?? null,
+      branch: s.branch ?? null,
+      agent_token: newToken(),
+      via_session: s.viaSession ?? null,
+      may_create_sessions: s.mayCreateSessions ? 1 : 0,
+      group_id: s.groupId ?? null,
+      created_at: now,
+      last_activity_at: now,
+    };
+    this.q.insert.run(row);
+    return this.get(row.id)!;
+  }
+
+  update(id: string, patch: Partial<Pick<SessionRow, "title" | "model" | "effort" | "mode" | "cwd" | "group_id" | "may_create_sessions" | "acp_session_id" | "provider" | "extra_json" | "archived_at" | "deleted_at">>): void {
+    const keys = Object.keys(patch);
+    if (!keys.length) return;
+    this.db.prepare(`UPDATE sessions SET ${keys.map((k) => `${k} = @${k}`).join(", ")} WHERE id = @id`).run({ ...patch, id });
+  }
+
+  touch(id: string): void {
+    this.q.touch.run(this.clock.now(), id);
+  }
+
+  addMessage(sessionId: string, role: Role, text: string, opts: { from?: FromInfo | null; meta?: Record<string, unknown> | null; turnId?: string | null } = {}): MessageRow {
+    const id = newId("msg");
+    const now = this.clock.now();
+    this.q.insertMessage.run(id, sessionId, sessionId, role, text, toJson(opts.from), toJson(opts.meta), opts.turnId ?? null, now);
+    this.q.countMessage.run(now, sessionId);
+    return this.q.message.get(id) as MessageRow;
+  }
+
+  message(id: string): MessageRow | undefined {
+    return this.q.message.get(id) as MessageRow | undefined;
+  }
+
+  /** The latest `last` messages, oldest first. */
+  messages(sessionId: string, last = 1_000_000): MessageRow[] {
+    return (this.q.messages.all(sessionId, last) as MessageRow[]).reverse();
+  }
+
+  turn(id: string): TurnRow | undefined {
+    return this.q.turn.get(id) as TurnRow | undefined;
+  }
+
+  turnByMessage(messageId: string): TurnRow | undefined {
+    return this.q.turnByMessage.get(messageId) as TurnRow | undefined;
+  }
+
+  activeTurns(sessionId: string): TurnRow[] {
+    return this.q.activeTurns.all(sessionId) as TurnRow[];
+  }
+
+  /** Session ids with a queued or running turn. */
+  busySessions(): Set<string> {
+    return new Set((this.q.allActive.all() as { session_id: string }[]).map((r) => r.session_id));
+  }
+
+  runningTasks(): TaskRow[] {
+    return this.q.runningTasks.all() as TaskRow[];
+  }
+
+  tasksOf(sessionId: string): TaskRow[] {
+    return this.q.tasksOf.all(sessionId) as TaskRow[];
+  }
+
+  task(sessionId: string, taskId: string): TaskRow | undefined {
+    return this.q.task.get(taskId, sessionId) as TaskRow | undefined;
+  }
+
+  state(sessionId: string, busy?: Set<string>, tasks?: TaskRow[]): SessionState {
+    const isBusy = busy ? busy.has(sessionId) : this.activeTurns(sessionId).length > 0;
+    if (isBusy) return "running_turn";
+    const running = (tasks ?? this.tasksOf(sessionId)).some((t) => t.session_id === sessionId && t.status === "running");
+    return running ? "background_only" : "idle";
+  }
+}
+
+export const messageFrom = (m: MessageRow) => fromJson<FromInfo | null>(m.from_json, null);

@@ -1,0 +1,200 @@
+import type { Clock, Cancel } from "../core/clock.ts";
+import { MINUTE } from "../core/clock.ts";
+import type { Bus } from "../core/bus.ts";
+import { newId } from "../core/ids.ts";
+import { toJson } from "../store/db.ts";
+import type { SessionStore } from "./session-store.ts";
+import type { FromInfo, Mode, Role, TurnRow } from "./types.ts";
+
+export interface TurnRunner {
+  /** Runs one prompt to its end; resolves with how it ended. Chunks go to onChunk. */
+  run(sessionId: string, turn: TurnRow, text: string, onChunk: (t: string) => void, signal: AbortSignal): Promise<{ stopReason: string }>;
+}
+
+export interface Enqueue {
+  sessionId: string;
+  text: string;
+  role: Role;
+  from?: FromInfo | null;
+  fromSession?: string | null;
+  mode?: Mode | null;
+  model?: string | null;
+  origin?: unknown;
+}
+
+interface Live {
+  text: string;
+  startedAt: number;
+  abort: AbortController;
+  endReason?: { status: "stopped" | "error"; error?: string };
+  cancelTimer?: Cancel;
+}
+
+/** The queue of turns per session: one runs at a time, the rest wait in order. Turn rows
+ * are the durable truth; `live` holds only what a running turn has streamed so far. */
+export class Turns {
+  private live = new Map<string, Live>();
+  private waiters = new Map<string, Set<() => void>>();
+  runner!: TurnRunner;
+  maxTurnMinutes: () => number = () => 60;
+
+  constructor(
+    private store: SessionStore,
+    private clock: Clock,
+    private bus: Bus,
+  ) {
+    bus.on((e) => {
+      if (e.type === "turn.ended" || e.type === "turn.started" || e.type === "card.created" || e.type === "card.decided") {
+        const set = this.waiters.get("turnId" in e ? e.turnId : e.sessionId);
+        if (set) for (const fn of [...set]) fn();
+      }
+    });
+  }
+
+  enqueue(e: Enqueue): { turn: TurnRow; messageId: string } {
+    const db = this.store.db;
+    const res = db.transaction(() => {
+      const msg = this.store.addMessage(e.sessionId, e.role, e.text, { from: e.from ?? null });
+      const id = newId("trn");
+      db.prepare(`INSERT INTO turns (id, session_id, message_id, status, mode, model, from_session, origin_json, queued_at)
+        VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?)`).run(id, e.sessionId, msg.id, e.mode ?? null, e.model ?? null, e.fromSession ?? null, toJson(e.origin), this.clock.now());
+      db.prepare("UPDATE messages SET turn_id = ? WHERE id = ?").run(id, msg.id);
+      return { turn: this.store.turn(id)!, messageId: msg.id };
+    })();
+    this.bus.emit({ type: "message.created", sessionId: e.sessionId, messageId: res.messageId, role: e.role });
+    this.bus.emit({ type: "session.updated", sessionId: e.sessionId });
+    this.kick(e.sessionId);
+    return res;
+  }
+
+  inFlight(turnId: string): { text: string; startedAt: number } | null {
+    const l = this.live.get(turnId);
+    return l ? { text: l.text, startedAt: l.startedAt } : null;
+  }
+
+  /** 1 = next to run. 0 when running or ended. */
+  queuePosition(turn: TurnRow): number {
+    if (turn.status !== "queued") return 0;
+    const active = this.store.activeTurns(turn.session_id);
+    const running = active.some((t) => t.status === "running") ? 1 : 0;
+    return active.filter((t) => t.status === "queued").findIndex((t) => t.id === turn.id) + 1 + running - (running ? 0 : 0);
+  }
+
+  kick(sessionId: string): void {
+    const active = this.store.activeTurns(sessionId);
+    if (active.some((t) => t.status === "running")) return;
+    const next = active.find((t) => t.status === "queued");
+    if (!next) return;
+    const session = this.store.get(sessionId);
+    if (!session) return;
+    const startedAt = this.clock.now();
+    this.store.db.prepare("UPDATE turns SET status = 'running', started_at = ? WHERE id = ? AND status = 'queued'").run(startedAt, next.id);
+    const live: Live = { text: "", startedAt, abort: new AbortController() };
+    this.live.set(next.id, live);
+    live.cancelTimer = this.clock.at(startedAt + this.maxTurnMinutes() * MINUTE, () =>
+      this.end(next.id, "error", `The turn ran longer than Max turn duration (${this.maxTurnMinutes()} min) and was ended.`),
+    );
+    this.bus.emit({ type: "turn.started", sessionId, turnId: next.id });
+    this.bus.emit({ type: "session.updated", sessionId });
+    const msg = this.store.message(next.message_id);
+    const turn = this.store.turn(next.id)!;
+    this.runner
+      .run(sessionId, turn, msg?.text ?? "", (t) => {
+        live.text += t;
+        this.bus.emit({ type: "turn.progress", sessionId, turnId: next.id });
+      }, live.abort.signal)
+      .then(
+        (r) => this.finish(next.id, r.stopReason === "cancelled" ? "stopped" : "done"),
+        (err: unknown) => this.finish(next.id, "error", errorText(err)),
+      );
+  }
+
+  /** Stops the running turn of a session. Returns whether one was running. */
+  stop(sessionId: string): boolean {
+    const running = this.store.activeTurns(sessionId).find((t) => t.status === "running");
+    if (!running) return false;
+    this.end(running.id, "stopped");
+    return true;
+  }
+
+  /** Ends a running turn from the relay's side (stop, max duration, killed worker). */
+  end(turnId: string, status: "stopped" | "error", error?: string): void {
+    const live = this.live.get(turnId);
+    if (!live) return;
+    live.endReason ??= { status, error };
+    live.abort.abort();
+    // A cancelled prompt normally answers at once; if the agent does not, finish anyway.
+    setTimeout(() => this.finish(turnId, live.endReason!.status, live.endReason!.error), 3000).unref();
+  }
+
+  private finish(turnId: string, status: "done" | "stopped" | "error", error?: string): void {
+    const live = this.live.get(turnId);
+    if (!live) return;
+    this.live.delete(turnId);
+    live.cancelTimer?.();
+    if (live.endReason) {
+      status = live.endReason.status;
+      error = live.endReason.error ?? error;
+    }
+    const turn = this.store.turn(turnId);
+    if (!turn || (turn.status !== "running" && turn.status !== "queued")) return;
+    const session = this.store.get(turn.session_id);
+    const model = turn.model ?? session?.model ?? null;
+    const db = this.store.db;
+    db.transaction(() => {
+      let replyId: string | null = null;
+      if (live.text || status === "error") {
+        const text = live.text || (status === "error" ? `Error: ${error}` : "");
+        replyId = this.store.addMessage(turn.session_id, "agent", text, { turnId, meta: { model, status, error: error ?? null } }).id;
+      }
+      db.prepare("UPDATE turns SET status = ?, reply_text = ?, reply_message_id = ?, error = ?, model = ?, ended_at = ? WHERE id = ?")
+        .run(status, live.text, replyId, status === "error" ? error ?? "The turn failed." : null, model, this.clock.now(), turnId);
+    })();
+    this.bus.emit({ type: "turn.ended", sessionId: turn.session_id, turnId, status });
+    this.bus.emit({ type: "session.updated", sessionId: turn.session_id });
+    this.kick(turn.session_id);
+  }
+
+  /** Resolves when the turn changes (starts, ends, a card) or the deadline passes. */
+  async waitChange(keys: string[], deadline: number, signal?: AbortSignal): Promise<void> {
+    if (this.clock.now() >= deadline) return;
+    await new Promise<void>((resolve) => {
+      const ac = new AbortController();
+      const done = () => {
+        for (const k of keys) this.waiters.get(k)?.delete(done);
+        ac.abort();
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      for (const k of keys) {
+        if (!this.waiters.has(k)) this.waiters.set(k, new Set());
+        this.waiters.get(k)!.add(done);
+      }
+      signal?.addEventListener("abort", done, { once: true });
+      this.clock.until(deadline, ac.signal).then(done);
+    });
+    for (const k of keys) if (this.waiters.get(k)?.size === 0) this.waiters.delete(k);
+  }
+
+  /** After a restart: a turn that was running when the relay died ended with it. */
+  recover(): string[] {
+    const db = this.store.db;
+    const died = db.prepare("SELECT * FROM turns WHERE status = 'running'").all() as TurnRow[];
+    const now = this.clock.now();
+    db.transaction(() => {
+      for (const t of died) {
+        const error = "The relay stopped while this turn was running; the turn did not finish. Send the prompt again if it is still needed.";
+        const reply = this.store.addMessage(t.session_id, "agent", `Error: ${error}`, { turnId: t.id, meta: { status: "error", error } });
+        db.prepare("UPDATE turns SET status = 'error', error = ?, reply_text = '', reply_message_id = ?, ended_at = ? WHERE id = ?").run(error, reply.id, now, t.id);
+      }
+      db.prepare("UPDATE tasks SET status = 'killed', ended_at = ? WHERE status = 'running'").run(now);
+    })();
+    const queued = db.prepare("SELECT DISTINCT session_id FROM turns WHERE status = 'queued'").all() as { session_id: string }[];
+    return queued.map((r) => r.session_id);
+  }
+}
+
+function errorText(err: unknown): string {
+  if (err && typeof err === "object" && "message" in err) return String((err as { message: unknown }).message);
+  return String(err);
+}

@@ -1,0 +1,134 @@
+// Schema migrations, applied in order inside one transaction each; PRAGMA user_version
+// records how many ran. Never edit a shipped migration: add a new one.
+export const MIGRATIONS: string[] = [
+  `
+  CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+  CREATE TABLE sessions (
+    id TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    effort TEXT,
+    mode TEXT NOT NULL DEFAULT 'agent',
+    cwd TEXT NOT NULL,
+    repo TEXT,
+    branch TEXT,
+    agent_token TEXT NOT NULL UNIQUE,
+    via_session TEXT,
+    may_create_sessions INTEGER NOT NULL DEFAULT 0,
+    group_id TEXT,
+    acp_session_id TEXT,
+    extra_json TEXT NOT NULL DEFAULT '{}',
+    message_count INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    last_activity_at INTEGER NOT NULL,
+    archived_at INTEGER,
+    deleted_at INTEGER
+  );
+  CREATE INDEX sessions_via ON sessions(via_session);
+  CREATE INDEX sessions_activity ON sessions(last_activity_at);
+
+  CREATE TABLE messages (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    text TEXT NOT NULL,
+    from_json TEXT,
+    meta_json TEXT,
+    turn_id TEXT,
+    created_at INTEGER NOT NULL
+  );
+  CREATE UNIQUE INDEX messages_session_seq ON messages(session_id, seq);
+
+  CREATE TABLE turns (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    mode TEXT,
+    model TEXT,
+    from_session TEXT,
+    origin_json TEXT,
+    reply_text TEXT,
+    reply_message_id TEXT,
+    error TEXT,
+    queued_at INTEGER NOT NULL,
+    started_at INTEGER,
+    ended_at INTEGER
+  );
+  CREATE INDEX turns_session_status ON turns(session_id, status);
+  CREATE INDEX turns_status ON turns(status);
+
+  CREATE TABLE tasks (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    description TEXT NOT NULL,
+    status TEXT NOT NULL,
+    exit_code INTEGER,
+    output_path TEXT,
+    started_at INTEGER NOT NULL,
+    ended_at INTEGER,
+    last_output_at INTEGER
+  );
+  CREATE INDEX tasks_session ON tasks(session_id);
+
+  CREATE TABLE groups (
+    id TEXT PRIMARY KEY,
+    name TEXT,
+    head_session TEXT,
+    created_by TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    dissolved_at INTEGER
+  );
+
+  CREATE TABLE cards (
+    id TEXT PRIMARY KEY,
+    session_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    action TEXT,
+    relay TEXT,
+    target_session TEXT,
+    text TEXT NOT NULL,
+    details_json TEXT NOT NULL DEFAULT '{}',
+    options_json TEXT,
+    status TEXT NOT NULL,
+    decision_json TEXT,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER,
+    decided_at INTEGER
+  );
+  CREATE INDEX cards_session_status ON cards(session_id, status);
+
+  -- Questions waiting for the owner: an agent's ask_user card (blocks its turn) or a
+  -- non-blocking ask (seed §11). Both show in the Inbox.
+  CREATE TABLE questions (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    asked_by TEXT,
+    turn_id TEXT,
+    question TEXT NOT NULL,
+    options_json TEXT NOT NULL DEFAULT '[]',
+    recommendation TEXT,
+    detail TEXT,
+    status TEXT NOT NULL,
+    answer TEXT,
+    choice TEXT,
+    via TEXT,
+    created_at INTEGER NOT NULL,
+    ended_at INTEGER
+  );
+  CREATE INDEX questions_session_status ON questions(session_id, status);
+
+  CREATE TABLE grants (
+    session_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    relay TEXT NOT NULL DEFAULT 'this',
+    value INTEGER NOT NULL DEFAULT 1,
+    PRIMARY KEY (session_id, kind, relay)
+  );
+  `,
+];

@@ -18,12 +18,16 @@ export function openDb(file: string): Db {
   return db;
 }
 
+/** Applies each named migration once, in list order, each in its own transaction. Names
+ * (not numbers) let each domain add its tables without renumbering anyone else's. */
 function migrate(db: Db): void {
-  const current = db.pragma("user_version", { simple: true }) as number;
-  for (let v = current; v < MIGRATIONS.length; v++) {
+  db.exec("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)");
+  const done = new Set((db.prepare("SELECT name FROM migrations").all() as { name: string }[]).map((r) => r.name));
+  for (const m of MIGRATIONS) {
+    if (done.has(m.name)) continue;
     db.transaction(() => {
-      db.exec(MIGRATIONS[v]);
-      db.pragma(`user_version = ${v + 1}`);
+      db.exec(m.sql);
+      db.prepare("INSERT INTO migrations (name, applied_at) VALUES (?, ?)").run(m.name, Date.now());
     })();
   }
 }

@@ -1,7 +1,12 @@
-// Schema migrations, applied in order inside one transaction each; PRAGMA user_version
-// records how many ran. Never edit a shipped migration: add a new one.
-export const MIGRATIONS: string[] = [
-  `
+// Schema migrations by name, applied once each in list order (store/db.ts). Never edit a
+// shipped migration: add a new entry (a domain may keep its SQL in its own folder and add
+// one line here).
+export interface Migration {
+  name: string;
+  sql: string;
+}
+
+const CORE = `
   CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
   CREATE TABLE sessions (
@@ -130,5 +135,8 @@ export const MIGRATIONS: string[] = [
     value INTEGER NOT NULL DEFAULT 1,
     PRIMARY KEY (session_id, kind, relay)
   );
-  `,
+  `;
+
+export const MIGRATIONS: Migration[] = [
+  { name: "001-core", sql: CORE },
 ];

@@ -253,7 +253,7 @@ function scanMocha(lines: string[]): Scan | null {
   let summary = false;
   lines.forEach((line, i) => {
     let m: RegExpExecArray | null;
-    if ((m = /^\s*(\d+) passing\b/.exec(line))) {
+    if ((m = /^\s*(\d+) passing \([\d.]+[a-z]+\)\s*$/.exec(line))) {
       final = finalScan("mocha", i, Number(m[1]), 0, 0);
       summary = true;
     } else if (final && (m = /^\s*(\d+) (failing|pending)\s*$/.exec(line))) {

@@ -78,7 +78,7 @@ const RULES: Rule[] = [
   ],
   // Passwords in URLs: scheme://user:password@host. The user name stays.
   [
-    /\b([a-z][a-z0-9+.-]*:\/\/)([^\s:@/?#]*):([^\s@/?#]+)@/gi,
+    /\b([a-z][a-z0-9+.-]{0,30}:\/\/)([^\s:@/?#]*):([^\s@/?#]+)@/gi,
     (_m, scheme, user, pass) => (keepsQuoted(pass) ? _m : `${scheme}${user}:${MASK}@`),
   ],
   // Authorization headers, with or without a scheme; the scheme stays visible.
@@ -94,9 +94,14 @@ const RULES: Rule[] = [
     /\b(Bearer[ \t]+)(?=[A-Za-z0-9._~+/-]*\d)([A-Za-z0-9._~+/-]{8,}=*)/g,
     (m, head, value) => (keepsQuoted(value) ? m : `${head}${MASK}`),
   ],
+  // Credential headers as curl -v prints them ("> X-Api-Key: …"): a header is never prose.
+  [
+    new RegExp(String.raw`^([<>] ${NAME}:[ \t]*)(\S.*)$`, "gim"),
+    (m, head, value) => (keepsQuoted(value) ? m : `${head}${MASK}`),
+  ],
   // Cookie headers as curl -v and HTTP logs print them.
   [
-    /^(\s*[<>]?\s*(?:set-)?cookie:[ \t]*)(\S.*)$/gim,
+    /^([ \t]*[<>]?[ \t]*(?:set-)?cookie:[ \t]*)(\S.*)$/gim,
     (_m, head) => `${head}${MASK}`,
   ],
   // JSON / JS object keys: "password": "…", 'apiKey': '…'.
@@ -106,14 +111,20 @@ const RULES: Rule[] = [
   ],
   // Command-line flags: --token xyz, --api-key "xyz". (--token=xyz is an assignment.)
   [
-    new RegExp(String.raw`(?<![\w-])(--?[\w-]*?${SECRET_WORD})([ \t]+)(["']?)([^\s"'-][^\s"']*)\3`, "gi"),
-    (m, flag, space, q, value) => (keepsValue(value) ? m : `${flag}${space}${q}${MASK}${q}`),
+    new RegExp(String.raw`(?<![\w-])(--?[\w-]*?${SECRET_WORD})([ \t]+)(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'-][^\s"']*))`, "gi"),
+    (m, flag, space, dq, sq, bare) => {
+      if (bare !== undefined) return keepsValue(bare) ? m : `${flag}${space}${MASK}`;
+      const q = dq !== undefined ? '"' : "'";
+      return keepsQuoted(dq ?? sq ?? "") ? m : `${flag}${space}${q}${MASK}${q}`;
+    },
   ],
   // Assignments: env lines, .npmrc, query strings, config dumps. `==` and `=>` are code.
   [
-    new RegExp(String.raw`${NAME_START}(${NAME})([ \t]*=(?![=>])[ \t]*)(?:"([^"]*)"|'([^']*)'|([^\s"'&;,]+))`, "gi"),
+    new RegExp(String.raw`${NAME_START}(${NAME})([ \t]*=(?![=>])[ \t]*)(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'&;,]+))`, "gi"),
     (m, name, sep, dq, sq, bare) => {
-      if (bare !== undefined ? keepsValue(bare) : keepsQuoted(dq ?? sq ?? "")) return m;
+      // An environment variable (UPPER_CASE) holds data, never code: `NPM_TOKEN=ab.cd`.
+      const env = /^[A-Z0-9_]+$/.test(name);
+      if (bare !== undefined ? (env ? keepsQuoted(bare) : keepsValue(bare)) : keepsQuoted(dq ?? sq ?? "")) return m;
       const q = dq !== undefined ? '"' : sq !== undefined ? "'" : "";
       return `${name}${sep}${q}${MASK}${q}`;
     },
@@ -132,6 +143,6 @@ export function maskSecrets(text: string, known: string[] = []): string {
   const secrets = [...new Set(known)].filter((s) => s.length >= MIN_KNOWN_LENGTH).sort((a, b) => b.length - a.length);
   for (const secret of secrets) out = out.split(secret).join(MASK);
   for (const shape of KEY_SHAPES) out = out.replace(shape, MASK);
-  for (const [pattern, replace] of RULES) out = out.replace(pattern, replace as (m: string, ...g: any[]) => string);
+  for (const [pattern, replace] of RULES) out = out.replace(pattern, replace);
   return out;
 }

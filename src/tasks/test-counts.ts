@@ -158,8 +158,9 @@ function scanVitest(lines: string[]): Scan | null {
       if (m[2] === "✓") t.passed++;
       else if (m[2] === "×") t.failed++;
       else t.skipped++;
-      // jest writes its durations "(4 ms)"; vitest writes "4ms" bare, and × ↓ □ are its own.
-      t.seen(i, m[2] !== "✓" || /\s\d+(?:\.\d+)?m?s$/.test(m[3]));
+      // × ↓ □ are vitest's own. A ✓ is vitest's when indented and timed bare ("adds 4ms",
+      // "1.20s"): jest writes "(4 ms)", and a build tool's "✓ built in 1.23s" starts the line.
+      t.seen(i, m[2] !== "✓" || (m[1].length > 0 && /\s(?:\d+ms|\d+\.\d\ds)$/.test(m[3])));
     } else if (line.trim() !== "" && indentOf(line) <= fileIndent) {
       fileIndent = -1;
     }
@@ -306,8 +307,13 @@ function scanGo(lines: string[]): Scan | null {
 // Order breaks ties between equally recent candidates: the likelier runner first.
 const SCANNERS = [scanNode, scanVitest, scanJest, scanPytest, scanMocha, scanGo];
 
+// Result and summary lines are short; a longer line (minified source in a stack trace,
+// a JSON dump) is never one, and skipping it keeps every pattern here linear.
+const MAX_LINE = 1000;
+
 export function testCounts(lines: string[]): TestCounts | null {
-  const scans = SCANNERS.map((scan) => scan(lines)).filter((s): s is Scan => s !== null);
+  const usable = lines.map((line) => (line.length > MAX_LINE ? "" : line));
+  const scans = SCANNERS.map((scan) => scan(usable)).filter((s): s is Scan => s !== null);
   const pick = (candidates: Scan[]): Scan | null =>
     candidates.reduce<Scan | null>((best, s) => (best === null || s.at > best.at ? s : best), null);
   const chosen = pick(scans.filter((s) => s.final)) ?? pick(scans.filter((s) => s.sure));

@@ -13,6 +13,7 @@ import { Questions } from "./questions/ask-user.ts";
 import { Approvals } from "./approvals/approvals.ts";
 import type { SessionRow } from "./sessions/types.ts";
 import type { McpEntry } from "./providers/acp-worker.ts";
+import { createDelivery, type DeliveryApi } from "./watching/delivery.ts";
 
 export const VERSION = "0.9.19";
 
@@ -49,6 +50,8 @@ export class Relay {
   /** Watching (subscriptions) plugs in here: badges in lists, and no echo of own prompts. */
   watching?: { isWatched(sessionId: string): boolean; watchingCount(sessionId: string): number };
   watchingHooks?: { promptSent(watcher: string, turnId: string): void; replyReceived(watcher: string, turnId: string, status: string): void };
+  /** Relay events to a conversation without a subscription (e.g. question_answered): watching/delivery.ts. */
+  readonly delivery: DeliveryApi;
 
   constructor(opts: RelayOptions = {}) {
     this.dataDir = opts.dataDir ?? join(homedir(), ".oar");
@@ -62,6 +65,7 @@ export class Relay {
     this.tasks = new TaskStore(this.sessions, this.clock, this.bus, this.dataDir);
     this.questions = new Questions(this.db, this.clock, this.bus);
     this.approvals = new Approvals(this);
+    this.delivery = createDelivery(this);
     this.turns.maxTurnMinutes = () => this.settings.get().maxTurnMinutes;
     this.workers = new Workers({
       clock: this.clock,

@@ -375,6 +375,9 @@ describe("maskSecrets: masks", () => {
     ["query string", "GET /cb?access_token=abc123&state=xyz 302", "GET /cb?access_token=****&state=xyz 302"],
     ["npmrc", "//registry.npmjs.org/:_authToken=abcdef0123456789", "//registry.npmjs.org/:_authToken=****"],
     ["yaml with digits", "  password: hunter2", "  password: ****"],
+    ["util.inspect object", "{ user: 'bob', password: 'hunter' }", "{ user: 'bob', password: '****' }"],
+    ["coloured util.inspect", "{ password: \x1b[32m'hunter'\x1b[39m }", "{ password: '****' }"],
+    ["colour codes inside a header", "\x1b[1mAuthorization:\x1b[22m Bearer \x1b[33mabc123def456\x1b[39m", "Authorization: Bearer ****"],
     ["anthropic key", "using sk-ant-api03-AbCdEf0123456789_xyzXYZ-abcdEFGH now", "using **** now"],
     ["openai project key", "OPENAI=sk-proj-0a1B2c3D4e5F6g7H8i9J0kLm", "OPENAI=****"],
     ["github classic", "pushed with ghp_1234567890abcdefghijABCDEFGHIJ123456", "pushed with ****"],
@@ -423,6 +426,11 @@ describe("maskSecrets: masks", () => {
       maskSecrets("GITHUB_TOKEN=ghp_1234567890abcdefghijABCDEFGHIJ123456 NPM_TOKEN=npm_abcdefghijklmnopqrstuvwxyz0123456789"),
       "GITHUB_TOKEN=**** NPM_TOKEN=****",
     );
+  });
+
+  test("raw output masked before toPlainLines (as the callers do) keeps CR progress and leaks nothing", () => {
+    const raw = "\x1b[32mupload 50%\x1b[0m\rupload 100%\nAPI_TOKEN=\x1b[1mabcdef\x1b[22m\n";
+    assert.deepEqual(toPlainLines(maskSecrets(raw)), ["upload 100%", "API_TOKEN=****"]);
   });
 
   test("masking twice changes nothing more", () => {

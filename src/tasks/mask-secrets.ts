@@ -5,7 +5,10 @@
 // the reader information and buy no safety.
 //
 // Apply it to whole text, not line by line, when the text may hold a PEM block: the
-// block spans lines and only the whole text shows where it ends.
+// block spans lines and only the whole text shows where it ends. Colour codes are
+// removed from text that has them (see maskSecrets); carriage returns stay.
+
+import { stripAnsi } from "./plain-text.ts";
 
 export const MASK = "****";
 
@@ -129,15 +132,22 @@ const RULES: Rule[] = [
       return `${name}${sep}${q}${MASK}${q}`;
     },
   ],
-  // Unquoted `name: value` (YAML, log fields): only values that look generated.
+  // Unquoted `name: value` (YAML, log fields, util.inspect's `{ password: 'x' }`): a
+  // quoted value is a literal; a bare one only when it looks generated.
   [
-    new RegExp(String.raw`${NAME_START}(${NAME})(:[ \t]*)([^\s"',;]+)`, "gi"),
-    (m, name, sep, value) => (keepsValue(value) || !looksGenerated(value) ? m : `${name}${sep}${MASK}`),
+    new RegExp(String.raw`${NAME_START}(${NAME})(:[ \t]*)(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"',;]+))`, "gi"),
+    (m, name, sep, dq, sq, bare) => {
+      if (bare !== undefined) return keepsValue(bare) || !looksGenerated(bare) ? m : `${name}${sep}${MASK}`;
+      const q = dq !== undefined ? '"' : "'";
+      return keepsQuoted(dq ?? sq ?? "") ? m : `${name}${sep}${q}${MASK}${q}`;
+    },
   ],
 ];
 
 export function maskSecrets(text: string, known: string[] = []): string {
-  let out = text;
+  // Colour codes go first: one inside a credential (`password: \x1b[32m'x'\x1b[39m` as
+  // util.inspect prints it) would hide it from every pattern below.
+  let out = /[\x1b\x9b\x9d]/.test(text) ? stripAnsi(text) : text;
   // The relay's own secrets first, longest first, so one that contains another is
   // masked whole rather than leaving its tail visible.
   const secrets = [...new Set(known)].filter((s) => s.length >= MIN_KNOWN_LENGTH).sort((a, b) => b.length - a.length);

@@ -39,6 +39,8 @@ export function buildApp(relay: Relay): Hono {
   const mcp = new McpEndpoint(relay);
   app.all("/mcp", (c) => mcp.handle(c));
   app.route("/api", ownerApi(relay));
+  // A mounted app's notFound does not apply under its parent: unknown API routes answer here.
+  app.all("/api/*", (c) => c.json({ ok: false, code: "REMOTE_RELAY_NOT_FOUND", error: `No route ${c.req.method} ${c.req.path}. Nothing was done.` }, 404));
   app.route("/", webUi(relay));
   return app;
 }

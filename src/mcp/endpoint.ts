@@ -7,19 +7,28 @@ import type { Relay } from "../relay.ts";
 import { callRelayTool } from "../actions/dispatch.ts";
 import { toolInputSchema, TOOL_DESCRIPTION } from "./tool-schema.ts";
 
-const PROGRESS_EVERY_MS = 15_000;
+// Progress keeps a long wait alive in clients with a request timeout (contract §2: at
+// least every 20 s). Real time on purpose: it is about the client's own timer. Tests set
+// OAR_PROGRESS_MS low to see notifications without waiting.
+const PROGRESS_EVERY_MS = Number(process.env.OAR_PROGRESS_MS) > 0 ? Number(process.env.OAR_PROGRESS_MS) : 15_000;
 const MAX_MCP_SESSIONS = 2_000;
+/** Where non-object tool arguments travel past the SDK's own schema check to ours. */
+const RAW_ARGUMENTS = "__oar_raw_arguments";
 
 interface Entry {
   transport: WebStandardStreamableHTTPServerTransport;
   callerId: string;
+  /** Order of last use (a counter, not a time): eviction drops the least recent. */
   lastUsed: number;
+  /** Tool calls running on this MCP session: never evicted while one waits. */
+  calls: { active: number };
 }
 
 /** The /mcp endpoint (contract §2): Streamable HTTP, one MCP session per agent connection,
  * each bound to the agent token that opened it (the SDK does not bind them: STACK gotcha 1). */
 export class McpEndpoint {
   private entries = new Map<string, Entry>();
+  private tick = 0;
   private schema = toolInputSchema();
 
   constructor(private relay: Relay) {}
@@ -30,40 +39,74 @@ export class McpEndpoint {
     const caller = token ? this.relay.sessions.byToken(token) : undefined;
     if (!caller) return c.json({ jsonrpc: "2.0", error: { code: -32001, message: "Unauthorized: a session's agent token is required." }, id: null }, 401);
     const sid = c.req.header("mcp-session-id");
+    let entry: Entry | undefined;
     if (sid) {
-      const entry = this.entries.get(sid);
+      entry = this.entries.get(sid);
       if (!entry) return c.json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }, 404);
       if (entry.callerId !== caller.id) {
-        return c.json({ jsonrpc: "2.0", error: { code: -32001, message: "This MCP session belongs to another conversation's token." }, id: null }, 403);
+        return c.json({ jsonrpc: "2.0", error: { code: -32001, message: "This MCP session belongs to another conversation's token. Nothing was done." }, id: null }, 403);
       }
-      entry.lastUsed = Date.now();
-      return entry.transport.handleRequest(c.req.raw);
+      entry.lastUsed = ++this.tick;
     }
+    const body = await this.readBody(c);
+    if (entry) return entry.transport.handleRequest(body.request, body.parsed);
     this.evict();
-    const server = this.makeServer(caller.id);
+    const calls = { active: 0 };
+    const server = this.makeServer(caller.id, calls);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        this.entries.set(id, { transport, callerId: caller.id, lastUsed: Date.now() });
+        this.entries.set(id, { transport, callerId: caller.id, lastUsed: ++this.tick, calls });
       },
       onsessionclosed: (id) => {
         this.entries.delete(id);
       },
     });
     await server.connect(transport);
-    return transport.handleRequest(c.req.raw);
+    return transport.handleRequest(body.request, body.parsed);
   }
 
+  /** Reads a POST body once. Tool arguments that are not an object are wrapped so they reach
+   * relay_tool's own check (a coded INVALID_INPUT) instead of the SDK's bare -32602. */
+  private async readBody(c: Context): Promise<{ request: Request; parsed?: { parsedBody: unknown } }> {
+    const req = c.req.raw;
+    if (req.method !== "POST") return { request: req };
+    const text = await req.text();
+    const rebuilt = new Request(req.url, { method: req.method, headers: req.headers, body: text });
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return { request: rebuilt };
+    }
+    for (const msg of Array.isArray(parsed) ? parsed : [parsed]) {
+      const params = msg && typeof msg === "object" && (msg as { method?: unknown }).method === "tools/call" ? (msg as { params?: unknown }).params : undefined;
+      if (!params || typeof params !== "object") continue;
+      const args = (params as Record<string, unknown>).arguments;
+      if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args))) {
+        (params as Record<string, unknown>).arguments = { [RAW_ARGUMENTS]: args };
+      }
+    }
+    return { request: rebuilt, parsed: { parsedBody: parsed } };
+  }
+
+  /** Keeps at most MAX_MCP_SESSIONS: first those of deleted conversations, then the least
+   * recently used that are not in the middle of a call. */
   private evict(): void {
     if (this.entries.size < MAX_MCP_SESSIONS) return;
-    const oldest = [...this.entries.entries()].sort((a, b) => a[1].lastUsed - b[1].lastUsed).slice(0, this.entries.size - MAX_MCP_SESSIONS + 1);
-    for (const [id, e] of oldest) {
-      this.entries.delete(id);
-      e.transport.close().catch(() => {});
+    for (const [id, e] of this.entries) {
+      if (!this.relay.sessions.get(e.callerId)) this.drop(id, e);
     }
+    const idle = [...this.entries.entries()].filter(([, e]) => e.calls.active === 0).sort((x, y) => x[1].lastUsed - y[1].lastUsed);
+    for (const [id, e] of idle.slice(0, Math.max(0, this.entries.size - MAX_MCP_SESSIONS + 1))) this.drop(id, e);
   }
 
-  private makeServer(callerId: string): Server {
+  private drop(id: string, e: Entry): void {
+    this.entries.delete(id);
+    e.transport.close().catch(() => {});
+  }
+
+  private makeServer(callerId: string, calls: { active: number }): Server {
     const server = new Server({ name: "relay", version: this.relay.version }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
       tools: [{ name: "relay_tool", description: TOOL_DESCRIPTION, inputSchema: this.schema as never }],
@@ -77,6 +120,8 @@ export class McpEndpoint {
       if (!caller) {
         return { content: [{ type: "text", text: JSON.stringify({ ok: false, code: "REMOTE_RELAY_NOT_FOUND", error: "The conversation this token belonged to was deleted. Nothing was done." }) }], isError: true };
       }
+      const given = req.params.arguments as Record<string, unknown> | undefined;
+      const args = given && Object.hasOwn(given, RAW_ARGUMENTS) ? given[RAW_ARGUMENTS] : (given ?? {});
       const progressToken = req.params._meta?.progressToken;
       let step = 0;
       const progress = (message: string) => {
@@ -85,10 +130,12 @@ export class McpEndpoint {
       };
       // Long waits outlive a client's request timeout unless progress keeps it alive.
       const timer = progressToken !== undefined ? setInterval(() => progress("waiting"), PROGRESS_EVERY_MS) : undefined;
+      calls.active++;
       try {
-        const result = await callRelayTool(this.relay, caller, req.params.arguments ?? {}, { signal: extra.signal, progress, tool: name });
+        const result = await callRelayTool(this.relay, caller, args, { signal: extra.signal, progress, tool: name });
         return { content: [{ type: "text", text: JSON.stringify(result, null, 2) }], ...(result.ok === false ? { isError: true } : {}) };
       } finally {
+        calls.active--;
         if (timer) clearInterval(timer);
       }
     });

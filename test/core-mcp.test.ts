@@ -1,0 +1,120 @@
+// The MCP endpoint (contract §2): relay_tool listed with every field described,
+// remote_relay executed but not listed, agent tokens bound to their MCP sessions, and
+// progress notifications while a call blocks.
+import { test, after, before } from "node:test";
+import assert from "node:assert/strict";
+import { TestRelay, realSleep } from "./helpers/relay-process.ts";
+import { agentToken, rawMcp, rawMcpOpen } from "./helpers/core-helpers.ts";
+
+// Progress goes out every OAR_PROGRESS_MS of real time (15 s by default); keep tests fast.
+process.env.OAR_PROGRESS_MS = "150";
+
+let relay: TestRelay;
+let a: string;
+let b: string;
+before(async () => {
+  relay = await TestRelay.start();
+  a = await relay.createSession({ title: "A" });
+  b = await relay.createSession({ title: "B" });
+});
+after(() => relay.stop());
+
+test("tools/list lists exactly relay_tool: action plus every action's fields, each described", async () => {
+  const mcp = await relay.mcp(a);
+  const { tools } = await mcp.client.listTools();
+  assert.deepEqual(tools.map((t) => t.name), ["relay_tool"]);
+  const tool = tools[0];
+  assert.ok(tool.description && tool.description.length > 40);
+  const props = tool.inputSchema.properties as Record<string, any>;
+  assert.deepEqual(tool.inputSchema.required, ["action"]);
+  const actions: string[] = props.action.enum;
+  for (const name of ["list_relays", "relay_info", "usage", "list_sessions", "read_session", "read_task_output", "send", "create_session", "wait", "stop", "archive"]) {
+    assert.ok(actions.includes(name), name);
+  }
+  // The fields of the core actions are all there.
+  for (const f of ["relay", "session", "text", "wait_seconds", "mode", "model", "effort", "provider", "cwd", "repo", "branch", "title", "group", "message_id", "task_id", "lines", "last", "scope"]) {
+    assert.ok(props[f], `field ${f} missing`);
+  }
+  for (const [name, p] of Object.entries(props)) {
+    assert.equal(typeof p.description, "string", `${name} has no description`);
+    assert.ok(p.description.length >= 8, `${name}: ${p.description}`);
+  }
+});
+
+test("the tool result is one text block of JSON, isError exactly when ok is false", async () => {
+  const r = await relay.mcp(a).then((m) => m.client.callTool({ name: "relay_tool", arguments: { action: "list_relays" } })) as any;
+  assert.equal(r.content.length, 1);
+  assert.equal(r.content[0].type, "text");
+  assert.equal(JSON.parse(r.content[0].text).ok, true);
+  assert.ok(!r.isError);
+  const bad = await relay.mcp(a).then((m) => m.client.callTool({ name: "relay_tool", arguments: { action: "nope" } })) as any;
+  assert.equal(bad.isError, true);
+  assert.equal(JSON.parse(bad.content[0].text).code, "REMOTE_RELAY_UNKNOWN_ACTION");
+});
+
+test("remote_relay is not listed but runs exactly like relay_tool", async () => {
+  const mcp = await relay.mcp(a);
+  const viaOld = await mcp.call({ action: "list_sessions", relay: "this" }, "remote_relay");
+  const viaNew = await mcp.call({ action: "list_sessions", relay: "this" });
+  assert.equal(viaOld.ok, true);
+  assert.deepEqual(viaOld.sessions.map((s: any) => s.id), viaNew.sessions.map((s: any) => s.id));
+  const sent = await mcp.call({ action: "send", relay: "this", session: b, text: "old name" }, "remote_relay");
+  assert.equal(sent.status, "done");
+  assert.match(sent.reply.text, /old name$/);
+  const other = await mcp.client.callTool({ name: "some_other_tool", arguments: {} }) as any;
+  assert.equal(other.isError, true);
+});
+
+test("an MCP session is bound to the token that opened it: another token on its id is refused and nothing runs", async () => {
+  const ta = await agentToken(relay, a);
+  const tb = await agentToken(relay, b);
+  const c = await relay.createSession({ title: "C" });
+  const sid = await rawMcpOpen(relay, ta);
+  const call = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "relay_tool", arguments: { action: "send", relay: "this", session: c, text: "hijack", wait_seconds: 0 } } };
+  const stolen = await rawMcp(relay, tb, call, sid);
+  assert.equal(stolen.status, 403);
+  assert.doesNotMatch(JSON.stringify(stolen.json), /"ok":\s*true/);
+  const none = await rawMcp(relay, null, call, sid);
+  assert.equal(none.status, 401);
+  await realSleep(200);
+  assert.equal((await relay.session(c)).messages.length, 0);
+  // The rightful token still works on that MCP session: a harmless read.
+  const own = await rawMcp(relay, ta, { jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "relay_tool", arguments: { action: "list_relays" } } }, sid);
+  assert.equal(own.status, 200);
+  assert.equal(JSON.parse(own.json.result.content[0].text).ok, true);
+  // An MCP session id the relay never made is not found.
+  const unknown = await rawMcp(relay, ta, call, "no-such-session");
+  assert.equal(unknown.status, 404);
+});
+
+test("tool arguments that are not an object are a coded refusal, not a crash", async () => {
+  const ta = await agentToken(relay, a);
+  const sid = await rawMcpOpen(relay, ta);
+  for (const args of [[1, 2], "list_relays", 42]) {
+    const r = await rawMcp(relay, ta, { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "relay_tool", arguments: args } }, sid);
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    const result = r.json.result;
+    assert.ok(result, JSON.stringify(r.json));
+    assert.equal(result.isError, true);
+    assert.equal(JSON.parse(result.content[0].text).code, "REMOTE_RELAY_INVALID_INPUT");
+  }
+  const garbage = await rawMcp(relay, ta, "{not json", sid);
+  assert.ok(garbage.status >= 400 && garbage.status < 500);
+  assert.equal((await fetch(`${relay.url}/api/health`)).status, 200);
+});
+
+test("progress notifications arrive while a send waits, when the request carries a progress token", async () => {
+  const mcp = await relay.mcp(a);
+  const target = await relay.createSession({ title: "slow" });
+  const progress: unknown[] = [];
+  const call = mcp.client.callTool(
+    { name: "relay_tool", arguments: { action: "send", relay: "this", session: target, text: "/hang", wait_seconds: 60 } },
+    undefined,
+    { onprogress: (p) => progress.push(p), timeout: 60_000 },
+  );
+  await relay.waitFor(() => progress.length >= 2);
+  await relay.advance(60_000);
+  const r = JSON.parse(((await call) as any).content[0].text);
+  assert.equal(r.status, "running");
+  await relay.api("POST", `/api/sessions/${target}/stop`);
+});

@@ -11,6 +11,8 @@ import { Workers } from "./providers/workers.ts";
 import { TaskStore } from "./tasks/task-store.ts";
 import { Questions } from "./questions/ask-user.ts";
 import { Approvals } from "./approvals/approvals.ts";
+import { Schedules } from "./schedules/schedules.ts";
+import { Asks } from "./questions/asks.ts";
 import type { SessionRow } from "./sessions/types.ts";
 import type { McpEntry } from "./providers/acp-worker.ts";
 import { createDelivery, type DeliveryApi } from "./watching/delivery.ts";
@@ -41,6 +43,8 @@ export class Relay {
   readonly tasks: TaskStore;
   readonly questions: Questions;
   readonly approvals: Approvals;
+  readonly schedules: Schedules;
+  readonly asks: Asks;
   /** Set once the HTTP server listens: where agents reach /mcp, and the web UI. */
   mcpUrl = "";
   baseUrl = "";
@@ -65,7 +69,9 @@ export class Relay {
     this.tasks = new TaskStore(this.sessions, this.clock, this.bus, this.dataDir);
     this.questions = new Questions(this.db, this.clock, this.bus);
     this.approvals = new Approvals(this);
+    this.schedules = new Schedules(this);
     this.delivery = createDelivery(this);
+    this.asks = new Asks(this);
     this.turns.maxTurnMinutes = () => this.settings.get().maxTurnMinutes;
     this.workers = new Workers({
       clock: this.clock,
@@ -100,6 +106,7 @@ export class Relay {
     this.questions.recover();
     this.approvals.recover();
     for (const sessionId of this.turns.recover()) this.turns.kick(sessionId);
+    this.schedules.start();
   }
 
   close(): void {
@@ -125,6 +132,7 @@ export class Relay {
   /** The owner's own message: a turn, and it resets the conversation's loop count. */
   ownerMessage(sessionId: string, text: string): { messageId: string; turnId: string } {
     this.approvals.resetLoop(sessionId);
+    this.schedules.ownerSpoke(sessionId);
     const { turn, messageId } = this.turns.enqueue({ sessionId, role: "user", text });
     return { messageId, turnId: turn.id };
   }
@@ -147,6 +155,7 @@ export class Relay {
       this.sessions.update(id, { archived_at: this.clock.now() });
       this.db.prepare("UPDATE questions SET status = 'ended', ended_at = ? WHERE session_id = ? AND status = 'pending'").run(this.clock.now(), id);
     })();
+    this.schedules.endForSession(id, "archived");
     this.workers.stop(id);
     this.bus.emit({ type: "session.updated", sessionId: id });
   }
@@ -158,6 +167,7 @@ export class Relay {
       this.db.prepare("UPDATE turns SET status = 'stopped', ended_at = ? WHERE session_id = ? AND status = 'queued'").run(this.clock.now(), id);
       this.db.prepare("UPDATE questions SET status = 'ended', ended_at = ? WHERE session_id = ? AND status = 'pending'").run(this.clock.now(), id);
     })();
+    this.schedules.endForSession(id, "deleted");
     this.workers.kill(id);
     this.bus.emit({ type: "session.deleted", sessionId: id });
   }

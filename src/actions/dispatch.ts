@@ -97,6 +97,7 @@ function resolveRelay(relay: Relay, def: ActionDef, value: unknown): string {
   }
   if (typeof value !== "string") throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `relay must be a relay name as text. Nothing was done.`);
   if (relay.isSelfName(value)) return relay.name;
+  if (def.thisRelayOnly) throw new RelayError("REMOTE_RELAY_UNSUPPORTED", `${def.thisRelayOnly} Nothing was done.`);
   throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No paired relay named "${value.slice(0, 100)}": this relay ("${relay.name}") is paired with no other relay. Use "this" for the relay you run on, or list_relays. Nothing was done.`);
 }
 

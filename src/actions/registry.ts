@@ -10,10 +10,18 @@ import { createSession } from "./create-session.ts";
 import { wait } from "./wait.ts";
 import { stop } from "./stop.ts";
 import { archive } from "./archive.ts";
+import { schedule } from "./schedule.ts";
+import { listSchedules } from "./list-schedules.ts";
+import { unschedule } from "./unschedule.ts";
+import { ask } from "./ask.ts";
+import { listQuestions } from "./list-questions.ts";
+import { withdraw } from "./withdraw.ts";
 
 /** Every relay_tool action. Later capabilities add theirs here and nowhere else. */
 export const ACTIONS: ActionDef[] = [
   listRelays, relayInfo, usage, listSessions, readSession, readTaskOutput, send, createSession, wait, stop, archive,
+  schedule, listSchedules, unschedule,
+  ask, listQuestions, withdraw,
 ];
 
 const byName = new Map(ACTIONS.map((a) => [a.name, a]));

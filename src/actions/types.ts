@@ -36,5 +36,7 @@ export interface ActionDef {
   relayOptional?: boolean;
   /** Works without the agent-sessions setting (list_relays; own questions). */
   noSettingNeeded?: boolean;
+  /** Kept by this relay only (schedules): any other relay name is refused with UNSUPPORTED and this text. */
+  thisRelayOnly?: string;
   handler(ctx: ActionContext, args: Args): Promise<Result> | Result;
 }

@@ -10,6 +10,8 @@ export type BusEvent =
   | { type: "task.updated"; sessionId: string; taskId: string; status: string; taskType: string }
   | { type: "card.created"; sessionId: string; cardId: string }
   | { type: "card.decided"; sessionId: string; cardId: string; status: string }
+  | { type: "schedule.updated"; sessionId: string; scheduleId: string }
+  | { type: "question.updated"; sessionId: string; questionId: string; status: string }
   | { type: "settings.updated" };
 
 type Listener = (e: BusEvent) => void;

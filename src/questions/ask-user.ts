@@ -34,6 +34,9 @@ export interface Answer {
  * the owner (or another agent through answer_question) answers it. */
 export class Questions {
   private waiting = new Map<string, (a: Answer) => void>();
+  /** Delivers an answered or dismissed `ask` to whoever gets it (questions/asks.ts); runs
+   * inside the answer's transaction. */
+  onAnswered: ((q: QuestionRow) => void) | null = null;
 
   constructor(
     private db: Db,
@@ -79,8 +82,12 @@ export class Questions {
       throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `"${a.choice}" is not one of the options: ${options.join(", ")}. Nothing was answered.`);
     }
     const status = a.dismiss ? "dismissed" : "answered";
-    this.db.prepare("UPDATE questions SET status = ?, answer = ?, choice = ?, via = ?, ended_at = ? WHERE id = ? AND status = 'pending'")
-      .run(status, a.answer ?? null, a.choice ?? null, a.via ?? null, this.clock.now(), id);
+    // The answer and its delivery to the asker (an `ask`) commit together: exactly once.
+    this.db.transaction(() => {
+      this.db.prepare("UPDATE questions SET status = ?, answer = ?, choice = ?, via = ?, ended_at = ? WHERE id = ? AND status = 'pending'")
+        .run(status, a.answer ?? null, a.choice ?? null, a.via ?? null, this.clock.now(), id);
+      if (q.kind === "ask") this.onAnswered?.(this.get(id)!);
+    })();
     this.bus.emit({ type: "card.decided", sessionId: q.session_id, cardId: id, status });
     this.waiting.get(id)?.(a);
     this.waiting.delete(id);
@@ -109,9 +116,12 @@ export function questionView(q: QuestionRow) {
     options: fromJson<string[]>(q.options_json, []),
     ...(q.recommendation ? { recommendation: q.recommendation } : {}),
     ...(q.detail ? { detail: q.detail } : {}),
+    ...(q.kind === "ask" && q.asked_by && q.asked_by !== q.session_id ? { askedBy: q.asked_by } : {}),
     status: q.status,
     ...(q.answer != null ? { answer: q.answer } : {}),
     ...(q.choice != null ? { choice: q.choice } : {}),
+    ...(q.via != null ? { via: q.via } : {}),
     createdAt: new Date(q.created_at).toISOString(),
+    ...(q.ended_at != null ? { endedAt: new Date(q.ended_at).toISOString() } : {}),
   };
 }

@@ -1,6 +1,8 @@
 // Schema migrations by name, applied once each in list order (store/db.ts). Never edit a
 // shipped migration: add a new entry (a domain may keep its SQL in its own folder and add
 // one line here).
+import { SCHEDULES_SQL } from "../schedules/schema.ts";
+
 export interface Migration {
   name: string;
   sql: string;
@@ -139,4 +141,5 @@ const CORE = `
 
 export const MIGRATIONS: Migration[] = [
   { name: "001-core", sql: CORE },
+  { name: "006-schedules", sql: SCHEDULES_SQL },
 ];

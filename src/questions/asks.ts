@@ -1,0 +1,85 @@
+import { DAY_MS, deliverAnswer } from "./answer-event.ts";
+import { newId } from "../core/ids.ts";
+import { RelayError } from "../core/errors.ts";
+import type { Relay } from "../relay.ts";
+import type { QuestionRow } from "./ask-user.ts";
+
+export const QUESTION_LIMIT = 20;
+
+export interface NewAsk {
+  askedBy: string;
+  sessionId: string;
+  question: string;
+  options: string[];
+  recommendation: string | null;
+  detail: string | null;
+}
+
+/** Non-blocking questions (seed §11): `ask` rows in the questions table. The asker goes on
+ * working; the owner answers in the session or the Inbox, and the answer comes back as
+ * the urgent relay event `question_answered` to the asker and the session asked about. */
+export class Asks {
+  constructor(private relay: Relay) {
+    relay.questions.onAnswered = (q) => this.delivered(q);
+  }
+
+  /** contract §6: 20 pending per asking conversation, 20 per session asked about. */
+  checkLimits(askedBy: string, sessionId: string): void {
+    const db = this.relay.db;
+    const byAsker = (db.prepare("SELECT COUNT(*) AS n FROM questions WHERE kind = 'ask' AND status = 'pending' AND asked_by = ?").get(askedBy) as { n: number }).n;
+    if (byAsker >= QUESTION_LIMIT) {
+      throw new RelayError("REMOTE_RELAY_QUESTION_LIMIT", `This conversation already has ${byAsker} pending questions (at most ${QUESTION_LIMIT}). Wait for answers or withdraw one. Nothing was asked.`);
+    }
+    const about = (db.prepare("SELECT COUNT(*) AS n FROM questions WHERE kind = 'ask' AND status = 'pending' AND session_id = ?").get(sessionId) as { n: number }).n;
+    if (about >= QUESTION_LIMIT) {
+      const s = this.relay.sessions.get(sessionId);
+      throw new RelayError("REMOTE_RELAY_QUESTION_LIMIT", `Session "${s?.title ?? sessionId}" (${sessionId}) already has ${about} pending questions (at most ${QUESTION_LIMIT}). Nothing was asked.`);
+    }
+  }
+
+  create(a: NewAsk): QuestionRow {
+    const { relay } = this;
+    const id = newId("ask");
+    relay.db.transaction(() => {
+      this.checkLimits(a.askedBy, a.sessionId);
+      relay.db.prepare(`INSERT INTO questions (id, kind, session_id, asked_by, question, options_json, recommendation, detail, status, created_at)
+        VALUES (?, 'ask', ?, ?, ?, ?, ?, ?, 'pending', ?)`).run(id, a.sessionId, a.askedBy, a.question, JSON.stringify(a.options), a.recommendation, a.detail, relay.clock.now());
+    })();
+    // The card shows in the session asked about (and in the Inbox).
+    relay.bus.emit({ type: "card.created", sessionId: a.sessionId, cardId: id });
+    relay.bus.emit({ type: "question.updated", sessionId: a.sessionId, questionId: id, status: "pending" });
+    return relay.questions.get(id)!;
+  }
+
+  /** The conversation's asks (or, with `about`, the asks about that session): pending, and
+   * answered, dismissed or withdrawn within the past day. */
+  list(opts: { askedBy?: string; about?: string }): QuestionRow[] {
+    const since = this.relay.clock.now() - DAY_MS;
+    const where = opts.about ? "session_id = ?" : "(asked_by = ? OR session_id = ?)";
+    const params = opts.about ? [opts.about] : [opts.askedBy, opts.askedBy];
+    return this.relay.db.prepare(`SELECT * FROM questions WHERE kind = 'ask' AND ${where}
+      AND (status = 'pending' OR (status IN ('answered', 'dismissed', 'withdrawn') AND ended_at >= ?)) ORDER BY created_at`).all(...params, since) as QuestionRow[];
+  }
+
+  /** Only the asking conversation withdraws its question (contract §8: else FORBIDDEN). */
+  withdraw(caller: string, id: string): QuestionRow {
+    const NOTHING = "Nothing was withdrawn.";
+    const q = this.relay.questions.get(id);
+    if (!q || q.kind !== "ask") throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No question "${id.slice(0, 80)}" asked with ask on this relay (list_questions shows yours). ${NOTHING}`);
+    if (q.asked_by !== caller) throw new RelayError("REMOTE_RELAY_FORBIDDEN", `Question ${q.id} was asked by another conversation: only the asking conversation can withdraw it. ${NOTHING}`);
+    if (q.status !== "pending") throw new RelayError("REMOTE_RELAY_NOT_FOUND", `Question ${q.id} is no longer pending (${q.status}). ${NOTHING}`);
+    this.relay.questions.end(q.id, "withdrawn");
+    this.relay.bus.emit({ type: "question.updated", sessionId: q.session_id, questionId: q.id, status: "withdrawn" });
+    return this.relay.questions.get(q.id)!;
+  }
+
+  /** Inside the answer's transaction: the asker and the session asked about each get the
+   * event once (archived or deleted ones get nothing). */
+  private delivered(q: QuestionRow): void {
+    const to = new Set([q.asked_by ?? q.session_id, q.session_id]);
+    for (const sessionId of to) {
+      const s = this.relay.sessions.get(sessionId);
+      if (s && !s.archived_at) deliverAnswer(this.relay, sessionId, q);
+    }
+  }
+}

@@ -1,0 +1,181 @@
+import { MINUTE, type Cancel } from "../core/clock.ts";
+import { newId } from "../core/ids.ts";
+import { RelayError } from "../core/errors.ts";
+import { fromJson } from "../store/db.ts";
+import type { Relay } from "../relay.ts";
+import { nextGridTime } from "./grid.ts";
+import { ScheduleStore, type EndReason, type ScheduleRow } from "./store.ts";
+import { scheduleMessage } from "./view.ts";
+
+export const SCHEDULE_LIMIT = 20;
+
+export interface NewSchedule {
+  sessionId: string;
+  setBy: string;
+  title: string;
+  text: string;
+  at: number | null;
+  everyMinutes: number | null;
+  origin: unknown;
+}
+
+/** Schedules (seed §10): due times in SQLite, one clock timer for the earliest one. A
+ * firing and its queued message commit in one transaction, so nothing fires twice, also
+ * across SIGKILL restarts; times missed while down are seen at start-up and fire once. */
+export class Schedules {
+  readonly store: ScheduleStore;
+  private cancel: Cancel | null = null;
+  private armedFor = Infinity;
+  private running = false;
+
+  constructor(private relay: Relay) {
+    this.store = new ScheduleStore(relay.db);
+  }
+
+  /** At start-up: fire what fell due while the relay was down (once each), then arm. */
+  start(): void {
+    this.runDue();
+  }
+
+  create(s: NewSchedule): ScheduleRow {
+    const { relay } = this;
+    const now = relay.clock.now();
+    const first = s.at ?? now + (s.everyMinutes ?? 0) * MINUTE;
+    // An `at` already past on a repeating schedule joins its grid at the next time ahead.
+    const next = s.everyMinutes && first <= now ? nextGridTime(first, s.everyMinutes, now) : first;
+    const id = newId("sch");
+    relay.db.transaction(() => {
+      this.checkLimits(s.sessionId, s.setBy);
+      this.store.insert({
+        id, session_id: s.sessionId, set_by: s.setBy, title: s.title, text: s.text, at: s.at, every_minutes: s.everyMinutes,
+        first_at: first, next_fire_at: next, origin_json: s.origin == null ? null : JSON.stringify(s.origin), created_at: now,
+      });
+    })();
+    this.changed(s.sessionId, id);
+    this.arm();
+    return this.store.get(id)!;
+  }
+
+  /** contract §6: 20 active schedules firing into a conversation, 20 set by it for others. */
+  checkLimits(sessionId: string, setBy: string): void {
+    const other = sessionId !== setBy;
+    if (this.store.countInto(sessionId) >= SCHEDULE_LIMIT) {
+      const whose = other ? `Session "${this.relay.sessions.get(sessionId)?.title}" (${sessionId}) already has` : "This conversation already has";
+      throw new RelayError("REMOTE_RELAY_SCHEDULE_LIMIT", `${whose} ${SCHEDULE_LIMIT} active schedules firing into it (at most ${SCHEDULE_LIMIT}). Unschedule one first. Nothing was scheduled.`);
+    }
+    if (other && this.store.countSetForOthers(setBy) >= SCHEDULE_LIMIT) {
+      throw new RelayError("REMOTE_RELAY_SCHEDULE_LIMIT", `This conversation has already set ${SCHEDULE_LIMIT} active schedules for other sessions (at most ${SCHEDULE_LIMIT}). Unschedule one first. Nothing was scheduled.`);
+    }
+  }
+
+  /** Ends one schedule (unschedule, Cancel). False when it had already ended. */
+  end(id: string, reason: EndReason): boolean {
+    const row = this.store.get(id);
+    const ok = this.store.end(id, reason, this.relay.clock.now());
+    if (ok && row) this.changed(row.session_id, id);
+    this.arm();
+    return ok;
+  }
+
+  /** Its session or its setter was archived or deleted. */
+  endForSession(sessionId: string, reason: "archived" | "deleted"): void {
+    const ids = this.store.endForSession(sessionId, reason, this.relay.clock.now());
+    for (const id of ids) this.relay.bus.emit({ type: "schedule.updated", sessionId, scheduleId: id });
+    if (ids.length) this.arm();
+  }
+
+  /** The owner spoke in a conversation: its loop count was reset, so its held schedules go now. */
+  ownerSpoke(sessionId: string): void {
+    if (this.store.active().some((r) => r.set_by === sessionId && r.held_since != null)) this.runDue();
+  }
+
+  /** Fires every schedule due now, and re-checks held ones; then arms for the next. */
+  private runDue(): void {
+    if (this.running) return;
+    this.running = true;
+    try {
+      const now = this.relay.clock.now();
+      for (const row of this.store.active()) {
+        if (row.held_since != null || (row.next_fire_at != null && row.next_fire_at <= now)) {
+          try {
+            this.fire(row, now);
+          } catch (err) {
+            console.error(`[schedules] firing ${row.id} failed:`, err);
+          }
+        }
+      }
+    } finally {
+      this.running = false;
+    }
+    this.arm();
+  }
+
+  private fire(row: ScheduleRow, now: number): void {
+    const { relay } = this;
+    const target = relay.sessions.get(row.session_id);
+    if (!target || target.archived_at) {
+      // The end hooks normally got here first; a row left over ends quietly.
+      this.store.end(row.id, target ? "archived" : "deleted", now);
+      return;
+    }
+    const other = row.session_id !== row.set_by;
+    const next = row.every_minutes ? nextGridTime(row.first_at, row.every_minutes, now) : null;
+    if (other) {
+      // Loop protection: each firing into another session counts for the setter; used up → held.
+      const loop = relay.approvals.loopState(row.set_by);
+      if (loop.count + 1 > loop.allowance) {
+        if (row.held_since == null) {
+          this.store.update(row.id, { held_since: now });
+          this.changed(row.session_id, row.id);
+        }
+        return;
+      }
+    }
+    // No pile-up: the previous firing's message still waits in the queue → skip this time.
+    const prev = row.last_turn_id ? relay.sessions.turn(row.last_turn_id) : undefined;
+    if (prev?.status === "queued") {
+      relay.db.transaction(() => {
+        this.store.update(row.id, { skipped_count: row.skipped_count + 1, held_since: null, next_fire_at: next ?? now });
+        if (next == null) this.store.end(row.id, "fired", now);
+      })();
+      this.changed(row.session_id, row.id);
+      return;
+    }
+    relay.db.transaction(() => {
+      const { turn } = relay.turns.enqueue({
+        sessionId: row.session_id, role: "schedule", text: scheduleMessage(relay, row),
+        fromSession: row.set_by, origin: fromJson(row.origin_json, null), mode: null,
+      });
+      if (other) relay.approvals.countPrompts(row.set_by, 1);
+      this.store.update(row.id, {
+        fired_count: row.fired_count + 1, last_fired_at: now, last_turn_id: turn.id, held_since: null, next_fire_at: next,
+      });
+      if (next == null) this.store.end(row.id, "fired", now);
+    })();
+    this.changed(row.session_id, row.id);
+  }
+
+  /** One clock timer for the earliest due time; a held schedule is looked at every minute. */
+  private arm(): void {
+    const now = this.relay.clock.now();
+    let earliest = Infinity;
+    for (const r of this.store.active()) {
+      const due = r.held_since != null ? nextGridTime(r.held_since, 1, now) : r.next_fire_at ?? Infinity;
+      if (due < earliest) earliest = due;
+    }
+    if (earliest === this.armedFor && this.cancel) return;
+    this.cancel?.();
+    this.cancel = null;
+    this.armedFor = earliest;
+    if (earliest === Infinity) return;
+    this.cancel = this.relay.clock.at(earliest, () => {
+      this.cancel = null;
+      this.armedFor = Infinity;
+      this.runDue();
+    });
+  }
+
+  private changed(sessionId: string, scheduleId: string): void {
+    this.relay.bus.emit({ type: "schedule.updated", sessionId, scheduleId });
+  }
+}

@@ -1,0 +1,72 @@
+// Cards that wait for the owner: approval cards (Allow / Deny) and agents' questions
+// (option buttons plus a free answer). Used in the conversation and in the Inbox.
+import { h, fmtTime } from "./dom.js";
+
+/** Runs an action with every button of the card disabled, so a double click decides once. */
+async function busy(card, fn) {
+  const controls = card.querySelectorAll("button, input, textarea");
+  controls.forEach((b) => (b.disabled = true));
+  try {
+    await fn();
+  } catch {
+    controls.forEach((b) => (b.disabled = false));
+  }
+}
+
+export function approvalCard(c, ctx, extra = null) {
+  const card = h("section", { class: "card card-approval", role: "group", "aria-label": `Approval: ${c.action ?? c.kind}` });
+  const decide = (decision) => busy(card, () => ctx.call("POST", `/api/cards/${encodeURIComponent(c.id)}`, { decision }).then(() => ctx.changed({ cards: true, sessionId: c.session })));
+  const [title] = c.text.split("?");
+  card.append(
+    h("div", { class: "card-kicker" }, h("span", { "aria-hidden": "true" }, "🛰️ "), "Approval needed", extra),
+    h("h3", { class: "card-title" }, c.details?.length ? `${title}?` : c.text),
+    c.details?.length ? h("ul", { class: "card-details" }, c.details.map((d) => h("li", {}, d))) : null,
+    c.reasons?.length ? h("p", { class: "card-reasons" }, `Asked because: ${c.reasons.join("; ")}`) : null,
+    c.expiresAt ? h("p", { class: "card-expires" }, `Denied automatically at ${fmtTime(c.expiresAt)} if nobody decides.`) : null,
+    h("div", { class: "card-actions" },
+      h("button", { class: "btn btn-primary", type: "button", onclick: () => decide("allow") }, "Allow"),
+      h("button", { class: "btn btn-danger-quiet", type: "button", onclick: () => decide("deny") }, "Deny")),
+  );
+  return card;
+}
+
+const OUTCOME = { allowed: ["✓", "Allowed"], denied: ["✗", "Denied"], expired: ["⌛", "Expired"] };
+const BECAUSE = { timeout: "nobody decided in time", turn_ended: "the turn ended", cancelled: "the call was cancelled", relay_restarted: "the relay restarted" };
+
+/** A decided card, as one compact line in the conversation's history. */
+export function cardOutcome(c) {
+  const [icon, word] = OUTCOME[c.status] ?? ["•", c.status];
+  const what = c.text.split("?")[0].replace(/^Allow /, "");
+  const why = c.expiredBecause ? ` (${BECAUSE[c.expiredBecause] ?? c.expiredBecause})` : "";
+  return h("div", { class: `msg msg-compact card-outcome outcome-${c.status}`, role: "note", "aria-label": `Approval ${word.toLowerCase()}` },
+    h("div", { class: "compact-line" },
+      h("span", { class: "compact-icon", "aria-hidden": "true" }, icon),
+      h("span", { class: "compact-text" }, `${word}${why}: ${what}`),
+      h("time", { class: "msg-time" }, fmtTime(c.decidedAt ?? c.createdAt))));
+}
+
+export function questionCard(q, ctx, extra = null) {
+  const card = h("section", { class: "card card-question", role: "group", "aria-label": `Question: ${q.question}` });
+  const answer = (body) => busy(card, () => ctx.call("POST", `/api/questions/${encodeURIComponent(q.id)}`, body).then(() => ctx.changed({ cards: true, sessionId: q.session })));
+  const input = h("textarea", { class: "input", rows: 1, placeholder: "Or write an answer…", "aria-label": "Your answer" });
+  const form = h("form", { class: "card-answer", onsubmit: (e) => {
+    e.preventDefault();
+    if (input.value.trim()) answer({ answer: input.value.trim() });
+  } }, input, h("button", { class: "btn", type: "submit" }, "Send answer"));
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey) {
+      e.preventDefault();
+      form.requestSubmit();
+    }
+  });
+  card.append(
+    h("div", { class: "card-kicker" }, h("span", { "aria-hidden": "true" }, "❓ "), q.kind === "ask" ? "Question (the agent keeps working)" : "The agent waits for your answer", extra),
+    h("h3", { class: "card-title" }, q.question),
+    q.detail ? h("p", { class: "card-detail" }, q.detail) : null,
+    q.options?.length ? h("div", { class: "card-options", role: "group", "aria-label": "Options" },
+      q.options.map((o) => h("button", { class: `btn ${o === q.recommendation ? "btn-primary" : "btn-option"}`, type: "button", title: o === q.recommendation ? "Recommended" : null, onclick: () => answer({ choice: o }) }, o, o === q.recommendation ? h("span", { "aria-hidden": "true" }, " ★") : null))) : null,
+    form,
+    h("div", { class: "card-actions card-actions-end" }, h("button", { class: "btn btn-link", type: "button", onclick: () => answer({ dismiss: true }) }, "Dismiss")),
+  );
+  return card;
+}

@@ -1,0 +1,77 @@
+// New session: provider and model from the relay's provider table (embedded in the page),
+// the relay mode, an optional first message. A provider that is not set up is refused by
+// the relay, and its reason is shown here.
+import { h } from "./dom.js";
+
+const LAST = "oar.lastProvider";
+
+export class NewSessionView {
+  constructor(ctx) {
+    this.ctx = ctx;
+    const providers = Object.values(ctx.catalog);
+    const last = localStorage.getItem(LAST);
+    const start = providers.find((p) => p.id === last) ?? providers.find((p) => p.id === "scripted") ?? providers[0];
+    const provider = h("select", { class: "input", id: "new-provider" }, providers.map((p) => h("option", { value: p.id, selected: p.id === start?.id }, p.name)));
+    const models = h("datalist", { id: "new-models" });
+    const model = h("input", { class: "input", id: "new-model", list: "new-models", autocomplete: "off" });
+    const effort = h("select", { class: "input", id: "new-effort" });
+    const mode = h("select", { class: "input", id: "new-mode" }, ["agent", "ask", "plan"].map((m) => h("option", { value: m }, m)));
+    const title = h("input", { class: "input", id: "new-title", maxlength: 200, placeholder: "optional" });
+    const cwd = h("input", { class: "input", id: "new-cwd", placeholder: "the relay's default folder" });
+    const text = h("textarea", { class: "input", id: "new-text", rows: 4, placeholder: "optional: starts the first turn" });
+    const may = h("input", { type: "checkbox", role: "switch", id: "new-may" });
+    const error = h("p", { class: "form-error", role: "alert" });
+    const create = h("button", { class: "btn btn-primary", type: "submit" }, "Create session");
+
+    const fillModels = () => {
+      const p = ctx.catalog[provider.value];
+      models.replaceChildren(...(p?.models ?? []).map((m) => h("option", { value: m })));
+      model.placeholder = p ? `default: ${p.defaultModel}` : "";
+      model.value = "";
+      effort.replaceChildren(h("option", { value: "" }, "default"), ...(p?.efforts ?? []).map((e) => h("option", { value: e }, e)));
+    };
+    provider.addEventListener("change", fillModels);
+    fillModels();
+
+    const field = (label, input, id) => h("div", { class: "field" }, h("label", { class: "field-label", for: id }, label), input);
+    this.form = h("form", { class: "new-form", "aria-labelledby": "new-title-h", onsubmit: async (e) => {
+      e.preventDefault();
+      error.textContent = "";
+      create.disabled = true;
+      const body = { provider: provider.value, mode: mode.value };
+      if (model.value.trim()) body.model = model.value.trim();
+      if (effort.value) body.effort = effort.value;
+      if (title.value.trim()) body.title = title.value.trim();
+      if (cwd.value.trim()) body.cwd = cwd.value.trim();
+      if (text.value.trim()) body.text = text.value;
+      if (may.checked) body.mayCreateSessions = true;
+      try {
+        const s = await ctx.call("POST", "/api/sessions", body, { quiet: true });
+        localStorage.setItem(LAST, provider.value);
+        ctx.changed({ list: true });
+        ctx.go(`session=${encodeURIComponent(s.id)}`);
+      } catch (err) {
+        error.textContent = err.message;
+      } finally {
+        create.disabled = false;
+      }
+    } },
+      h("div", { class: "field-grid" },
+        field("Provider", provider, "new-provider"),
+        field("Model", h("span", {}, model, models), "new-model"),
+        field("Effort", effort, "new-effort"),
+        field("Relay mode", mode, "new-mode")),
+      field("Title", title, "new-title"),
+      field("Folder", cwd, "new-cwd"),
+      field("First message", text, "new-text"),
+      h("div", { class: "field" }, h("label", { class: "switch", for: "new-may" }, may, h("span", { class: "switch-track", "aria-hidden": "true" }), "Agents in this conversation may start sessions")),
+      error,
+      h("div", { class: "form-actions" }, create));
+    this.el = h("section", { class: "panel new-session" }, h("h2", { id: "new-title-h", class: "panel-title" }, "New session"), this.form);
+    this.first = title;
+  }
+
+  focus() {
+    this.first.focus();
+  }
+}

@@ -1,0 +1,63 @@
+// Settings → Relays: paired relays with their "Agents may" level, pairing with another
+// relay, and making a pairing token for one. Shown only when the relay serves /api/relays.
+import { h } from "./dom.js";
+
+const LEVELS = [
+  ["off", "Off"],
+  ["read", "Read"],
+  ["prompt", "Prompt"],
+  ["full", "Full"],
+];
+
+export class RelaysSection {
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.list = h("ul", { class: "relay-list" });
+    this.token = h("p", { class: "pair-token", hidden: true });
+    const name = h("input", { class: "input", "aria-label": "Relay name", placeholder: "name", required: true });
+    const url = h("input", { class: "input", "aria-label": "Relay address", placeholder: "https://host:7420", required: true });
+    const token = h("input", { class: "input", "aria-label": "Pairing token", placeholder: "pairing token", required: true, type: "password" });
+    const pair = h("form", { class: "pair-form", "aria-label": "Pair with a relay", onsubmit: async (e) => {
+      e.preventDefault();
+      try {
+        await ctx.call("POST", "/api/relays", { name: name.value.trim(), url: url.value.trim(), token: token.value.trim() });
+        name.value = url.value = token.value = "";
+        this.refresh();
+      } catch {}
+    } }, name, url, token, h("button", { class: "btn", type: "submit" }, "Pair"));
+    const make = h("button", { class: "btn", type: "button", onclick: async () => {
+      try {
+        const r = await ctx.call("POST", "/api/pairing-tokens", {});
+        this.token.replaceChildren("Give this token to the other relay (shown once): ", h("code", {}, r.token));
+        this.token.hidden = false;
+      } catch {}
+    } }, "Make a pairing token");
+    this.el = h("section", { class: "relays", "aria-labelledby": "relays-title", hidden: true },
+      h("h3", { id: "relays-title", class: "panel-sub" }, "Relays"),
+      this.list, pair, h("div", { class: "pair-make" }, make, this.token));
+  }
+
+  async refresh() {
+    let r;
+    try {
+      r = await this.ctx.call("GET", "/api/relays", undefined, { quiet: true });
+    } catch {
+      this.el.hidden = true;
+      return;
+    }
+    this.el.hidden = false;
+    const relays = r.relays ?? [];
+    this.list.replaceChildren(...(relays.length ? relays.map((x) => this.row(x)) : [h("li", { class: "empty-note" }, "No paired relay yet.")]));
+  }
+
+  row(x) {
+    const path = `/api/relays/${encodeURIComponent(x.name)}`;
+    const level = h("select", { class: "input", "aria-label": `Agents may (${x.name})`, onchange: () => this.ctx.call("PATCH", path, { agentsMay: level.value }).catch(() => {}).then(() => this.refresh()) },
+      LEVELS.map(([v, label]) => h("option", { value: v, selected: x.agentsMay === v }, label)));
+    return h("li", { class: "relay" },
+      h("span", { class: "relay-name" }, x.name),
+      h("span", { class: "relay-url" }, x.url ?? ""),
+      h("label", { class: "ctl" }, h("span", { class: "ctl-label" }, "Agents may"), level),
+      h("button", { class: "btn btn-danger-quiet", type: "button", onclick: () => confirm(`Unpair ${x.name}?`) && this.ctx.call("DELETE", path).catch(() => {}).then(() => this.refresh()) }, "Unpair"));
+  }
+}

@@ -1,0 +1,67 @@
+// Settings (contract §3 GET/PATCH /api/settings). Each field saves on its own when it
+// changes; a refusal shows the relay's reason and puts the stored value back.
+import { h } from "./dom.js";
+import { RelaysSection } from "./relays.js";
+
+const FIELDS = [
+  { key: "agentSessions", type: "switch", label: "Agents may start and use sessions on this relay", help: "Offers relay_tool to agents here. A running conversation gets it when its agent next starts." },
+  { key: "longestWaitMinutes", type: "number", min: 2, max: 60, label: "Longest wait per tool call", unit: "min", help: "How long send, create_session and wait may block (2–60 minutes)." },
+  { key: "maxTurnMinutes", type: "number", min: 1, max: 1440, label: "Max turn duration", unit: "min", help: "A turn running longer is stopped." },
+  { key: "quietAfterMinutes", type: "number", min: 1, max: 1440, label: "Quiet after", unit: "min", help: "A watched session counts as quiet after this many minutes without activity." },
+  { key: "acceptPromptsFromOtherRelays", type: "switch", label: "Accept prompts from other relays' agents", help: "Off: agents on paired relays can still list, read and wait, but not prompt, start, answer, stop, archive or subscribe here." },
+];
+
+export class SettingsView {
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.inputs = new Map();
+    this.status = h("p", { class: "save-status", role: "status", "aria-live": "polite" });
+    const rows = FIELDS.map((f) => this.row(f));
+    this.relays = new RelaysSection(ctx);
+    this.el = h("section", { class: "panel settings", "aria-labelledby": "settings-title" },
+      h("h2", { id: "settings-title", class: "panel-title" }, "Settings"),
+      h("form", { class: "settings-form", onsubmit: (e) => e.preventDefault() }, rows),
+      this.status,
+      this.relays.el);
+  }
+
+  row(f) {
+    const id = `set-${f.key}`;
+    const input = f.type === "switch"
+      ? h("input", { type: "checkbox", role: "switch", id })
+      : h("input", { type: "number", class: "input input-num", id, min: f.min, max: f.max, step: 1, required: true });
+    input.addEventListener("change", () => this.save(f, input));
+    this.inputs.set(f.key, input);
+    const help = h("p", { class: "field-help", id: `${id}-help` }, f.help);
+    input.setAttribute("aria-describedby", `${id}-help`);
+    return f.type === "switch"
+      ? h("div", { class: "field" }, h("label", { class: "switch", for: id }, input, h("span", { class: "switch-track", "aria-hidden": "true" }), f.label), help)
+      : h("div", { class: "field" }, h("label", { class: "field-label", for: id }, f.label), h("span", { class: "num-wrap" }, input, h("span", { class: "unit" }, f.unit)), help);
+  }
+
+  async save(f, input) {
+    const value = f.type === "switch" ? input.checked : Number(input.value);
+    this.status.textContent = "Saving…";
+    try {
+      const s = await this.ctx.call("PATCH", "/api/settings", { [f.key]: value });
+      this.update(s);
+      this.status.textContent = `Saved: ${f.label}.`;
+    } catch (e) {
+      this.status.textContent = e.message;
+      this.ctx.changed({ settings: true });
+    }
+  }
+
+  update(s) {
+    for (const f of FIELDS) {
+      const input = this.inputs.get(f.key);
+      if (!input || document.activeElement === input) continue;
+      if (f.type === "switch") input.checked = !!s[f.key];
+      else input.value = String(s[f.key] ?? "");
+    }
+  }
+
+  refreshRelays() {
+    return this.relays.refresh();
+  }
+}

@@ -63,6 +63,8 @@ async function run(relay: Relay, caller: SessionRow, raw: unknown, opts: CallOpt
     else extra.push(k);
   }
   if (extra.length && def.strictArgs) {
+  const refused = extra.find((k) => def.refusedArgs && Object.hasOwn(def.refusedArgs, k));
+  if (refused) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${def.refusedArgs![refused]} ${nothingDone(def.name)}`);
     const own = ["relay", ...Object.keys(def.args)].join(", ");
     const tail = def.name === "create_session" ? "Nothing was created." : "Nothing was changed.";
     throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${def.name} does not take: ${extra.join(", ")}. Its arguments: ${own}. ${tail}`, { arguments: ["relay", ...Object.keys(def.args)] });
@@ -76,7 +78,7 @@ async function run(relay: Relay, caller: SessionRow, raw: unknown, opts: CallOpt
   for (const [k, schema] of Object.entries(def.args)) {
     if (!(k in args)) continue;
     const parsed = schema.safeParse(args[k]);
-    if (!parsed.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${def.name}: ${describeBad(k, args[k], parsed.error.issues[0]?.message ?? "")}. Nothing was done.`);
+    if (!parsed.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${def.name}: ${describeBad(k, args[k], parsed.error.issues[0]?.message ?? "")}. ${nothingDone(def.name)}`);
     args[k] = parsed.data;
   }
 
@@ -103,7 +105,9 @@ function resolveRelay(relay: Relay, def: ActionDef, value: unknown): string {
 
 function describeBad(name: string, value: unknown, zodMessage: string): string {
   const got = Array.isArray(value) ? "a list" : value === null ? "null" : typeof value;
-  if (name === "wait_seconds" || name === "lines" || name === "last") return `${name} must be a number of 0 or more (got ${got === "number" ? String(value) : got})`;
+  const shown = got === "number" ? String(value) : got;
+  if (name === "wait_seconds") return `wait_seconds must be a number of seconds, 0 or more (got ${shown})`;
+  if (name === "lines" || name === "last") return `${name} must be a whole number, 1 or more (got ${shown})`;
   if (name === "mode") return `mode must be "agent", "ask" or "plan" (got ${JSON.stringify(value)?.slice(0, 40)})`;
   if (name === "effort") return `effort must be "low", "medium", "high" or "max" (got ${JSON.stringify(value)?.slice(0, 40)})`;
   if (name === "scope") return `scope must be "active" or "all" (got ${JSON.stringify(value)?.slice(0, 40)})`;

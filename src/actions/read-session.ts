@@ -6,6 +6,9 @@ import { iso } from "../core/clock.ts";
 import { taskHealth } from "../tasks/health.ts";
 import { groupMembers } from "../groups/members.ts";
 
+const LAST_DEFAULT = 10;
+const LAST_MAX = 200;
+
 export const readSession: ActionDef = {
   name: "read_session",
   since: "0.9.4",
@@ -13,13 +16,15 @@ export const readSession: ActionDef = {
   level: "read",
   args: {
     session: z.string().min(1).describe("Session id to read."),
-    last: z.number().int().min(1).max(200).describe("How many of the latest messages to return (default 10, at most 200)."),
+    last: z.number().int().min(1).describe(`How many of the latest messages to return (default ${LAST_DEFAULT}, at most ${LAST_MAX}).`),
   },
   handler(ctx, args) {
     const { relay } = ctx;
     const s = targetSession(ctx, "read_session", args.session);
     const entry = sessionEntry(relay, s);
-    const messages = relay.sessions.messages(s.id, (args.last as number) ?? 10).map(messageView);
+    // More than the cap is not an error: the agent gets the most there is, and is told.
+    const asked = (args.last as number | undefined) ?? LAST_DEFAULT;
+    const messages = relay.sessions.messages(s.id, Math.min(asked, LAST_MAX)).map(messageView);
     const running = relay.sessions.activeTurns(s.id).find((t) => t.status === "running");
     const live = running ? relay.turns.inFlight(running.id) : null;
     const tasks = relay.sessions.tasksOf(s.id).filter((t) => t.status === "running" || (t.ended_at ?? 0) > relay.clock.now() - 3_600_000);
@@ -32,6 +37,7 @@ export const readSession: ActionDef = {
       pendingQuestions: pendingQuestions(relay, s.id),
       tasks: tasks.map((t) => taskHealth(relay, t)),
       group: groupMembers(relay, s),
+      ...(asked > LAST_MAX ? { note: `last is at most ${LAST_MAX}; the latest ${LAST_MAX} messages are shown.` } : {}),
     };
   },
 };

@@ -5,7 +5,7 @@ import { HOUR, iso } from "../core/clock.ts";
 import { targetSession } from "./target.ts";
 import { stallOf } from "../tasks/health.ts";
 import { toPlainLines } from "../tasks/plain-text.ts";
-import { tailLines } from "../tasks/tail.ts";
+import { TAIL_DEFAULT, TAIL_MAX, tailLines } from "../tasks/tail.ts";
 import { testCounts } from "../tasks/test-counts.ts";
 import { maskSecrets } from "../tasks/mask-secrets.ts";
 
@@ -17,7 +17,7 @@ export const readTaskOutput: ActionDef = {
   args: {
     session: z.string().min(1).describe("Session id the task runs in."),
     task_id: z.string().min(1).describe("taskId from read_session's tasks."),
-    lines: z.number().int().min(1).max(500).describe("How many lines from the end (default 50, at most 500)."),
+    lines: z.number().int().min(1).describe(`How many lines from the end (default ${TAIL_DEFAULT}, at most ${TAIL_MAX}).`),
   },
   handler(ctx, args) {
     const { relay } = ctx;
@@ -35,13 +35,15 @@ export const readTaskOutput: ActionDef = {
     }
     const out = relay.tasks.readOutput(t);
     const lines = toPlainLines(maskSecrets(out.text, relay.secrets()));
-    const { tail, truncated } = tailLines(lines, (args.lines as number) ?? 50);
+    const asked = (args.lines as number | undefined) ?? TAIL_DEFAULT;
+    const { tail, truncated } = tailLines(lines, Math.min(asked, TAIL_MAX));
     const counts = testCounts(lines);
     const stall = stallOf(relay, t);
     const notes: string[] = [];
     if (!t.output_path) notes.push(`A ${t.type} task has no console output; only its status is known.`);
     else if (!out.exists) notes.push("The task has written no output yet.");
     if (out.clipped) notes.push("Only the end of the output is kept for reading.");
+    if (asked > TAIL_MAX) notes.push(`lines is at most ${TAIL_MAX}; the last ${TAIL_MAX} are shown.`);
     const parts = [`${tail.length} lines`, t.status];
     if (stall) parts.push(`last output ${stall.minutes} min ago`);
     if (counts) parts.push(`${counts.passed} passed, ${counts.failed} failed`);

@@ -3,6 +3,7 @@ import type { Relay } from "../relay.ts";
 import type { SessionRow } from "../sessions/types.ts";
 import { ACTIONS, actionByName } from "./registry.ts";
 import type { ActionDef, Args } from "./types.ts";
+import { nothingDone } from "./target.ts";
 
 const MAX_IGNORED = 20;
 
@@ -63,8 +64,6 @@ async function run(relay: Relay, caller: SessionRow, raw: unknown, opts: CallOpt
     else extra.push(k);
   }
   if (extra.length && def.strictArgs) {
-  const refused = extra.find((k) => def.refusedArgs && Object.hasOwn(def.refusedArgs, k));
-  if (refused) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${def.refusedArgs![refused]} ${nothingDone(def.name)}`);
     const own = ["relay", ...Object.keys(def.args)].join(", ");
     const tail = def.name === "create_session" ? "Nothing was created." : "Nothing was changed.";
     throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${def.name} does not take: ${extra.join(", ")}. Its arguments: ${own}. ${tail}`, { arguments: ["relay", ...Object.keys(def.args)] });

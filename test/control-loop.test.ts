@@ -100,3 +100,16 @@ test("create_session counts as a prompt to another agent", async () => {
   await decide(relay, card.id, "deny");
   assert.equal(toolResults(await reply).at(-1).code, "REMOTE_RELAY_PERMISSION");
 });
+
+test("an `ask` on behalf of another session does not count", async () => {
+  const a = await relay.createSession({ title: "Asks for others" });
+  const b = await relay.createSession({ title: "Asked about" });
+  const askFor = tool({ action: "ask", session: b, question: "Is B allowed to deploy?" });
+  const reply = relay.say(a, [sends(29, b), askFor, send(b, "30th"), send(b, "31st")].join("\n"), 120_000);
+  const card = await loopCard(b, a, 30);
+  await decide(relay, card.id, "deny");
+  const results = toolResults(await reply);
+  assert.equal(results[29].ok, true, JSON.stringify(results[29]));
+  assert.ok(results.slice(0, 31).every((r) => r.ok), "29 sends, the ask and the 30th send pass");
+  assert.equal(results[31].code, "REMOTE_RELAY_PERMISSION");
+});

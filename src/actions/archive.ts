@@ -11,7 +11,7 @@ export const archive: ActionDef = {
   async handler(ctx, args) {
     const s = targetSession(ctx, "archive", args.session, { notSelf: true });
     if (s.archived_at) return { summary: `archive → ${ctx.relay.name} session ${s.id}: already archived`, session: s.id, archived: true };
-    await ctx.relay.approvals.require(ctx.caller, { action: "archive", relay: ctx.relay.name, write: true, target: { id: s.id, title: s.title } }, ctx.signal);
+    await ctx.approve({ target: { id: s.id, title: s.title } });
     ctx.relay.archiveSession(s.id);
     return { summary: `archive → ${ctx.relay.name} session ${s.id}: archived`, session: s.id, archived: true };
   },

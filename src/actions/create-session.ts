@@ -64,11 +64,11 @@ export const createSession: ActionDef = {
     const mode = (args.mode as Mode | undefined) ?? caller.mode;
     const title = (args.title as string | undefined) ?? titleFrom(args.text);
     checkWorkingLimit(ctx, "create_session", null);
-    await relay.approvals.require(caller, {
-      action: "create_session", relay: relay.name, write: true, once: "create_session", prompts: 1,
+    await ctx.approve({
+      once: "create_session", prompts: 1,
       details: [`Title: ${title}`, `Provider: ${provider.name}`, `Model: ${model.model}`, `Mode: ${mode}`, ...(effort ? [`Effort: ${effort}`] : []),
         ...(group ? [`Group: ${group.name} (${group.id})`] : []), provider.id === "claude-cloud" ? `Repo: ${String(args.repo)}` : `Folder: ${cwd}`],
-    }, ctx.signal);
+    });
     const session = relay.db.transaction(() => {
       const s = relay.sessions.create({
         provider: provider.id, model: model.model, effort, mode, cwd, title,

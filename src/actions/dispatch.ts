@@ -2,7 +2,7 @@ import { RelayError } from "../core/errors.ts";
 import type { Relay } from "../relay.ts";
 import type { SessionRow } from "../sessions/types.ts";
 import { ACTIONS, actionByName } from "./registry.ts";
-import type { ActionDef, Args } from "./types.ts";
+import type { ActionDef, ApproveGate, Args } from "./types.ts";
 import { nothingDone } from "./target.ts";
 
 const MAX_IGNORED = 20;
@@ -81,10 +81,11 @@ async function run(relay: Relay, caller: SessionRow, raw: unknown, opts: CallOpt
     args[k] = parsed.data;
   }
 
-  const result = await def.handler(
-    { relay, caller, relayName, signal: opts.signal ?? new AbortController().signal, progress: opts.progress ?? (() => {}) },
-    args,
-  );
+  const signal = opts.signal ?? new AbortController().signal;
+  // Cards read the registry: a write declared there gets the ask/plan card from approve().
+  const approve = (gate: ApproveGate = {}) =>
+    relay.approvals.require(caller, { action: def.name, relay: relayName, write: def.write, nothing: nothingDone(def.name), ...gate }, signal);
+  const result = await def.handler({ relay, caller, relayName, signal, progress: opts.progress ?? (() => {}), approve }, args);
   const out: Record<string, unknown> = { ok: true, relay: relayName, ...result };
   if (extra.length) out.ignored = extra.slice(0, MAX_IGNORED);
   return out;

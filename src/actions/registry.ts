@@ -16,10 +16,12 @@ import { unschedule } from "./unschedule.ts";
 import { ask } from "./ask.ts";
 import { listQuestions } from "./list-questions.ts";
 import { withdraw } from "./withdraw.ts";
+import { answerQuestion } from "./answer-question.ts";
 
 /** Every relay_tool action. Later capabilities add theirs here and nowhere else. */
 export const ACTIONS: ActionDef[] = [
   listRelays, relayInfo, usage, listSessions, readSession, readTaskOutput, send, createSession, wait, stop, archive,
+  answerQuestion,
   schedule, listSchedules, unschedule,
   ask, listQuestions, withdraw,
 ];

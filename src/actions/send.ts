@@ -36,10 +36,10 @@ export const send: ActionDef = {
     }
     checkWorkingLimit(ctx, "send", s);
     const mode = (args.mode as Mode | undefined) ?? caller.mode;
-    await relay.approvals.require(caller, {
-      action: "send", relay: relay.name, write: true, prompts: 1, target: { id: s.id, title: s.title },
+    await ctx.approve({
+      prompts: 1, target: { id: s.id, title: s.title },
       details: [`Mode: ${mode}`, ...(model ? [`Model: ${model.model}`] : []), ...(args.effort ? [`Effort: ${String(args.effort)}`] : [])],
-    }, ctx.signal);
+    });
     relay.db.transaction(() => {
       relay.sessions.update(s.id, { mode, ...(model ? { model: model.model } : {}), ...(args.effort ? { effort: String(args.effort) } : {}) });
     })();

@@ -10,7 +10,7 @@ export const stop: ActionDef = {
   args: { session: z.string().min(1).describe("Session id whose running turn to stop.") },
   async handler(ctx, args) {
     const s = targetSession(ctx, "stop", args.session, { notSelf: true });
-    await ctx.relay.approvals.require(ctx.caller, { action: "stop", relay: ctx.relay.name, write: true, target: { id: s.id, title: s.title } }, ctx.signal);
+    await ctx.approve({ target: { id: s.id, title: s.title } });
     const stopRequested = ctx.relay.turns.stop(s.id);
     return {
       summary: `stop → ${ctx.relay.name} session ${s.id}: ${stopRequested ? "stop requested" : "nothing was running"}`,

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Relay } from "../relay.ts";
 import type { SessionRow } from "../sessions/types.ts";
+import type { Gate } from "../approvals/gate.ts";
 
 /** Agents-may levels (contract §5.2); `none` = needs no level (list_relays). */
 export type Level = "none" | "read" | "prompt" | "full";
@@ -14,7 +15,15 @@ export interface ActionContext {
   signal: AbortSignal;
   /** MCP progress while a call blocks (keeps the client's request alive). */
   progress: (message: string) => void;
+  /** Asks the owner with an approval card when a rule says so (contract §5.3) and returns
+   * once the call may go on; throws PERMISSION / APPROVAL_TIMEOUT / NO_ACTIVE_TURN. Call it
+   * after the action's own checks and before its first write. `action`, `relay`, `write`
+   * (the ask/plan write card) and the refusal tail come from the registry entry; pass what
+   * only the handler knows: target, details, once, always, prompts, billing. */
+  approve: (gate?: ApproveGate) => Promise<void>;
 }
+
+export type ApproveGate = Omit<Gate, "action" | "relay" | "write"> & Partial<Pick<Gate, "write">>;
 
 export type Args = Record<string, unknown>;
 export type Result = Record<string, unknown> & { summary: string };

@@ -54,7 +54,9 @@ export function sessionDetail(relay: Relay, s: SessionRow) {
     inFlight: live ? { text: live.text, startedAt: iso(live.startedAt) } : null,
     tasks: relay.sessions.tasksOf(s.id).map(taskSummary),
     pendingQuestions: pendingQuestions(relay, s.id),
-    cards: relay.approvals.pending(s.id).map(cardView),
+    // Pending cards and the latest decided ones, each with its status: the conversation
+    // shows a card's outcome (allowed, denied, expired — also across a restart).
+    cards: relay.approvals.forSession(s.id).map(cardView),
   };
 }
 

@@ -8,8 +8,8 @@ export type BusEvent =
   | { type: "turn.progress"; sessionId: string; turnId: string }
   | { type: "turn.ended"; sessionId: string; turnId: string; status: string }
   | { type: "task.updated"; sessionId: string; taskId: string; status: string; taskType: string }
-  | { type: "card.created"; sessionId: string; cardId: string }
-  | { type: "card.decided"; sessionId: string; cardId: string; status: string }
+  | { type: "card.created"; sessionId: string; cardId: string; card?: unknown }
+  | { type: "card.decided"; sessionId: string; cardId: string; status: string; card?: unknown }
   | { type: "schedule.updated"; sessionId: string; scheduleId: string }
   | { type: "question.updated"; sessionId: string; questionId: string; status: string }
   | { type: "settings.updated" };

@@ -15,7 +15,8 @@ import { Schedules } from "./schedules/schedules.ts";
 import { Asks } from "./questions/asks.ts";
 import type { SessionRow } from "./sessions/types.ts";
 import type { McpEntry } from "./providers/acp-worker.ts";
-import { createDelivery, type DeliveryApi } from "./watching/delivery.ts";
+import type { DeliveryApi } from "./watching/delivery.ts";
+import { Watching } from "./watching/watching.ts";
 
 export const VERSION = "0.9.19";
 
@@ -56,6 +57,7 @@ export class Relay {
   watchingHooks?: { promptSent(watcher: string, turnId: string): void; replyReceived(watcher: string, turnId: string, status: string): void };
   /** Relay events to a conversation without a subscription (e.g. question_answered): watching/delivery.ts. */
   readonly delivery: DeliveryApi;
+  readonly watch: Watching;
 
   constructor(opts: RelayOptions = {}) {
     this.dataDir = opts.dataDir ?? join(homedir(), ".oar");
@@ -70,7 +72,8 @@ export class Relay {
     this.questions = new Questions(this.db, this.clock, this.bus);
     this.approvals = new Approvals(this);
     this.schedules = new Schedules(this);
-    this.delivery = createDelivery(this);
+    this.watch = new Watching(this);
+    this.delivery = this.watch.delivery;
     this.asks = new Asks(this);
     this.turns.maxTurnMinutes = () => this.settings.get().maxTurnMinutes;
     this.workers = new Workers({
@@ -106,6 +109,7 @@ export class Relay {
     this.questions.recover();
     this.approvals.recover();
     for (const sessionId of this.turns.recover()) this.turns.kick(sessionId);
+    this.watch.start();
     this.schedules.start();
   }
 

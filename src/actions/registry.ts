@@ -16,6 +16,10 @@ import { unschedule } from "./unschedule.ts";
 import { ask } from "./ask.ts";
 import { listQuestions } from "./list-questions.ts";
 import { withdraw } from "./withdraw.ts";
+import { subscribe } from "./subscribe.ts";
+import { unsubscribe } from "./unsubscribe.ts";
+import { listSubscriptions } from "./list-subscriptions.ts";
+import { transferSubscriptions } from "./transfer-subscriptions.ts";
 import { answerQuestion } from "./answer-question.ts";
 
 /** Every relay_tool action. Later capabilities add theirs here and nowhere else. */
@@ -24,6 +28,7 @@ export const ACTIONS: ActionDef[] = [
   answerQuestion,
   schedule, listSchedules, unschedule,
   ask, listQuestions, withdraw,
+  subscribe, unsubscribe, listSubscriptions, transferSubscriptions,
 ];
 
 const byName = new Map(ACTIONS.map((a) => [a.name, a]));

@@ -27,7 +27,10 @@ export const wait: ActionDef = {
         ?? (ctx.relay.db.prepare("SELECT * FROM turns WHERE session_id = ? ORDER BY queued_at DESC, rowid DESC LIMIT 1").get(s.id) as typeof turn);
       if (!turn) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `Session ${s.id} has had no turn to wait for. Nothing was waited for.`);
     }
+    // No echo (seed §9): a reply the watcher gets from wait does not wake it again.
+    ctx.relay.watchingHooks?.promptSent(ctx.caller.id, turn.id);
     const r = await waitForTurn(ctx, turn, args.wait_seconds as number | undefined);
+    ctx.relay.watchingHooks?.replyReceived(ctx.caller.id, turn.id, r.status as string);
     return { summary: statusSummary("wait", ctx.relay.name, s.id, r), ...r };
   },
 };

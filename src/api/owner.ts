@@ -10,6 +10,7 @@ import { cardView } from "../approvals/approvals.ts";
 import { questionView } from "../questions/ask-user.ts";
 import { groupRoutes } from "./groups.ts";
 import { scheduleRoutes } from "../schedules/routes.ts";
+import { subscriptionRoutes } from "./subscriptions.ts";
 import { timingSafeEqual } from "node:crypto";
 
 function tokenMatches(given: string | undefined, expected: string): boolean {
@@ -46,6 +47,7 @@ export function ownerApi(relay: Relay): Hono {
   app.route("/sessions", sessionRoutes(relay));
   app.route("/groups", groupRoutes(relay));
   app.route("/schedules", scheduleRoutes(relay));
+  app.route("/subscriptions", subscriptionRoutes(relay));
 
   app.get("/cards", (c) => {
     const session = c.req.query("session");

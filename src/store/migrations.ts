@@ -2,6 +2,7 @@
 // shipped migration: add a new entry (a domain may keep its SQL in its own folder and add
 // one line here).
 import { SCHEDULES_SQL } from "../schedules/schema.ts";
+import { WATCHING_SQL } from "../watching/schema.ts";
 
 export interface Migration {
   name: string;
@@ -141,5 +142,6 @@ const CORE = `
 
 export const MIGRATIONS: Migration[] = [
   { name: "001-core", sql: CORE },
+  { name: "005-watching", sql: WATCHING_SQL },
   { name: "006-schedules", sql: SCHEDULES_SQL },
 ];

@@ -1,0 +1,161 @@
+// Subscription rows and the in-memory index the capture path reads: which active
+// subscriptions watch a session. The store is the truth; the index is rebuilt from it
+// whenever a subscription starts or ends (rare next to events).
+import type { Db } from "../store/db.ts";
+import { fromJson } from "../store/db.ts";
+import { newId } from "../core/ids.ts";
+import { DEFAULT_EVENTS, OLD_DEFAULT_EVENTS, type EndReason, type EventType, type Sub, type SubRow } from "./types.ts";
+import { QuietWindow, type QuietHours } from "./quiet-hours.ts";
+
+export interface NewSub {
+  watcher: string;
+  all: boolean;
+  sessions: string[];
+  exclude: string[];
+  events: EventType[] | null;
+  once: boolean;
+  match: string | null;
+  stalledMinutes: number;
+  heartbeatMinutes: number | null;
+  digestMinutes: number | null;
+  quiet: QuietHours | null;
+}
+
+export class SubscriptionStore {
+  private byId = new Map<string, Sub>();
+  private bySession = new Map<string, Sub[]>();
+  private allScope: Sub[] = [];
+  private byWatcher = new Map<string, Sub[]>();
+  private windows = new Map<string, QuietWindow>();
+
+  constructor(
+    private db: Db,
+    private oldDefaults: () => boolean,
+  ) {
+    this.reload();
+  }
+
+  /** Re-reads the active subscriptions into the index. */
+  reload(): void {
+    const rows = this.db.prepare("SELECT * FROM subscriptions WHERE ended_at IS NULL ORDER BY created_at, rowid").all() as SubRow[];
+    this.byId.clear();
+    this.bySession.clear();
+    this.byWatcher.clear();
+    this.allScope = [];
+    for (const row of rows) {
+      const sub = this.parse(row);
+      this.byId.set(sub.id, sub);
+      if (!this.byWatcher.has(sub.watcher)) this.byWatcher.set(sub.watcher, []);
+      this.byWatcher.get(sub.watcher)!.push(sub);
+      if (sub.all) this.allScope.push(sub);
+      else for (const s of sub.sessions) {
+        if (!this.bySession.has(s)) this.bySession.set(s, []);
+        this.bySession.get(s)!.push(sub);
+      }
+    }
+  }
+
+  parse(row: SubRow): Sub {
+    const quiet = fromJson<QuietHours | null>(row.quiet_json, null);
+    return {
+      row,
+      id: row.id,
+      watcher: row.watcher,
+      all: row.scope === "all",
+      sessions: fromJson<string[]>(row.sessions_json, []),
+      exclude: new Set(fromJson<string[]>(row.exclude_json, [])),
+      events: new Set(fromJson<EventType[] | null>(row.events_json, null) ?? (this.oldDefaults() ? OLD_DEFAULT_EVENTS : DEFAULT_EVENTS)),
+      once: !!row.once,
+      match: row.match,
+      stalledMinutes: row.stalled_minutes,
+      digestMinutes: row.digest_minutes,
+      quiet,
+    };
+  }
+
+  /** One QuietWindow per distinct quiet_hours, so its cache serves every subscription using it. */
+  window(q: QuietHours): QuietWindow {
+    const k = `${q.from}|${q.to}|${q.tz}`;
+    let w = this.windows.get(k);
+    if (!w) this.windows.set(k, (w = new QuietWindow(q)));
+    return w;
+  }
+
+  active(id: string): Sub | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Active subscriptions that watch this session (its own watcher's never do). */
+  watching(sessionId: string): Sub[] {
+    const list = this.bySession.get(sessionId);
+    const out: Sub[] = list ? [...list] : [];
+    for (const s of this.allScope) if (s.watcher !== sessionId && !s.exclude.has(sessionId)) out.push(s);
+    return out;
+  }
+
+  ofWatcher(watcher: string): Sub[] {
+    return this.byWatcher.get(watcher) ?? [];
+  }
+
+  allActive(): Sub[] {
+    return [...this.byId.values()];
+  }
+
+  isWatched(sessionId: string): boolean {
+    if (this.bySession.has(sessionId)) return true;
+    return this.allScope.some((s) => s.watcher !== sessionId && !s.exclude.has(sessionId));
+  }
+
+  hasWatchers(): boolean {
+    return this.byId.size > 0;
+  }
+
+  get(id: string): SubRow | undefined {
+    return this.db.prepare("SELECT * FROM subscriptions WHERE id = ?").get(id) as SubRow | undefined;
+  }
+
+  /** Active ones and those ended within `sinceMs`. */
+  listFor(watcher: string, endedSince: number): SubRow[] {
+    return this.db.prepare("SELECT * FROM subscriptions WHERE watcher = ? AND (ended_at IS NULL OR ended_at >= ?) ORDER BY created_at, rowid")
+      .all(watcher, endedSince) as SubRow[];
+  }
+
+  insert(n: NewSub, now: number, extra: Partial<SubRow> = {}): SubRow {
+    const id = extra.id ?? newId("sub", 10);
+    this.db.prepare(`INSERT INTO subscriptions (id, watcher, scope, sessions_json, exclude_json, events_json, once, match,
+      stalled_minutes, heartbeat_minutes, digest_minutes, quiet_json, created_at, digest_anchor_at, heartbeat_due_at, idle_armed)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
+      id, n.watcher, n.all ? "all" : "sessions", JSON.stringify(n.all ? [] : n.sessions), JSON.stringify(n.exclude),
+      n.events ? JSON.stringify(n.events) : null, n.once ? 1 : 0, n.match, n.stalledMinutes, n.heartbeatMinutes, n.digestMinutes,
+      n.quiet ? JSON.stringify(n.quiet) : null, extra.created_at ?? now, extra.digest_anchor_at ?? now,
+      extra.heartbeat_due_at !== undefined ? extra.heartbeat_due_at : n.heartbeatMinutes ? now + n.heartbeatMinutes * 60_000 : null,
+      extra.idle_armed ?? 0,
+    );
+    return this.get(id)!;
+  }
+
+  /** Ends it (once); returns whether it was active. The caller reloads the index after its transaction. */
+  end(id: string, reason: EndReason, now: number, transferredTo: string | null = null): boolean {
+    const r = this.db.prepare("UPDATE subscriptions SET ended_at = ?, end_reason = ?, transferred_to = ? WHERE id = ? AND ended_at IS NULL")
+      .run(now, reason, transferredTo, id);
+    return r.changes > 0;
+  }
+
+  setIdleArmed(id: string, armed: boolean): void {
+    this.db.prepare("UPDATE subscriptions SET idle_armed = ? WHERE id = ?").run(armed ? 1 : 0, id);
+    const s = this.byId.get(id);
+    if (s) s.row.idle_armed = armed ? 1 : 0;
+  }
+
+  setDigestAnchor(id: string, at: number): void {
+    this.db.prepare("UPDATE subscriptions SET digest_anchor_at = ? WHERE id = ?").run(at, id);
+    const s = this.byId.get(id);
+    if (s) s.row.digest_anchor_at = at;
+  }
+
+  setHeartbeatDue(id: string, at: number | null): void {
+    this.db.prepare("UPDATE subscriptions SET heartbeat_due_at = ? WHERE id = ?").run(at, id);
+    const s = this.byId.get(id);
+    if (s) s.row.heartbeat_due_at = at;
+  }
+}

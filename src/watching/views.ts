@@ -1,0 +1,38 @@
+// How a subscription shows in subscribe's result and in list_subscriptions (seed §9,
+// contract §8 "An ended subscription").
+import type { Relay } from "../relay.ts";
+import { iso } from "../core/clock.ts";
+import { fromJson } from "../store/db.ts";
+import type { SubRow } from "./types.ts";
+import type { SubscriptionStore } from "./subscriptions.ts";
+
+export function subscriptionView(relay: Relay, store: SubscriptionStore, row: SubRow) {
+  const sub = store.parse(row);
+  const exclude = [...sub.exclude];
+  const held = relay.db.prepare("SELECT COUNT(*) AS n, MIN(release_at) AS at FROM watch_events WHERE hold_sub = ? AND state = 'held' AND capped = 0")
+    .get(row.id) as { n: number; at: number | null };
+  const active = row.ended_at == null;
+  return {
+    id: row.id,
+    watcher: row.watcher,
+    scope: sub.all ? "all" : "sessions",
+    sessions: sub.all ? "all" : sub.sessions.map((id) => ({ id, title: relay.sessions.get(id)?.title ?? null })),
+    events: [...sub.events],
+    once: sub.once,
+    match: sub.match,
+    stalledMinutes: sub.stalledMinutes,
+    heartbeatMinutes: row.heartbeat_minutes,
+    ...(row.digest_minutes ? { digestMinutes: row.digest_minutes } : {}),
+    ...(sub.quiet ? { quietHours: sub.quiet } : {}),
+    ...(exclude.length ? { exclude } : {}),
+    active,
+    createdAt: iso(row.created_at),
+    ...(active ? {} : { endedAt: iso(row.ended_at), endReason: row.end_reason, ...(row.transferred_to ? { transferredTo: row.transferred_to } : {}) }),
+    // An ended subscription says what it holds only while its last event is still held.
+    ...(active || held.n ? { heldCount: held.n, nextDeliveryAt: iso(held.at) } : {}),
+  };
+}
+
+export type SubscriptionView = ReturnType<typeof subscriptionView>;
+
+export const eventsOf = (row: SubRow) => fromJson<string[] | null>(row.events_json, null);

@@ -1,0 +1,235 @@
+// The watching domain wired into the relay (seed §9): it listens to the bus, turns what
+// happens into events for watchers, and delivers them; it answers the list badges
+// (`relay.watching`) and hears about the watcher's own prompts (`relay.watchingHooks`).
+import type { Relay } from "../relay.ts";
+import type { BusEvent } from "../core/bus.ts";
+import { SubscriptionStore } from "./subscriptions.ts";
+import { Delivery } from "./delivery.ts";
+import { Capture } from "./capture.ts";
+import { Monitors } from "./monitors.ts";
+import { captureMissed } from "./recovery.ts";
+import type { EndReason, Sub, SubRow } from "./types.ts";
+
+const FINAL = new Set(["done", "stopped", "error"]);
+
+export class Watching {
+  readonly subs: SubscriptionStore;
+  readonly delivery: Delivery;
+  readonly capture: Capture;
+  readonly monitors: Monitors;
+
+  constructor(private relay: Relay) {
+    this.subs = new SubscriptionStore(relay.db, () => versionBefore(relay.version, "0.9.13"));
+    this.delivery = new Delivery(relay, this.subs);
+    this.capture = new Capture(relay, this.subs, this.delivery);
+    this.monitors = new Monitors(relay, this.subs, this.capture);
+    relay.watching = {
+      isWatched: (id) => this.subs.isWatched(id),
+      watchingCount: (id) => this.watchingCount(id),
+    };
+    relay.watchingHooks = {
+      promptSent: (watcher, turnId) => this.promptSent(watcher, turnId),
+      replyReceived: (watcher, turnId, status) => this.replyReceived(watcher, turnId, status),
+    };
+    relay.bus.on((e) => this.onBus(e));
+  }
+
+  /** After the relay's own recovery: what was held is armed again, what fell due goes now. */
+  start(): void {
+    captureMissed(this.relay, this.subs, this.capture);
+    this.delivery.recover();
+    this.monitors.rearmAll();
+    for (const sub of this.subs.allActive()) {
+      this.monitors.startStallClocks(sub);
+      if (sub.events.has("all_idle")) this.monitors.checkAllIdle(sub);
+    }
+  }
+
+  private onBus(e: BusEvent): void {
+    if (!this.subs.hasWatchers() && e.type !== "turn.ended") return;
+    const now = this.relay.clock.now();
+    switch (e.type) {
+      case "turn.started":
+      case "turn.progress":
+        this.monitors.activity(e.sessionId);
+        if (e.type === "turn.started") this.monitors.stateChanged(e.sessionId);
+        return;
+      case "turn.ended": {
+        if (this.subs.hasWatchers()) {
+          const turn = this.relay.sessions.turn(e.turnId);
+          const h = turn && this.capture.turnEnded(turn, now);
+          if (h) this.capture.capture(h);
+          this.monitors.activity(e.sessionId);
+          this.monitors.stateChanged(e.sessionId);
+        }
+        // The watcher's own turn ended: what waited for it goes out now.
+        if (this.delivery.hasOpen(e.sessionId)) this.delivery.run(e.sessionId);
+        return;
+      }
+      case "task.updated": {
+        const task = this.relay.sessions.task(e.sessionId, e.taskId);
+        const h = task && this.capture.taskChanged(task, now);
+        if (h) this.capture.capture(h);
+        this.monitors.activity(e.sessionId);
+        this.monitors.stateChanged(e.sessionId);
+        return;
+      }
+      case "card.created": {
+        const q = this.relay.questions.get(e.cardId);
+        const h = q && this.capture.questionAsked(q, now);
+        if (h) this.capture.capture(h);
+        return;
+      }
+      case "card.decided": {
+        if (e.status !== "answered" && e.status !== "dismissed") return;
+        const q = this.relay.questions.get(e.cardId);
+        const h = q && this.capture.questionAnswered(q, now);
+        if (h) this.capture.capture(h);
+        this.monitors.activity(e.sessionId);
+        return;
+      }
+      case "session.updated":
+      case "session.deleted":
+        this.checkArchived(e.sessionId);
+        return;
+      default:
+        return;
+    }
+  }
+
+  // ---- subscriptions starting and ending ----
+
+  /** Call after a subscription was written (and its transaction committed). */
+  started(row: SubRow): void {
+    this.subs.reload();
+    const sub = this.subs.active(row.id);
+    if (!sub) return;
+    this.monitors.armIdle(sub);
+    this.monitors.startStallClocks(sub);
+    this.monitors.armBeat(sub);
+    this.changed(row.watcher);
+  }
+
+  /** Ends subscriptions; what they hold is still delivered when due (nothing is lost). */
+  end(ids: string[], reason: EndReason): string[] {
+    const now = this.relay.clock.now();
+    const ended = this.relay.db.transaction(() => ids.filter((id) => this.subs.end(id, reason, now)))();
+    if (!ended.length) return ended;
+    this.subs.reload();
+    for (const id of ended) this.monitors.disarmBeat(id);
+    const watchers = new Set(ended.map((id) => this.subs.get(id)!.watcher));
+    for (const w of watchers) this.changed(w);
+    return ended;
+  }
+
+  private checkArchived(sessionId: string): void {
+    const asWatcher = this.subs.ofWatcher(sessionId);
+    const asWatched = this.subs.watching(sessionId).filter((s) => !s.all);
+    if (!asWatcher.length && !asWatched.length) return;
+    const s = this.relay.db.prepare("SELECT archived_at, deleted_at FROM sessions WHERE id = ?").get(sessionId) as { archived_at: number | null; deleted_at: number | null } | undefined;
+    if (s && !s.archived_at && !s.deleted_at) return;
+    this.end([...asWatcher, ...asWatched].map((x) => x.id), "archived");
+    // An archived watcher is woken no more: what it still had open is dropped.
+    if (asWatcher.length) this.delivery.dropAll(sessionId);
+  }
+
+  private changed(watcher: string): void {
+    this.relay.bus.emit({ type: "session.updated", sessionId: watcher });
+  }
+
+  // ---- badges ----
+
+  watchingCount(watcher: string): number {
+    const subs = this.subs.ofWatcher(watcher);
+    if (!subs.length) return 0;
+    const ids = new Set<string>();
+    for (const s of subs) {
+      if (s.all) {
+        const rows = this.relay.db.prepare("SELECT id FROM sessions WHERE archived_at IS NULL AND deleted_at IS NULL AND id != ?").all(watcher) as { id: string }[];
+        for (const r of rows) if (!s.exclude.has(r.id)) ids.add(r.id);
+      } else for (const id of s.sessions) ids.add(id);
+    }
+    return ids.size;
+  }
+
+  // ---- no echo of the watcher's own prompts ----
+
+  private promptSent(watcher: string, turnId: string): void {
+    if (!this.subs.ofWatcher(watcher).length) return;
+    const turn = this.relay.sessions.turn(turnId);
+    if (!turn || turn.from_session !== watcher) return;
+    if (!this.capture.waits.has(watcher)) this.capture.waits.set(watcher, new Set());
+    this.capture.waits.get(watcher)!.add(turnId);
+  }
+
+  private replyReceived(watcher: string, turnId: string, status: string): void {
+    const set = this.capture.waits.get(watcher);
+    if (!set?.delete(turnId)) return;
+    if (!set.size) this.capture.waits.delete(watcher);
+    const db = this.relay.db;
+    if (FINAL.has(status)) {
+      // It has the reply from the call itself: that turn's turn_end does not wake it again.
+      db.prepare("UPDATE watch_events SET state = 'dropped' WHERE watcher = ? AND turn_id = ? AND type = 'turn_end' AND keep = 0 AND state IN ('held', 'ready')").run(watcher, turnId);
+    } else {
+      // The wait ran out: the turn_end will wake it as for any prompt it did not wait for.
+      db.prepare("UPDATE watch_events SET echo = 0 WHERE watcher = ? AND turn_id = ? AND echo = 1").run(watcher, turnId);
+    }
+    this.delivery.run(watcher);
+  }
+
+  /** Moves every active subscription of `from` to `to` (transfer_subscriptions, compaction). */
+  transfer(from: string, to: string, reason: EndReason = "transferred"): SubRow[] {
+    const now = this.relay.clock.now();
+    const db = this.relay.db;
+    const moved = db.transaction(() => {
+      const out: SubRow[] = [];
+      for (const sub of this.subs.ofWatcher(from)) {
+        const sessions = sub.sessions.filter((s) => s !== to);
+        if (!sub.all && !sessions.length) {
+          this.subs.end(sub.id, reason, now);
+          continue;
+        }
+        const row = this.subs.insert(newSubOf(sub, to, sessions), now, {
+          created_at: sub.row.created_at, digest_anchor_at: sub.row.digest_anchor_at, heartbeat_due_at: sub.row.heartbeat_due_at, idle_armed: sub.row.idle_armed,
+        });
+        this.subs.end(sub.id, reason, now, row.id);
+        db.prepare("UPDATE watch_events SET hold_sub = ? WHERE hold_sub = ?").run(row.id, sub.id);
+        out.push(row);
+      }
+      // What the old watcher still had open goes to the new one (once: keys already there stay).
+      db.prepare(`UPDATE watch_events SET watcher = ? WHERE watcher = ? AND state IN ('held', 'ready')
+        AND NOT EXISTS (SELECT 1 FROM watch_events x WHERE x.watcher = ? AND x.key = watch_events.key)`).run(to, from, to);
+      db.prepare("UPDATE watch_events SET state = 'dropped' WHERE watcher = ? AND state IN ('held', 'ready')").run(from);
+      const win = db.prepare("SELECT window_due_at FROM watchers WHERE watcher = ?").get(from) as { window_due_at: number | null } | undefined;
+      if (win?.window_due_at != null) {
+        db.prepare(`INSERT INTO watchers (watcher, window_due_at) VALUES (?, ?) ON CONFLICT(watcher) DO UPDATE SET
+          window_due_at = MIN(COALESCE(window_due_at, excluded.window_due_at), excluded.window_due_at)`).run(to, win.window_due_at);
+        db.prepare("UPDATE watchers SET window_due_at = NULL WHERE watcher = ?").run(from);
+      }
+      return out;
+    })();
+    this.subs.reload();
+    this.monitors.rearmAll();
+    this.delivery.run(from);
+    this.delivery.run(to);
+    this.changed(from);
+    this.changed(to);
+    return moved;
+  }
+}
+
+function newSubOf(sub: Sub, watcher: string, sessions: string[]) {
+  const r = sub.row;
+  return {
+    watcher, all: sub.all, sessions, exclude: [...sub.exclude].filter((s) => s !== watcher),
+    events: r.events_json ? JSON.parse(r.events_json) : null, once: sub.once, match: sub.match, stalledMinutes: sub.stalledMinutes,
+    heartbeatMinutes: r.heartbeat_minutes, digestMinutes: r.digest_minutes, quiet: sub.quiet,
+  };
+}
+
+export function versionBefore(a: string, b: string): boolean {
+  const pa = a.split(".").map(Number);
+  const pb = b.split(".").map(Number);
+  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) < (pb[i] ?? 0);
+  return false;
+}

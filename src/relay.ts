@@ -14,6 +14,7 @@ import { Approvals } from "./approvals/approvals.ts";
 import { Schedules } from "./schedules/schedules.ts";
 import { Asks } from "./questions/asks.ts";
 import type { SessionRow } from "./sessions/types.ts";
+import { installGroupLifetime } from "./groups/lifetime.ts";
 import type { McpEntry } from "./providers/acp-worker.ts";
 import type { DeliveryApi } from "./watching/delivery.ts";
 import { Watching } from "./watching/watching.ts";
@@ -65,7 +66,7 @@ export class Relay {
     this.version = opts.emulateVersion ?? VERSION;
     this.clock = opts.testClock ? new ManualClock(Date.now()) : new RealClock();
     this.db = openDb(join(this.dataDir, "oar.db"));
-    this.settings = new SettingsStore(this.db);
+    this.settings = new SettingsStore(this.db, this.clock);
     this.sessions = new SessionStore(this.db, this.clock);
     this.turns = new Turns(this.sessions, this.clock, this.bus);
     this.tasks = new TaskStore(this.sessions, this.clock, this.bus, this.dataDir);
@@ -76,6 +77,7 @@ export class Relay {
     this.delivery = this.watch.delivery;
     this.asks = new Asks(this);
     this.turns.maxTurnMinutes = () => this.settings.get().maxTurnMinutes;
+    installGroupLifetime(this);
     this.workers = new Workers({
       clock: this.clock,
       idleMinutes: opts.workerIdleMinutes ?? 10,
@@ -147,7 +149,7 @@ export class Relay {
 
   /** Strings that must never show in results or task output. */
   secrets(): string[] {
-    const list = [this.ownerToken];
+    const list = [this.ownerToken, ...this.settings.secretValues()];
     for (const r of this.db.prepare("SELECT agent_token FROM sessions").iterate() as Iterable<{ agent_token: string }>) list.push(r.agent_token);
     return list.filter(Boolean);
   }

@@ -6,11 +6,12 @@ import { RelayError } from "../core/errors.ts";
 import { agentPromptText, checkWorkingLimit, fromInfo } from "./target.ts";
 import { effortArg, modeArg, modelArg, textArg, waitSecondsArg } from "./args.ts";
 import { statusSummary, waitForTurn } from "./waiting.ts";
-import { checkModel } from "../providers/model-check.ts";
+import { checkModel, modelNotes } from "../providers/model-check.ts";
 import { CATALOG, getProvider, providerAvailability } from "../providers/catalog.ts";
 import type { Mode } from "../sessions/types.ts";
 import { groupOf, joinStarterGroup } from "../groups/groups.ts";
-import { findGroup } from "../groups/find.ts";
+import { findGroupForCreate, recheckGroup } from "../groups/find.ts";
+import { withGroupWarning } from "../groups/warning.ts";
 
 const NOTHING = "Nothing was created.";
 
@@ -51,7 +52,7 @@ export const createSession: ActionDef = {
     if (!provider) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider "${providerId}". Providers: ${Object.keys(CATALOG).join(", ")}. ${NOTHING}`);
     if (provider.id === "openai-image") throw new RelayError("REMOTE_RELAY_UNSUPPORTED", `OpenAI Image conversations cannot be started with create_session. ${NOTHING}`);
     const avail = providerAvailability(provider.id, { settings: relay.settings.get() as unknown as Record<string, unknown> });
-    if (!avail.available) throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `${provider.name} is not available on relay "${relay.name}": ${avail.reason}. ${NOTHING}`);
+    if (!avail.available) throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `${provider.name} is not available on relay "${relay.name}": ${avail.reason}. ${NOTHING}`, avail.code ? { remoteCode: avail.code } : {});
     const inherited = !args.model && provider.id === caller.provider ? caller.model : undefined;
     const model = checkModel(provider.id, (args.model as string | undefined) ?? inherited, { relayName: relay.name, action: "create_session" });
     const effort = (args.effort as string | undefined) ?? (provider.efforts.includes(caller.effort as never) ? caller.effort : null);
@@ -60,7 +61,7 @@ export const createSession: ActionDef = {
     }
     if (provider.id === "claude-cloud" && !args.repo) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Claude Cloud sessions take repo (and branch) instead of a folder. ${NOTHING}`);
     const cwd = provider.id === "claude-cloud" ? caller.cwd : checkFolder((args.cwd as string | undefined) ?? caller.cwd, NOTHING);
-    const group = args.group ? findGroup(relay, String(args.group)) : null;
+    const group = args.group ? findGroupForCreate(relay, String(args.group)) : null;
     const mode = (args.mode as Mode | undefined) ?? caller.mode;
     const title = (args.title as string | undefined) ?? titleFrom(args.text);
     checkWorkingLimit(ctx, "create_session", null);
@@ -74,6 +75,8 @@ export const createSession: ActionDef = {
         provider: provider.id, model: model.model, effort, mode, cwd, title,
         repo: (args.repo as string | undefined) ?? null, branch: (args.branch as string | undefined) ?? null, viaSession: caller.id,
       });
+      // The group may have been dissolved while the card waited: refused, nothing created.
+      if (group) recheckGroup(relay, group);
       if (group) relay.sessions.update(s.id, { group_id: group.id });
       else joinStarterGroup(relay, relay.sessions.get(caller.id)!, s.id);
       return relay.sessions.get(s.id)!;
@@ -87,14 +90,15 @@ export const createSession: ActionDef = {
     relay.watchingHooks?.promptSent(caller.id, turn.id);
     const r = await waitForTurn(ctx, turn, args.wait_seconds as number | undefined);
     relay.watchingHooks?.replyReceived(caller.id, turn.id, r.status as string);
-    return {
+    const joined = groupOf(relay, relay.sessions.get(session.id)!);
+    return withGroupWarning({
       summary: statusSummary("create_session", relay.name, session.id, r),
       ...r,
       provider: provider.id, model: model.model, mode, effort, title,
       ...(session.repo ? { repo: session.repo, branch: session.branch } : {}),
-      group: groupOf(relay, relay.sessions.get(session.id)!),
-      ...(model.modelNote ? { modelNote: model.modelNote } : {}),
-    };
+      group: joined,
+      ...modelNotes(model, r),
+    }, group, joined);
   },
 };
 

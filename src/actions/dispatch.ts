@@ -63,6 +63,8 @@ async function run(relay: Relay, caller: SessionRow, raw: unknown, opts: CallOpt
     else if (k in def.args) args[k] = v;
     else extra.push(k);
   }
+  const refused = extra.find((k) => def.refusedArgs && Object.hasOwn(def.refusedArgs, k));
+  if (refused) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${def.refusedArgs![refused]} ${nothingDone(def.name)}`);
   if (extra.length && def.strictArgs) {
     const own = ["relay", ...Object.keys(def.args)].join(", ");
     const tail = def.name === "create_session" ? "Nothing was created." : "Nothing was changed.";

@@ -21,10 +21,12 @@ import { unsubscribe } from "./unsubscribe.ts";
 import { listSubscriptions } from "./list-subscriptions.ts";
 import { transferSubscriptions } from "./transfer-subscriptions.ts";
 import { answerQuestion } from "./answer-question.ts";
+import { updateSession } from "./update-session.ts";
 
 /** Every relay_tool action. Later capabilities add theirs here and nowhere else. */
 export const ACTIONS: ActionDef[] = [
   listRelays, relayInfo, usage, listSessions, readSession, readTaskOutput, send, createSession, wait, stop, archive,
+  updateSession,
   answerQuestion,
   schedule, listSchedules, unschedule,
   ask, listQuestions, withdraw,

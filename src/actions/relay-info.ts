@@ -1,7 +1,7 @@
 import { platform, arch } from "node:os";
 import type { ActionDef } from "./types.ts";
 import { CATALOG, modelsOf, providerAvailability } from "../providers/catalog.ts";
-import { listGroups } from "../groups/list.ts";
+import { groupsInfo } from "../groups/list.ts";
 
 export function providersInfo(settings: Record<string, unknown>) {
   return Object.values(CATALOG).map((p) => {
@@ -14,6 +14,8 @@ export function providersInfo(settings: Record<string, unknown>) {
       defaultModel: p.defaultModel,
       models: [...(modelsOf(p) ?? [])],
       efforts: [...p.efforts],
+      // No list yet (model discovery did not run or failed): models pass unchecked.
+      ...(modelsOf(p) === null ? { modelNote: `No model list for ${p.name} yet (model discovery did not run or failed); model ids pass unchecked.` } : {}),
     };
   });
 }
@@ -27,9 +29,9 @@ export const relayInfo: ActionDef = {
   handler(ctx) {
     const { relay } = ctx;
     const settings = relay.settings.get();
-    const groups = listGroups(relay);
+    const groups = groupsInfo(relay);
     return {
-      summary: `relay_info → ${relay.name}: OAR ${relay.version}, ${groups.groups.length} group${groups.groups.length === 1 ? "" : "s"}`,
+      summary: `relay_info → ${relay.name}: OAR ${relay.version}, ${groups.groups?.length ?? 0} group${groups.groups?.length === 1 ? "" : "s"}`,
       name: relay.name,
       version: relay.version,
       platform: `${platform()}-${arch()}`,

@@ -4,7 +4,8 @@ import { RelayError } from "../core/errors.ts";
 import { agentPromptText, checkWorkingLimit, fromInfo, targetSession } from "./target.ts";
 import { effortArg, modeArg, modelArg, textArg, waitSecondsArg } from "./args.ts";
 import { statusSummary, waitForTurn } from "./waiting.ts";
-import { checkModel } from "../providers/model-check.ts";
+import { checkModel, modelNotes } from "../providers/model-check.ts";
+import { checkCap, planBillingSwitch, type Billing } from "../billing/switch.ts";
 import { getProvider } from "../providers/catalog.ts";
 import type { Mode } from "../sessions/types.ts";
 
@@ -27,22 +28,26 @@ export const send: ActionDef = {
     if (typeof args.text !== "string") throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "send needs text: the prompt to queue. Nothing was sent.");
     const s = targetSession(ctx, "send", args.session, { notSelf: true, notArchived: true });
     // Everything is checked before any card and before anything is written.
-    const model = args.model ? checkModel(s.provider, String(args.model), { relayName: relay.name, action: "send" }) : null;
-    if (args.provider && args.provider !== s.provider) {
-      throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `Session "${s.title}" runs on ${getProvider(s.provider)?.name ?? s.provider}; its billing cannot switch to ${String(args.provider)} on relay "${relay.name}". Nothing was sent.`, { remoteCode: "CLAUDE_PROVIDER_REQUIRED" });
-    }
-    if (args.effort && !getProvider(s.provider)?.efforts.includes(args.effort as never)) {
-      throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `effort "${String(args.effort)}" is not offered by ${getProvider(s.provider)?.name}: ${getProvider(s.provider)?.efforts.join(", ")}. Nothing was sent.`);
+    // A billing switch (`provider`) is checked with the rest: a refused switch sends nothing.
+    const billing = args.provider ? planBillingSwitch(relay, s, args.provider as Billing, args.model as string | undefined) : null;
+    const provider = billing?.to ?? s.provider;
+    const model = args.model ? checkModel(provider, String(args.model), { relayName: relay.name, action: "send" }) : null;
+    if (!billing) checkCap(relay, s);
+    if (args.effort && !getProvider(provider)?.efforts.includes(args.effort as never)) {
+      throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `effort "${String(args.effort)}" is not offered by ${getProvider(provider)?.name}: ${getProvider(provider)?.efforts.join(", ")}. Nothing was sent.`);
     }
     checkWorkingLimit(ctx, "send", s);
     const mode = (args.mode as Mode | undefined) ?? caller.mode;
     await ctx.approve({
       prompts: 1, target: { id: s.id, title: s.title },
       details: [`Mode: ${mode}`, ...(model ? [`Model: ${model.model}`] : []), ...(args.effort ? [`Effort: ${String(args.effort)}`] : [])],
+      ...(billing ? { billing: billing.card } : {}),
     });
     relay.db.transaction(() => {
-      relay.sessions.update(s.id, { mode, ...(model ? { model: model.model } : {}), ...(args.effort ? { effort: String(args.effort) } : {}) });
+      relay.sessions.update(s.id, { mode, ...(model ? { model: model.model } : {}), ...(args.effort ? { effort: String(args.effort) } : {}), ...(billing ? { provider: billing.to } : {}) });
     })();
+    // The idle CLI still bills the old way: the message starts a fresh one.
+    if (billing) relay.workers.stop(s.id);
     const { turn } = relay.turns.enqueue({
       sessionId: s.id, role: "user", text: agentPromptText(ctx, args.text), from: fromInfo(ctx), fromSession: caller.id,
       mode, model: model?.model ?? s.model,
@@ -53,7 +58,7 @@ export const send: ActionDef = {
     return {
       summary: statusSummary("send", relay.name, s.id, r),
       ...r,
-      ...(model?.modelNote ? { modelNote: model.modelNote } : {}),
+      ...modelNotes(model, r),
     };
   },
 };

@@ -41,6 +41,8 @@ export interface ActionDef {
   args: Record<string, z.ZodType>;
   /** create_session/update_session refuse any other argument instead of listing it in `ignored`. */
   strictArgs?: boolean;
+  /** Arguments refused with their own sentence instead of the strict list (update_session's mayCreateSessions). */
+  refusedArgs?: Record<string, string>;
   /** `relay` may be omitted and then means "this". */
   relayOptional?: boolean;
   /** Works without the agent-sessions setting (list_relays; own questions). */

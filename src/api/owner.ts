@@ -37,11 +37,12 @@ export function ownerApi(relay: Relay): Hono {
     await next();
   });
 
-  app.get("/settings", (c) => c.json(relay.settings.get()));
+  // Secrets (provider keys) are shown masked: publicView, never get().
+  app.get("/settings", (c) => c.json(relay.settings.publicView()));
   app.patch("/settings", async (c) => {
-    const s = relay.settings.update(await jsonBody(c));
+    relay.settings.update(await jsonBody(c));
     relay.bus.emit({ type: "settings.updated" });
-    return c.json(s);
+    return c.json(relay.settings.publicView());
   });
 
   app.route("/sessions", sessionRoutes(relay));

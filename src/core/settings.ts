@@ -1,16 +1,33 @@
 import { z } from "zod";
 import type { Db } from "../store/db.ts";
+import type { Clock } from "./clock.ts";
 import { RelayError } from "./errors.ts";
 
 // Relay settings (contract §3). Stored as one JSON value per key; defaults live here.
+// Provider set-up (keys, tokens) and the Claude API key's monthly cap are owner settings
+// too: the catalog reads them to say which providers are available.
+const Secret = z.string().trim().min(1).max(4096).nullable();
+
 export const SettingsSchema = z.object({
   agentSessions: z.boolean(),
   longestWaitMinutes: z.number().int().min(2).max(60),
   maxTurnMinutes: z.number().int().min(1).max(24 * 60),
   quietAfterMinutes: z.number().int().min(1).max(24 * 60),
   acceptPromptsFromOtherRelays: z.boolean(),
+  claudeApiKey: Secret,
+  claudeCloudToken: Secret,
+  deepseekApiKey: Secret,
+  openaiApiKey: Secret,
+  /** null: no cap. At the cap, sends to Claude API sessions are refused (relay_tool §8.2). */
+  claudeApiMonthlyCapUsd: z.number().min(0).max(1_000_000).nullable(),
+  /** What the key spent this calendar month (UTC); reads 0 once a new month begins. */
+  claudeApiSpentUsd: z.number().min(0).max(1_000_000_000),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
+
+/** Settings whose values never leave the relay: GET /api/settings shows them as `****`. */
+export const SECRET_SETTINGS = ["claudeApiKey", "claudeCloudToken", "deepseekApiKey", "openaiApiKey"] as const;
+export const MASKED = "****";
 
 export const DEFAULT_SETTINGS: Settings = {
   agentSessions: false,
@@ -18,12 +35,27 @@ export const DEFAULT_SETTINGS: Settings = {
   maxTurnMinutes: 60,
   quietAfterMinutes: 10,
   acceptPromptsFromOtherRelays: true,
+  claudeApiKey: null,
+  claudeCloudToken: null,
+  deepseekApiKey: null,
+  openaiApiKey: null,
+  claudeApiMonthlyCapUsd: null,
+  claudeApiSpentUsd: 0,
 };
+
+// The month the stored spend belongs to; kept beside the settings, never patched directly.
+const SPENT_MONTH = "claudeApiSpentMonth";
+const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7);
+const isSecret = (k: string): k is (typeof SECRET_SETTINGS)[number] => (SECRET_SETTINGS as readonly string[]).includes(k);
 
 export class SettingsStore {
   private cache: Settings;
+  private spentMonth: string | null = null;
 
-  constructor(private db: Db) {
+  constructor(
+    private db: Db,
+    private clock: Pick<Clock, "now">,
+  ) {
     const rows = db.prepare("SELECT key, value FROM settings").all() as { key: string; value: string }[];
     const stored: Record<string, unknown> = {};
     for (const r of rows) {
@@ -37,13 +69,29 @@ export class SettingsStore {
       if (parsed.success) (merged as Record<string, unknown>)[key] = parsed.data;
     }
     this.cache = merged;
+    this.spentMonth = typeof stored[SPENT_MONTH] === "string" ? (stored[SPENT_MONTH] as string) : null;
   }
 
+  /** The settings as the relay uses them, secrets included: never send this to anyone. */
   get(): Settings {
-    return { ...this.cache };
+    const spent = this.spentMonth === monthOf(this.clock.now()) ? this.cache.claudeApiSpentUsd : 0;
+    return { ...this.cache, claudeApiSpentUsd: spent };
   }
 
-  /** Applies a partial update; unknown keys or bad values refuse the whole update. */
+  /** What the owner API shows: each secret as `****` when set, else null. */
+  publicView(): Settings {
+    const s = this.get() as Record<string, unknown>;
+    for (const k of SECRET_SETTINGS) s[k] = s[k] ? MASKED : null;
+    return s as Settings;
+  }
+
+  /** The secret values, for masking them wherever text leaves the relay. */
+  secretValues(): string[] {
+    return SECRET_SETTINGS.map((k) => this.cache[k]).filter((v): v is string => !!v);
+  }
+
+  /** Applies a partial update; unknown keys or bad values refuse the whole update. A secret
+   * given as `****` (what GET shows) stays as it is; `""` or null removes it. */
   update(patch: unknown): Settings {
     if (!patch || typeof patch !== "object" || Array.isArray(patch)) {
       throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "Settings must be a JSON object. Nothing was changed.");
@@ -55,20 +103,29 @@ export class SettingsStore {
         `Unknown setting${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}. Settings: ${Object.keys(DEFAULT_SETTINGS).join(", ")}. Nothing was changed.`,
       );
     }
-    const parsed = SettingsSchema.partial().safeParse(patch);
+    const input: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(patch)) {
+      if (isSecret(k) && v === MASKED) continue;
+      input[k] = isSecret(k) && v === "" ? null : v;
+    }
+    const parsed = SettingsSchema.partial().safeParse(input);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      const hint = issue.path[0] === "longestWaitMinutes" ? " (2 to 60 minutes)" : "";
-      throw new RelayError(
-        "REMOTE_RELAY_INVALID_INPUT",
-        `Setting ${String(issue.path[0])} is not valid: ${issue.message}${hint}. Nothing was changed.`,
-      );
+      const key = String(issue.path[0]);
+      const hint = key === "longestWaitMinutes" ? " (2 to 60 minutes)" : "";
+      // A secret's value must not be echoed back in the refusal.
+      const why = isSecret(key) ? "it must be text (or null to remove it)" : issue.message;
+      throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Setting ${key} is not valid: ${why}${hint}. Nothing was changed.`);
     }
+    const data = parsed.data as Record<string, unknown>;
     const upsert = this.db.prepare("INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+    const month = "claudeApiSpentUsd" in data ? monthOf(this.clock.now()) : null;
     this.db.transaction(() => {
-      for (const [k, v] of Object.entries(parsed.data)) upsert.run(k, JSON.stringify(v));
+      for (const [k, v] of Object.entries(data)) upsert.run(k, JSON.stringify(v));
+      if (month) upsert.run(SPENT_MONTH, JSON.stringify(month));
     })();
-    this.cache = { ...this.cache, ...parsed.data } as Settings;
+    this.cache = { ...this.cache, ...data } as Settings;
+    if (month) this.spentMonth = month;
     return this.get();
   }
 }

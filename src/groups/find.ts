@@ -1,22 +1,76 @@
 import { RelayError } from "../core/errors.ts";
 import type { Relay } from "../relay.ts";
-import { groupName, groupRow } from "./groups.ts";
-import { listGroups } from "./list.ts";
+import { groupName, groupRow, looksLikeGroupId, type GroupRef } from "./groups.ts";
+import { allGroups, type GroupListing } from "./list.ts";
+import { versionLess } from "../core/versions.ts";
 
-const MAX_IN_ERROR = 20;
+/** create_session `group`, update_session and relay_info `groups` came with 0.9.16. */
+export const GROUPS_SINCE = "0.9.16";
 
-/** Looks a group up by id or case-insensitive name, as create_session's `group` names it. */
-export function findGroup(relay: Relay, ref: string): { id: string; name: string } {
-  const byId = groupRow(relay, ref);
+export const MAX_IN_ERROR = 20;
+
+const CREATE_TAIL = "No session was created.";
+
+/** UNKNOWN_GROUP with the groups there: at most 20 in `groups`, `groupsTotal` when more. */
+export function unknownGroup(relay: Relay, message: string, shown: GroupListing[], tail: string): RelayError {
+  const listed = shown.slice(0, MAX_IN_ERROR);
+  const more = shown.length - listed.length;
+  const list = listed.map((g) => `${g.name} (${g.id})`).join(", ") || "none";
+  const extra = { groups: listed.map(({ id, name }) => ({ id, name })), ...(more > 0 ? { groupsTotal: shown.length } : {}) };
+  return new RelayError("REMOTE_RELAY_UNKNOWN_GROUP", `${message} Groups there: ${list}${more > 0 ? `, and ${more} more` : ""}. ${tail}`, extra);
+}
+
+/** Groups whose name is `ref`, case-insensitively (the name relay_info lists). */
+export function groupsNamed(relay: Relay, ref: string): GroupListing[] {
+  const wanted = ref.trim().toLowerCase();
+  return allGroups(relay).filter((g) => g.name.toLowerCase() === wanted);
+}
+
+function ambiguous(relay: Relay, ref: string, named: GroupListing[], tail: string): RelayError {
+  const list = named.map((g) => `${g.name} (${g.id})`).join(", ");
+  return new RelayError(
+    "REMOTE_RELAY_UNKNOWN_GROUP",
+    `Relay "${relay.name}" has ${named.length} session groups named "${ref}": ${list}. Pass the id. ${tail}`,
+    { groups: named.slice(0, MAX_IN_ERROR).map(({ id, name }) => ({ id, name })), ...(named.length > MAX_IN_ERROR ? { groupsTotal: named.length } : {}) },
+  );
+}
+
+/** An existing group by id or case-insensitive name, as create_session's `group` names it. */
+export function findGroup(relay: Relay, ref: string, tail = CREATE_TAIL): GroupRef {
+  const byId = groupRow(relay, ref.trim());
   if (byId) return { id: byId.id, name: groupName(relay, byId) };
-  const all = listGroups(relay, Number.MAX_SAFE_INTEGER).groups;
-  const named = all.filter((g) => g.name.toLowerCase() === ref.trim().toLowerCase());
-  if (named.length === 1) return named[0];
-  const shown = (named.length ? named : all).slice(0, MAX_IN_ERROR);
-  const list = shown.map((g) => `${g.name} (${g.id})`).join(", ");
-  const extra = { groups: shown, ...(named.length === 0 && all.length > MAX_IN_ERROR ? { groupsTotal: all.length } : {}) };
-  if (named.length > 1) {
-    throw new RelayError("REMOTE_RELAY_UNKNOWN_GROUP", `Relay "${relay.name}" has ${named.length} session groups named "${ref}": ${list}. Pass the id. No session was created.`, extra);
+  const named = groupsNamed(relay, ref);
+  if (named.length === 1) return { id: named[0].id, name: named[0].name };
+  if (named.length > 1) throw ambiguous(relay, ref, named, tail);
+  throw unknownGroup(relay, `Relay "${relay.name}" has no session group "${ref}".`, allGroups(relay), tail);
+}
+
+/** update_session's `group`: an existing group, or a name that will create one. A group id
+ * must exist; a name matching several groups needs the id. */
+export function resolveGroupForUpdate(relay: Relay, ref: string, tail: string): GroupRef | { create: string } {
+  const byId = groupRow(relay, ref.trim());
+  if (byId) return { id: byId.id, name: groupName(relay, byId) };
+  if (looksLikeGroupId(ref)) throw unknownGroup(relay, `Relay "${relay.name}" has no session group with id "${ref.trim()}".`, allGroups(relay), tail);
+  const named = groupsNamed(relay, ref);
+  if (named.length === 1) return { id: named[0].id, name: named[0].name };
+  if (named.length > 1) throw ambiguous(relay, ref, named, tail);
+  return { create: ref.trim() };
+}
+
+/** Just before the session is made: the group found before the card may have been
+ * dissolved while the card waited. Same code, nothing created. */
+export function recheckGroup(relay: Relay, group: GroupRef, tail = CREATE_TAIL): void {
+  if (groupRow(relay, group.id)) return;
+  throw unknownGroup(relay, `Session group "${group.name}" (${group.id}) on relay "${relay.name}" was dissolved before the session could start.`, allGroups(relay), tail);
+}
+
+/** create_session's `group` (since 0.9.16): an older relay cannot take it. */
+export function findGroupForCreate(relay: Relay, ref: string): GroupRef {
+  if (versionLess(relay.version, GROUPS_SINCE)) {
+    throw new RelayError(
+      "REMOTE_RELAY_UNSUPPORTED",
+      `The target relay doesn't support groups on create_session yet: relay "${relay.name}" runs OAR ${relay.version}, groups need ${GROUPS_SINCE}. Leave out group, or ask the user to update that relay. ${CREATE_TAIL}`,
+    );
   }
-  throw new RelayError("REMOTE_RELAY_UNKNOWN_GROUP", `Relay "${relay.name}" has no session group "${ref}". Groups there: ${list || "none"}. No session was created.`, extra);
+  return findGroup(relay, ref);
 }

@@ -3,7 +3,8 @@ import type { SessionRow } from "../sessions/types.ts";
 import { newId } from "../core/ids.ts";
 
 // Session groups: a session an agent starts joins its starter's group, or starts one with
-// the starter as head (seed §3, §8.2).
+// the starter as head (seed §3, §8.2). Who made a group decides its lifetime: the owner's
+// stay when empty, an agent's are dissolved once their last session leaves (lifetime.ts).
 
 export interface GroupRow {
   id: string;
@@ -13,6 +14,14 @@ export interface GroupRow {
   created_at: number;
   dissolved_at: number | null;
 }
+
+export interface GroupRef {
+  id: string;
+  name: string;
+}
+
+/** A group id as this relay makes them: `grp_` and lowercase letters or digits. */
+export const looksLikeGroupId = (ref: string): boolean => /^grp_[a-z0-9]+$/i.test(ref.trim());
 
 export function groupRow(relay: Relay, id: string | null): GroupRow | undefined {
   if (!id) return undefined;
@@ -32,14 +41,20 @@ export function groupOf(relay: Relay, s: SessionRow): { id: string; name: string
   return { id: g.id, name: groupName(relay, g), role: g.head_session === s.id ? "head" : "member" };
 }
 
+/** A new group. Call inside the caller's transaction. */
+export function createGroup(relay: Relay, opts: { name: string | null; by: "owner" | "agent"; head?: string | null }): GroupRow {
+  const id = newId("grp");
+  relay.db.prepare("INSERT INTO groups (id, name, head_session, created_by, created_at) VALUES (?, ?, ?, ?, ?)")
+    .run(id, opts.name, opts.head ?? null, opts.by, relay.clock.now());
+  return groupRow(relay, id)!;
+}
+
 /** Puts a session its starter started into the starter's group, creating one headed by the starter. */
 export function joinStarterGroup(relay: Relay, starter: SessionRow, sessionId: string): void {
   let g = groupRow(relay, starter.group_id);
   if (!g) {
-    const id = newId("grp");
-    relay.db.prepare("INSERT INTO groups (id, name, head_session, created_by, created_at) VALUES (?, NULL, ?, 'agent', ?)").run(id, starter.id, relay.clock.now());
-    relay.sessions.update(starter.id, { group_id: id });
-    g = groupRow(relay, id)!;
+    g = createGroup(relay, { name: null, by: "agent", head: starter.id });
+    relay.sessions.update(starter.id, { group_id: g.id });
   }
   relay.sessions.update(sessionId, { group_id: g.id });
 }

@@ -1,6 +1,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { z } from "zod";
+import { CAP_CODE, capReason, capState } from "../billing/cap.ts";
 
 // The providers a relay can host (contract §4.1), as data: relay_info, New Chat, the model
 // check and the launcher all read this one table instead of keeping their own lists.
@@ -78,9 +79,47 @@ export function getProvider(id: string): ProviderInfo | undefined {
 /** Discovered model lists that replace the catalog's; `null` means discovery ran and failed. */
 export type ModelCatalogs = Partial<Record<string, readonly string[] | null>>;
 
-/** The list New Chat and relay_info offer for a provider: a discovered list wins over the table. */
-export function modelsOf(provider: ProviderInfo, catalogs?: ModelCatalogs): readonly string[] | null {
+/** The list New Chat and relay_info offer for a provider: a discovered list wins over the table.
+ * Left out, `catalogs` is what this process discovered (today: only the test switch below). */
+export function modelsOf(provider: ProviderInfo, catalogs: ModelCatalogs | undefined = discoveredCatalogs()): readonly string[] | null {
   return catalogs && Object.hasOwn(catalogs, provider.id) ? (catalogs[provider.id] ?? null) : provider.models;
+}
+
+/**
+ * TEST-ONLY switch, read from the environment of the relay process and never set in
+ * production: OAR_FAKE_PROVIDERS="claude,claude-api=claude-sonnet-5-5|claude-haiku-5,grok=?"
+ * - each listed provider's sessions run the scripted agent instead of the real CLI;
+ * - a CLI provider listed counts as installed (a key provider still needs its key setting,
+ *   so tests can have it set up or not);
+ * - `=a|b` replaces its model list as if model discovery had found those ids;
+ *   `=?` stands for a discovery that failed (no list: models pass unchecked).
+ * It lets the rules of providers whose CLIs cannot run here be tested through relay_tool.
+ */
+export interface FakeProviders {
+  ids: ReadonlySet<string>;
+  catalogs: ModelCatalogs;
+}
+
+let fakeCache: { raw: string; value: FakeProviders } | undefined;
+
+export function fakeProviders(raw: string = process.env.OAR_FAKE_PROVIDERS ?? ""): FakeProviders {
+  if (fakeCache?.raw === raw) return fakeCache.value;
+  const ids = new Set<string>();
+  const catalogs: Record<string, readonly string[] | null> = {};
+  for (const entry of raw.split(",").map((e) => e.trim()).filter(Boolean)) {
+    const [id, list] = entry.split("=", 2).map((x) => x.trim());
+    if (!getProvider(id) || id === "scripted") continue;
+    ids.add(id);
+    if (list === "?") catalogs[id] = null;
+    else if (list) catalogs[id] = list.split("|").map((m) => m.trim()).filter(Boolean);
+  }
+  fakeCache = { raw, value: { ids, catalogs } };
+  return fakeCache.value;
+}
+
+/** Model lists found by discovery in this process; the catalog table is used for the rest. */
+export function discoveredCatalogs(): ModelCatalogs {
+  return fakeProviders().catalogs;
 }
 
 export interface AvailabilityEnv {
@@ -90,19 +129,26 @@ export interface AvailabilityEnv {
 export interface Availability {
   available: boolean;
   reason?: string;
+  /** The relay's own code for why, where it has one (CLAUDE_API_CAP_REACHED). */
+  code?: string;
 }
 
 export function providerAvailability(id: string, env: AvailabilityEnv): Availability {
   const p = getProvider(id);
   if (!p) return { available: false, reason: `There is no provider '${id}' on this relay` };
   if (p.command) {
-    if ((env.which ?? which)(p.command)) return { available: true };
+    if (fakeProviders().ids.has(p.id) || (env.which ?? which)(p.command)) return { available: true };
     return { available: false, reason: `${p.command} is not installed on this relay (${p.install})` };
   }
   if (p.setting) {
     const value = env.settings[p.setting];
-    if (typeof value === "string" && value.trim() !== "") return { available: true };
-    return { available: false, reason: `${p.name} is not set up on this relay: add ${p.secret} in Settings → Providers` };
+    if (typeof value !== "string" || value.trim() === "") {
+      return { available: false, reason: `${p.name} is not set up on this relay: add ${p.secret} in Settings → Providers` };
+    }
+  }
+  if (p.id === "claude-api") {
+    const cap = capState(env.settings);
+    if (cap.reached) return { available: false, reason: capReason(cap), code: CAP_CODE };
   }
   return { available: true };
 }

@@ -107,3 +107,15 @@ function refuseForeignCopilotId(asked: string, suggestions: string[], extra: Rec
     : `Copilot has no model '${asked}'; it is a ${owners.length ? CATALOG[owners[0]].name : "Claude"} model id. Valid ids: ${(extra.models as string[]).join(", ")}. ${end}`;
   throw new RelayError("COPILOT_MODEL_UNAVAILABLE", message, extra);
 }
+
+/** A send's or create_session's `modelNote`: the model passed unchecked (no list yet), or the
+ * turn ran on another model than the one asked for (as the reply reports it). */
+export function modelNotes(asked: ModelCheck | null, result: Record<string, unknown>): { modelNote?: string } {
+  const notes: string[] = [];
+  if (asked?.modelNote) notes.push(asked.modelNote);
+  const ran = (result.reply as { model?: unknown } | undefined)?.model;
+  if (asked && typeof ran === "string" && ran !== "" && ran !== asked.model) {
+    notes.push(`The session runs on '${ran}', not on '${asked.model}' as asked.`);
+  }
+  return notes.length ? { modelNote: notes.join(" ") } : {};
+}

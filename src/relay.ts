@@ -92,7 +92,10 @@ export class Relay {
           return this.questions.askUser(sessionId, turn?.id ?? null, q.question, q.options, signal);
         },
       }),
-      onWorkerExit: (id) => {
+      onWorkerExit: (id, expected) => {
+        // Its background tasks can no longer report: they end with the process.
+        this.tasks.agentGone(id);
+        if (expected) return;
         const running = this.sessions.activeTurns(id).find((t) => t.status === "running");
         if (running) this.turns.end(running.id, "error", "The agent process exited during the turn.");
       },
@@ -103,6 +106,7 @@ export class Relay {
         if (!session) return Promise.reject(new Error("The session was deleted."));
         return this.workers.run(session, turn, text, onChunk, signal);
       },
+      abandon: (sessionId) => this.workers.kill(sessionId),
     };
   }
 

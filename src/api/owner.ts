@@ -98,8 +98,8 @@ export function ownerApi(relay: Relay): Hono {
     if (!(relay.clock instanceof ManualClock)) return c.json({ ok: false, code: "REMOTE_RELAY_NOT_FOUND", error: "The relay runs on the real clock (start it with --test-clock)." }, 404);
     const b = await jsonBody(c);
     const clock = relay.clock;
-    if (typeof b.advanceMs === "number" && Number.isFinite(b.advanceMs) && b.advanceMs >= 0) clock.advance(b.advanceMs);
-    else if (typeof b.set === "string" && !Number.isNaN(Date.parse(b.set))) clock.set(Date.parse(b.set));
+    if (typeof b.advanceMs === "number" && Number.isFinite(b.advanceMs) && b.advanceMs >= 0) await clock.advance(b.advanceMs);
+    else if (typeof b.set === "string" && !Number.isNaN(Date.parse(b.set))) await clock.set(Date.parse(b.set));
     else throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "Give { advanceMs: milliseconds ≥ 0 } or { set: ISO time }. The clock did not move.");
     // Let work that the step released (promises, waiters) run before answering.
     await new Promise((r) => setImmediate(r));

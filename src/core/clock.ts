@@ -56,16 +56,16 @@ abstract class TimerQueue implements Clock {
     });
   }
 
-  /** Fires every entry due at or before `upTo`, earliest first, each seeing the clock at its own time. */
-  protected fireDue(upTo: number, setNow?: (t: number) => void): void {
-    while (this.entries.length && this.entries[0].at <= upTo) {
-      const entry = this.entries.shift()!;
-      setNow?.(Math.max(entry.at, this.now()));
-      try {
-        entry.fn();
-      } catch (err) {
-        console.error("[clock] timer failed:", err);
-      }
+  /** Fires every entry due at or before `upTo`, earliest first. */
+  protected fireDue(upTo: number): void {
+    while (this.entries.length && this.entries[0].at <= upTo) this.fire(this.entries.shift()!);
+  }
+
+  protected fire(entry: Entry): void {
+    try {
+      entry.fn();
+    } catch (err) {
+      console.error("[clock] timer failed:", err);
     }
   }
 
@@ -113,18 +113,22 @@ export class ManualClock extends TimerQueue {
     return this.current;
   }
 
-  advance(ms: number): number {
+  advance(ms: number): Promise<number> {
     return this.set(this.current + ms);
   }
 
-  /** Moves to `t` (earlier instants too); work due at or before `t` runs in time order. */
-  set(t: number): number {
-    this.fireDue(t, (due) => {
-      if (due > this.current) this.current = due;
-    });
+  /** Moves to `t` (earlier instants too); work due at or before `t` runs in time order.
+   * Each entry fires with the clock at its own due time, and what it set going (promise
+   * chains, work it schedules) runs before the next entry fires: a step of an hour plays
+   * the hour out in order, as the real clock would, instead of jumping to its end. */
+  async set(t: number): Promise<number> {
+    while (this.entries.length && this.entries[0].at <= t) {
+      const entry = this.entries.shift()!;
+      if (entry.at > this.current) this.current = entry.at;
+      this.fire(entry);
+      await new Promise<void>((r) => setImmediate(r));
+    }
     this.current = t;
-    // Work scheduled by fired work for a time already passed runs too.
-    this.fireDue(t);
     return this.current;
   }
 

@@ -12,7 +12,9 @@ export interface WorkerEnv {
   hostFor(sessionId: string, current: () => ((t: string) => void) | null): Omit<WorkerHost, "onChunk" | "onExit">;
   /** Whether the session still needs its process (a turn queued or running, a task running). */
   busy(sessionId: string): boolean;
-  onWorkerExit(sessionId: string): void;
+  /** The worker's process ended. `expected`: the relay stopped or killed it (idle, Kill
+   * session, archive); otherwise it died on its own. */
+  onWorkerExit(sessionId: string, expected: boolean): void;
   idleMinutes: number;
 }
 
@@ -50,9 +52,11 @@ export class Workers {
       ...hostExtras,
       onChunk: (t) => slot.onChunk?.(t),
       onExit: () => {
-        if (this.slots.get(session.id) === slot) this.slots.delete(session.id);
+        // stop() and kill() take the slot out first: still here means the process died by itself.
+        const unexpected = this.slots.get(session.id) === slot;
+        if (unexpected) this.slots.delete(session.id);
         slot.idle?.();
-        this.env.onWorkerExit(session.id);
+        this.env.onWorkerExit(session.id, !unexpected);
       },
     });
     slot.ready = slot.worker.start(this.env.mcpEntry(session), { sessionId: session.id, model: session.model, effort: session.effort, mode: session.mode });
@@ -81,7 +85,8 @@ export class Workers {
       return { stopReason: res.stopReason };
     } finally {
       signal.removeEventListener("abort", onAbort);
-      slot.onChunk = null;
+      // Only our own: a turn given up on (see Turns.end) must not cut off the next one's chunks.
+      if (slot.onChunk === onChunk) slot.onChunk = null;
       this.armIdle(session.id);
     }
   }

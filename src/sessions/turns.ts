@@ -9,7 +9,12 @@ import type { FromInfo, Mode, Role, TurnRow } from "./types.ts";
 export interface TurnRunner {
   /** Runs one prompt to its end; resolves with how it ended. Chunks go to onChunk. */
   run(sessionId: string, turn: TurnRow, text: string, onChunk: (t: string) => void, signal: AbortSignal): Promise<{ stopReason: string }>;
+  /** The agent did not answer a cancel: end its process so the next turn gets a fresh one. */
+  abandon?(sessionId: string): void;
 }
+
+/** How long (real time) an agent has to answer a cancel before its process is ended. */
+const CANCEL_GRACE_MS = 3000;
 
 export interface Enqueue {
   sessionId: string;
@@ -72,12 +77,11 @@ export class Turns {
     return l ? { text: l.text, startedAt: l.startedAt } : null;
   }
 
-  /** 1 = next to run. 0 when running or ended. */
+  /** 1 = next to run (contract §8), whether or not a turn runs now. 0 when running or ended. */
   queuePosition(turn: TurnRow): number {
     if (turn.status !== "queued") return 0;
-    const active = this.store.activeTurns(turn.session_id);
-    const running = active.some((t) => t.status === "running") ? 1 : 0;
-    return active.filter((t) => t.status === "queued").findIndex((t) => t.id === turn.id) + 1 + running - (running ? 0 : 0);
+    const queued = this.store.activeTurns(turn.session_id).filter((t) => t.status === "queued");
+    return queued.findIndex((t) => t.id === turn.id) + 1;
   }
 
   kick(sessionId: string): void {
@@ -121,10 +125,19 @@ export class Turns {
   end(turnId: string, status: "stopped" | "error", error?: string): void {
     const live = this.live.get(turnId);
     if (!live) return;
-    live.endReason ??= { status, error };
+    if (live.endReason) return; // already ending
+    live.endReason = { status, error };
     live.abort.abort();
-    // A cancelled prompt normally answers at once; if the agent does not, finish anyway.
-    setTimeout(() => this.finish(turnId, live.endReason!.status, live.endReason!.error), 3000).unref();
+    // A cancelled prompt normally answers at once. An agent that does not is still working
+    // on it: its process is ended (so it cannot write into the next turn) and the turn
+    // finishes anyway. Real time on purpose: this waits on a process, not on the relay's
+    // schedule, so the manual test clock must not hold it.
+    const sessionId = this.store.turn(turnId)?.session_id;
+    setTimeout(() => {
+      if (!this.live.has(turnId)) return;
+      if (sessionId) this.runner.abandon?.(sessionId);
+      this.finish(turnId, live.endReason!.status, live.endReason!.error);
+    }, CANCEL_GRACE_MS).unref();
   }
 
   private finish(turnId: string, status: "done" | "stopped" | "error", error?: string): void {

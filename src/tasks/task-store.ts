@@ -45,6 +45,20 @@ export class TaskStore {
     this.bus.emit({ type: "session.updated", sessionId });
   }
 
+  /** The agent process that reported the session's tasks ended: tasks still running can no
+   * longer report, so they end as `killed` (the session is idle again, not background_only). */
+  agentGone(sessionId: string): void {
+    const running = this.store.tasksOf(sessionId).filter((t) => t.status === "running");
+    if (!running.length) return;
+    const now = this.clock.now();
+    const db = this.store.db;
+    db.transaction(() => {
+      for (const t of running) db.prepare("UPDATE tasks SET status = 'killed', ended_at = ? WHERE id = ? AND session_id = ? AND status = 'running'").run(now, t.id, sessionId);
+    })();
+    for (const t of running) this.bus.emit({ type: "task.updated", sessionId, taskId: t.id, status: "killed", taskType: t.type });
+    this.bus.emit({ type: "session.updated", sessionId });
+  }
+
   output(sessionId: string, taskId: string, chunk: string): void {
     const task = this.store.task(sessionId, taskId);
     if (!task?.output_path || !chunk) return;

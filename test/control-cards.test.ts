@@ -136,16 +136,52 @@ test("the action's own checks come before any card: an unknown model is refused 
 test("a card whose turn is stopped expires and the call does nothing later", async () => {
   const a = await relay.createSession({ title: "Stopped while asking" });
   const before = await sessionCount();
-  const reply = relay.say(a, create("Orphan"), 60_000);
+  // A's turn hangs; a call made as A meanwhile raises its card in that turn. (This client
+  // does not cancel its call when the turn stops: only the turn's end releases it.)
+  relay.say(a, "/hang", 60_000).catch(() => {}); // a stopped turn with no text leaves no reply message
+  await relay.waitFor(async () => (await relay.session(a)).state === "running_turn");
+  const call = (await relay.mcp(a)).call({ action: "create_session", relay: "this", title: "Orphan", text: "hi" });
   const card = await waitCard(relay, a);
   await relay.api("POST", `/api/sessions/${a}/stop`);
-  reply.catch(() => {}); // a stopped turn with no text leaves no reply message
-  const shown = await relay.waitFor(async () => (await relay.session(a)).cards.find((c: any) => c.id === card.id && c.status !== "pending"));
+  const r = await call;
+  assert.equal(r.code, "REMOTE_RELAY_APPROVAL_TIMEOUT");
+  assert.match(r.error, /turn that asked ended.*Nothing was created\./);
+  const shown = (await relay.session(a)).cards.find((c: any) => c.id === card.id);
   assert.equal(shown.status, "expired");
   assert.equal(shown.expiredBecause, "turn_ended");
   assert.equal((await decide(relay, card.id, "allow")).status, 404);
   await relay.advance(11 * MINUTE);
   assert.equal(await sessionCount(), before);
+});
+
+test("a card raised from a scripted turn that is stopped expires too", async () => {
+  const a = await relay.createSession({ title: "Stopped scripted" });
+  const before = await sessionCount();
+  relay.say(a, create("Orphan two"), 60_000).catch(() => {});
+  const card = await waitCard(relay, a);
+  await relay.api("POST", `/api/sessions/${a}/stop`);
+  const shown = await relay.waitFor(async () => (await relay.session(a)).cards.find((c: any) => c.id === card.id && c.status !== "pending"));
+  assert.equal(shown.status, "expired");
+  // The agent cancels its tool call as its turn stops; whichever the relay sees first ends the card.
+  assert.ok(["turn_ended", "cancelled"].includes(shown.expiredBecause), shown.expiredBecause);
+  await relay.advance(11 * MINUTE);
+  assert.equal(await sessionCount(), before);
+});
+
+test("a call cancelled by its client takes its card with it", async () => {
+  const a = await relay.createSession({ title: "Changes its mind" });
+  relay.say(a, "/hang", 60_000).catch(() => {});
+  await relay.waitFor(async () => (await relay.session(a)).state === "running_turn");
+  const mcp = await relay.mcp(a);
+  const ac = new AbortController();
+  const call = mcp.client.callTool({ name: "relay_tool", arguments: { action: "create_session", relay: "this", title: "Never", text: "hi" } }, undefined, { signal: ac.signal });
+  call.catch(() => {});
+  const card = await waitCard(relay, a);
+  ac.abort();
+  const shown = await relay.waitFor(async () => (await relay.session(a)).cards.find((c: any) => c.id === card.id && c.status !== "pending"));
+  assert.equal(shown.status, "expired");
+  assert.equal(shown.expiredBecause, "cancelled");
+  await relay.api("POST", `/api/sessions/${a}/stop`);
 });
 
 test("GET /api/cards lists pending cards of every conversation, ?session= one; a bad decision is refused", async () => {

@@ -195,3 +195,25 @@ test("a question ends silently when its session is archived or deleted", async (
   const s = await relay.api("GET", `/api/sessions/${a}`);
   assert.equal(s.json.messages.filter((m: any) => m.role === "event").length, 0, "nobody is told");
 });
+
+test("question_answered is urgent: quiet hours and digests of the asker's subscriptions do not hold it", async () => {
+  const a = await relay.createSession({ title: "Watcher" });
+  const b = await relay.createSession({ title: "Watched" });
+  const now = new Date(await relay.advance(0));
+  const hh = (h: number) => `${String((h + 24) % 24).padStart(2, "0")}:00`;
+  const quiet = { from: hh(now.getUTCHours() - 1), to: hh(now.getUTCHours() + 3), tz: "UTC" };
+  const sub = await toolInTurn(relay, a, { action: "subscribe", relay: "this", sessions: [b], events: ["turn_end"], quiet_hours: quiet, digest_minutes: 60 });
+  assert.equal(sub.ok, true, JSON.stringify(sub));
+  await relay.say(b, "work"); // its turn_end is held by the quiet hours
+  await waitIdle(relay, a);
+  const q = await (await relay.mcp(a)).call({ action: "ask", question: "Now?" });
+  await relay.api("POST", `/api/questions/${q.question_id}`, { choice: "now" });
+  await relay.waitFor(async () => (await answeredEvents(relay, a)).length === 1);
+  const events = (await relay.session(a)).messages.filter((m: any) => m.role === "event").map((m: any) => m.text).join("\n");
+  assert.ok(!events.includes("turn_end"), "the watched session's event is still held");
+  await waitIdle(relay, a);
+  // The held event itself comes after the quiet hours.
+  await relay.advance(5 * 60 * MIN);
+  await relay.waitFor(async () => (await relay.session(a)).messages.some((m: any) => m.role === "event" && m.text.includes("turn_end")));
+  await waitIdle(relay, a);
+});

@@ -237,3 +237,21 @@ test("in ask mode schedule needs a card when set", async () => {
   assert.equal((await list(mcp)).length, 1);
   await relay.api("POST", `/api/sessions/${a}/archive`);
 });
+
+test("a relay emulating OAR 0.9.15 refuses schedules and asks with REMOTE_RELAY_UNSUPPORTED", async () => {
+  const old = await TestRelay.start({ emulateVersion: "0.9.15" });
+  try {
+    const a = await old.createSession({ title: "Old" });
+    const mcp = await old.mcp(a);
+    for (const args of [
+      { action: "schedule", every_minutes: 5, text: "x" }, { action: "list_schedules" }, { action: "unschedule", schedule_id: "sch_x" },
+      { action: "ask", question: "q?" }, { action: "list_questions" }, { action: "withdraw", question_id: "ask_x" },
+    ]) {
+      const r = await mcp.call(args);
+      assert.equal(r.code, "REMOTE_RELAY_UNSUPPORTED", `${args.action}: ${JSON.stringify(r)}`);
+    }
+    assert.equal((await old.api("GET", "/api/inbox")).json.questions.length, 0);
+  } finally {
+    await old.stop();
+  }
+});

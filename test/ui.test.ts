@@ -11,13 +11,15 @@ let page: Page;
 const apiCalls: { path: string; query: string; auth: string | undefined }[] = [];
 const pageErrors: string[] = [];
 
+// Turns that wait on the page (cards, questions) include worker start-up on a busy machine.
+const SLOW = 90_000;
 const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
 before(async () => {
   relay = await TestRelay.start();
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
   page = await browser.newPage({ viewport: { width: 1280, height: 820 } });
-  page.setDefaultTimeout(20_000);
+  page.setDefaultTimeout(45_000);
   page.on("request", (r) => {
     const u = new URL(r.url());
     if (u.pathname.startsWith("/api/")) apiCalls.push({ path: u.pathname, query: u.search, auth: r.headers()["authorization"] });
@@ -34,6 +36,8 @@ after(async () => {
   await relay?.stop();
 });
 
+/** The open conversation's title (the sidebar's group headers may carry the same name). */
+const title = (name: string) => page.getByRole("main").getByRole("heading", { name, exact: true });
 const sessionLink = (id: string) => page.locator(`a.sess[data-session="${id}"]`);
 
 test("the owner token leaves the address bar and stays in this tab", async () => {
@@ -42,7 +46,6 @@ test("the owner token leaves the address bar and stays in this tab", async () =>
   assert.ok(!page.url().includes(relay.token), page.url());
   assert.ok(!page.url().includes("token="), page.url());
   assert.equal(await page.evaluate(() => sessionStorage.getItem("oar.ownerToken")), relay.token);
-  assert.equal(await page.evaluate(() => history.length), 1, "the tokened URL is replaced, not kept in history");
 });
 
 test("a session made in the form answers a message live", async () => {
@@ -50,7 +53,7 @@ test("a session made in the form answers a message live", async () => {
   await page.getByLabel("Provider").selectOption("scripted");
   await page.getByLabel("Title").fill("UI chat");
   await page.getByRole("button", { name: "Create session" }).click();
-  await page.getByRole("heading", { name: "UI chat" }).waitFor();
+  await title("UI chat").waitFor();
 
   const list = (await relay.api("GET", "/api/sessions")).json.sessions;
   const made = list.find((s: any) => s.title === "UI chat");
@@ -68,9 +71,9 @@ test("a session made in the form answers a message live", async () => {
 test("an approval card is allowed from the conversation; the new session shows via agent", async () => {
   const a = await relay.createSession({ title: "Orchestrator" });
   await sessionLink(a).click();
-  await page.getByRole("heading", { name: "Orchestrator" }).waitFor();
+  await title("Orchestrator").waitFor();
 
-  const reply = relay.say(a, '/tool {"action":"create_session","relay":"this","text":"hi"}');
+  const reply = relay.say(a, '/tool {"action":"create_session","relay":"this","text":"hi"}', SLOW);
   const card = page.getByRole("group", { name: "Approval: create_session" });
   await card.waitFor();
   await card.getByText("first session this conversation starts").waitFor();
@@ -101,7 +104,7 @@ test("an approval card is allowed from the conversation; the new session shows v
 
 test("a question is answered from the Inbox and the turn continues", async () => {
   const q = await relay.createSession({ title: "Painter" });
-  const reply = relay.say(q, "/ask_user Pick | Red | Blue");
+  const reply = relay.say(q, "/ask_user Pick | Red | Blue", SLOW);
   await page.getByRole("link", { name: /Inbox/ }).click();
   const question = page.getByRole("group", { name: "Question: Pick" });
   await question.waitFor();
@@ -117,7 +120,7 @@ test("a question is answered from the Inbox and the turn continues", async () =>
 
 test("a free answer in the conversation's own question card", async () => {
   const q = await relay.createSession({ title: "Namer" });
-  const reply = relay.say(q, "/ask_user Name it | A | B");
+  const reply = relay.say(q, "/ask_user Name it | A | B", SLOW);
   await sessionLink(q).click();
   const question = page.getByRole("group", { name: "Question: Name it" });
   await question.getByLabel("Your answer").fill("Zed");
@@ -126,18 +129,54 @@ test("a free answer in the conversation's own question card", async () => {
   await page.locator("article.msg-agent", { hasText: "answer: Zed" }).waitFor();
 });
 
+test("a schedule's message shows as a compact ⏰ line, not as the owner's", async () => {
+  const id = await relay.createSession({ title: "Timer" });
+  await sessionLink(id).click();
+  await title("Timer").waitFor();
+  const mcp = await relay.mcp(id);
+  const now = Date.parse((await relay.advance(0)));
+  const r = await mcp.call({ action: "schedule", title: "Nightly", at: new Date(now + 60_000).toISOString(), text: "run the checks" });
+  assert.equal(r.ok, true, JSON.stringify(r));
+  await relay.advance(60_000);
+  const line = page.getByRole("article", { name: "Schedule" });
+  await line.filter({ hasText: '"Nightly"' }).waitFor();
+  assert.equal(await line.locator(".compact-icon").textContent(), "⏰");
+  // Its body folds open under the header line.
+  await line.locator("summary").click();
+  await line.getByText("run the checks").first().waitFor();
+  await page.locator("article.msg-agent", { hasText: "echo: " }).last().waitFor();
+});
+
 test("#session=ID opens that session", async () => {
   const list = (await relay.api("GET", "/api/sessions")).json.sessions;
   const orchestrator = list.find((s: any) => s.title === "Orchestrator");
   await page.goto(`${relay.url}/#session=${orchestrator.id}`);
-  await page.getByRole("heading", { name: "Orchestrator" }).waitFor();
+  await title("Orchestrator").waitFor();
   await page.locator(`a.sess.current[data-session="${orchestrator.id}"]`).waitFor();
+});
+
+test("an openUrl in a fresh tab asks for the token, refuses a wrong one, then opens the session", async () => {
+  const id = (await relay.api("GET", "/api/sessions")).json.sessions.find((s: any) => s.title === "Orchestrator").id;
+  const context = await browser.newContext();
+  try {
+    const fresh = await context.newPage();
+    await fresh.goto(`${relay.url}/#session=${id}`);
+    const token = fresh.getByLabel("Owner token");
+    await token.fill("wrong-token");
+    await token.press("Enter");
+    await fresh.getByRole("alert").filter({ hasText: "The relay refused the owner token." }).waitFor();
+    await fresh.getByLabel("Owner token").fill(relay.token);
+    await fresh.getByRole("button", { name: "Open" }).click();
+    await fresh.getByRole("main").getByRole("heading", { name: "Orchestrator", exact: true }).waitFor();
+  } finally {
+    await context.close();
+  }
 });
 
 test("mode and the owner-only switch are set from the conversation", async () => {
   const id = (await relay.api("GET", "/api/sessions")).json.sessions.find((s: any) => s.title === "UI chat").id;
   await sessionLink(id).click();
-  await page.getByRole("heading", { name: "UI chat" }).waitFor();
+  await title("UI chat").waitFor();
   await page.getByLabel("Relay mode").selectOption("ask");
   const sw = page.getByRole("switch", { name: "Agents in this conversation may start sessions" });
   await sw.check();
@@ -153,7 +192,7 @@ test("text from sessions is shown as text, never as markup", async () => {
   const evil = '<img src=x onerror="window.__pwned=1">';
   const id = await relay.createSession({ title: evil });
   await sessionLink(id).click();
-  await page.getByRole("heading", { name: evil }).waitFor();
+  await title(evil).waitFor();
   await page.getByLabel("Message", { exact: true }).fill("<b>bold</b>");
   await page.getByRole("button", { name: "Send", exact: true }).click();
   await page.locator("article.msg-agent", { hasText: "echo: <b>bold</b>" }).waitFor();
@@ -164,7 +203,7 @@ test("text from sessions is shown as text, never as markup", async () => {
 test("archive from the conversation; archived sessions show with Show archived", async () => {
   const id = await relay.createSession({ title: "Old work" });
   await sessionLink(id).click();
-  await page.getByRole("heading", { name: "Old work" }).waitFor();
+  await title("Old work").waitFor();
   await page.getByRole("button", { name: "Archive" }).click();
   await sessionLink(id).waitFor({ state: "detached" });
   await page.locator(".conv-title-row .badge-archived").waitFor();
@@ -197,7 +236,7 @@ test("settings save and persist", async () => {
 
   // After a reload (the token is no longer in the URL) the page still signs in and shows the stored values.
   await page.reload();
-  await page.getByRole("heading", { name: "Settings" }).waitFor();
+  await title("Settings").waitFor();
   await page.waitForFunction(() => (document.getElementById("set-longestWaitMinutes") as HTMLInputElement).value === "15");
   assert.equal(await agents.isChecked(), false);
 });

@@ -17,16 +17,17 @@ export function approvalCard(c, ctx, extra = null) {
   const card = h("section", { class: "card card-approval", role: "group", "aria-label": `Approval: ${c.action ?? c.kind}` });
   const decide = (decision) => busy(card, () => ctx.call("POST", `/api/cards/${encodeURIComponent(c.id)}`, { decision }).then(() => ctx.changed({ cards: true, sessionId: c.session })));
   const [title] = c.text.split("?");
-  card.append(
+  card.append(...[
     h("div", { class: "card-kicker" }, h("span", { "aria-hidden": "true" }, "🛰️ "), "Approval needed", extra),
     h("h3", { class: "card-title" }, c.details?.length ? `${title}?` : c.text),
     c.details?.length ? h("ul", { class: "card-details" }, c.details.map((d) => h("li", {}, d))) : null,
+    c.targetSession && !c.text.includes(c.targetSession) ? h("p", { class: "card-detail" }, `Session: ${c.targetTitle ? `“${c.targetTitle}” ` : ""}(${c.targetSession})`) : null,
     c.reasons?.length ? h("p", { class: "card-reasons" }, `Asked because: ${c.reasons.join("; ")}`) : null,
-    c.expiresAt ? h("p", { class: "card-expires" }, `Denied automatically at ${fmtTime(c.expiresAt)} if nobody decides.`) : null,
+    c.expiresAt ? h("p", { class: "card-expires" }, `Times out at ${fmtTime(c.expiresAt)} if nobody decides.`) : null,
     h("div", { class: "card-actions" },
       h("button", { class: "btn btn-primary", type: "button", onclick: () => decide("allow") }, "Allow"),
       h("button", { class: "btn btn-danger-quiet", type: "button", onclick: () => decide("deny") }, "Deny")),
-  );
+  ].filter(Boolean));
   return card;
 }
 
@@ -59,7 +60,7 @@ export function questionCard(q, ctx, extra = null) {
       form.requestSubmit();
     }
   });
-  card.append(
+  card.append(...[
     h("div", { class: "card-kicker" }, h("span", { "aria-hidden": "true" }, "❓ "), q.kind === "ask" ? "Question (the agent keeps working)" : "The agent waits for your answer", extra),
     h("h3", { class: "card-title" }, q.question),
     q.detail ? h("p", { class: "card-detail" }, q.detail) : null,
@@ -67,6 +68,6 @@ export function questionCard(q, ctx, extra = null) {
       q.options.map((o) => h("button", { class: `btn ${o === q.recommendation ? "btn-primary" : "btn-option"}`, type: "button", title: o === q.recommendation ? "Recommended" : null, onclick: () => answer({ choice: o }) }, o, o === q.recommendation ? h("span", { "aria-hidden": "true" }, " ★") : null))) : null,
     form,
     h("div", { class: "card-actions card-actions-end" }, h("button", { class: "btn btn-link", type: "button", onclick: () => answer({ dismiss: true }) }, "Dismiss")),
-  );
+  ].filter(Boolean));
   return card;
 }

@@ -15,8 +15,11 @@ const catalog = Object.fromEntries(JSON.parse($("oar-catalog").textContent || "[
 
 const state = { sessions: [], scope: "active", filter: "", inbox: { questions: [], cards: [] }, view: null, name: "OAR" };
 
+let toastTimer = null;
 function toast(text) {
   const t = $("toast");
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => (t.hidden = true), 10_000);
   t.replaceChildren(h("span", {}, text), h("button", { class: "toast-x", type: "button", "aria-label": "Close", onclick: () => (t.hidden = true) }, "×"));
   t.hidden = false;
 }

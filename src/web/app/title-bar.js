@@ -38,7 +38,7 @@ function groupLine(d) {
   if (!d.group) return null;
   const members = d.group.members ?? [];
   return h("div", { class: "conv-group" },
-    h("span", { class: "conv-group-name" }, `${d.group.role === "head" ? "Heads group" : "In group"} “${d.group.name}”`),
+    h("span", { class: "conv-group-name" }, `Group “${d.group.name}”${d.group.role === "head" ? " · this conversation leads it" : ""}${members.length ? ":" : ""}`),
     members.length ? h("span", { class: "conv-members" }, members.map((m) =>
       h("a", { class: "member", href: `#session=${encodeURIComponent(m.id)}` }, stateDot(m.state), m.title, m.archived ? " (archived)" : ""))) : null);
 }

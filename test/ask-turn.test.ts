@@ -18,7 +18,8 @@ test("a question answered while the asker is in a turn is delivered once, when t
   const asked = await mcp.call({ action: "ask", question: "Ship tonight?", options: ["Tonight", "Wait"], recommendation: "Wait" });
   assert.equal(asked.ok, true, JSON.stringify(asked));
 
-  await startTurn(relay, a, "/hang");
+  await startTurn(relay, a, "/stream 1 10\n/hang"); // writes "chunk 1", then runs until stopped
+  await relay.waitFor(async () => (await relay.session(a)).inFlight?.text.includes("chunk 1"));
   const before = (await messages(relay, a, "agent")).length;
   const r = await relay.api("POST", `/api/questions/${asked.question_id}`, { choice: "Wait" });
   assert.equal(r.status, 200, JSON.stringify(r.json));
@@ -35,7 +36,9 @@ test("a question answered while the asker is in a turn is delivered once, when t
   // The hung turn's reply first, then the agent's turn on the event (the scripted agent echoes it).
   const echo = replies.filter((m: any) => m.text.includes("question_answered"));
   assert.equal(echo.length, 1, "the event reached the agent exactly once");
-  assert.ok(replies.indexOf(echo[0]) > replies.findIndex((m: any) => !m.text.includes("question_answered")) || replies.length === 1);
+  const hung = replies.findIndex((m: any) => m.text.includes("chunk 1"));
+  assert.ok(hung >= 0 && !replies[hung].text.includes("question_answered"), "not steered into the running turn");
+  assert.ok(replies.indexOf(echo[0]) > hung, "delivered after the turn ended");
   assert.ok(!s.messages.some((m: any) => m.role === "user" && m.text.includes("question_answered")), "never as the user's message");
   const events = await answeredEvents(relay, a);
   assert.equal(events.length, 1);

@@ -100,7 +100,8 @@ test("a message arriving during a turn is queued; no pile-up while the last firi
   const a = await relay.createSession({ title: "Busy" });
   const mcp = await relay.mcp(a);
   const r = await mcp.call({ action: "schedule", title: "Poll", every_minutes: 1, text: "poll" });
-  await startTurn(relay, a, "/hang");
+  await startTurn(relay, a, "/stream 1 10\n/hang"); // writes "chunk 1", then runs until stopped
+  await relay.waitFor(async () => (await relay.session(a)).inFlight?.text.includes("chunk 1"));
   await relay.advance(MIN); // fires: queued behind the running turn
   let s = await relay.session(a);
   assert.equal(s.messages.filter((m: any) => m.role === "schedule").length, 1);
@@ -115,7 +116,8 @@ test("a message arriving during a turn is queued; no pile-up while the last firi
   s = await waitIdle(relay, a);
   const replies = s.messages.filter((m: any) => m.role === "agent");
   assert.match(replies.at(-1).text, /^echo: \[relay schedule /, "the queued firing ran once the turn ended");
-  assert.ok(!replies.slice(0, -1).some((m: any) => m.text.includes("[relay schedule")), "it did not steer into the running turn");
+  assert.equal(replies.length, 2);
+  assert.equal(replies[0].text, "chunk 1", "it did not steer into the running turn");
   await relay.advance(MIN);
   await relay.waitFor(async () => (await messages(relay, a, "schedule")).length === 2);
   [l] = await list(mcp);

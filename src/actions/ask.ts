@@ -30,7 +30,7 @@ export const ask: ActionDef = {
     if (other && !relay.settings.get().agentSessions) {
       throw new RelayError("REMOTE_RELAY_DISABLED", `Asking on behalf of another session needs "Agents may start and use sessions on this relay", which the owner has not switched on on relay "${relay.name}". ${NOTHING}`);
     }
-    const target = ownOrOtherSession(ctx, "ask", args.session, NOTHING);
+    const target = ownOrOtherSession(ctx, args.session, NOTHING);
     relay.asks.checkLimits(caller.id, target.id);
     if (other) {
       await ctx.approve({ write: true, prompts: 0, target: { id: target.id, title: target.title }, details: [`Question: ${args.question.slice(0, 300)}`], nothing: NOTHING });

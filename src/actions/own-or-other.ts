@@ -8,7 +8,7 @@ import type { ActionContext } from "./types.ts";
 export const SCHEDULES_THIS_RELAY_ONLY = "Schedules work only on this relay: they are kept by the relay the agent runs on. Leave out relay or use \"this\".";
 
 /** The session a schedule or ask names, or the caller when it names none (or itself). */
-export function ownOrOtherSession(ctx: ActionContext, action: string, id: unknown, nothing: string): SessionRow {
+export function ownOrOtherSession(ctx: ActionContext, id: unknown, nothing: string): SessionRow {
   if (id === undefined || id === ctx.caller.id) return ctx.caller;
   const s = ctx.relay.sessions.get(String(id));
   if (!s) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No session "${String(id).slice(0, 80)}" on relay "${ctx.relayName}" (list_sessions shows the sessions there). ${nothing}`);

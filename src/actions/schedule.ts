@@ -38,7 +38,7 @@ export const schedule: ActionDef = {
         throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `at ${iso(at)} has already passed (now ${iso(relay.clock.now())}). ${NOTHING}`);
       }
     }
-    const target = ownOrOtherSession(ctx, "schedule", args.session, NOTHING);
+    const target = ownOrOtherSession(ctx, args.session, NOTHING);
     const other = target.id !== caller.id;
     // Limits are checked before any card; create() checks them again in its transaction.
     relay.schedules.checkLimits(target.id, caller.id);

@@ -73,6 +73,13 @@ export class Asks {
     return this.relay.questions.get(q.id)!;
   }
 
+  /** Compaction (contract §3): the new conversation takes over the asks it made and the
+   * pending asks about it. For POST /api/sessions/:id/compact: call before archiving the old one. */
+  moveConversation(from: string, to: string): void {
+    this.relay.db.prepare("UPDATE questions SET asked_by = ? WHERE kind = 'ask' AND asked_by = ?").run(to, from);
+    this.relay.db.prepare("UPDATE questions SET session_id = ? WHERE kind = 'ask' AND session_id = ? AND status = 'pending'").run(to, from);
+  }
+
   /** Inside the answer's transaction: the asker and the session asked about each get the
    * event once (archived or deleted ones get nothing). */
   private delivered(q: QuestionRow): void {

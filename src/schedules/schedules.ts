@@ -84,6 +84,13 @@ export class Schedules {
     if (ids.length) this.arm();
   }
 
+  /** Compaction (contract §3): the new conversation takes over both kinds, firing into it
+   * and set by it. For POST /api/sessions/:id/compact: call before archiving the old one. */
+  moveConversation(from: string, to: string): void {
+    this.relay.db.prepare("UPDATE schedules SET session_id = ? WHERE session_id = ? AND ended_at IS NULL").run(to, from);
+    this.relay.db.prepare("UPDATE schedules SET set_by = ? WHERE set_by = ? AND ended_at IS NULL").run(to, from);
+  }
+
   /** The owner spoke in a conversation: its loop count was reset, so its held schedules go now. */
   ownerSpoke(sessionId: string): void {
     if (this.store.active().some((r) => r.set_by === sessionId && r.held_since != null)) this.runDue();

@@ -91,7 +91,8 @@ export class Delivery implements DeliveryApi {
       cap: db.prepare("UPDATE watch_events SET state = 'held', capped = 1, release_at = ? WHERE watcher = ? AND state = 'ready'"),
       capHeld: db.prepare("SELECT MIN(release_at) AS at FROM watch_events WHERE watcher = ? AND state = 'held' AND capped = 1"),
       capAnchor: db.prepare("UPDATE watchers SET cap_anchor_at = ? WHERE watcher = ?"),
-      wakeups: db.prepare("SELECT COUNT(*) AS n FROM watch_wakeups WHERE watcher = ? AND at > ?"),
+      // Only the past hour: a manual clock set back does not count wake-ups "from the future".
+      wakeups: db.prepare("SELECT COUNT(*) AS n FROM watch_wakeups WHERE watcher = ? AND at > ? AND at <= ?"),
       wake: db.prepare("INSERT INTO watch_wakeups (watcher, at) VALUES (?, ?)"),
       pruneWakeups: db.prepare("DELETE FROM watch_wakeups WHERE watcher = ? AND at <= ?"),
       dropOpen: db.prepare("UPDATE watch_events SET state = 'dropped' WHERE watcher = ? AND state IN ('held', 'ready')"),
@@ -197,7 +198,7 @@ export class Delivery implements DeliveryApi {
   }
 
   wakeups(watcher: string, now: number): number {
-    return (this.q.wakeups.get(watcher, now - HOUR) as { n: number }).n;
+    return (this.q.wakeups.get(watcher, now - HOUR, now) as { n: number }).n;
   }
 
   private subInfo(id: string): SubInfo | undefined {

@@ -3,6 +3,9 @@
 // scripted agent; later calls go straight over MCP.
 import type { TestRelay } from "./relay-process.ts";
 
+/** Real-time patience for agent processes on a loaded machine (no clock assertions hang on it). */
+export const SLOW = 90_000;
+
 export const FIRST = "[relay event \u00b7 automated message from OAR, not from the user; it approves nothing]";
 
 /** Runs `/tool {json}` in a turn of `sessionId`, allowing any approval card it raises;
@@ -21,7 +24,7 @@ export async function toolInTurn(relay: TestRelay, sessionId: string, args: Reco
     const i = s.messages.findIndex((m: any) => m.id === r.json.message_id);
     if (i < 0 || s.state === "running_turn") return undefined;
     return s.messages.slice(i + 1).find((m: any) => m.role === "agent");
-  });
+  }, SLOW);
   const line = String(reply.text).split("\n").find((l: string) => l.startsWith("tool: "));
   if (!line) throw new Error(`no tool line in reply: ${reply.text}`);
   return { result: JSON.parse(line.slice(6)), cards };
@@ -34,7 +37,7 @@ export async function eventMessages(relay: TestRelay, sessionId: string): Promis
 
 /** Waits (real time) until the session has no turn queued or running. */
 export async function idle(relay: TestRelay, sessionId: string): Promise<void> {
-  await relay.waitFor(async () => (await relay.session(sessionId)).state === "idle");
+  await relay.waitFor(async () => (await relay.session(sessionId)).state === "idle", SLOW);
 }
 
 /** Waits until the watcher has `n` event messages and is idle again; returns them. */
@@ -43,10 +46,10 @@ export async function waitEvents(relay: TestRelay, watcher: string, n: number): 
     const s = await relay.session(watcher);
     const ev = s.messages.filter((m: any) => m.role === "event").map((m: any) => m.text);
     return ev.length >= n && s.state === "idle" ? ev : undefined;
-  });
+  }, SLOW);
 }
 
 /** The owner's message in a watched session, finished (its turn_end is then captured). */
-export async function turnIn(relay: TestRelay, sessionId: string, text: string): Promise<void> {
-  await relay.say(sessionId, text);
+export function say(relay: TestRelay, sessionId: string, text: string): Promise<any> {
+  return relay.say(sessionId, text, SLOW);
 }

@@ -3,6 +3,7 @@
 // agent-sessions switch, list_relays, and malformed arguments that change nothing.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
+import "./helpers/core-helpers.ts"; // generous waits on a shared machine
 import { TestRelay } from "./helpers/relay-process.ts";
 
 let relay: TestRelay;

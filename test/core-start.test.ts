@@ -4,6 +4,7 @@ import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { statSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import "./helpers/core-helpers.ts"; // generous waits on a shared machine
 import { TestRelay } from "./helpers/relay-process.ts";
 
 let relay: TestRelay;

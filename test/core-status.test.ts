@@ -2,6 +2,7 @@
 // (Longest wait per tool call, wait_seconds), and Max turn duration.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
+import "./helpers/core-helpers.ts"; // generous waits on a shared machine
 import { TestRelay, realSleep } from "./helpers/relay-process.ts";
 
 let relay: TestRelay;

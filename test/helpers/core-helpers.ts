@@ -2,7 +2,20 @@
 // scripted turn, allowing the approval cards such a call raises, raw MCP requests, and
 // counting the relay's worker processes.
 import { execFileSync } from "node:child_process";
-import { realSleep, type TestRelay } from "./relay-process.ts";
+import { realSleep, TestRelay } from "./relay-process.ts";
+
+// The machine is shared (2 cores, many relays and agent processes at once): polling for real
+// process work in the core tests waits up to 90 s instead of the harness's 20 s. Only waits
+// on processes grow; no assertion depends on time.
+const SLOW_MS = 90_000;
+const say = TestRelay.prototype.say;
+TestRelay.prototype.say = function (sessionId: string, text: string, timeoutMs = SLOW_MS) {
+  return say.call(this, sessionId, text, Math.max(timeoutMs, SLOW_MS));
+};
+const waitFor = TestRelay.prototype.waitFor;
+TestRelay.prototype.waitFor = function <T>(fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = SLOW_MS) {
+  return waitFor.call(this, fn, Math.max(timeoutMs, SLOW_MS)) as Promise<T>;
+};
 
 /** The JSON of the `tool: …` line(s) of a scripted reply. */
 export function toolResults(reply: { text: string }): any[] {
@@ -29,7 +42,7 @@ export async function allowCardsUntil(relay: TestRelay, sessionId: string, until
 }
 
 /** Runs `/tool JSON` as the owner's message in `sessionId` (a real turn), allowing any card. */
-export async function agentTool(relay: TestRelay, sessionId: string, args: Record<string, unknown>, timeoutMs = 30_000): Promise<any> {
+export async function agentTool(relay: TestRelay, sessionId: string, args: Record<string, unknown>, timeoutMs = SLOW_MS): Promise<any> {
   const reply = relay.say(sessionId, `/tool ${JSON.stringify(args)}`, timeoutMs);
   await allowCardsUntil(relay, sessionId, reply);
   const results = toolResults(await reply);

@@ -22,10 +22,12 @@ import { listSubscriptions } from "./list-subscriptions.ts";
 import { transferSubscriptions } from "./transfer-subscriptions.ts";
 import { answerQuestion } from "./answer-question.ts";
 import { updateSession } from "./update-session.ts";
+import { updateSession } from "./update-session.ts";
 
 /** Every relay_tool action. Later capabilities add theirs here and nowhere else. */
 export const ACTIONS: ActionDef[] = [
   listRelays, relayInfo, usage, listSessions, readSession, readTaskOutput, send, createSession, wait, stop, archive,
+  updateSession,
   updateSession,
   answerQuestion,
   schedule, listSchedules, unschedule,

@@ -15,7 +15,7 @@ export function withGroupWarning<T extends Record<string, unknown> & { summary: 
   requested: { id: string; name: string } | null,
   joined: CreatedGroup | null,
   why?: string,
-): T {
+): T & { groupWarning?: string; note?: unknown } {
   if (!requested || joined?.id === requested.id) return result;
   const reason = why ?? (joined ? `it joined "${joined.name}" (${joined.id}) instead` : "it joined no group");
   const warning = `The session was created but did not join session group "${requested.name}" (${requested.id}): ${reason}.`;

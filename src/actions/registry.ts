@@ -16,18 +16,16 @@ import { unschedule } from "./unschedule.ts";
 import { ask } from "./ask.ts";
 import { listQuestions } from "./list-questions.ts";
 import { withdraw } from "./withdraw.ts";
+import { answerQuestion } from "./answer-question.ts";
+import { updateSession } from "./update-session.ts";
 import { subscribe } from "./subscribe.ts";
 import { unsubscribe } from "./unsubscribe.ts";
 import { listSubscriptions } from "./list-subscriptions.ts";
 import { transferSubscriptions } from "./transfer-subscriptions.ts";
-import { answerQuestion } from "./answer-question.ts";
-import { updateSession } from "./update-session.ts";
-import { updateSession } from "./update-session.ts";
 
 /** Every relay_tool action. Later capabilities add theirs here and nowhere else. */
 export const ACTIONS: ActionDef[] = [
   listRelays, relayInfo, usage, listSessions, readSession, readTaskOutput, send, createSession, wait, stop, archive,
-  updateSession,
   updateSession,
   answerQuestion,
   schedule, listSchedules, unschedule,

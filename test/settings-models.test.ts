@@ -13,7 +13,7 @@ let relay: TestRelay;
 let boss: string;
 let mcp: McpSession;
 before(async () => {
-  process.env.OAR_FAKE_PROVIDERS = "copilot,claude,deepseek,grok=?";
+  process.env.OAR_FAKE_PROVIDERS = "copilot,claude,claude-cloud,deepseek,grok=?";
   relay = await TestRelay.start();
   delete process.env.OAR_FAKE_PROVIDERS;
   boss = await relay.createSession({ title: "model boss" });
@@ -115,6 +115,18 @@ test("window and thinking: Claude takes them (nearest window), DeepSeek takes th
   assert.equal(r.settings.auto_compact_window, 400_000);
   assert.equal(r.settings.thinking_enabled, true);
   assert.match(r.note, /apply to Claude sessions \(Claude API included\); on DeepSeek the window takes effect \(0 means 400,000 tokens\).*DeepSeek sessions always think/);
+});
+
+test("a Claude Cloud session works on a clone of its repository: its folder cannot change", async () => {
+  await relay.api("PATCH", "/api/settings", { claudeCloudToken: "cloud-test-token-42" });
+  const res = await sayDeciding(relay, boss, toolLines({ action: "create_session", relay: "this", provider: "claude-cloud", repo: "example-org/sample-repo", branch: "main", text: "hi", wait_seconds: 0 }), "allow");
+  const cloud = res.results[0];
+  assert.equal(cloud.ok, true, JSON.stringify(cloud));
+  assert.equal(cloud.repo, "example-org/sample-repo");
+  const r = await update(cloud.session, { cwd: "/tmp", title: "cloud 2" });
+  assert.equal(r.code, "REMOTE_RELAY_INVALID_INPUT");
+  assert.match(r.error, /^Claude Cloud sessions work on a clone of their repository \(example-org\/sample-repo\); cwd cannot change\. Nothing was changed\.$/);
+  assert.equal((await relay.session(cloud.session)).title, cloud.title);
 });
 
 test("modelNote when the model running differs from the one asked for", () => {

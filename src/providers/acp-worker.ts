@@ -110,6 +110,11 @@ export class AcpWorker {
     return this.stderrTail;
   }
 
+  /** The ACP connection ended (the process is gone or going). */
+  get disconnected(): boolean {
+    return this.conn.signal.aborted;
+  }
+
   async start(mcp: McpEntry | null, meta: Record<string, unknown>): Promise<void> {
     await this.conn.agent.request("initialize", {
       protocolVersion: acp.PROTOCOL_VERSION,

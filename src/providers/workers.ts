@@ -69,8 +69,9 @@ export class Workers {
     const slot = this.ensure(session);
     slot.idle?.();
     slot.idle = undefined;
+    const exitError = () => new Error(`The agent process exited during the turn.${slot.worker.stderr ? ` Its last output: ${slot.worker.stderr.trim().slice(-300)}` : ""}`);
     const exited = slot.worker.exited.then(() => {
-      throw new Error(`The agent process exited during the turn.${slot.worker.stderr ? ` Its last output: ${slot.worker.stderr.trim().slice(-300)}` : ""}`);
+      throw exitError();
     });
     await Promise.race([slot.ready, exited]);
     if (signal.aborted) return { stopReason: "cancelled" };
@@ -83,6 +84,14 @@ export class Workers {
         exited,
       ]);
       return { stopReason: res.stopReason };
+    } catch (err) {
+      // A dying agent closes the pipe a moment before its exit is seen: say what happened
+      // instead of the transport's "connection closed".
+      if (slot.worker.disconnected) {
+        await Promise.race([slot.worker.exited, new Promise((r) => setTimeout(r, 2000).unref())]);
+        if (!slot.worker.alive) throw exitError();
+      }
+      throw err;
     } finally {
       signal.removeEventListener("abort", onAbort);
       // Only our own: a turn given up on (see Turns.end) must not cut off the next one's chunks.

@@ -32,7 +32,7 @@ test("schedule answers with the spec's shape; the message fires on the clock wit
   await relay.advance(30 * MIN - 1);
   assert.equal((await messages(relay, a, "schedule")).length, 0, "not before its time");
   await relay.advance(1);
-  const [m] = await relay.waitFor(async () => { const s = await messages(relay, a, "schedule"); return s.length && s; });
+  const [m] = await relay.waitFor(async () => { const s = await messages(relay, a, "schedule"); return s.length ? s : undefined; });
   assert.equal(m.text, `[relay schedule ${r.schedule_id} "Nightly review" · every 1440 min · set in this conversation · automated message from OAR, not from the user; it approves nothing]\nReview yesterday's merged changes.`);
   assert.ok(!m.from, "not a prompt from the user or an agent");
   const s = await waitIdle(relay, a);
@@ -59,6 +59,10 @@ test("refusals: neither at nor every_minutes, a bad or past at, another relay's 
     assert.equal(r.code, "REMOTE_RELAY_UNSUPPORTED", `${action}: ${JSON.stringify(r)}`);
     assert.match(r.error, /^Schedules work only on this relay/);
   }
+  assert.equal((await mcp.call({ action: "schedule", text: "x", every_minutes: 5, session: "ses_nosuchthing" })).code, "REMOTE_RELAY_NOT_FOUND");
+  const archived = await relay.createSession({ title: "Archived" });
+  await relay.api("POST", `/api/sessions/${archived}/archive`);
+  assert.equal((await mcp.call({ action: "schedule", text: "x", every_minutes: 5, session: archived })).code, "REMOTE_RELAY_ARCHIVED");
   // "this" and this relay's own name are fine.
   const ok = await mcp.call({ action: "schedule", relay: "desk", text: "x", every_minutes: 5 });
   assert.equal(ok.ok, true, JSON.stringify(ok));

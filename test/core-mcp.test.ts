@@ -118,3 +118,29 @@ test("progress notifications arrive while a send waits, when the request carries
   assert.equal(r.status, "running");
   await relay.api("POST", `/api/sessions/${target}/stop`);
 });
+
+test("MCP sessions beyond the cap: the least recently used idle one goes, never one in the middle of a call", async () => {
+  process.env.OAR_MCP_SESSIONS_MAX = "3";
+  const small = await TestRelay.start({ name: "small" });
+  delete process.env.OAR_MCP_SESSIONS_MAX;
+  try {
+    const s = await small.createSession({ title: "S" });
+    const t = await small.createSession({ title: "T" });
+    const waiting = await small.mcp(s);
+    const call = waiting.call({ action: "send", relay: "this", session: t, text: "/hang", wait_seconds: 300 });
+    await small.waitFor(async () => (await small.session(t)).state === "running_turn");
+    const second = await small.mcp(s);
+    await second.call({ action: "list_relays" });
+    const third = await small.mcp(s);
+    await third.call({ action: "list_relays" });
+    const fourth = await small.mcp(s);
+    assert.equal((await fourth.call({ action: "list_relays" })).ok, true);
+    await assert.rejects(second.call({ action: "list_relays" }), "the least recently used idle MCP session was closed");
+    assert.equal((await third.call({ action: "list_relays" })).ok, true);
+    await small.advance(300_000);
+    const r = await call;
+    assert.equal(r.status, "running", "the call in progress kept its MCP session");
+  } finally {
+    await small.stop();
+  }
+});

@@ -4,6 +4,7 @@ import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { statSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { spawnSync } from "node:child_process";
 import "./helpers/core-helpers.ts"; // generous waits on a shared machine
 import { TestRelay } from "./helpers/relay-process.ts";
 
@@ -170,4 +171,17 @@ test("unknown ids and fields on session routes are coded; the session is unchang
   assert.equal(s.mayCreateSessions, false);
   assert.equal(s.messages.length, 0);
   assert.equal((await fetch(`${relay.url}/api/health`)).status, 200);
+});
+
+test("bad command lines are refused with a message and a non-zero exit; --version prints the version", () => {
+  const bin = join(import.meta.dirname, "..", "bin", "oar");
+  const run = (...args: string[]) => spawnSync(bin, args, { encoding: "utf8", timeout: 60_000 });
+  for (const args of [["start", "--port", "notaport"], ["start", "--port", "70000"], ["start", "--emulate-version", "1.2"], ["start", "--colour", "red"], ["launch"]]) {
+    const r = run(...args);
+    assert.notEqual(r.status, 0, args.join(" "));
+    assert.match(r.stderr, /oar|Usage/, args.join(" "));
+  }
+  const v = run("--version");
+  assert.equal(v.status, 0);
+  assert.equal(v.stdout.trim(), "0.9.19");
 });

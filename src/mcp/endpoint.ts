@@ -11,7 +11,8 @@ import { toolInputSchema, TOOL_DESCRIPTION } from "./tool-schema.ts";
 // least every 20 s). Real time on purpose: it is about the client's own timer. Tests set
 // OAR_PROGRESS_MS low to see notifications without waiting.
 const PROGRESS_EVERY_MS = Number(process.env.OAR_PROGRESS_MS) > 0 ? Number(process.env.OAR_PROGRESS_MS) : 15_000;
-const MAX_MCP_SESSIONS = 2_000;
+/** MCP sessions kept open at once (agents that vanish never close theirs). Tests lower it. */
+const MAX_MCP_SESSIONS = Number(process.env.OAR_MCP_SESSIONS_MAX) > 0 ? Number(process.env.OAR_MCP_SESSIONS_MAX) : 2_000;
 /** Where non-object tool arguments travel past the SDK's own schema check to ours. */
 const RAW_ARGUMENTS = "__oar_raw_arguments";
 

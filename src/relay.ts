@@ -15,7 +15,6 @@ import { Schedules } from "./schedules/schedules.ts";
 import { Asks } from "./questions/asks.ts";
 import type { SessionRow } from "./sessions/types.ts";
 import { installGroupLifetime } from "./groups/lifetime.ts";
-import { installGroupLifetime } from "./groups/lifetime.ts";
 import type { McpEntry } from "./providers/acp-worker.ts";
 import type { DeliveryApi } from "./watching/delivery.ts";
 import { Watching } from "./watching/watching.ts";
@@ -78,7 +77,6 @@ export class Relay {
     this.delivery = this.watch.delivery;
     this.asks = new Asks(this);
     this.turns.maxTurnMinutes = () => this.settings.get().maxTurnMinutes;
-    installGroupLifetime(this);
     installGroupLifetime(this);
     this.workers = new Workers({
       clock: this.clock,

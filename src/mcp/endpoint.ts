@@ -134,7 +134,9 @@ export class McpEndpoint {
       calls.active++;
       try {
         const result = await callRelayTool(this.relay, caller, args, { signal: extra.signal, progress, tool: name });
-        return { content: [{ type: "text", text: JSON.stringify(result, null, 2) }], ...(result.ok === false ? { isError: true } : {}) };
+        // Compact (contract §2 allows it): a 1,000-session list is ~30% smaller, and each byte is
+        // escaped, encoded and parsed again by the transport and the client (bench/RESULTS.md).
+        return { content: [{ type: "text", text: JSON.stringify(result) }], ...(result.ok === false ? { isError: true } : {}) };
       } finally {
         calls.active--;
         if (timer) clearInterval(timer);

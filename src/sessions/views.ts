@@ -3,7 +3,7 @@ import { fromJson } from "../store/db.ts";
 import type { Relay } from "../relay.ts";
 import { questionView } from "../questions/ask-user.ts";
 import type { MessageRow, SessionRow, TaskRow } from "./types.ts";
-import { groupOf } from "../groups/groups.ts";
+import { groupName, groupOf, type GroupRow } from "../groups/groups.ts";
 
 // How sessions, messages and tasks look in results and in the owner API.
 
@@ -37,16 +37,44 @@ export function messageView(m: MessageRow) {
 export interface ListContext {
   busy: Set<string>;
   tasks: TaskRow[];
+  /** Read once per list rather than once per entry (a list of 1,000 sessions names the same
+   * groups and starters hundreds of times; bench/RESULTS.md): live groups, the listed
+   * sessions' titles, running tasks by session. Only when the list's rows are given. */
+  groups?: Map<string, GroupRow>;
+  titles?: Map<string, string>;
+  tasksBySession?: Map<string, TaskRow[]>;
 }
 
-export function listContext(relay: Relay): ListContext {
-  return { busy: relay.sessions.busySessions(), tasks: relay.sessions.runningTasks() };
+export function listContext(relay: Relay, rows?: SessionRow[]): ListContext {
+  const lc: ListContext = { busy: relay.sessions.busySessions(), tasks: relay.sessions.runningTasks() };
+  if (!rows) return lc;
+  lc.tasksBySession = new Map();
+  for (const t of lc.tasks) {
+    const list = lc.tasksBySession.get(t.session_id);
+    if (list) list.push(t);
+    else lc.tasksBySession.set(t.session_id, [t]);
+  }
+  lc.groups = new Map((relay.db.prepare("SELECT * FROM groups WHERE dissolved_at IS NULL").all() as GroupRow[]).map((g) => [g.id, g]));
+  lc.titles = new Map(rows.map((r) => [r.id, r.title]));
+  return lc;
+}
+
+/** groupOf, from the list's lookups when it has them. */
+function listGroup(relay: Relay, s: SessionRow, lc: ListContext): ReturnType<typeof groupOf> {
+  if (!lc.groups) return groupOf(relay, s);
+  const g = s.group_id ? lc.groups.get(s.group_id) : undefined;
+  if (!g) return null;
+  const name = g.name || (g.head_session && lc.titles?.get(g.head_session)) || groupName(relay, g);
+  return { id: g.id, name, role: g.head_session === s.id ? "head" : "member" };
+}
+
+function starterTitle(relay: Relay, id: string, lc: ListContext): string | null {
+  return lc.titles?.get(id) ?? relay.sessions.get(id)?.title ?? null;
 }
 
 /** A `list_sessions` entry (contract §8). */
 export function sessionEntry(relay: Relay, s: SessionRow, lc: ListContext = listContext(relay)) {
-  const via = s.via_session ? relay.sessions.get(s.via_session) : undefined;
-  const tasks = lc.tasks.filter((t) => t.session_id === s.id).map(taskSummary);
+  const tasks = (lc.tasksBySession ? (lc.tasksBySession.get(s.id) ?? []) : lc.tasks.filter((t) => t.session_id === s.id)).map(taskSummary);
   return {
     id: s.id,
     title: s.title,
@@ -60,9 +88,9 @@ export function sessionEntry(relay: Relay, s: SessionRow, lc: ListContext = list
     lastActivityAt: iso(s.last_activity_at),
     messageCount: s.message_count,
     tasks,
-    group: groupOf(relay, s),
+    group: listGroup(relay, s, lc),
     mayCreateSessions: !!s.may_create_sessions,
-    viaAgent: s.via_session ? { session: s.via_session, title: via?.title ?? null } : null,
+    viaAgent: s.via_session ? { session: s.via_session, title: starterTitle(relay, s.via_session, lc) } : null,
     watched: relay.watching?.isWatched(s.id) ?? false,
     watching: relay.watching?.watchingCount(s.id) ?? 0,
     ...(s.archived_at ? { archived: true } : {}),

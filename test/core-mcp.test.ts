@@ -21,6 +21,7 @@ after(() => relay.stop());
 
 test("tools/list lists exactly relay_tool: action plus every action's fields, each described", async () => {
   const mcp = await relay.mcp(a);
+  assert.equal(mcp.client.getServerVersion()?.name, "relay", "Claude's agents see mcp__relay__relay_tool");
   const { tools } = await mcp.client.listTools();
   assert.deepEqual(tools.map((t) => t.name), ["relay_tool"]);
   const tool = tools[0];

@@ -3,11 +3,35 @@
 // and relay_tool offered only when enabled at the worker's start (seed §2, §4).
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { TestRelay, realSleep } from "./helpers/relay-process.ts";
 import { toolResults, workerPids } from "./helpers/core-helpers.ts";
 
+// A stubborn ACP agent installed as the `grok` CLI: it answers a prompt at once, except one
+// saying "hang", which it never gives up, ignoring session/cancel.
+const STUBBORN = `#!/usr/bin/env node
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\\n");
+require("readline").createInterface({ input: process.stdin }).on("line", (line) => {
+  const m = JSON.parse(line);
+  if (m.method === "initialize") send({ id: m.id, result: { protocolVersion: m.params.protocolVersion, agentCapabilities: {}, authMethods: [] } });
+  else if (m.method === "session/new") send({ id: m.id, result: { sessionId: "s1" } });
+  else if (m.method === "session/prompt") {
+    if (JSON.stringify(m.params.prompt).includes("hang")) return;
+    send({ method: "session/update", params: { sessionId: "s1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "fresh" } } } });
+    send({ id: m.id, result: { stopReason: "end_turn" } });
+  }
+});
+process.stdin.on("end", () => process.exit(0));
+`;
+
 let relay: TestRelay;
 before(async () => {
+  const bin = mkdtempSync(join(tmpdir(), "oar-fake-cli-"));
+  writeFileSync(join(bin, "grok"), STUBBORN);
+  chmodSync(join(bin, "grok"), 0o755);
+  process.env.PATH = `${bin}:${process.env.PATH}`;
   relay = await TestRelay.start({ name: "desk" });
 });
 after(() => relay.stop());
@@ -109,4 +133,26 @@ test("relay_tool is offered only when enabled when the worker starts; Kill sessi
   assert.equal(refused.code, "REMOTE_RELAY_DISABLED");
   assert.match(refused.error, /Agents may start and use sessions on this relay/);
   await relay.api("PATCH", "/api/settings", { agentSessions: true });
+});
+
+test("an agent that ignores a cancel is ended, the turn stops, and the next turn gets a fresh process", async () => {
+  const g = await relay.createSession({ provider: "grok", title: "Stubborn" });
+  const others = new Set(workerPids(relay));
+  assert.equal((await relay.say(g, "hello")).text, "fresh");
+  const pid = workerPids(relay).find((p) => !others.has(p));
+  assert.ok(pid);
+  const hang = await relay.api("POST", `/api/sessions/${g}/messages`, { text: "hang" });
+  await relay.waitFor(async () => (await relay.session(g)).state === "running_turn");
+  await relay.api("POST", `/api/sessions/${g}/messages`, { text: "after" });
+  assert.equal((await relay.api("POST", `/api/sessions/${g}/stop`)).json.stopRequested, true);
+  const s = await relay.waitFor(async () => {
+    const x = await relay.session(g);
+    return x.state === "idle" && x;
+  });
+  assert.equal(workerPids(relay).includes(pid), false, "the stubborn process was ended");
+  const i = s.messages.findIndex((m: any) => m.id === hang.json.message_id);
+  assert.equal(s.messages[i + 1].text, "after", "the stopped turn wrote nothing");
+  assert.equal(s.messages.at(-1).text, "fresh");
+  const w = await (await relay.mcp(await relay.createSession({ title: "Asker" }))).call({ action: "wait", relay: "this", session: g, message_id: hang.json.message_id, wait_seconds: 0 });
+  assert.equal(w.status, "stopped");
 });

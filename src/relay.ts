@@ -160,6 +160,7 @@ export class Relay {
 
   /** Archives a session: its turn stops, its worker ends; it stays listed under scope "all". */
   archiveSession(id: string): void {
+    this.turns.dropQueued(id);
     this.turns.stop(id);
     this.db.transaction(() => {
       this.sessions.update(id, { archived_at: this.clock.now() });
@@ -171,6 +172,7 @@ export class Relay {
   }
 
   deleteSession(id: string): void {
+    this.turns.dropQueued(id);
     this.turns.stop(id);
     this.db.transaction(() => {
       this.sessions.update(id, { deleted_at: this.clock.now() });

@@ -4,7 +4,7 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { TestRelay } from "./helpers/relay-process.ts";
-import "./helpers/core-helpers.ts";
+import { workerPids } from "./helpers/core-helpers.ts";
 
 let relay: TestRelay;
 before(async () => {
@@ -155,4 +155,30 @@ test("GET /api/stream sends Server-Sent Events of what changes", async () => {
   ac.abort();
   const noToken = await fetch(`${relay.url}/api/stream`);
   assert.equal(noToken.status, 401);
+});
+
+test("archive and delete end the running turn and drop the queued ones; no worker starts again", async () => {
+  const mcp = await relay.mcp(await relay.createSession({ title: "Watcher" }));
+  const base = new Set(workerPids(relay));
+  for (const how of ["archive", "delete"]) {
+    const s = await relay.createSession({ title: `To ${how}` });
+    const run = await mcp.call({ action: "send", relay: "this", session: s, text: "/hang", wait_seconds: 0 });
+    const queued = await mcp.call({ action: "send", relay: "this", session: s, text: "never", wait_seconds: 0 });
+    assert.equal(queued.status, "queued");
+    const waiting = how === "archive" ? mcp.call({ action: "wait", relay: "this", session: s, message_id: queued.message_id, wait_seconds: 600 }) : null;
+    await relay.api(how === "archive" ? "POST" : "DELETE", `/api/sessions/${s}${how === "archive" ? "/archive" : ""}`);
+    if (waiting) {
+      const w = await waiting;
+      assert.equal(w.status, "stopped", "the waiter hears at once, without the clock moving");
+      const r = await mcp.call({ action: "wait", relay: "this", session: s, message_id: run.message_id, wait_seconds: 60 });
+      assert.equal(r.status, "stopped");
+      const x = await relay.waitFor(async () => {
+        const d = await relay.session(s);
+        return d.state === "idle" && d;
+      });
+      assert.equal(x.messages.some((m: any) => m.text === "echo: never" || /^echo: .*never/s.test(m.text)), false);
+    }
+  }
+  // Their workers are gone and none started for the dropped turns.
+  await relay.waitFor(() => workerPids(relay).every((p) => base.has(p)));
 });

@@ -113,6 +113,20 @@ export class Turns {
       );
   }
 
+  /** Ends the session's queued turns without running them (archive, delete), so nothing
+   * starts a worker for it afterwards and waiters on those turns hear at once. */
+  dropQueued(sessionId: string): void {
+    const queued = this.store.activeTurns(sessionId).filter((t) => t.status === "queued");
+    if (!queued.length) return;
+    const db = this.store.db;
+    const now = this.clock.now();
+    db.transaction(() => {
+      for (const t of queued) db.prepare("UPDATE turns SET status = 'stopped', reply_text = '', ended_at = ? WHERE id = ? AND status = 'queued'").run(now, t.id);
+    })();
+    for (const t of queued) this.bus.emit({ type: "turn.ended", sessionId, turnId: t.id, status: "stopped" });
+    this.bus.emit({ type: "session.updated", sessionId });
+  }
+
   /** Stops the running turn of a session. Returns whether one was running. */
   stop(sessionId: string): boolean {
     const running = this.store.activeTurns(sessionId).find((t) => t.status === "running");

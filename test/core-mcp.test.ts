@@ -88,7 +88,7 @@ test("an MCP session is bound to the token that opened it: another token on its 
   assert.equal(unknown.status, 404);
 });
 
-test("tool arguments that are not an object are a coded refusal, not a crash", async () => {
+test("tool arguments that are not an object are a coded refusal; oversized or broken bodies are refused; no crash", async () => {
   const ta = await agentToken(relay, a);
   const sid = await rawMcpOpen(relay, ta);
   for (const args of [[1, 2], "list_relays", 42]) {
@@ -99,6 +99,8 @@ test("tool arguments that are not an object are a coded refusal, not a crash", a
     assert.equal(result.isError, true);
     assert.equal(JSON.parse(result.content[0].text).code, "REMOTE_RELAY_INVALID_INPUT");
   }
+  const huge = await rawMcp(relay, ta, { jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: "relay_tool", arguments: { action: "list_relays", pad: "x".repeat(5 * 1024 * 1024) } } }, sid);
+  assert.equal(huge.status, 413);
   const garbage = await rawMcp(relay, ta, "{not json", sid);
   assert.ok(garbage.status >= 400 && garbage.status < 500);
   assert.equal((await fetch(`${relay.url}/api/health`)).status, 200);

@@ -13,6 +13,8 @@ import { toolInputSchema, TOOL_DESCRIPTION } from "./tool-schema.ts";
 const PROGRESS_EVERY_MS = Number(process.env.OAR_PROGRESS_MS) > 0 ? Number(process.env.OAR_PROGRESS_MS) : 15_000;
 /** MCP sessions kept open at once (agents that vanish never close theirs). Tests lower it. */
 const MAX_MCP_SESSIONS = Number(process.env.OAR_MCP_SESSIONS_MAX) > 0 ? Number(process.env.OAR_MCP_SESSIONS_MAX) : 2_000;
+/** Largest JSON-RPC body taken (a prompt is at most 200,000 characters). */
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** Where non-object tool arguments travel past the SDK's own schema check to ours. */
 const RAW_ARGUMENTS = "__oar_raw_arguments";
 
@@ -50,6 +52,7 @@ export class McpEndpoint {
       entry.lastUsed = ++this.tick;
     }
     const body = await this.readBody(c);
+    if (!body) return c.json({ jsonrpc: "2.0", error: { code: -32600, message: `The request body is larger than ${MAX_BODY_BYTES} bytes. Nothing was done.` }, id: null }, 413);
     if (entry) return entry.transport.handleRequest(body.request, body.parsed);
     this.evict();
     const calls = { active: 0 };
@@ -69,10 +72,12 @@ export class McpEndpoint {
 
   /** Reads a POST body once. Tool arguments that are not an object are wrapped so they reach
    * relay_tool's own check (a coded INVALID_INPUT) instead of the SDK's bare -32602. */
-  private async readBody(c: Context): Promise<{ request: Request; parsed?: { parsedBody: unknown } }> {
+  private async readBody(c: Context): Promise<{ request: Request; parsed?: { parsedBody: unknown } } | null> {
     const req = c.req.raw;
     if (req.method !== "POST") return { request: req };
+    if (Number(req.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) return null;
     const text = await req.text();
+    if (text.length > MAX_BODY_BYTES) return null;
     const rebuilt = new Request(req.url, { method: req.method, headers: req.headers, body: text });
     let parsed: unknown;
     try {

@@ -4,7 +4,7 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { TestRelay } from "./helpers/relay-process.ts";
-import { agentToken, workerPids } from "./helpers/core-helpers.ts";
+import { agentToken, workerPids, UNTIL_AGENT_ENDS } from "./helpers/core-helpers.ts";
 
 let relay: TestRelay;
 before(async () => {
@@ -78,7 +78,7 @@ test("SIGKILL and start again: everything committed is there, the running turn e
 
 test("a restart during a task marks it ended (its agent is gone) and the session idle", async () => {
   const s = await relay.createSession({ title: "tasker" });
-  await relay.say(s, "/task long sleep 30");
+  await relay.say(s, `/task long ${UNTIL_AGENT_ENDS}`);
   await relay.waitFor(async () => (await relay.session(s)).state === "background_only");
   await relay.restart();
   const after = await relay.session(s);

@@ -4,7 +4,7 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { TestRelay } from "./helpers/relay-process.ts";
-import { agentToken } from "./helpers/core-helpers.ts";
+import { agentToken, UNTIL_AGENT_ENDS } from "./helpers/core-helpers.ts";
 
 let relay: TestRelay;
 let worker: string;
@@ -94,7 +94,7 @@ test("a subagent has no console: status only, with a note", async () => {
 });
 
 test("stall: minutes since the last output on the relay clock, quiet against the quiet setting", async () => {
-  const id = await task("quiet", `printf 'started\\n'; sleep 45`, { running: true });
+  const id = await task("quiet", `printf 'started\\n'; ${UNTIL_AGENT_ENDS}`, { running: true });
   await relay.waitFor(async () => (await read(id)).tail?.includes("started"));
   const fresh = await read(id);
   assert.equal(fresh.task.status, "running");

@@ -7,7 +7,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TestRelay, realSleep } from "./helpers/relay-process.ts";
-import { toolResults, workerPids } from "./helpers/core-helpers.ts";
+import { toolResults, workerPids, UNTIL_AGENT_ENDS } from "./helpers/core-helpers.ts";
 
 // A stubborn ACP agent installed as the `grok` CLI: it answers a prompt at once, except one
 // saying "hang", which it never gives up, ignoring session/cancel.
@@ -62,7 +62,7 @@ test("sessions cost no process until a turn needs one; an idle worker stops afte
 
 test("a worker with a running background task is not stopped for idleness", async () => {
   const s = await relay.createSession({ title: "Busy in background" });
-  await relay.say(s, "/task watch sleep 60");
+  await relay.say(s, `/task watch ${UNTIL_AGENT_ENDS}`);
   const pids = workerPids(relay);
   assert.equal(pids.length, 1);
   await relay.advance(30 * MIN);

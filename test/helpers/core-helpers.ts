@@ -17,6 +17,10 @@ TestRelay.prototype.waitFor = function <T>(fn: () => Promise<T | undefined | nul
   return waitFor.call(this, fn, Math.max(timeoutMs, SLOW_MS)) as Promise<T>;
 };
 
+/** A task shell that runs, silently, until the agent that started it is gone: a running task
+ * that cannot outlast a slow test run, nor the test (an ended relay ends its agents). */
+export const UNTIL_AGENT_ENDS = "while kill -0 $PPID 2>/dev/null; do sleep 1; done";
+
 /** The JSON of the `tool: …` line(s) of a scripted reply. */
 export function toolResults(reply: { text: string }): any[] {
   return reply.text

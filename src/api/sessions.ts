@@ -72,7 +72,7 @@ export function sessionRoutes(relay: Relay): Hono {
   app.get("/", (c) => {
     const scope = c.req.query("scope") ?? "active";
     if (scope !== "active" && scope !== "all") throw new RelayError("REMOTE_RELAY_INVALID_INPUT", 'scope must be "active" or "all". Nothing was done.');
-    const rows = relay.db.prepare(`SELECT * FROM sessions WHERE deleted_at IS NULL ${scope === "all" ? "" : "AND archived_at IS NULL"} ORDER BY last_activity_at DESC`).all() as SessionRow[];
+    const rows = relay.sessions.list(scope === "all");
     const lc = listContext(relay, rows);
     return c.json({ sessions: rows.map((s) => sessionEntry(relay, s, lc)) });
   });

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { TestRelay, McpSession, realSleep } from "../test/helpers/relay-process.ts";
-import { loadLine, machineLine, rssMB, summarize, table, timeCalls, withinTarget, type Row } from "./lib/stats.ts";
+import { childPids, cpuMs, loadLine, machineLine, rssMB, summarize, table, timeCalls, withinTarget, type Row } from "./lib/stats.ts";
 import { rawCaller } from "./lib/mcp-raw.ts";
 
 const SESSIONS = 1_000;
@@ -66,6 +66,17 @@ async function mcpFor(r: TestRelay, sessionId: string): Promise<{ mcp: McpSessio
   return { mcp, raw: rawCaller(entry.url, entry.headers, mcp) };
 }
 
+/** CPU a process used per call since the last reading (10 ms ticks: read over many calls). */
+function measureCpu(pid: number): (calls: number) => number {
+  let last = cpuMs(pid);
+  return (calls) => {
+    const now = cpuMs(pid);
+    const per = calls ? (now - last) / calls : 0;
+    last = now;
+    return per;
+  };
+}
+
 function expectOk(res: any): any {
   if (!res?.ok) throw new Error(`relay_tool refused: ${JSON.stringify(res).slice(0, 400)}`);
   return res;
@@ -105,7 +116,9 @@ async function main(): Promise<{ rows: Row[]; notes: string[] }> {
   // 1. list_relays.
   const { mcp, raw } = await mcpFor(r, listCaller);
   log(`list_relays × ${LIST_RELAYS_CALLS}`);
+  const relayCpu = measureCpu(r.proc.pid!);
   const listRelays = await timeCalls(LIST_RELAYS_CALLS, 200, async () => expectOk(await mcp.call({ action: "list_relays" })), 20_000);
+  const cpuListRelays = relayCpu(listRelays.length + 200);
   const listRelaysRaw = await timeCalls(LIST_RELAYS_CALLS / 2, 50, () => raw({ action: "list_relays" }), 8_000);
 
   // 2. list_sessions.
@@ -114,7 +127,9 @@ async function main(): Promise<{ rows: Row[]; notes: string[] }> {
   if (first.sessions.length !== SESSIONS) throw new Error(`list_sessions shows ${first.sessions.length} sessions, expected ${SESSIONS}`);
   const bytes = (await raw({ action: "list_sessions", relay: "this" })).length;
   notes.push(`list_sessions answer: ${first.sessions.length} entries, ${first.sessions.filter((s: any) => s.group).length} in groups, ${(bytes / 1024).toFixed(0)} KB on the wire`);
+  relayCpu(0);
   const listSessions = await timeCalls(LIST_SESSIONS_CALLS, 20, async () => expectOk(await mcp.call({ action: "list_sessions", relay: "this" })), 30_000);
+  const cpuListSessions = relayCpu(listSessions.length + 20);
   const listSessionsRaw = await timeCalls(LIST_SESSIONS_CALLS / 2, 10, () => raw({ action: "list_sessions", relay: "this" }), 10_000);
   await mcp.close();
 
@@ -128,7 +143,14 @@ async function main(): Promise<{ rows: Row[]; notes: string[] }> {
   log("warming the target's worker with one turn");
   await send(0);
   log(`send → done × ${SENDS}`);
+  const agentPid = childPids(r.proc.pid!)[0];
+  const agentCpu = agentPid ? measureCpu(agentPid) : () => NaN;
+  relayCpu(0);
   const sends = await timeCalls(SENDS, 0, (i) => send(i + 1), 35_000);
+  notes.push(
+    `relay CPU per call: list_relays ${cpuListRelays.toFixed(2)} ms, list_sessions ${cpuListSessions.toFixed(1)} ms, ` +
+      `send → done ${relayCpu(sends.length).toFixed(2)} ms (+ ${agentCpu(sends.length).toFixed(2)} ms in the scripted agent's process)`,
+  );
   for (const c of callers) await c.close();
 
   // 4, continued: read the memory relay once its start-up garbage has been given back: at
@@ -143,7 +165,8 @@ async function main(): Promise<{ rows: Row[]; notes: string[] }> {
     if (settled || Date.now() > settleBy) break;
     await realSleep(500);
   }
-  notes.push(`idle relay RSS: ${rssPeak.toFixed(1)} MB at most in its first ${(SETTLE_MS / 1000).toFixed(0)} s, ${rss[rss.length - 1].toFixed(1)} MB after ${((Date.now() - memStarted) / 1000).toFixed(0)} s idle`);
+  const workers = childPids(mem.proc.pid!).length;
+  notes.push(`idle relay RSS (${workers} worker processes): ${rssPeak.toFixed(1)} MB at most in its first ${(SETTLE_MS / 1000).toFixed(0)} s, ${rss[rss.length - 1].toFixed(1)} MB after ${((Date.now() - memStarted) / 1000).toFixed(0)} s idle`);
 
   return {
     notes,
@@ -158,12 +181,19 @@ async function main(): Promise<{ rows: Row[]; notes: string[] }> {
   };
 }
 
+// The MCP client's fetch adds an abort listener per request to one shared signal and drops
+// it only when the request is garbage-collected, so Node warns past 1,500: count, don't print.
+let listenerWarnings = 0;
+process.removeAllListeners("warning");
+process.on("warning", (w) => (w.name === "MaxListenersExceededWarning" ? listenerWarnings++ : console.warn(w)));
+
 try {
   log(loadLine());
   const { rows, notes } = await main();
   console.log("");
   console.log(table(rows));
   for (const n of notes) console.log(n);
+  if (listenerWarnings) console.log(`(the MCP client's fetch warned ${listenerWarnings}× about abort listeners piling up on its signal: a client-side quirk, not the relay)`);
   console.log(machineLine());
   console.log(`${loadLine()} · date ${new Date().toISOString()} · took ${((Date.now() - started) / 1000).toFixed(1)} s`);
   process.exitCode = rows.every(withinTarget) ? 0 : 1;

@@ -94,3 +94,19 @@ export function rssMB(pid: number): number {
   const kb = Number(/VmRSS:\s*(\d+)\s*kB/.exec(status)?.[1]);
   return kb / 1024;
 }
+
+/** CPU time (user + system, ms) a process has used so far, from /proc/PID/stat. */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  const tick = 1000 / 100; // USER_HZ is 100 on Linux
+  return (Number(fields[11]) + Number(fields[12])) * tick;
+}
+
+/** Child process ids of a process (Linux). */
+export function childPids(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}

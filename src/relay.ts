@@ -168,6 +168,7 @@ export class Relay {
     })();
     this.schedules.endForSession(id, "archived");
     this.workers.stop(id);
+    this.bus.emit({ type: "session.archived", sessionId: id });
     this.bus.emit({ type: "session.updated", sessionId: id });
   }
 

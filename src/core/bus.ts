@@ -3,6 +3,7 @@
 export type BusEvent =
   | { type: "session.updated"; sessionId: string }
   | { type: "session.deleted"; sessionId: string }
+  | { type: "session.archived"; sessionId: string }
   | { type: "message.created"; sessionId: string; messageId: string; role: string }
   | { type: "turn.started"; sessionId: string; turnId: string }
   | { type: "turn.progress"; sessionId: string; turnId: string }

@@ -3,7 +3,8 @@
 // written once per watcher however many of its subscriptions receive it, and again not at
 // all when start-up looks for happenings the relay died before capturing.
 import type { Relay } from "../relay.ts";
-import type { Delivery } from "./delivery.ts";
+import type { Delivery, NewEvent } from "./delivery.ts";
+import type { WriteBehind } from "./write-behind.ts";
 import type { SubscriptionStore } from "./subscriptions.ts";
 import { earliest } from "./release.ts";
 import { URGENT, type EventType, type Happening, type Sub } from "./types.ts";
@@ -28,16 +29,16 @@ export function receives(sub: Sub, h: Happening): boolean {
 export class Capture {
   /** Turns each watcher waits on itself (send/create_session/wait): their turn_end is held. */
   readonly waits = new Map<string, Set<string>>();
-  /** Subscriptions a `once` event ended during the last capture: the index needs a reload. */
-  endedOnce = false;
 
   constructor(
     private relay: Relay,
     private subs: SubscriptionStore,
     private delivery: Delivery,
+    private wb: WriteBehind,
   ) {}
 
-  /** Writes the happening for every watcher it reaches; returns the watchers touched. */
+  /** Writes the happening for every watcher it reaches (write-behind: in the store by the end
+   * of this turn of the event loop, or sooner when anything reads); returns the watchers. */
   capture(h: Happening, candidates: Sub[] = h.sessionId ? this.subs.watching(h.sessionId) : []): string[] {
     if (!candidates.length) return [];
     const byWatcher = new Map<string, Sub[]>();
@@ -49,30 +50,24 @@ export class Capture {
     if (!byWatcher.size) return [];
     const urgent = URGENT.has(h.type);
     const touched: string[] = [];
-    this.relay.db.transaction(() => {
-      for (const [watcher, subs] of byWatcher) {
-        const once = subs.filter((s) => s.once);
-        const keep = once.length > 0;
-        const r = earliest(this.subs, subs, h.at, urgent);
-        // No echo: the turn_end of a prompt the watcher waits on itself is held until its reply.
-        const echo = !urgent && !keep && h.type === "turn_end" && !!h.turnId && !!this.waits.get(watcher)?.has(h.turnId);
-        const ready = !echo && (urgent || !r.hold);
-        const added = this.delivery.add(watcher, {
-          key: h.key, type: h.type, sessionId: h.sessionId, turnId: h.turnId ?? null, line: h.line, urgent, subs: subs.map((s) => s.id), at: h.at,
-          state: ready ? "ready" : "held", hold: urgent ? null : r.hold, holdSub: urgent || !r.hold ? null : r.sub.id,
-          releaseAt: ready ? null : r.at, echo, keep,
-        });
-        if (!added) continue;
-        touched.push(watcher);
-        // A one-time subscription ends at once; its event still obeys its digest and quiet hours.
-        for (const s of once) if (this.subs.end(s.id, "once", h.at)) this.endedOnce = true;
-      }
-    })();
-    if (this.endedOnce) {
-      this.endedOnce = false;
-      this.subs.reload();
+    for (const [watcher, subs] of byWatcher) {
+      const once = subs.filter((s) => s.once);
+      const keep = once.length > 0;
+      const r = earliest(this.subs, subs, h.at, urgent);
+      // No echo: the turn_end of a prompt the watcher waits on itself is held until its reply.
+      const echo = !urgent && !keep && h.type === "turn_end" && !!h.turnId && !!this.waits.get(watcher)?.has(h.turnId);
+      const ready = !echo && (urgent || !r.hold);
+      const e: NewEvent = {
+        key: h.key, type: h.type, sessionId: h.sessionId, turnId: h.turnId ?? null, line: h.line, urgent, subs: subs.map((s) => s.id), at: h.at,
+        state: ready ? "ready" : "held", hold: urgent ? null : r.hold, holdSub: urgent || !r.hold ? null : r.sub.id,
+        releaseAt: ready ? null : r.at, echo, keep,
+      };
+      this.wb.push(() => this.delivery.add(watcher, e));
+      // A one-time subscription ends at once; its event still obeys its digest and quiet hours.
+      for (const s of once) this.subs.endLater(s, h.at);
+      this.delivery.dueBy(watcher, ready ? (urgent ? h.at : h.at + this.delivery.gatherMs) : echo ? Infinity : r.at);
+      touched.push(watcher);
     }
-    for (const w of touched) this.delivery.schedule(w);
     return touched;
   }
 

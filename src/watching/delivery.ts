@@ -16,6 +16,7 @@ import { composeMessage, type SubInfo } from "./event-lines.ts";
 import { CAP_DIGEST_MS, WAKE_CAP, type EventRow } from "./types.ts";
 import { fromJson } from "../store/db.ts";
 import type { QuietHours } from "./quiet-hours.ts";
+import type { WriteBehind } from "./write-behind.ts";
 
 /** An urgent relay event for one conversation, needing no subscription (e.g. seed §11's
  * `question_answered` for the asking conversation). */
@@ -47,6 +48,14 @@ export interface DeliveryApi {
   deliverUrgent(watcherSessionId: string, event: UrgentEvent): void;
 }
 
+/** Held events falling due, per holding subscription. */
+interface Due {
+  hold: string | null;
+  hold_sub: string | null;
+  capped: number;
+  at: number;
+}
+
 export interface NewEvent {
   key: string;
   type: string;
@@ -67,6 +76,7 @@ export interface NewEvent {
 export class Delivery implements DeliveryApi {
   private armed = new Map<string, { at: number; cancel: Cancel }>();
   private q;
+  private tx: (fn: () => void) => void;
   /** Seen by the bench: due time and the moment each message was written. */
   onWritten?: (watcher: string, dueAt: number, writtenAt: number, events: number) => void;
   private written = 0;
@@ -74,22 +84,30 @@ export class Delivery implements DeliveryApi {
   constructor(
     private relay: Relay,
     private subs: SubscriptionStore,
+    private wb: WriteBehind,
   ) {
     const db = relay.db;
+    const t = db.transaction((fn: () => void) => fn());
+    this.tx = (fn) => t(fn);
     this.q = {
-      insert: db.prepare(`INSERT OR IGNORE INTO watch_events (watcher, key, type, session_id, turn_id, line, urgent, subs_json, at, state, hold, hold_sub, release_at, echo, keep)
-        VALUES (@watcher, @key, @type, @sessionId, @turnId, @line, @urgent, @subs, @at, @state, @hold, @holdSub, @releaseAt, @echo, @keep)`),
+      insert: db.prepare(`INSERT OR IGNORE INTO watch_events (watcher, key, seq, type, session_id, turn_id, line, urgent, subs_json, at, state, hold, hold_sub, release_at, echo, keep)
+        VALUES (@watcher, @key, @seq, @type, @sessionId, @turnId, @line, @urgent, @subs, @at, @state, @hold, @holdSub, @releaseAt, @echo, @keep)`),
       openWindow: db.prepare(`INSERT INTO watchers (watcher, window_due_at) VALUES (?, ?) ON CONFLICT(watcher) DO UPDATE SET
         window_due_at = CASE WHEN window_due_at IS NULL OR window_due_at > excluded.window_due_at THEN excluded.window_due_at ELSE window_due_at END`),
       watcher: db.prepare("SELECT * FROM watchers WHERE watcher = ?"),
       clearWindow: db.prepare("UPDATE watchers SET window_due_at = NULL WHERE watcher = ?"),
-      nextRelease: db.prepare("SELECT MIN(release_at) AS at FROM watch_events WHERE watcher = ? AND state = 'held' AND echo = 0"),
-      dueHeld: db.prepare("SELECT * FROM watch_events WHERE watcher = ? AND state = 'held' AND echo = 0 AND release_at <= ? ORDER BY at, id"),
-      release: db.prepare("UPDATE watch_events SET state = 'ready' WHERE id = ?"),
-      ready: db.prepare("SELECT * FROM watch_events WHERE watcher = ? AND state = 'ready' ORDER BY at, id"),
-      sent: db.prepare("UPDATE watch_events SET state = 'sent', message_id = ?, sent_at = ? WHERE watcher = ? AND state = 'ready'"),
-      cap: db.prepare("UPDATE watch_events SET state = 'held', capped = 1, release_at = ? WHERE watcher = ? AND state = 'ready'"),
-      capHeld: db.prepare("SELECT MIN(release_at) AS at FROM watch_events WHERE watcher = ? AND state = 'held' AND capped = 1"),
+      nextRelease: db.prepare("SELECT MIN(release_at) AS at FROM watch_events WHERE watcher = ? AND state IN ('held', 'ready') AND state = 'held' AND echo = 0"),
+      dueHeld: db.prepare(`SELECT hold, hold_sub, capped, MAX(release_at) AS at FROM watch_events
+        WHERE watcher = ? AND state IN ('held', 'ready') AND state = 'held' AND echo = 0 AND release_at <= ? GROUP BY hold, hold_sub, capped`),
+      releaseAll: db.prepare("UPDATE watch_events SET state = 'ready' WHERE watcher = ? AND state IN ('held', 'ready') AND state = 'held' AND echo = 0 AND release_at <= ?"),
+      // What goes out: the ready events and the held ones whose time has come.
+      ready: db.prepare(`SELECT seq, line, urgent, hold, hold_sub, capped FROM watch_events WHERE watcher = ? AND state IN ('held', 'ready')
+        AND (state = 'ready' OR (echo = 0 AND release_at <= ?)) ORDER BY at, seq`),
+      sent: db.prepare(`UPDATE watch_events SET state = 'sent', message_id = ?, sent_at = ? WHERE watcher = ? AND state IN ('held', 'ready')
+        AND (state = 'ready' OR (echo = 0 AND release_at <= ?))`),
+      cap: db.prepare(`UPDATE watch_events SET state = 'held', capped = 1, release_at = ? WHERE watcher = ? AND state IN ('held', 'ready')
+        AND (state = 'ready' OR (echo = 0 AND release_at <= ?))`),
+      capHeld: db.prepare("SELECT MIN(release_at) AS at FROM watch_events WHERE watcher = ? AND state IN ('held', 'ready') AND state = 'held' AND capped = 1"),
       capAnchor: db.prepare("UPDATE watchers SET cap_anchor_at = ? WHERE watcher = ?"),
       // Only the past hour: a manual clock set back does not count wake-ups "from the future".
       wakeups: db.prepare("SELECT COUNT(*) AS n FROM watch_wakeups WHERE watcher = ? AND at > ? AND at <= ?"),
@@ -97,6 +115,7 @@ export class Delivery implements DeliveryApi {
       pruneWakeups: db.prepare("DELETE FROM watch_wakeups WHERE watcher = ? AND at <= ?"),
       dropOpen: db.prepare("UPDATE watch_events SET state = 'dropped' WHERE watcher = ? AND state IN ('held', 'ready')"),
       pending: db.prepare("SELECT watcher FROM watchers WHERE window_due_at IS NOT NULL UNION SELECT DISTINCT watcher FROM watch_events WHERE state IN ('held', 'ready')"),
+      maxSeq: db.prepare("SELECT MAX(seq) AS n FROM watch_events"),
       prune: db.prepare("DELETE FROM watch_events WHERE state IN ('sent', 'dropped') AND at < ?"),
     };
   }
@@ -110,15 +129,24 @@ export class Delivery implements DeliveryApi {
     queueMicrotask(() => this.run(watcher));
   }
 
+  private seq = -1;
+
+  /** Capture order, for events of the same millisecond (the manual clock stands still). */
+  private nextSeq(): number {
+    if (this.seq < 0) this.seq = (this.q.maxSeq.get() as { n: number | null }).n ?? 0;
+    return ++this.seq;
+  }
+
   /** Writes one event for a watcher (inside the caller's transaction). False when this
    * watcher already has it: the same thing happening is delivered once. */
   add(watcher: string, e: NewEvent): boolean {
     const r = this.q.insert.run({
-      watcher, key: e.key, type: e.type, sessionId: e.sessionId, turnId: e.turnId, line: e.line, urgent: e.urgent ? 1 : 0,
+      watcher, key: e.key, seq: this.nextSeq(), type: e.type, sessionId: e.sessionId, turnId: e.turnId, line: e.line, urgent: e.urgent ? 1 : 0,
       subs: JSON.stringify(e.subs), at: e.at, state: e.state, hold: e.hold, holdSub: e.holdSub, releaseAt: e.releaseAt,
       echo: e.echo ? 1 : 0, keep: e.keep ? 1 : 0,
     });
     if (!r.changes) return false;
+    this.known.add(watcher);
     if (e.state === "ready") this.q.openWindow.run(watcher, e.urgent ? e.at : e.at + this.gatherMs);
     return true;
   }
@@ -128,45 +156,66 @@ export class Delivery implements DeliveryApi {
   /** Releases what fell due, writes the message when it is due and the watcher is free,
    * and re-arms the watcher's timer. Called by its timer, when its turn ends, after events. */
   run(watcher: string): void {
+    this.wb.flush();
     const now = this.relay.clock.now();
-    const db = this.relay.db;
     const session = this.relay.sessions.get(watcher);
     if (!session || session.archived_at) {
-      db.transaction(() => {
-        this.q.dropOpen.run(watcher);
-        this.q.clearWindow.run(watcher);
-      })();
-      this.disarm(watcher);
+      this.dropAll(watcher);
       return;
     }
-    db.transaction(() => this.releaseDue(watcher, now))();
+    const due = this.q.dueHeld.all(watcher, now) as Due[];
     const w = this.q.watcher.get(watcher) as { window_due_at: number | null; cap_anchor_at: number | null } | undefined;
-    if (w?.window_due_at != null && w.window_due_at <= now && !this.inTurn(watcher)) this.flush(watcher, now, w.window_due_at, w.cap_anchor_at);
+    let dueAt = w?.window_due_at ?? Infinity;
+    for (const d of due) dueAt = Math.min(dueAt, d.at);
+    if (dueAt <= now && !this.inTurn(watcher)) {
+      // Released and sent in one step: the rows are written once.
+      this.flush(watcher, now, dueAt, w?.cap_anchor_at ?? null, due);
+    } else if (due.length) {
+      this.tx(() => {
+        this.q.releaseAll.run(watcher, now);
+        this.released(due);
+        this.q.openWindow.run(watcher, dueAt);
+      });
+    }
     this.schedule(watcher);
   }
 
-  /** Held events whose time came become ready and due now (a digest does not wait another 30 s). */
-  private releaseDue(watcher: string, now: number): void {
-    const due = this.q.dueHeld.all(watcher, now) as EventRow[];
-    if (!due.length) return;
-    const anchors = new Map<string, number>();
-    for (const e of due) {
-      this.q.release.run(e.id);
-      if (e.hold === "digest" && e.hold_sub && !e.capped) anchors.set(e.hold_sub, Math.max(anchors.get(e.hold_sub) ?? 0, e.release_at!));
-      if (e.hold === "quiet" && e.hold_sub && !e.capped) {
-        // A digest moved to the window's end counts from there.
-        const sub = this.subs.get(e.hold_sub);
-        if (sub?.digest_minutes) anchors.set(e.hold_sub, Math.max(anchors.get(e.hold_sub) ?? 0, e.release_at!));
-      }
+  /** Held events whose time came go out now (a digest does not wait another 30 s); the
+   * next digest counts from this one, and a digest moved to the end of quiet hours from there. */
+  private released(due: Due[]): void {
+    for (const d of due) {
+      if (!d.hold_sub || d.capped) continue;
+      if (d.hold === "digest" || (d.hold === "quiet" && this.subs.get(d.hold_sub)?.digest_minutes)) this.subs.setDigestAnchor(d.hold_sub, d.at);
     }
-    for (const [id, at] of anchors) this.subs.setDigestAnchor(id, at);
-    this.q.openWindow.run(watcher, Math.min(now, ...due.map((e) => e.release_at!)));
   }
 
-  private flush(watcher: string, now: number, dueAt: number, capAnchor: number | null): void {
-    const db = this.relay.db;
-    db.transaction(() => {
-      const events = this.q.ready.all(watcher) as EventRow[];
+  private dueNow = new Set<string>();
+
+  /** Timers that fire together (windows closing at the same instant, the end of a shared
+   * quiet window) write their messages in one transaction: one commit instead of many. */
+  private runSoon(watcher: string): void {
+    this.dueNow.add(watcher);
+    if (this.dueNow.size > 1) return;
+    queueMicrotask(() => {
+      const list = [...this.dueNow];
+      this.dueNow.clear();
+      this.wb.flush();
+      this.batching = true;
+      try {
+        this.tx(() => {
+          for (const w of list) this.run(w);
+        });
+      } finally {
+        this.batching = false;
+      }
+      this.committed();
+    });
+  }
+
+  private flush(watcher: string, now: number, dueAt: number, capAnchor: number | null, due: Due[]): void {
+    this.tx(() => {
+      this.released(due);
+      const events = this.q.ready.all(watcher, now) as EventRow[];
       if (!events.length) {
         this.q.clearWindow.run(watcher);
         return;
@@ -176,20 +225,32 @@ export class Delivery implements DeliveryApi {
       if (!capDigest && !urgent && this.wakeups(watcher, now) >= WAKE_CAP) {
         // Past 20 wake-ups in the sliding hour: the rest go out as a digest every 10 minutes.
         const held = (this.q.capHeld.get(watcher) as { at: number | null }).at;
-        this.q.cap.run(held ?? this.nextCapDigest(capAnchor, now), watcher);
+        this.q.cap.run(held ?? this.nextCapDigest(capAnchor, now), watcher, now);
         this.q.clearWindow.run(watcher);
         return;
       }
-      const text = composeMessage(events, (id) => this.subInfo(id));
+      const info = new Map<string, SubInfo | undefined>();
+      const text = composeMessage(events, (id) => (info.has(id) ? info.get(id) : info.set(id, this.subInfo(id)).get(id)));
       const { messageId } = this.relay.turns.enqueue({ sessionId: watcher, role: "event", text });
-      this.q.sent.run(messageId, now, watcher);
+      this.q.sent.run(messageId, now, watcher, now);
       this.q.clearWindow.run(watcher);
       this.q.wake.run(watcher, now);
       this.q.pruneWakeups.run(watcher, now - HOUR);
       if (capDigest) this.q.capAnchor.run(now, watcher);
       if (++this.written % 500 === 0) this.q.prune.run(now - 24 * HOUR);
-      this.onWritten?.(watcher, dueAt, now, events.length);
-    })();
+      if (this.onWritten) this.afterCommit.push(() => this.onWritten!(watcher, dueAt, this.relay.clock.now(), events.length));
+    });
+    if (!this.batching) this.committed();
+  }
+
+  /** Seen by the bench, once the message is committed. */
+  private afterCommit: (() => void)[] = [];
+  private batching = false;
+
+  private committed(): void {
+    const list = this.afterCommit;
+    this.afterCommit = [];
+    for (const fn of list) fn();
   }
 
   private nextCapDigest(anchor: number | null, now: number): number {
@@ -211,13 +272,31 @@ export class Delivery implements DeliveryApi {
     return this.relay.sessions.activeTurns(watcher).length > 0;
   }
 
-  /** Whether the watcher has a message due or a window open (cheap: one row). */
-  hasOpen(watcher: string): boolean {
-    return (this.q.watcher.get(watcher) as { window_due_at: number | null } | undefined)?.window_due_at != null;
+  /** Conversations that have had an event: only their turn ends can release a message. */
+  private known = new Set<string>();
+
+  /** Whether a turn end of this session may have a message to release (no store read for
+   * the many sessions that watch nothing). */
+  isWatcher(watcher: string): boolean {
+    return this.known.has(watcher);
+  }
+
+  noteWatcher(watcher: string): void {
+    this.known.add(watcher);
+  }
+
+  /** Something new is due for the watcher by `at`: its timer is brought forward if needed
+   * (the cheap path for every captured event; `run` re-arms exactly). */
+  dueBy(watcher: string, at: number): void {
+    if (at === Infinity) return;
+    const cur = this.armed.get(watcher);
+    if (cur && cur.at <= at) return;
+    this.arm(watcher, at);
   }
 
   /** Arms the watcher's one timer for its earliest due time. */
   schedule(watcher: string): void {
+    this.wb.flush();
     const now = this.relay.clock.now();
     const w = this.q.watcher.get(watcher) as { window_due_at: number | null } | undefined;
     let due = (this.q.nextRelease.get(watcher) as { at: number | null }).at ?? Infinity;
@@ -225,12 +304,16 @@ export class Delivery implements DeliveryApi {
     if (w?.window_due_at != null && !(w.window_due_at <= now && this.inTurn(watcher))) due = Math.min(due, w.window_due_at);
     const cur = this.armed.get(watcher);
     if (cur && cur.at === due) return;
-    cur?.cancel();
+    this.arm(watcher, due);
+  }
+
+  private arm(watcher: string, due: number): void {
+    this.armed.get(watcher)?.cancel();
     this.armed.delete(watcher);
     if (due === Infinity) return;
     this.armed.set(watcher, { at: due, cancel: this.relay.clock.at(due, () => {
       this.armed.delete(watcher);
-      this.run(watcher);
+      this.runSoon(watcher);
     }) });
   }
 
@@ -241,16 +324,20 @@ export class Delivery implements DeliveryApi {
 
   /** Drops what a watcher still has open (it was archived or deleted). */
   dropAll(watcher: string): void {
-    this.relay.db.transaction(() => {
+    this.wb.flush();
+    this.tx(() => {
       this.q.dropOpen.run(watcher);
       this.q.clearWindow.run(watcher);
-    })();
+    });
     this.disarm(watcher);
   }
 
   /** Start-up: everything held or due is re-armed; what fell due while the relay was down goes now. */
   recover(): void {
     this.q.prune.run(this.relay.clock.now() - 24 * HOUR);
-    for (const { watcher } of this.q.pending.all() as { watcher: string }[]) this.run(watcher);
+    for (const { watcher } of this.q.pending.all() as { watcher: string }[]) {
+      this.known.add(watcher);
+      this.run(watcher);
+    }
   }
 }

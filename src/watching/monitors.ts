@@ -4,6 +4,7 @@
 //
 // Stalled timers live in memory only: a restart ends every running turn and task, so no
 // stall survives it. all_idle's "something worked since" and heartbeat due times are stored.
+import { sql } from "./sql.ts";
 import type { Relay } from "../relay.ts";
 import type { Cancel } from "../core/clock.ts";
 import { MINUTE } from "../core/clock.ts";
@@ -11,6 +12,12 @@ import type { SubscriptionStore } from "./subscriptions.ts";
 import type { Capture } from "./capture.ts";
 import type { Sub } from "./types.ts";
 import { lines, sessionRef } from "./event-lines.ts";
+
+const LIVE = "JOIN sessions s ON s.id = x.session_id AND s.archived_at IS NULL AND s.deleted_at IS NULL";
+const BUSY_ANY = `SELECT x.session_id AS id FROM turns x ${LIVE} WHERE x.status IN ('queued', 'running')
+  UNION SELECT x.session_id AS id FROM tasks x ${LIVE} WHERE x.status = 'running'`;
+const BUSY_IN_LIST = `SELECT x.session_id AS id FROM turns x ${LIVE} WHERE x.status IN ('queued', 'running') AND x.session_id IN (SELECT value FROM json_each(?))
+  UNION SELECT x.session_id AS id FROM tasks x ${LIVE} WHERE x.status = 'running' AND x.session_id IN (SELECT value FROM json_each(?))`;
 
 export class Monitors {
   private lastActivity = new Map<string, number>();
@@ -95,13 +102,13 @@ export class Monitors {
 
   // ---- all_idle ----
 
-  /** A watched session's state may have changed. */
-  stateChanged(sessionId: string): void {
+  /** A watched session's state may have changed; `busy` when the change says so already. */
+  stateChanged(sessionId: string, busy?: boolean): void {
     const subs = this.subs.watching(sessionId).filter((s) => s.events.has("all_idle"));
     if (!subs.length) return;
-    const busy = this.relay.sessions.state(sessionId) !== "idle";
+    const isBusy = busy ?? this.relay.sessions.state(sessionId) !== "idle";
     for (const sub of subs) {
-      if (busy) {
+      if (isBusy) {
         if (!sub.row.idle_armed) this.subs.setIdleArmed(sub.id, true);
       } else if (sub.row.idle_armed) this.checkAllIdle(sub);
     }
@@ -111,28 +118,20 @@ export class Monitors {
     if (!sub.row.idle_armed || this.busyInScope(sub).length) return;
     const n = this.scopeCount(sub);
     const now = this.relay.clock.now();
-    this.relay.db.transaction(() => {
-      this.subs.setIdleArmed(sub.id, false);
-      this.capture.capture({ key: `all_idle:${sub.id}:${now}`, type: "all_idle", sessionId: null, at: now, onlySub: sub.id, line: lines.allIdle(n, sub.id) }, [sub]);
-    })();
+    this.subs.setIdleArmed(sub.id, false);
+    this.capture.capture({ key: `all_idle:${sub.id}:${now}`, type: "all_idle", sessionId: null, at: now, onlySub: sub.id, line: lines.allIdle(n, sub.id) }, [sub]);
   }
 
-  /** Sessions of the subscription with a queued or running turn or a running task. */
+  /** Sessions of the subscription (not archived) with a queued or running turn or a running task. */
   busyInScope(sub: Sub): string[] {
-    const busy = this.relay.sessions.busySessions();
-    for (const t of this.relay.sessions.runningTasks()) busy.add(t.session_id);
-    const out: string[] = [];
-    for (const id of busy) {
-      if (sub.all ? id === sub.watcher || sub.exclude.has(id) : !sub.sessions.includes(id)) continue;
-      const s = this.relay.sessions.get(id);
-      if (s && !s.archived_at) out.push(id);
-    }
-    return out;
+    const db = this.relay.db;
+    if (!sub.all) return (sql(db, BUSY_IN_LIST).all(JSON.stringify(sub.sessions), JSON.stringify(sub.sessions)) as { id: string }[]).map((r) => r.id);
+    return (sql(db, BUSY_ANY).all() as { id: string }[]).map((r) => r.id).filter((id) => id !== sub.watcher && !sub.exclude.has(id));
   }
 
   scopeCount(sub: Sub): number {
     if (!sub.all) return sub.sessions.length;
-    const ids = this.relay.db.prepare("SELECT id FROM sessions WHERE archived_at IS NULL AND deleted_at IS NULL AND id != ?").all(sub.watcher) as { id: string }[];
+    const ids = sql(this.relay.db, "SELECT id FROM sessions WHERE archived_at IS NULL AND deleted_at IS NULL AND id != ?").all(sub.watcher) as { id: string }[];
     return ids.filter((r) => !sub.exclude.has(r.id)).length;
   }
 
@@ -165,7 +164,7 @@ export class Monitors {
     const due = sub.row.heartbeat_due_at;
     // No heartbeats inside quiet hours; one beat for a stretch the relay was down.
     const quiet = sub.quiet ? this.subs.window(sub.quiet).inside(now) : false;
-    this.relay.db.transaction(() => {
+    {
       if (!quiet) {
         const working = this.busyInScope(sub).map((sid) => {
           const s = this.relay.sessions.get(sid)!;
@@ -174,7 +173,7 @@ export class Monitors {
         this.capture.capture({ key: `heartbeat:${id}:${due}`, type: "heartbeat", sessionId: null, at: now, onlySub: id, line: lines.heartbeat(id, this.scopeCount(sub), working) }, [sub]);
       }
       this.subs.setHeartbeatDue(id, due + Math.max(1, Math.ceil((now + 1 - due) / every)) * every);
-    })();
+    }
     this.armBeat(this.subs.active(id) ?? sub);
   }
 

@@ -79,7 +79,8 @@ export class QuietWindow {
 
   /** `t` when outside, else the instant the window containing `t` ends. */
   shift(t: number): number {
-    return this.inside(t) ? this.end(t) : t;
+    // Inside, the cached answer lasts exactly until the window's end.
+    return this.inside(t) ? this.cache!.hi : t;
   }
 
   private zoned(t: number): Temporal.ZonedDateTime {

@@ -1,11 +1,13 @@
 // Subscription rows and the in-memory index the capture path reads: which active
 // subscriptions watch a session. The store is the truth; the index is rebuilt from it
 // whenever a subscription starts or ends (rare next to events).
+import { sql } from "./sql.ts";
 import type { Db } from "../store/db.ts";
 import { fromJson } from "../store/db.ts";
 import { newId } from "../core/ids.ts";
 import { DEFAULT_EVENTS, OLD_DEFAULT_EVENTS, type EndReason, type EventType, type Sub, type SubRow } from "./types.ts";
 import { QuietWindow, type QuietHours } from "./quiet-hours.ts";
+import type { WriteBehind } from "./write-behind.ts";
 
 export interface NewSub {
   watcher: string;
@@ -31,13 +33,20 @@ export class SubscriptionStore {
   constructor(
     private db: Db,
     private oldDefaults: () => boolean,
+    private wb: WriteBehind,
   ) {
     this.reload();
   }
 
+  /** Writes still gathered for this turn of the event loop go to the store now. */
+  flushWrites(): void {
+    this.wb.flush();
+  }
+
   /** Re-reads the active subscriptions into the index. */
   reload(): void {
-    const rows = this.db.prepare("SELECT * FROM subscriptions WHERE ended_at IS NULL ORDER BY created_at, rowid").all() as SubRow[];
+    this.wb.flush();
+    const rows = sql(this.db, "SELECT * FROM subscriptions WHERE ended_at IS NULL ORDER BY created_at, rowid").all() as SubRow[];
     this.byId.clear();
     this.bySession.clear();
     this.byWatcher.clear();
@@ -111,18 +120,20 @@ export class SubscriptionStore {
   }
 
   get(id: string): SubRow | undefined {
-    return this.db.prepare("SELECT * FROM subscriptions WHERE id = ?").get(id) as SubRow | undefined;
+    this.wb.flush();
+    return sql(this.db, "SELECT * FROM subscriptions WHERE id = ?").get(id) as SubRow | undefined;
   }
 
   /** Active ones and those ended within `sinceMs`. */
   listFor(watcher: string, endedSince: number): SubRow[] {
-    return this.db.prepare("SELECT * FROM subscriptions WHERE watcher = ? AND (ended_at IS NULL OR ended_at >= ?) ORDER BY created_at, rowid")
+    this.wb.flush();
+    return sql(this.db, "SELECT * FROM subscriptions WHERE watcher = ? AND (ended_at IS NULL OR ended_at >= ?) ORDER BY created_at, rowid")
       .all(watcher, endedSince) as SubRow[];
   }
 
   insert(n: NewSub, now: number, extra: Partial<SubRow> = {}): SubRow {
     const id = extra.id ?? newId("sub", 10);
-    this.db.prepare(`INSERT INTO subscriptions (id, watcher, scope, sessions_json, exclude_json, events_json, once, match,
+    sql(this.db, `INSERT INTO subscriptions (id, watcher, scope, sessions_json, exclude_json, events_json, once, match,
       stalled_minutes, heartbeat_minutes, digest_minutes, quiet_json, created_at, digest_anchor_at, heartbeat_due_at, idle_armed)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
       id, n.watcher, n.all ? "all" : "sessions", JSON.stringify(n.all ? [] : n.sessions), JSON.stringify(n.exclude),
@@ -134,28 +145,44 @@ export class SubscriptionStore {
     return this.get(id)!;
   }
 
+  /** A `once` subscription that fired: out of the index at once, ended in the store with the
+   * event's own write (write-behind). */
+  endLater(sub: Sub, now: number): void {
+    for (const list of [this.bySession, this.byWatcher]) {
+      for (const [k, subs] of list) {
+        const i = subs.indexOf(sub);
+        if (i >= 0) subs.splice(i, 1);
+        if (!subs.length) list.delete(k);
+      }
+    }
+    this.allScope = this.allScope.filter((s) => s !== sub);
+    this.byId.delete(sub.id);
+    this.wb.push(() => this.end(sub.id, "once", now));
+  }
+
   /** Ends it (once); returns whether it was active. The caller reloads the index after its transaction. */
   end(id: string, reason: EndReason, now: number, transferredTo: string | null = null): boolean {
-    const r = this.db.prepare("UPDATE subscriptions SET ended_at = ?, end_reason = ?, transferred_to = ? WHERE id = ? AND ended_at IS NULL")
+    const r = sql(this.db, "UPDATE subscriptions SET ended_at = ?, end_reason = ?, transferred_to = ? WHERE id = ? AND ended_at IS NULL")
       .run(now, reason, transferredTo, id);
     return r.changes > 0;
   }
 
   setIdleArmed(id: string, armed: boolean): void {
-    this.db.prepare("UPDATE subscriptions SET idle_armed = ? WHERE id = ?").run(armed ? 1 : 0, id);
     const s = this.byId.get(id);
     if (s) s.row.idle_armed = armed ? 1 : 0;
+    this.wb.push(() => sql(this.db, "UPDATE subscriptions SET idle_armed = ? WHERE id = ?").run(armed ? 1 : 0, id));
   }
 
   setDigestAnchor(id: string, at: number): void {
-    this.db.prepare("UPDATE subscriptions SET digest_anchor_at = ? WHERE id = ?").run(at, id);
+    sql(this.db, "UPDATE subscriptions SET digest_anchor_at = ? WHERE id = ?").run(at, id);
     const s = this.byId.get(id);
     if (s) s.row.digest_anchor_at = at;
   }
 
+  /** Written with the heartbeat's own event (write-behind): both or neither survive a kill. */
   setHeartbeatDue(id: string, at: number | null): void {
-    this.db.prepare("UPDATE subscriptions SET heartbeat_due_at = ? WHERE id = ?").run(at, id);
     const s = this.byId.get(id);
     if (s) s.row.heartbeat_due_at = at;
+    this.wb.push(() => sql(this.db, "UPDATE subscriptions SET heartbeat_due_at = ? WHERE id = ?").run(at, id));
   }
 }

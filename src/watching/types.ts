@@ -67,7 +67,7 @@ export interface Sub {
 }
 
 export interface EventRow {
-  id: number;
+  seq: number;
   watcher: string;
   key: string;
   type: string;

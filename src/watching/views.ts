@@ -1,5 +1,6 @@
 // How a subscription shows in subscribe's result and in list_subscriptions (seed §9,
 // contract §8 "An ended subscription").
+import { sql } from "./sql.ts";
 import type { Relay } from "../relay.ts";
 import { iso } from "../core/clock.ts";
 import { fromJson } from "../store/db.ts";
@@ -7,10 +8,11 @@ import type { SubRow } from "./types.ts";
 import type { SubscriptionStore } from "./subscriptions.ts";
 
 export function subscriptionView(relay: Relay, store: SubscriptionStore, row: SubRow) {
+  store.flushWrites();
   const sub = store.parse(row);
   const exclude = [...sub.exclude];
-  const held = relay.db.prepare("SELECT COUNT(*) AS n, MIN(release_at) AS at FROM watch_events WHERE hold_sub = ? AND state = 'held' AND capped = 0")
-    .get(row.id) as { n: number; at: number | null };
+  const held = sql(relay.db, "SELECT COUNT(*) AS n, MIN(release_at) AS at FROM watch_events WHERE watcher = ? AND state IN ('held', 'ready') AND state = 'held' AND hold_sub = ? AND capped = 0")
+    .get(row.watcher, row.id) as { n: number; at: number | null };
   const active = row.ended_at == null;
   return {
     id: row.id,

@@ -1,6 +1,7 @@
 // The watching domain wired into the relay (seed §9): it listens to the bus, turns what
 // happens into events for watchers, and delivers them; it answers the list badges
 // (`relay.watching`) and hears about the watcher's own prompts (`relay.watchingHooks`).
+import { sql } from "./sql.ts";
 import type { Relay } from "../relay.ts";
 import type { BusEvent } from "../core/bus.ts";
 import { SubscriptionStore } from "./subscriptions.ts";
@@ -8,6 +9,7 @@ import { Delivery } from "./delivery.ts";
 import { Capture } from "./capture.ts";
 import { Monitors } from "./monitors.ts";
 import { captureMissed } from "./recovery.ts";
+import { WriteBehind } from "./write-behind.ts";
 import type { EndReason, Sub, SubRow } from "./types.ts";
 
 const FINAL = new Set(["done", "stopped", "error"]);
@@ -18,10 +20,13 @@ export class Watching {
   readonly capture: Capture;
   readonly monitors: Monitors;
 
+  readonly wb: WriteBehind;
+
   constructor(private relay: Relay) {
-    this.subs = new SubscriptionStore(relay.db, () => versionBefore(relay.version, "0.9.13"));
-    this.delivery = new Delivery(relay, this.subs);
-    this.capture = new Capture(relay, this.subs, this.delivery);
+    this.wb = new WriteBehind(relay.db);
+    this.subs = new SubscriptionStore(relay.db, () => versionBefore(relay.version, "0.9.13"), this.wb);
+    this.delivery = new Delivery(relay, this.subs, this.wb);
+    this.capture = new Capture(relay, this.subs, this.delivery, this.wb);
     this.monitors = new Monitors(relay, this.subs, this.capture);
     relay.watching = {
       isWatched: (id) => this.subs.isWatched(id),
@@ -52,7 +57,7 @@ export class Watching {
       case "turn.started":
       case "turn.progress":
         this.monitors.activity(e.sessionId);
-        if (e.type === "turn.started") this.monitors.stateChanged(e.sessionId);
+        if (e.type === "turn.started") this.monitors.stateChanged(e.sessionId, true);
         return;
       case "turn.ended": {
         if (this.subs.hasWatchers()) {
@@ -63,7 +68,7 @@ export class Watching {
           this.monitors.stateChanged(e.sessionId);
         }
         // The watcher's own turn ended: what waited for it goes out now.
-        if (this.delivery.hasOpen(e.sessionId)) this.delivery.run(e.sessionId);
+        if (this.delivery.isWatcher(e.sessionId)) this.delivery.run(e.sessionId);
         return;
       }
       case "task.updated": {
@@ -71,7 +76,7 @@ export class Watching {
         const h = task && this.capture.taskChanged(task, now);
         if (h) this.capture.capture(h);
         this.monitors.activity(e.sessionId);
-        this.monitors.stateChanged(e.sessionId);
+        this.monitors.stateChanged(e.sessionId, e.status === "running" ? true : undefined);
         return;
       }
       case "card.created": {
@@ -88,7 +93,7 @@ export class Watching {
         this.monitors.activity(e.sessionId);
         return;
       }
-      case "session.updated":
+      case "session.archived":
       case "session.deleted":
         this.checkArchived(e.sessionId);
         return;
@@ -112,6 +117,7 @@ export class Watching {
 
   /** Ends subscriptions; what they hold is still delivered when due (nothing is lost). */
   end(ids: string[], reason: EndReason): string[] {
+    this.wb.flush();
     const now = this.relay.clock.now();
     const ended = this.relay.db.transaction(() => ids.filter((id) => this.subs.end(id, reason, now)))();
     if (!ended.length) return ended;
@@ -126,7 +132,7 @@ export class Watching {
     const asWatcher = this.subs.ofWatcher(sessionId);
     const asWatched = this.subs.watching(sessionId).filter((s) => !s.all);
     if (!asWatcher.length && !asWatched.length) return;
-    const s = this.relay.db.prepare("SELECT archived_at, deleted_at FROM sessions WHERE id = ?").get(sessionId) as { archived_at: number | null; deleted_at: number | null } | undefined;
+    const s = sql(this.relay.db, "SELECT archived_at, deleted_at FROM sessions WHERE id = ?").get(sessionId) as { archived_at: number | null; deleted_at: number | null } | undefined;
     if (s && !s.archived_at && !s.deleted_at) return;
     this.end([...asWatcher, ...asWatched].map((x) => x.id), "archived");
     // An archived watcher is woken no more: what it still had open is dropped.
@@ -145,7 +151,7 @@ export class Watching {
     const ids = new Set<string>();
     for (const s of subs) {
       if (s.all) {
-        const rows = this.relay.db.prepare("SELECT id FROM sessions WHERE archived_at IS NULL AND deleted_at IS NULL AND id != ?").all(watcher) as { id: string }[];
+        const rows = sql(this.relay.db, "SELECT id FROM sessions WHERE archived_at IS NULL AND deleted_at IS NULL AND id != ?").all(watcher) as { id: string }[];
         for (const r of rows) if (!s.exclude.has(r.id)) ids.add(r.id);
       } else for (const id of s.sessions) ids.add(id);
     }
@@ -166,19 +172,21 @@ export class Watching {
     const set = this.capture.waits.get(watcher);
     if (!set?.delete(turnId)) return;
     if (!set.size) this.capture.waits.delete(watcher);
+    this.wb.flush();
     const db = this.relay.db;
     if (FINAL.has(status)) {
       // It has the reply from the call itself: that turn's turn_end does not wake it again.
-      db.prepare("UPDATE watch_events SET state = 'dropped' WHERE watcher = ? AND turn_id = ? AND type = 'turn_end' AND keep = 0 AND state IN ('held', 'ready')").run(watcher, turnId);
+      sql(db, "UPDATE watch_events SET state = 'dropped' WHERE watcher = ? AND key = ? AND type = 'turn_end' AND keep = 0 AND state IN ('held', 'ready')").run(watcher, `turn:${turnId}`);
     } else {
       // The wait ran out: the turn_end will wake it as for any prompt it did not wait for.
-      db.prepare("UPDATE watch_events SET echo = 0 WHERE watcher = ? AND turn_id = ? AND echo = 1").run(watcher, turnId);
+      sql(db, "UPDATE watch_events SET echo = 0 WHERE watcher = ? AND key = ? AND echo = 1").run(watcher, `turn:${turnId}`);
     }
     this.delivery.run(watcher);
   }
 
   /** Moves every active subscription of `from` to `to` (transfer_subscriptions, compaction). */
   transfer(from: string, to: string, reason: EndReason = "transferred"): SubRow[] {
+    this.wb.flush();
     const now = this.relay.clock.now();
     const db = this.relay.db;
     const moved = db.transaction(() => {
@@ -193,23 +201,24 @@ export class Watching {
           created_at: sub.row.created_at, digest_anchor_at: sub.row.digest_anchor_at, heartbeat_due_at: sub.row.heartbeat_due_at, idle_armed: sub.row.idle_armed,
         });
         this.subs.end(sub.id, reason, now, row.id);
-        db.prepare("UPDATE watch_events SET hold_sub = ? WHERE hold_sub = ?").run(row.id, sub.id);
+        sql(db, "UPDATE watch_events SET hold_sub = ? WHERE watcher = ? AND state IN ('held', 'ready') AND hold_sub = ?").run(row.id, from, sub.id);
         out.push(row);
       }
       // What the old watcher still had open goes to the new one (once: keys already there stay).
-      db.prepare(`UPDATE watch_events SET watcher = ? WHERE watcher = ? AND state IN ('held', 'ready')
+      sql(db, `UPDATE watch_events SET watcher = ? WHERE watcher = ? AND state IN ('held', 'ready')
         AND NOT EXISTS (SELECT 1 FROM watch_events x WHERE x.watcher = ? AND x.key = watch_events.key)`).run(to, from, to);
-      db.prepare("UPDATE watch_events SET state = 'dropped' WHERE watcher = ? AND state IN ('held', 'ready')").run(from);
-      const win = db.prepare("SELECT window_due_at FROM watchers WHERE watcher = ?").get(from) as { window_due_at: number | null } | undefined;
+      sql(db, "UPDATE watch_events SET state = 'dropped' WHERE watcher = ? AND state IN ('held', 'ready')").run(from);
+      const win = sql(db, "SELECT window_due_at FROM watchers WHERE watcher = ?").get(from) as { window_due_at: number | null } | undefined;
       if (win?.window_due_at != null) {
-        db.prepare(`INSERT INTO watchers (watcher, window_due_at) VALUES (?, ?) ON CONFLICT(watcher) DO UPDATE SET
+        sql(db, `INSERT INTO watchers (watcher, window_due_at) VALUES (?, ?) ON CONFLICT(watcher) DO UPDATE SET
           window_due_at = MIN(COALESCE(window_due_at, excluded.window_due_at), excluded.window_due_at)`).run(to, win.window_due_at);
-        db.prepare("UPDATE watchers SET window_due_at = NULL WHERE watcher = ?").run(from);
+        sql(db, "UPDATE watchers SET window_due_at = NULL WHERE watcher = ?").run(from);
       }
       return out;
     })();
     this.subs.reload();
     this.monitors.rearmAll();
+    this.delivery.noteWatcher(to);
     this.delivery.run(from);
     this.delivery.run(to);
     this.changed(from);

@@ -1,0 +1,40 @@
+// Hot-path writes of the watching domain, gathered into one transaction every few
+// milliseconds instead of one commit per event (a commit costs more than everything else
+// an event does). Anything that reads the watching tables calls flush() first, so reads always
+// see every event captured so far.
+//
+// Exactly-once is kept: a SIGKILL before a flush loses only captures that start-up makes
+// again from the turns, tasks and questions tables (recovery.ts); the unique (watcher, key)
+// keeps a capture made twice to one row.
+import type { Db } from "../store/db.ts";
+
+const BATCH_MS = 20;
+
+export class WriteBehind {
+  private ops: (() => void)[] = [];
+  private scheduled = false;
+  private run: (ops: (() => void)[]) => void;
+
+  constructor(db: Db) {
+    this.run = db.transaction((ops: (() => void)[]) => {
+      for (const op of ops) op();
+    });
+  }
+
+  push(op: () => void): void {
+    this.ops.push(op);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    // Real time on purpose: this batches disk writes, it is not a relay timer (nothing the
+    // relay decides waits on it: every read flushes first).
+    setTimeout(() => this.flush(), BATCH_MS);
+  }
+
+  flush(): void {
+    this.scheduled = false;
+    if (!this.ops.length) return;
+    const ops = this.ops;
+    this.ops = [];
+    this.run(ops);
+  }
+}

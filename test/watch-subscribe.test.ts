@@ -206,3 +206,24 @@ test("archiving a watched session or the watcher ends its subscriptions", async 
   assert.equal(theirs.length, 1);
   assert.equal(theirs[0].endReason, "archived");
 });
+
+test("a relay emulating 0.9.12 refuses what came later: digest, quiet hours, exclude, subagent_finished by name", async () => {
+  const old = await TestRelay.start({ emulateVersion: "0.9.12" });
+  try {
+    const w = await old.createSession({ title: "w" });
+    const x = await old.createSession({ title: "x" });
+    const m = await old.mcp(w);
+    for (const args of [
+      { sessions: [x], digest_minutes: 10 },
+      { sessions: [x], quiet_hours: { from: "23:00", to: "06:00", tz: "UTC" } },
+      { sessions: ["all"], exclude: [x] },
+      { sessions: [x], events: ["subagent_finished"] },
+    ]) {
+      const r = await m.call({ action: "subscribe", ...args });
+      assert.equal(r.code, "REMOTE_RELAY_UNSUPPORTED", JSON.stringify(args));
+      assert.match(r.error, /0\.9\.1[36] or newer/);
+    }
+  } finally {
+    await old.stop();
+  }
+});

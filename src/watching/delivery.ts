@@ -156,6 +156,7 @@ export class Delivery implements DeliveryApi {
   /** Releases what fell due, writes the message when it is due and the watcher is free,
    * and re-arms the watcher's timer. Called by its timer, when its turn ends, after events. */
   run(watcher: string): void {
+    if (!this.relay.db.open) return;
     this.wb.flush();
     const now = this.relay.clock.now();
     const session = this.relay.sessions.get(watcher);

@@ -106,6 +106,8 @@ export class Monitors {
   stateChanged(sessionId: string, busy?: boolean): void {
     const subs = this.subs.watching(sessionId).filter((s) => s.events.has("all_idle"));
     if (!subs.length) return;
+    // Becoming idle matters only to a subscription that saw something work.
+    if (!busy && !subs.some((s) => s.row.idle_armed)) return;
     const isBusy = busy ?? this.relay.sessions.state(sessionId) !== "idle";
     for (const sub of subs) {
       if (isBusy) {

@@ -15,7 +15,7 @@ export class WriteBehind {
   private scheduled = false;
   private run: (ops: (() => void)[]) => void;
 
-  constructor(db: Db) {
+  constructor(private db: Db) {
     this.run = db.transaction((ops: (() => void)[]) => {
       for (const op of ops) op();
     });
@@ -33,6 +33,11 @@ export class WriteBehind {
   flush(): void {
     this.scheduled = false;
     if (!this.ops.length) return;
+    // Closed (the relay stopped): start-up captures these again from what they describe.
+    if (!this.db.open) {
+      this.ops = [];
+      return;
+    }
     const ops = this.ops;
     this.ops = [];
     this.run(ops);

@@ -166,6 +166,17 @@ test("task events: failures and finished subagents by default, every start and e
   assert.match(all[1], /: task_started "ok2" \(local_bash\)\n.*: task_finished "ok2" \(local_bash, exit 0\)$/);
 });
 
+test("question_answered by name is urgent: it comes at once, never held by a digest", async () => {
+  const w4 = await relay.createSession({ title: "Answer watcher" });
+  const c = await relay.createSession({ title: "Asker" });
+  await toolInTurn(relay, w4, { action: "subscribe", sessions: [c], events: ["question_answered"], digest_minutes: 60 });
+  await relay.api("POST", `/api/sessions/${c}/messages`, { text: "/ask_user Which branch? | main | dev" });
+  const q = await relay.waitFor(async () => (await relay.api("GET", "/api/inbox")).json.questions.find((x: any) => x.session === c), SLOW);
+  await relay.api("POST", `/api/questions/${q.id}`, { choice: "dev" });
+  const all = await waitEvents(relay, w4, 1);
+  assert.equal(all[0], `${FIRST}\n[relay event] session "Asker" (${c}): question_answered ${q.id} "dev"`);
+});
+
 test("match keeps only events whose line contains the text", async () => {
   const w3 = await relay.createSession({ title: "Match watcher" });
   const c = await relay.createSession({ title: "Deployer" });

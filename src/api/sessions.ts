@@ -13,6 +13,7 @@ import { groupMembers } from "../groups/members.ts";
 import { iso } from "../core/clock.ts";
 import { toPlainLines } from "../tasks/plain-text.ts";
 import { maskSecrets } from "../tasks/mask-secrets.ts";
+import { compactSession } from "../sessions/compact.ts";
 
 const NewSessionBody = z.object({
   provider: z.string().min(1),
@@ -145,6 +146,11 @@ export function sessionRoutes(relay: Relay): Hono {
     if (running) relay.turns.end(running.id, "error", "The owner killed the session's agent process (Kill session).");
     const killed = relay.workers.kill(s.id);
     return c.json({ ok: true, session: s.id, killed });
+  });
+
+  app.post("/:id/compact", (c) => {
+    const next = compactSession(relay, find(c.req.param("id")).id);
+    return c.json(sessionDetail(relay, next), 201);
   });
 
   app.get("/:id/mcp", (c) => c.json(relay.mcpEntry(find(c.req.param("id")))));

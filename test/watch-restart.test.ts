@@ -75,12 +75,12 @@ test("a turn that ended just before the kill, not yet captured, is captured at s
   await relay.setClock("2026-12-02T10:01:00.000Z");
   await say(relay, a, "lost between commit and capture");
   await relay.kill();
-  // What a SIGKILL between the turn's commit and the watcher's capture leaves behind.
+  // What a SIGKILL between the turn's commit and the watcher's capture leaves behind (the
+  // capture may also still have been in its write batch: then this finds nothing to delete).
   const db = new Database(join(relay.dataDir, "oar.db"));
-  const gone = db.prepare("DELETE FROM watch_events WHERE watcher = ?").run(watcher);
+  db.prepare("DELETE FROM watch_events WHERE watcher = ?").run(watcher);
   db.prepare("UPDATE watchers SET window_due_at = NULL WHERE watcher = ?").run(watcher);
   db.close();
-  assert.equal(gone.changes, 1);
   await relay.boot();
   await relay.setClock("2026-12-02T10:02:00.000Z");
   const all = await waitEvents(relay, watcher, 1);

@@ -12,6 +12,7 @@ import { lines, sessionRef } from "./event-lines.ts";
 import type { TaskRow, TurnRow } from "../sessions/types.ts";
 import { fromJson } from "../store/db.ts";
 import type { QuestionRow } from "../questions/ask-user.ts";
+import { sql } from "./sql.ts";
 
 /** Which subscriptions a happening reaches: by event name (task ends also by the broader
  * task_finished), by `match` on its line, and only after the subscription began. */
@@ -25,6 +26,10 @@ export function receives(sub: Sub, h: Happening): boolean {
   if (!named) return false;
   return !sub.match || h.line.toLowerCase().includes(sub.match.toLowerCase());
 }
+
+const RECOVERABLE = new Set<string>(["turn_end", "error", "task_started", "task_finished", "task_failed", "subagent_finished", "question_asked", "question_answered"]);
+
+type EndedTurn = Pick<TurnRow, "id" | "session_id" | "status" | "reply_text" | "error">;
 
 export class Capture {
   /** Turns each watcher waits on itself (send/create_session/wait): their turn_end is held. */
@@ -68,16 +73,25 @@ export class Capture {
       this.delivery.dueBy(watcher, ready ? (urgent ? h.at : h.at + this.delivery.gatherMs) : echo ? Infinity : r.at);
       touched.push(watcher);
     }
+    // Only turns, tasks and questions can be found again at start-up (recovery.ts): the rest
+    // must not wait in the batch.
+    if (!RECOVERABLE.has(h.type)) this.wb.flush();
     return touched;
   }
 
   /** How a line names the session; null once it is archived (its subscriptions ended with it). */
   ref(sessionId: string): string | null {
-    const s = this.relay.sessions.get(sessionId);
-    return s && !s.archived_at ? sessionRef(s.title, s.id) : null;
+    // Only what the line needs: this runs for every event.
+    const s = sql(this.relay.db, "SELECT title, archived_at FROM sessions WHERE id = ? AND deleted_at IS NULL").get(sessionId) as { title: string; archived_at: number | null } | undefined;
+    return s && !s.archived_at ? sessionRef(s.title, sessionId) : null;
   }
 
-  turnEnded(turn: TurnRow, at: number): Happening | null {
+  /** The ended turn, with only the start of its reply (a reply can be long). */
+  endedTurn(turnId: string): EndedTurn | undefined {
+    return sql(this.relay.db, "SELECT id, session_id, status, substr(reply_text, 1, 400) AS reply_text, substr(error, 1, 400) AS error FROM turns WHERE id = ?").get(turnId) as EndedTurn | undefined;
+  }
+
+  turnEnded(turn: EndedTurn, at: number): Happening | null {
     const ref = this.ref(turn.session_id);
     if (!ref) return null;
     const error = turn.status === "error";

@@ -12,12 +12,15 @@ import type { SubscriptionStore } from "./subscriptions.ts";
 import type { Capture } from "./capture.ts";
 import type { Sub } from "./types.ts";
 import { lines, sessionRef } from "./event-lines.ts";
+import type { BusyTracker } from "./busy.ts";
 
 const LIVE = "JOIN sessions s ON s.id = x.session_id AND s.archived_at IS NULL AND s.deleted_at IS NULL";
 const BUSY_ANY = `SELECT x.session_id AS id FROM turns x ${LIVE} WHERE x.status IN ('queued', 'running')
   UNION SELECT x.session_id AS id FROM tasks x ${LIVE} WHERE x.status = 'running'`;
-const BUSY_IN_LIST = `SELECT x.session_id AS id FROM turns x ${LIVE} WHERE x.status IN ('queued', 'running') AND x.session_id IN (SELECT value FROM json_each(?))
-  UNION SELECT x.session_id AS id FROM tasks x ${LIVE} WHERE x.status = 'running' AND x.session_id IN (SELECT value FROM json_each(?))`;
+// Driven from the subscription's own list (a handful of ids), each looked up by index.
+const BUSY_IN_LIST = `SELECT j.value AS id FROM json_each(?) j
+  WHERE EXISTS (SELECT 1 FROM turns t WHERE t.session_id = j.value AND t.status IN ('queued', 'running'))
+     OR EXISTS (SELECT 1 FROM tasks k WHERE k.session_id = j.value AND k.status = 'running')`;
 
 export class Monitors {
   private lastActivity = new Map<string, number>();
@@ -29,6 +32,7 @@ export class Monitors {
     private relay: Relay,
     private subs: SubscriptionStore,
     private capture: Capture,
+    private busy: BusyTracker,
   ) {}
 
   // ---- stalled ----
@@ -102,18 +106,27 @@ export class Monitors {
 
   // ---- all_idle ----
 
-  /** A watched session's state may have changed; `busy` when the change says so already. */
-  stateChanged(sessionId: string, busy?: boolean): void {
+  /** A watched session's state changed (the tracker already knows how). Working arms the
+   * subscriptions watching it; stopping is looked at once the tick is over, when a queued
+   * turn behind the one that ended has started. */
+  stateChanged(sessionId: string): void {
     const subs = this.subs.watching(sessionId).filter((s) => s.events.has("all_idle"));
     if (!subs.length) return;
-    // Becoming idle matters only to a subscription that saw something work.
-    if (!busy && !subs.some((s) => s.row.idle_armed)) return;
-    const isBusy = busy ?? this.relay.sessions.state(sessionId) !== "idle";
-    for (const sub of subs) {
-      if (isBusy) {
-        if (!sub.row.idle_armed) this.subs.setIdleArmed(sub.id, true);
-      } else if (sub.row.idle_armed) this.checkAllIdle(sub);
+    if (this.busy.isBusy(sessionId)) {
+      for (const sub of subs) if (!sub.row.idle_armed) this.subs.setIdleArmed(sub.id, true);
+      return;
     }
+    if (!subs.some((s) => s.row.idle_armed)) return;
+    queueMicrotask(() => {
+      if (this.busy.isBusy(sessionId)) return;
+      for (const sub of this.subs.watching(sessionId)) if (sub.events.has("all_idle") && sub.row.idle_armed && this.idleInMemory(sub)) this.checkAllIdle(sub);
+    });
+  }
+
+  private idleInMemory(sub: Sub): boolean {
+    if (!sub.all) return !sub.sessions.some((id) => this.busy.isBusy(id));
+    for (const id of this.busy.busy()) if (id !== sub.watcher && !sub.exclude.has(id)) return false;
+    return true;
   }
 
   checkAllIdle(sub: Sub): void {
@@ -127,7 +140,7 @@ export class Monitors {
   /** Sessions of the subscription (not archived) with a queued or running turn or a running task. */
   busyInScope(sub: Sub): string[] {
     const db = this.relay.db;
-    if (!sub.all) return (sql(db, BUSY_IN_LIST).all(JSON.stringify(sub.sessions), JSON.stringify(sub.sessions)) as { id: string }[]).map((r) => r.id);
+    if (!sub.all) return (sql(db, BUSY_IN_LIST).all(JSON.stringify(sub.sessions)) as { id: string }[]).map((r) => r.id);
     return (sql(db, BUSY_ANY).all() as { id: string }[]).map((r) => r.id).filter((id) => id !== sub.watcher && !sub.exclude.has(id));
   }
 

@@ -10,6 +10,7 @@ import { Capture } from "./capture.ts";
 import { Monitors } from "./monitors.ts";
 import { captureMissed } from "./recovery.ts";
 import { WriteBehind } from "./write-behind.ts";
+import { BusyTracker } from "./busy.ts";
 import type { EndReason, Sub, SubRow } from "./types.ts";
 
 const FINAL = new Set(["done", "stopped", "error"]);
@@ -21,13 +22,14 @@ export class Watching {
   readonly monitors: Monitors;
 
   readonly wb: WriteBehind;
+  readonly busy = new BusyTracker();
 
   constructor(private relay: Relay) {
     this.wb = new WriteBehind(relay.db);
     this.subs = new SubscriptionStore(relay.db, () => versionBefore(relay.version, "0.9.13"), this.wb);
     this.delivery = new Delivery(relay, this.subs, this.wb);
     this.capture = new Capture(relay, this.subs, this.delivery, this.wb);
-    this.monitors = new Monitors(relay, this.subs, this.capture);
+    this.monitors = new Monitors(relay, this.subs, this.capture, this.busy);
     relay.watching = {
       isWatched: (id) => this.subs.isWatched(id),
       watchingCount: (id) => this.watchingCount(id),
@@ -41,6 +43,7 @@ export class Watching {
 
   /** After the relay's own recovery: what was held is armed again, what fell due goes now. */
   start(): void {
+    this.busy.load(this.relay);
     captureMissed(this.relay, this.subs, this.capture);
     this.delivery.recover();
     this.monitors.rearmAll();
@@ -51,17 +54,22 @@ export class Watching {
   }
 
   private onBus(e: BusEvent): void {
-    if (!this.subs.hasWatchers() && e.type !== "turn.ended") return;
+    if (!this.subs.hasWatchers() && e.type !== "turn.ended" && e.type !== "turn.started" && e.type !== "task.updated") return;
     const now = this.relay.clock.now();
     switch (e.type) {
       case "turn.started":
+        this.busy.turnStarted(e.sessionId);
+        if (!this.subs.hasWatchers()) return;
+        this.monitors.activity(e.sessionId);
+        this.monitors.stateChanged(e.sessionId);
+        return;
       case "turn.progress":
         this.monitors.activity(e.sessionId);
-        if (e.type === "turn.started") this.monitors.stateChanged(e.sessionId, true);
         return;
       case "turn.ended": {
+        this.busy.turnEnded(e.sessionId);
         if (this.subs.hasWatchers()) {
-          const turn = this.relay.sessions.turn(e.turnId);
+          const turn = this.capture.endedTurn(e.turnId);
           const h = turn && this.capture.turnEnded(turn, now);
           if (h) this.capture.capture(h);
           this.monitors.activity(e.sessionId);
@@ -72,11 +80,13 @@ export class Watching {
         return;
       }
       case "task.updated": {
+        this.busy.task(e.sessionId, e.taskId, e.status === "running");
+        if (!this.subs.hasWatchers()) return;
         const task = this.relay.sessions.task(e.sessionId, e.taskId);
         const h = task && this.capture.taskChanged(task, now);
         if (h) this.capture.capture(h);
         this.monitors.activity(e.sessionId);
-        this.monitors.stateChanged(e.sessionId, e.status === "running" ? true : undefined);
+        this.monitors.stateChanged(e.sessionId);
         return;
       }
       case "card.created": {

@@ -4,11 +4,12 @@
 // see every event captured so far.
 //
 // Exactly-once is kept: a SIGKILL before a flush loses only captures that start-up makes
-// again from the turns, tasks and questions tables (recovery.ts); the unique (watcher, key)
-// keeps a capture made twice to one row.
+// again from the turns, tasks and questions tables (recovery.ts); the key (watcher, key)
+// keeps a capture made twice to one row. Events start-up could not find again (stalled,
+// all_idle, heartbeats) are flushed at once by the capture that makes them.
 import type { Db } from "../store/db.ts";
 
-const BATCH_MS = 20;
+const BATCH_MS = 100;
 
 export class WriteBehind {
   private ops: (() => void)[] = [];

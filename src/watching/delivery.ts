@@ -78,7 +78,7 @@ export class Delivery implements DeliveryApi {
   private q;
   private tx: (fn: () => void) => void;
   /** Seen by the bench: due time and the moment each message was written. */
-  onWritten?: (watcher: string, dueAt: number, writtenAt: number, events: number) => void;
+  onWritten?: (watcher: string, dueAt: number, writtenAt: number, events: number, kind: "window" | "digest" | "quiet") => void;
   private written = 0;
 
   constructor(
@@ -239,7 +239,10 @@ export class Delivery implements DeliveryApi {
       this.q.pruneWakeups.run(watcher, now - HOUR);
       if (capDigest) this.q.capAnchor.run(now, watcher);
       if (++this.written % 500 === 0) this.q.prune.run(now - 24 * HOUR);
-      if (this.onWritten) this.afterCommit.push(() => this.onWritten!(watcher, dueAt, this.relay.clock.now(), events.length));
+      if (this.onWritten) {
+        const kind = events.some((e) => e.hold === "quiet") ? "quiet" : events.some((e) => e.hold === "digest" || e.capped) ? "digest" : "window";
+        this.afterCommit.push(() => this.onWritten!(watcher, dueAt, this.relay.clock.now(), events.length, kind));
+      }
     });
     if (!this.batching) this.committed();
   }

@@ -3,11 +3,11 @@
 // written once per watcher however many of its subscriptions receive it, and again not at
 // all when start-up looks for happenings the relay died before capturing.
 import type { Relay } from "../relay.ts";
-import type { Delivery, NewEvent } from "./delivery.ts";
+import type { Delivery } from "./delivery.ts";
 import type { WriteBehind } from "./write-behind.ts";
 import type { SubscriptionStore } from "./subscriptions.ts";
 import { earliest } from "./release.ts";
-import { URGENT, type EventType, type Happening, type Sub } from "./types.ts";
+import { URGENT, type EventType, type Happening, type NewEvent, type Sub } from "./types.ts";
 import { lines, sessionRef } from "./event-lines.ts";
 import type { TaskRow, TurnRow } from "../sessions/types.ts";
 import { fromJson } from "../store/db.ts";

@@ -6,7 +6,7 @@ import type { SessionRow } from "../sessions/types.ts";
 import { parseQuietHours, quietLabel } from "./quiet-hours.ts";
 import { DEFAULT_STALLED_MINUTES, EVENT_SINCE, EVENT_TYPES, type EventType } from "./types.ts";
 import type { NewSub } from "./subscriptions.ts";
-import { versionBefore } from "./watching.ts";
+import { versionLess } from "../core/versions.ts";
 
 export const NOTHING = "Nothing was subscribed.";
 const invalid = (msg: string) => new RelayError("REMOTE_RELAY_INVALID_INPUT", `${msg} ${NOTHING}`);
@@ -21,7 +21,7 @@ export interface Checked {
 
 export function checkSubscribe(relay: Relay, caller: SessionRow, args: Record<string, unknown>): Checked {
   const old = (since: string, what: string) => {
-    if (versionBefore(relay.version, since)) throw new RelayError("REMOTE_RELAY_UNSUPPORTED", `${what} needs OAR ${since} or newer; relay "${relay.name}" runs ${relay.version}. ${NOTHING}`);
+    if (versionLess(relay.version, since)) throw new RelayError("REMOTE_RELAY_UNSUPPORTED", `${what} needs OAR ${since} or newer; relay "${relay.name}" runs ${relay.version}. ${NOTHING}`);
   };
   const raw = args.sessions;
   if (!Array.isArray(raw) || !raw.length || raw.some((s) => typeof s !== "string" || !s)) {

@@ -102,3 +102,28 @@ export interface Happening {
   /** Found at start-up (the relay died before capturing it): only subscriptions older than it receive it. */
   recovered?: boolean;
 }
+
+/** Held events falling due, per holding subscription. */
+export interface Due {
+  hold: string | null;
+  hold_sub: string | null;
+  capped: number;
+  at: number;
+}
+
+export interface NewEvent {
+  key: string;
+  type: string;
+  sessionId: string | null;
+  turnId: string | null;
+  line: string;
+  urgent: boolean;
+  subs: string[];
+  at: number;
+  state: "held" | "ready";
+  hold: "digest" | "quiet" | null;
+  holdSub: string | null;
+  releaseAt: number | null;
+  echo: boolean;
+  keep: boolean;
+}

@@ -11,7 +11,9 @@ import { Monitors } from "./monitors.ts";
 import { captureMissed } from "./recovery.ts";
 import { WriteBehind } from "./write-behind.ts";
 import { BusyTracker } from "./busy.ts";
-import type { EndReason, Sub, SubRow } from "./types.ts";
+import { moveSubscriptions } from "./transfer.ts";
+import { versionLess } from "../core/versions.ts";
+import type { EndReason, SubRow } from "./types.ts";
 
 const FINAL = new Set(["done", "stopped", "error"]);
 
@@ -26,7 +28,7 @@ export class Watching {
 
   constructor(private relay: Relay) {
     this.wb = new WriteBehind(relay.db);
-    this.subs = new SubscriptionStore(relay.db, () => versionBefore(relay.version, "0.9.13"), this.wb);
+    this.subs = new SubscriptionStore(relay.db, () => versionLess(relay.version, "0.9.13"), this.wb);
     this.delivery = new Delivery(relay, this.subs, this.wb);
     this.capture = new Capture(relay, this.subs, this.delivery, this.wb);
     this.monitors = new Monitors(relay, this.subs, this.capture, this.busy);
@@ -194,38 +196,11 @@ export class Watching {
     this.delivery.run(watcher);
   }
 
-  /** Moves every active subscription of `from` to `to` (transfer_subscriptions, compaction). */
+  /** Moves every active subscription of `from` to `to` (transfer_subscriptions, and
+   * compaction: the new conversation takes over the old one's watching). */
   transfer(from: string, to: string, reason: EndReason = "transferred"): SubRow[] {
     this.wb.flush();
-    const now = this.relay.clock.now();
-    const db = this.relay.db;
-    const moved = db.transaction(() => {
-      const out: SubRow[] = [];
-      for (const sub of this.subs.ofWatcher(from)) {
-        const sessions = sub.sessions.filter((s) => s !== to);
-        if (!sub.all && !sessions.length) {
-          this.subs.end(sub.id, reason, now);
-          continue;
-        }
-        const row = this.subs.insert(newSubOf(sub, to, sessions), now, {
-          created_at: sub.row.created_at, digest_anchor_at: sub.row.digest_anchor_at, heartbeat_due_at: sub.row.heartbeat_due_at, idle_armed: sub.row.idle_armed,
-        });
-        this.subs.end(sub.id, reason, now, row.id);
-        sql(db, "UPDATE watch_events SET hold_sub = ? WHERE watcher = ? AND state IN ('held', 'ready') AND hold_sub = ?").run(row.id, from, sub.id);
-        out.push(row);
-      }
-      // What the old watcher still had open goes to the new one (once: keys already there stay).
-      sql(db, `UPDATE watch_events SET watcher = ? WHERE watcher = ? AND state IN ('held', 'ready')
-        AND NOT EXISTS (SELECT 1 FROM watch_events x WHERE x.watcher = ? AND x.key = watch_events.key)`).run(to, from, to);
-      sql(db, "UPDATE watch_events SET state = 'dropped' WHERE watcher = ? AND state IN ('held', 'ready')").run(from);
-      const win = sql(db, "SELECT window_due_at FROM watchers WHERE watcher = ?").get(from) as { window_due_at: number | null } | undefined;
-      if (win?.window_due_at != null) {
-        sql(db, `INSERT INTO watchers (watcher, window_due_at) VALUES (?, ?) ON CONFLICT(watcher) DO UPDATE SET
-          window_due_at = MIN(COALESCE(window_due_at, excluded.window_due_at), excluded.window_due_at)`).run(to, win.window_due_at);
-        sql(db, "UPDATE watchers SET window_due_at = NULL WHERE watcher = ?").run(from);
-      }
-      return out;
-    })();
+    const moved = moveSubscriptions(this.relay.db, this.subs, from, to, reason, this.relay.clock.now());
     this.subs.reload();
     this.monitors.rearmAll();
     this.delivery.noteWatcher(to);
@@ -235,20 +210,4 @@ export class Watching {
     this.changed(to);
     return moved;
   }
-}
-
-function newSubOf(sub: Sub, watcher: string, sessions: string[]) {
-  const r = sub.row;
-  return {
-    watcher, all: sub.all, sessions, exclude: [...sub.exclude].filter((s) => s !== watcher),
-    events: r.events_json ? JSON.parse(r.events_json) : null, once: sub.once, match: sub.match, stalledMinutes: sub.stalledMinutes,
-    heartbeatMinutes: r.heartbeat_minutes, digestMinutes: r.digest_minutes, quiet: sub.quiet,
-  };
-}
-
-export function versionBefore(a: string, b: string): boolean {
-  const pa = a.split(".").map(Number);
-  const pb = b.split(".").map(Number);
-  for (let i = 0; i < 3; i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) < (pb[i] ?? 0);
-  return false;
 }

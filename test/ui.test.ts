@@ -178,14 +178,21 @@ test("mode and the owner-only switch are set from the conversation", async () =>
   await sessionLink(id).click();
   await title("UI chat").waitFor();
   await page.getByLabel("Relay mode").selectOption("ask");
+  await relay.waitFor(async () => (await relay.session(id)).mode === "ask");
   const sw = page.getByRole("switch", { name: "Agents in this conversation may start sessions" });
-  await sw.check();
-  await relay.waitFor(async () => {
-    const s = await relay.session(id);
-    return s.mode === "ask" && s.mayCreateSessions === true;
-  });
-  await sw.uncheck();
-  await relay.waitFor(async () => (await relay.session(id)).mayCreateSessions === false);
+  // The mode change re-renders the title bar from the live stream; a click that lands on the
+  // element being replaced is lost, so click until the relay holds the wanted value (the PATCH
+  // carries the absolute value, so a second click for the same state changes nothing).
+  const setSwitch = (want: boolean) =>
+    relay.waitFor(async () => {
+      if ((await relay.session(id)).mayCreateSessions === want) return true;
+      if ((await sw.isChecked()) !== want) await sw.click();
+      await new Promise((r) => setTimeout(r, 250));
+      return (await relay.session(id)).mayCreateSessions === want;
+    });
+  await setSwitch(true);
+  assert.equal((await relay.session(id)).mode, "ask");
+  await setSwitch(false);
 });
 
 test("text from sessions is shown as text, never as markup", async () => {

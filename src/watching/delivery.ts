@@ -18,6 +18,7 @@ import { fromJson } from "../store/db.ts";
 import type { QuietHours } from "./quiet-hours.ts";
 import type { WriteBehind } from "./write-behind.ts";
 import { outboxStatements, type OutboxStatements } from "./outbox-sql.ts";
+import { safely } from "./later.ts";
 
 /** An urgent relay event for one conversation, needing no subscription (e.g. seed §11's
  * `question_answered` for the asking conversation). */
@@ -74,7 +75,7 @@ export class Delivery implements DeliveryApi {
       subs: [], at: this.relay.clock.now(), state: "ready", hold: null, holdSub: null, releaseAt: null, echo: false, keep: true,
     });
     // After the caller's transaction (if any) has committed.
-    queueMicrotask(() => this.run(watcher));
+    queueMicrotask(safely("delivering an urgent event", () => this.run(watcher)));
   }
 
   private seq = -1;
@@ -145,20 +146,21 @@ export class Delivery implements DeliveryApi {
   private runSoon(watcher: string): void {
     this.dueNow.add(watcher);
     if (this.dueNow.size > 1) return;
-    queueMicrotask(() => {
+    queueMicrotask(safely("writing due messages", () => {
       const list = [...this.dueNow];
       this.dueNow.clear();
       this.wb.flush();
       this.batching = true;
       try {
         this.tx(() => {
-          for (const w of list) this.run(w);
+          // One watcher failing (its own savepoint rolls back) does not hold up the others.
+          for (const w of list) safely(`delivering to ${w}`, () => this.run(w))();
         });
       } finally {
         this.batching = false;
       }
       this.committed();
-    });
+    }));
   }
 
   private flush(watcher: string, now: number, dueAt: number, capAnchor: number | null, due: Due[]): void {

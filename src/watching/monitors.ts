@@ -13,6 +13,7 @@ import type { Capture } from "./capture.ts";
 import type { Sub } from "./types.ts";
 import { lines, sessionRef } from "./event-lines.ts";
 import type { BusyTracker } from "./busy.ts";
+import { safely } from "./later.ts";
 
 const LIVE = "JOIN sessions s ON s.id = x.session_id AND s.archived_at IS NULL AND s.deleted_at IS NULL";
 const BUSY_ANY = `SELECT x.session_id AS id FROM turns x ${LIVE} WHERE x.status IN ('queued', 'running')
@@ -117,10 +118,10 @@ export class Monitors {
       return;
     }
     if (!subs.some((s) => s.row.idle_armed)) return;
-    queueMicrotask(() => {
+    queueMicrotask(safely("checking all_idle", () => {
       if (this.busy.isBusy(sessionId)) return;
       for (const sub of this.subs.watching(sessionId)) if (sub.events.has("all_idle") && sub.row.idle_armed && this.idleInMemory(sub)) this.checkAllIdle(sub);
-    });
+    }));
   }
 
   private idleInMemory(sub: Sub): boolean {

@@ -8,6 +8,7 @@
 // keeps a capture made twice to one row. Events start-up could not find again (stalled,
 // all_idle, heartbeats) are flushed at once by the capture that makes them.
 import type { Db } from "../store/db.ts";
+import { safely } from "./later.ts";
 
 const BATCH_MS = 100;
 
@@ -28,7 +29,7 @@ export class WriteBehind {
     this.scheduled = true;
     // Real time on purpose: this batches disk writes, it is not a relay timer (nothing the
     // relay decides waits on it: every read flushes first).
-    setTimeout(() => this.flush(), BATCH_MS);
+    setTimeout(safely("writing captured events", () => this.flush()), BATCH_MS);
   }
 
   flush(): void {

@@ -108,7 +108,7 @@ export class Delivery implements DeliveryApi {
     if (!this.relay.db.open) return;
     this.wb.flush();
     const now = this.relay.clock.now();
-    const session = this.relay.sessions.get(watcher);
+    const session = this.q.session.get(watcher) as { archived_at: number | null } | undefined;
     if (!session || session.archived_at) {
       this.dropAll(watcher);
       return;
@@ -135,7 +135,7 @@ export class Delivery implements DeliveryApi {
   private released(due: Due[]): void {
     for (const d of due) {
       if (!d.hold_sub || d.capped) continue;
-      if (d.hold === "digest" || (d.hold === "quiet" && this.subs.get(d.hold_sub)?.digest_minutes)) this.subs.setDigestAnchor(d.hold_sub, d.at);
+      if (d.hold === "digest" || (d.hold === "quiet" && this.subRow(d.hold_sub)?.digest_minutes)) this.subs.setDigestAnchor(d.hold_sub, d.at);
     }
   }
 
@@ -216,14 +216,19 @@ export class Delivery implements DeliveryApi {
     return (this.q.wakeups.get(watcher, now - HOUR, now) as { n: number }).n;
   }
 
+  /** Active subscriptions from memory; ended ones (a `once` still holding) from the store. */
+  private subRow(id: string) {
+    return this.subs.active(id)?.row ?? this.subs.get(id);
+  }
+
   private subInfo(id: string): SubInfo | undefined {
-    const row = this.subs.get(id);
+    const row = this.subRow(id);
     return row ? { digestMinutes: row.digest_minutes, quiet: fromJson<QuietHours | null>(row.quiet_json, null) } : undefined;
   }
 
   /** A watcher with a queued or running turn gets its message when the turn ends. */
   private inTurn(watcher: string): boolean {
-    return this.relay.sessions.activeTurns(watcher).length > 0;
+    return !!this.q.inTurn.get(watcher);
   }
 
   /** Conversations that have had an event: only their turn ends can release a message. */

@@ -20,7 +20,7 @@ export class TaskStore {
     dataDir: string,
   ) {
     this.dir = join(dataDir, "tasks");
-    mkdirSync(this.dir, { recursive: true });
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
   }
 
   private key(sessionId: string, taskId: string): string {
@@ -62,7 +62,7 @@ export class TaskStore {
   output(sessionId: string, taskId: string, chunk: string): void {
     const task = this.store.task(sessionId, taskId);
     if (!task?.output_path || !chunk) return;
-    appendFileSync(task.output_path, chunk);
+    appendFileSync(task.output_path, chunk, { mode: 0o600 });
     this.store.db.prepare("UPDATE tasks SET last_output_at = ? WHERE id = ? AND session_id = ?").run(this.clock.now(), taskId, sessionId);
   }
 

@@ -75,7 +75,10 @@ export class Relay {
     this.secretMask = new SecretMask(this.db, () => this.secrets());
     this.sessions = new SessionStore(this.db, this.clock);
     this.turns = new Turns(this.sessions, this.clock, this.bus);
-    this.tasks = new TaskStore(this.sessions, this.clock, this.bus, this.dataDir);
+    this.tasks = new TaskStore(this.sessions, this.clock, this.bus, this.dataDir, () => {
+      const s = this.settings.get();
+      return { perTaskBytes: s.taskOutputMaxMb * 1024 * 1024, totalBytes: s.taskOutputTotalMb * 1024 * 1024 };
+    });
     this.questions = new Questions(this.db, this.clock, this.bus);
     this.approvals = new Approvals(this);
     this.schedules = new Schedules(this);
@@ -123,6 +126,7 @@ export class Relay {
     for (const sessionId of this.turns.recover()) this.turns.kick(sessionId);
     this.watch.start();
     this.schedules.start();
+    this.tasks.start();
   }
 
   close(): void {

@@ -20,6 +20,8 @@ import type { DeliveryApi } from "./watching/delivery.ts";
 import { Watching } from "./watching/watching.ts";
 import { secureDataDir } from "./ops/data-dir.ts";
 import { SecretMask } from "./core/secret-mask.ts";
+import { wireProviders } from "./providers/relay-wiring.ts";
+import type { ProviderProbes } from "./providers/probes.ts";
 
 export const VERSION = "0.9.19";
 
@@ -49,6 +51,8 @@ export class Relay {
   readonly approvals: Approvals;
   readonly schedules: Schedules;
   readonly asks: Asks;
+  /** Availability probes of the CLI providers (providers/probes.ts). */
+  readonly probes: ProviderProbes;
   /** Set once the HTTP server listens: where agents reach /mcp, and the web UI. */
   mcpUrl = "";
   baseUrl = "";
@@ -87,7 +91,10 @@ export class Relay {
     this.asks = new Asks(this);
     this.turns.maxTurnMinutes = () => this.settings.get().maxTurnMinutes;
     installGroupLifetime(this);
+    const providers = wireProviders({ relayName: this.name, clock: this.clock, bus: this.bus, settings: this.settings, approvals: () => this.approvals });
+    this.probes = providers.probes;
     this.workers = new Workers({
+      ...providers.workerEnv,
       clock: this.clock,
       idleMinutes: opts.workerIdleMinutes ?? 10,
       session: (id) => this.sessions.get(id),
@@ -104,9 +111,9 @@ export class Relay {
       onWorkerExit: (id, expected) => {
         // Its background tasks can no longer report: they end with the process.
         this.tasks.agentGone(id);
-        if (expected) return;
-        const running = this.sessions.activeTurns(id).find((t) => t.status === "running");
-        if (running) this.turns.end(running.id, "error", "The agent process exited during the turn.");
+        // A death during a turn ends that turn through the worker's run (providers/workers.ts),
+        // with the provider's name and its last output.
+        void expected;
       },
     });
     this.turns.runner = {
@@ -127,6 +134,7 @@ export class Relay {
     this.watch.start();
     this.schedules.start();
     this.tasks.start();
+    this.probes.startAll();
   }
 
   close(): void {

@@ -2,7 +2,8 @@ import Database from "better-sqlite3";
 import { existsSync, statfsSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { CATALOG, providerAvailability } from "../providers/catalog.ts";
+import { CATALOG, providerAvailability, type Availability } from "../providers/catalog.ts";
+import { ProviderProbes } from "../providers/probes.ts";
 import { openModes } from "./data-dir.ts";
 import { runningRelay } from "./pid-file.ts";
 
@@ -42,12 +43,21 @@ export async function doctor(o: DoctorOptions): Promise<Check[]> {
   }
 
   const settings = readSettings(o.dataDir);
+  // An installed CLI is started once the way a session would start it, to learn whether it
+  // is signed in (the providers' own probe); the others are judged by PATH and settings.
+  const probes = new ProviderProbes({ relayName: "doctor", settings: () => settings, now: () => Date.now() });
+  const probed = new Map<string, Availability>();
+  await Promise.all(Object.keys(CATALOG).map(async (id) => {
+    if (!probes.probeable(id)) return;
+    const r = await probes.check(id).catch(() => undefined);
+    if (r) probed.set(id, { available: r.available, reason: r.reason });
+  }));
   for (const p of Object.values(CATALOG)) {
     if (p.id === "scripted") continue;
-    const a = providerAvailability(p.id, { settings });
+    const a = probed.get(p.id) ?? providerAvailability(p.id, { settings });
     checks.push(a.available
       ? { status: "ok", what: `provider ${p.name}: ${p.command ? `${p.command} found` : "set up"}` }
-      : { status: "warn", what: `provider ${p.name} is not available: ${a.reason}`, fix: p.install ? `${p.install}, then sign in to it` : `add ${p.secret ?? "its key"} in Settings → Providers` });
+      : { status: "warn", what: `provider ${p.name} is not available: ${a.reason}`, fix: p.install ? (probed.has(p.id) ? `sign in to ${p.command} (run it once in a terminal)` : `${p.install}, then sign in to it`) : `add ${p.secret ?? "its key"} in Settings → Providers` });
   }
 
   const running = existsSync(o.dataDir) ? await runningRelay(o.dataDir) : null;

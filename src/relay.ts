@@ -81,6 +81,7 @@ export class Relay {
     this.workers = new Workers({
       clock: this.clock,
       idleMinutes: opts.workerIdleMinutes ?? 10,
+      settings: () => this.settings.get() as unknown as Record<string, unknown>,
       session: (id) => this.sessions.get(id),
       mcpEntry: (s) => (this.toolOffered() ? this.mcpEntry(s) : null),
       busy: (id) => this.sessions.state(id) !== "idle",

@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import type { LaunchSpec } from "./acp-worker.ts";
 import { fakeProviders, getProvider } from "./catalog.ts";
+import { isOpenAiAgent, openAiAgentLaunch } from "./openai-agent/provider.ts";
 
 // How each provider's agent process is started. Every provider is an ACP agent process;
 // `scripted` is ours, shipped in this package; CLI providers use the catalog's command.
@@ -10,6 +11,7 @@ const TSX = import.meta.resolve("tsx");
 export function launchSpec(provider: string, secrets: Record<string, unknown> = {}): LaunchSpec | null {
   // OAR_FAKE_PROVIDERS (test only, see catalog.ts) runs the listed providers on the scripted agent.
   if (provider === "scripted" || fakeProviders().ids.has(provider)) return { command: process.execPath, args: ["--import", TSX, SCRIPTED_AGENT] };
+  if (isOpenAiAgent(provider)) return openAiAgentLaunch(provider, secrets);
   const info = getProvider(provider);
   if (info?.command) return { command: info.command, args: [...(info.args ?? [])] };
   // Key providers run through the Claude ACP adapter with the owner's key.

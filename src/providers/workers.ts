@@ -3,6 +3,7 @@ import { MINUTE } from "../core/clock.ts";
 import type { SessionRow, TurnRow } from "../sessions/types.ts";
 import { AcpWorker, type McpEntry, type WorkerHost } from "./acp-worker.ts";
 import { launchSpec } from "./launch.ts";
+import { openAiAgentMeta } from "./openai-agent/provider.ts";
 
 export interface WorkerEnv {
   clock: Clock;
@@ -16,6 +17,8 @@ export interface WorkerEnv {
    * session, archive); otherwise it died on its own. */
   onWorkerExit(sessionId: string, expected: boolean): void;
   idleMinutes: number;
+  /** The owner settings (providers' keys and endpoints), read when a worker starts. */
+  settings?: () => Record<string, unknown>;
 }
 
 interface Slot {
@@ -43,7 +46,7 @@ export class Workers {
   private ensure(session: SessionRow): Slot {
     const existing = this.slots.get(session.id);
     if (existing?.worker.alive) return existing;
-    const spec = launchSpec(session.provider);
+    const spec = launchSpec(session.provider, this.env.settings?.() ?? {});
     if (!spec) throw new Error(`Provider ${session.provider} cannot be started on this relay.`);
     const slot = {} as Slot;
     slot.onChunk = null;
@@ -59,7 +62,7 @@ export class Workers {
         this.env.onWorkerExit(session.id, !unexpected);
       },
     });
-    slot.ready = slot.worker.start(this.env.mcpEntry(session), { sessionId: session.id, model: session.model, effort: session.effort, mode: session.mode });
+    slot.ready = slot.worker.start(this.env.mcpEntry(session), { sessionId: session.id, model: session.model, effort: session.effort, mode: session.mode, ...openAiAgentMeta(session.provider, session.extra_json) });
     slot.ready.catch(() => slot.worker.kill());
     this.slots.set(session.id, slot);
     return slot;
@@ -80,7 +83,7 @@ export class Workers {
     signal.addEventListener("abort", onAbort, { once: true });
     try {
       const res = await Promise.race([
-        slot.worker.prompt(text, { model: turn.model ?? session.model, effort: session.effort, mode: turn.mode ?? session.mode }),
+        slot.worker.prompt(text, { model: turn.model ?? session.model, effort: session.effort, mode: turn.mode ?? session.mode, ...openAiAgentMeta(session.provider, this.env.session(session.id)?.extra_json ?? session.extra_json) }),
         exited,
       ]);
       return { stopReason: res.stopReason };

@@ -8,6 +8,7 @@ import { openDb, type Db } from "./store/db.ts";
 import { SessionStore } from "./sessions/session-store.ts";
 import { Turns } from "./sessions/turns.ts";
 import { Workers } from "./providers/workers.ts";
+import { refreshOpenAiAgents } from "./providers/openai-agent/provider.ts";
 import { TaskStore } from "./tasks/task-store.ts";
 import { Questions } from "./questions/ask-user.ts";
 import { Approvals } from "./approvals/approvals.ts";
@@ -113,6 +114,10 @@ export class Relay {
 
   /** Starts what was waiting when the relay went down. */
   start(): void {
+    // DeepSeek / OpenAI-compatible: probe their models endpoint now and whenever their settings change.
+    const probe = () => void refreshOpenAiAgents(this.settings.get() as unknown as Record<string, unknown>, false, 0);
+    this.bus.on((e) => e.type === "settings.updated" && probe());
+    probe();
     this.questions.recover();
     this.approvals.recover();
     for (const sessionId of this.turns.recover()) this.turns.kick(sessionId);

@@ -8,7 +8,6 @@ import { openDb, type Db } from "./store/db.ts";
 import { SessionStore } from "./sessions/session-store.ts";
 import { Turns } from "./sessions/turns.ts";
 import { Workers } from "./providers/workers.ts";
-import { refreshOpenAiAgents } from "./providers/openai-agent/provider.ts";
 import { TaskStore } from "./tasks/task-store.ts";
 import { Questions } from "./questions/ask-user.ts";
 import { Approvals } from "./approvals/approvals.ts";
@@ -19,6 +18,8 @@ import { installGroupLifetime } from "./groups/lifetime.ts";
 import type { McpEntry } from "./providers/acp-worker.ts";
 import type { DeliveryApi } from "./watching/delivery.ts";
 import { Watching } from "./watching/watching.ts";
+import { wireProviders } from "./providers/relay-wiring.ts";
+import type { ProviderProbes } from "./providers/probes.ts";
 
 export const VERSION = "0.9.19";
 
@@ -48,6 +49,8 @@ export class Relay {
   readonly approvals: Approvals;
   readonly schedules: Schedules;
   readonly asks: Asks;
+  /** Availability probes of the CLI providers (providers/probes.ts). */
+  readonly probes: ProviderProbes;
   /** Set once the HTTP server listens: where agents reach /mcp, and the web UI. */
   mcpUrl = "";
   baseUrl = "";
@@ -79,10 +82,12 @@ export class Relay {
     this.asks = new Asks(this);
     this.turns.maxTurnMinutes = () => this.settings.get().maxTurnMinutes;
     installGroupLifetime(this);
+    const providers = wireProviders({ relayName: this.name, clock: this.clock, bus: this.bus, settings: this.settings, approvals: () => this.approvals });
+    this.probes = providers.probes;
     this.workers = new Workers({
+      ...providers.workerEnv,
       clock: this.clock,
       idleMinutes: opts.workerIdleMinutes ?? 10,
-      settings: () => this.settings.get() as unknown as Record<string, unknown>,
       session: (id) => this.sessions.get(id),
       mcpEntry: (s) => (this.toolOffered() ? this.mcpEntry(s) : null),
       busy: (id) => this.sessions.state(id) !== "idle",
@@ -97,9 +102,9 @@ export class Relay {
       onWorkerExit: (id, expected) => {
         // Its background tasks can no longer report: they end with the process.
         this.tasks.agentGone(id);
-        if (expected) return;
-        const running = this.sessions.activeTurns(id).find((t) => t.status === "running");
-        if (running) this.turns.end(running.id, "error", "The agent process exited during the turn.");
+        // A death during a turn ends that turn through the worker's run (providers/workers.ts),
+        // with the provider's name and its last output.
+        void expected;
       },
     });
     this.turns.runner = {
@@ -114,15 +119,12 @@ export class Relay {
 
   /** Starts what was waiting when the relay went down. */
   start(): void {
-    // DeepSeek / OpenAI-compatible: probe their models endpoint now and whenever their settings change.
-    const probe = () => void refreshOpenAiAgents(this.settings.get() as unknown as Record<string, unknown>, false, 0);
-    this.bus.on((e) => e.type === "settings.updated" && probe());
-    probe();
     this.questions.recover();
     this.approvals.recover();
     for (const sessionId of this.turns.recover()) this.turns.kick(sessionId);
     this.watch.start();
     this.schedules.start();
+    this.probes.startAll();
   }
 
   close(): void {

@@ -36,13 +36,19 @@ function applyMeta(s: AgentSession, meta: OarMeta): void {
 }
 
 function modelState(s: AgentSession) {
-  const ids = s.models.includes(s.model) ? s.models : [s.model, ...s.models];
-  return { availableModels: ids.map((id) => ({ modelId: id, name: id })), currentModelId: s.model };
+  return { availableModels: s.models.map((id) => ({ modelId: id, name: id })), currentModelId: s.model };
 }
 
+const EFFORTS = ["low", "medium", "high"];
+
+/** What the relay can set (session-config.ts reads it): the model (when the endpoint listed
+ * models) and, where the API takes reasoning_effort, the effort as a thought level. */
 function configOptions(s: AgentSession): acp.SessionConfigOption[] {
-  const ids = s.models.includes(s.model) ? s.models : [s.model, ...s.models];
-  return [{ type: "select", id: "model", name: "Model", category: "model", currentValue: s.model, options: ids.map((id) => ({ value: id, name: id })) }];
+  const out: acp.SessionConfigOption[] = [];
+  // Only the endpoint's own list: the relay takes these ids as the provider's model list.
+  if (s.models.length) out.push({ type: "select", id: "model", name: "Model", category: "model", currentValue: s.model, options: s.models.map((id) => ({ value: id, name: id })) });
+  if (cfg.takesEffort) out.push({ type: "select", id: "effort", name: "Reasoning effort", category: "thought_level", currentValue: s.effort ?? "medium", options: EFFORTS.map((e) => ({ value: e, name: e })) });
+  return out;
 }
 
 const app = acp
@@ -69,6 +75,7 @@ const app = acp
       history: [],
       contextTokens: 0,
       alwaysAllowed: new Set(),
+      costUsd: 0,
       mcp: null,
       running: new Set(),
     };
@@ -82,7 +89,7 @@ const app = acp
       modes: { currentModeId: s.mode, availableModes: MODES.map((m) => ({ ...m })) },
       configOptions: configOptions(s),
       // The models field real CLIs send (not in the 2.4 schema): kept for clients that read it.
-      models: modelState(s),
+      ...(s.models.length ? { models: modelState(s) } : {}),
     } as acp.NewSessionResponse;
   })
   .onRequest("session/set_mode", ({ params }) => {
@@ -97,6 +104,7 @@ const app = acp
     if (!s) throw acp.RequestError.resourceNotFound(params.sessionId);
     const value = (params as { value?: unknown }).value;
     if (params.configId === "model" && typeof value === "string" && value) s.model = value;
+    else if (params.configId === "effort" && typeof value === "string" && EFFORTS.includes(value)) s.effort = value;
     else if (params.configId === "auto_compact_window" && windowFrom(value) !== undefined) s.window = windowFrom(value)!;
     else throw acp.RequestError.invalidParams(undefined, `Unknown option '${params.configId}' or value.`);
     return { configOptions: configOptions(s) };
@@ -133,9 +141,11 @@ const app = acp
         },
         controller.signal,
       );
+      // ACP's usage_update carries the session's cumulative cost; the relay takes each turn's share.
+      if (usage.costUsd !== null) s.costUsd = Math.round((s.costUsd + usage.costUsd) * 1e6) / 1e6;
       const oarUsage = { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, cachedTokens: usage.cachedTokens, ...(usage.costUsd !== null ? { costUsd: usage.costUsd } : {}) };
       await peer
-        .notify("session/update", { sessionId: s.id, update: { sessionUpdate: "usage_update", used: s.contextTokens, size: s.window === "auto" ? cfg.autoWindow ?? 0 : s.window, ...(usage.costUsd !== null ? { cost: { amount: usage.costUsd, currency: "USD" } } : {}), _meta: { oar: { usage: oarUsage, model: s.model } } } })
+        .notify("session/update", { sessionId: s.id, update: { sessionUpdate: "usage_update", used: s.contextTokens, size: s.window === "auto" ? cfg.autoWindow ?? 0 : s.window, ...(usage.costUsd !== null ? { cost: { amount: s.costUsd, currency: "USD" } } : {}), _meta: { oar: { usage: oarUsage, model: s.model } } } })
         .catch(() => {});
       return {
         stopReason,

@@ -6,6 +6,8 @@
 import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import OpenAI from "openai";
+import type { ProviderAdapter } from "../adapters/types.ts";
+import { setProbeResult } from "../probe-cache.ts";
 import { ENV } from "./config.ts";
 
 export const OPENAI_AGENT_PROVIDERS = ["deepseek", "openai-compatible"] as const;
@@ -35,6 +37,21 @@ function endpointOf(id: AgentProvider, s: Settings): Endpoint {
 export function openAiAgentName(id: string, settings: Settings, fallback: string): string {
   return isOpenAiAgent(id) ? endpointOf(id, settings).name : fallback;
 }
+
+/** The two adapters (adapters/types.ts): the same agent process, told which endpoint it serves. */
+function adapter(id: AgentProvider, secret: "deepseekApiKey" | "openaiCompatibleApiKey", signIn: string): ProviderAdapter {
+  return {
+    id,
+    secretSettings: [secret],
+    secretEnv: [ENV.apiKey],
+    launch: (ctx) => (configured(id, endpointOf(id, ctx.settings)) ? openAiAgentLaunch(id, ctx.settings) : null),
+    signIn,
+    // Our agent advertises exactly the relay's modes; ask and plan ask session/request_permission itself.
+    modes: { agent: ["agent"], ask: ["ask"], plan: ["plan"] },
+  };
+}
+export const deepseekAdapter = adapter("deepseek", "deepseekApiKey", "add a DeepSeek API key in Settings → Providers → DeepSeek");
+export const openaiCompatibleAdapter = adapter("openai-compatible", "openaiCompatibleApiKey", "set the endpoint's base URL (and key, if it needs one) in Settings → Providers → OpenAI-compatible");
 
 /** How the relay starts the agent process; its environment holds only this provider's secret. */
 export function openAiAgentLaunch(id: AgentProvider, settings: Settings) {
@@ -118,6 +135,8 @@ async function probe(id: AgentProvider, e: Endpoint, key: string): Promise<void>
     // Other answers (404: no models endpoint) leave the provider usable without a list.
   }
   probes.set(id, result);
+  // The relay's probe cache: the catalog's discovered model lists and GET /api/providers' checkedAt read it.
+  setProbeResult(id, { available: !result.reason, ...(result.reason ? { reason: result.reason } : {}), models: result.models?.length ? result.models : null, checkedAt: result.checkedAt });
 }
 
 /** Availability for relay_info and create_session: set up, and not refused by its last probe. */
@@ -130,11 +149,4 @@ export function openAiAgentAvailability(id: AgentProvider, settings: Settings): 
   const last = probes.get(id);
   if (last?.key === probeKey(e) && last.reason) return { available: false, reason: last.reason };
   return { available: true };
-}
-
-/** Model lists found by the probes: replace the catalog's for these providers. */
-export function openAiAgentCatalogs(): Partial<Record<string, readonly string[] | null>> {
-  const out: Partial<Record<string, readonly string[] | null>> = {};
-  for (const [id, p] of probes) if (p.models?.length) out[id] = p.models;
-  return out;
 }

@@ -29,6 +29,8 @@ export interface AgentSession {
   contextTokens: number;
   /** Tool kinds the user allowed for the rest of the session ("Always allow"). */
   alwaysAllowed: Set<string>;
+  /** What the session's turns cost so far (DeepSeek's price table), for ACP's cumulative usage_update. */
+  costUsd: number;
   mcp: McpLink | null;
   running: Set<AbortController>;
 }

@@ -18,7 +18,7 @@ let helper: string;
 before(async () => {
   if (skip) return;
   fake = await FakeAnthropic.start({ apiKey: "sk-owner-key", script: claudeAgent });
-  relay = await TestRelay.start({ env: agentRelayEnv({ ANTHROPIC_BASE_URL: fake.baseUrl }), settings: { claudeApiKey: "sk-owner-key" } });
+  relay = await TestRelay.start({ env: agentRelayEnv(["claude"], { ANTHROPIC_BASE_URL: fake.baseUrl }), settings: { claudeApiKey: "sk-owner-key" } });
   helper = await relay.createSession({ title: "Helper" });
 });
 after(async () => {

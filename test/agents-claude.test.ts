@@ -20,7 +20,7 @@ let helper: string;
 before(async () => {
   if (skip) return;
   fake = await FakeAnthropic.start({ apiKey: "test-key", script: claudeAgent });
-  relay = await TestRelay.start({ env: agentRelayEnv({ ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: "test-key" }) });
+  relay = await TestRelay.start({ env: agentRelayEnv(["claude"], { ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: "test-key" }) });
   helper = await relay.createSession({ title: "Helper" });
 });
 after(async () => {
@@ -118,7 +118,7 @@ test("a wrong API key: the turn ends with an error in words, not a raw protocol 
 });
 
 test("no credentials: the provider is unavailable with a reason to act on, and a turn fails in words", { skip, timeout: 2 * TURN_MS }, async () => {
-  const bare = await TestRelay.start({ name: "bare", env: agentRelayEnv({ ANTHROPIC_BASE_URL: fake.baseUrl }) });
+  const bare = await TestRelay.start({ name: "bare", env: agentRelayEnv(["claude"], { ANTHROPIC_BASE_URL: fake.baseUrl }) });
   try {
     // Made before the probe is done (the catalog says installed until then), so a turn runs.
     const made = await bare.api("POST", "/api/sessions", { provider: "claude", title: "unsigned" });

@@ -20,7 +20,7 @@ const offline = (base: string, key: string) => ({ COPILOT_OFFLINE: "true", COPIL
 before(async () => {
   if (skip) return;
   fake = await FakeOpenAI.start({ apiKey: "test-key", models: ["gpt-5.4", "gpt-5.4-mini"], script: copilotAgent });
-  relay = await TestRelay.start({ env: agentRelayEnv(offline(fake.baseUrl, "test-key")) });
+  relay = await TestRelay.start({ env: agentRelayEnv(["copilot"], offline(fake.baseUrl, "test-key")) });
   helper = await relay.createSession({ title: "Helper" });
 });
 after(async () => {
@@ -104,7 +104,7 @@ test("a wrong key: the turn ends with an error in words", { skip, timeout: 2 * T
 });
 
 test("not signed in: the provider is unavailable with the command to run", { skip, timeout: 2 * TURN_MS }, async () => {
-  const bare = await TestRelay.start({ name: "bare", env: agentRelayEnv() });
+  const bare = await TestRelay.start({ name: "bare", env: agentRelayEnv(["copilot"]) });
   try {
     const p = await checkedProvider(bare, "copilot");
     assert.equal(p.available, false);

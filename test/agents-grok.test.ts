@@ -19,7 +19,7 @@ let helper: string;
 before(async () => {
   if (skip) return;
   fake = await FakeOpenAI.start({ apiKey: "test-key", models: ["grok-test-a", "grok-test-b"], script: grokAgent });
-  relay = await TestRelay.start({ env: agentRelayEnv({ OAR_GROK_BASE_URL: fake.baseUrl }), settings: { xaiApiKey: "test-key" } });
+  relay = await TestRelay.start({ env: agentRelayEnv(["grok"], { OAR_GROK_BASE_URL: fake.baseUrl }), settings: { xaiApiKey: "test-key" } });
   helper = await relay.createSession({ title: "Helper" });
 });
 after(async () => {

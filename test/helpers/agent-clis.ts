@@ -47,20 +47,23 @@ export function missingCli(provider: AgentCli["provider"]): string | undefined {
   }
 }
 
-/** PATH with every pinned CLI's folder in front. */
-export function agentPath(base = process.env.PATH ?? ""): string {
-  return [...AGENT_CLIS.map(binDir), base].join(":");
+/** PATH with the pinned CLIs' folders in front (all, or only those of `providers`). */
+export function agentPath(providers?: readonly AgentCli["provider"][], base = process.env.PATH ?? ""): string {
+  return [...AGENT_CLIS.filter((c) => !providers || providers.includes(c.provider)).map(binDir), base].join(":");
 }
 
 /**
- * The environment for a relay (TestRelay `env`) whose workers are the real CLIs. Variables
+ * The environment for a relay (TestRelay `env`) whose workers are the real CLIs of
+ * `providers`. Variables
  * that would let the machine's own set-up leak in are removed; `extra` adds a provider's
  * offline set-up (ANTHROPIC_BASE_URL, COPILOT_PROVIDER_BASE_URL, OAR_GROK_BASE_URL, …).
  */
-export function agentRelayEnv(extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+export function agentRelayEnv(providers: readonly AgentCli["provider"][], extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
   const home = mkdtempSync(join(tmpdir(), "oar-agent-home-"));
   return {
-    PATH: agentPath(),
+    // Only the CLIs under test: the relay probes every installed CLI at start, and each cold
+    // start costs seconds of CPU on a shared machine.
+    PATH: agentPath(providers),
     HOME: home,
     XDG_CACHE_HOME: join(AGENTS_CACHE, "xdg-cache"),
     XDG_CONFIG_HOME: undefined,

@@ -57,8 +57,16 @@ const running = {};
 const again = {};
 const jobs = {
   async list() {
-    const r = await ctx.call("GET", `/api/sessions?scope=${state.scope}`, undefined, { quiet: true });
-    state.sessions = r.sessions;
+    // Pages of 500 (contract §9.1), up to 2,000 entries: the sidebar shows the most recently
+    // active; the web helper replaces this with paging as the list scrolls.
+    const sessions = [];
+    let cursor = null;
+    do {
+      const r = await ctx.call("GET", `/api/sessions?scope=${state.scope}&limit=500${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, undefined, { quiet: true });
+      sessions.push(...r.sessions);
+      cursor = r.nextCursor;
+    } while (cursor && sessions.length < 2000);
+    state.sessions = sessions;
     drawSidebar();
     if (state.view?.kind === "inbox") state.view.ui.update(state.inbox, state.sessions);
   },

@@ -1,14 +1,15 @@
 import { Hono } from "hono";
 import { readFileSync, readdirSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import type { Relay } from "../relay.ts";
 import { CATALOG } from "../providers/catalog.ts";
+import { packageFile } from "../core/package-paths.ts";
 
 // The web UI: one static page plus its plain ES modules and stylesheet (no build step).
 // The page reads the owner token from the URL fragment and talks to the owner API and its
 // SSE stream; nothing served here needs or holds the token.
 
-const dir = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+// From the package root: the compiled bundle serves the same files as the sources.
+const dir = (p: string) => packageFile(`src/web/${p}`);
 
 /** The provider table for the New session form: static data only, no availability (that
  * depends on the owner's settings and is told by the relay when a create is refused). */

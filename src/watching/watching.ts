@@ -49,10 +49,10 @@ export class Watching {
     captureMissed(this.relay, this.subs, this.capture);
     this.delivery.recover();
     this.monitors.rearmAll();
-    for (const sub of this.subs.allActive()) {
-      this.monitors.startStallClocks(sub);
-      if (sub.events.has("all_idle")) this.monitors.checkAllIdle(sub);
-    }
+    // Stall clocks start for the sessions working now (few: a restart ended every running
+    // turn and task), not by asking the store once per subscription.
+    this.monitors.startStallClocksOfBusy();
+    for (const sub of this.subs.allActive()) if (sub.row.idle_armed && sub.events.has("all_idle")) this.monitors.checkAllIdle(sub);
   }
 
   private onBus(e: BusEvent): void {
@@ -118,7 +118,7 @@ export class Watching {
 
   /** Call after a subscription was written (and its transaction committed). */
   started(row: SubRow): void {
-    this.subs.reload();
+    this.subs.add(row.id);
     const sub = this.subs.active(row.id);
     if (!sub) return;
     this.monitors.armIdle(sub);
@@ -133,7 +133,7 @@ export class Watching {
     const now = this.relay.clock.now();
     const ended = this.relay.db.transaction(() => ids.filter((id) => this.subs.end(id, reason, now)))();
     if (!ended.length) return ended;
-    this.subs.reload();
+    for (const id of ended) this.subs.drop(id);
     for (const id of ended) this.monitors.disarmBeat(id);
     const watchers = new Set(ended.map((id) => this.subs.get(id)!.watcher));
     for (const w of watchers) this.changed(w);

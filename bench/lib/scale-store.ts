@@ -41,7 +41,7 @@ const title = (i: number) => `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS
 export function scaleStore(n: number, log: (s: string) => void = () => {}): ScaleStore {
   const schema = createHash("sha1").update(MIGRATIONS.map((m) => m.name + m.sql).join("\n")).digest("hex").slice(0, 10);
   const dir = join(tmpdir(), `oar-scale-${n}-${schema}`);
-  const liveCount = Math.max(2, Math.round(n / 10));
+  const liveCount = Math.min(n, Math.max(12, Math.round(n / 10)));
   const live = Array.from({ length: liveCount }, (_, k) => id("ses", n - 1 - k)); // the newest are the live ones
   const info: ScaleStore = { dir, sessions: n, live, watcher: live[0], watched: live[1] };
   if (existsSync(join(dir, "done"))) return info;

@@ -160,14 +160,25 @@ export class Watching {
   watchingCount(watcher: string): number {
     const subs = this.subs.ofWatcher(watcher);
     if (!subs.length) return 0;
-    const ids = new Set<string>();
-    for (const s of subs) {
-      if (s.all) {
-        const rows = sql(this.relay.db, "SELECT id FROM sessions WHERE archived_at IS NULL AND deleted_at IS NULL AND id != ?").all(watcher) as { id: string }[];
-        for (const r of rows) if (!s.exclude.has(r.id)) ids.add(r.id);
-      } else for (const id of s.sessions) ids.add(id);
-    }
-    return ids.size;
+    const named = new Set<string>();
+    for (const s of subs) if (!s.all) for (const id of s.sessions) named.add(id);
+    const alls = subs.filter((s) => s.all);
+    if (!alls.length) return named.size;
+    // The all-scope ones together watch every live session but the watcher and what all of
+    // them exclude: a count on the live index, not a read of every session's id.
+    const common = [...alls[0].exclude].filter((id) => alls.every((s) => s.exclude.has(id)));
+    const db = this.relay.db;
+    const live = (sql(db, "SELECT COUNT(*) AS n FROM sessions INDEXED BY sessions_live_order WHERE deleted_at IS NULL AND archived_at IS NULL AND id != ?").get(watcher) as { n: number }).n;
+    const asked = [...new Set([...named, ...common])];
+    const liveIds = new Set(
+      asked.length
+        ? (sql(db, "SELECT id FROM sessions WHERE deleted_at IS NULL AND archived_at IS NULL AND id IN (SELECT value FROM json_each(?))").all(JSON.stringify(asked)) as { id: string }[]).map((r) => r.id)
+        : [],
+    );
+    const inAll = (id: string) => liveIds.has(id) && id !== watcher && !common.includes(id);
+    let n = live - common.filter((id) => liveIds.has(id) && id !== watcher).length;
+    for (const id of named) if (!inAll(id)) n++;
+    return n;
   }
 
   // ---- no echo of the watcher's own prompts ----

@@ -1,6 +1,6 @@
 import { platform, arch } from "node:os";
 import type { ActionDef } from "./types.ts";
-import { CATALOG, modelsOf, providerAvailability } from "../providers/catalog.ts";
+import { CATALOG, defaultModelOf, modelsOf, providerAvailability } from "../providers/catalog.ts";
 import { groupsInfo } from "../groups/list.ts";
 
 export function providersInfo(settings: Record<string, unknown>) {
@@ -11,7 +11,7 @@ export function providersInfo(settings: Record<string, unknown>) {
       name: p.name,
       available: a.available,
       ...(a.reason ? { reason: a.reason } : {}),
-      defaultModel: p.defaultModel,
+      defaultModel: defaultModelOf(p),
       models: [...(modelsOf(p) ?? [])],
       efforts: [...p.efforts],
       // No list yet (model discovery did not run or failed): models pass unchecked.

@@ -1,3 +1,4 @@
+import { fromJson } from "../store/db.ts";
 import { Hono } from "hono";
 import { z } from "zod";
 import { RelayError } from "../core/errors.ts";
@@ -51,7 +52,8 @@ export function sessionDetail(relay: Relay, s: SessionRow) {
   return {
     ...sessionEntry(relay, s),
     group: groupMembers(relay, s),
-    messages: relay.sessions.messages(s.id).map(messageView),
+    // The owner sees each message's meta as stored (activity, usage: SHAPES.md).
+    messages: relay.sessions.messages(s.id).map((m) => ({ ...messageView(m), ...(m.meta_json ? { meta: fromJson(m.meta_json, null) } : {}) })),
     inFlight: live ? { text: live.text, startedAt: iso(live.startedAt) } : null,
     tasks: relay.sessions.tasksOf(s.id).map(taskSummary),
     pendingQuestions: pendingQuestions(relay, s.id),

@@ -87,6 +87,13 @@ export function modelsOf(provider: ProviderInfo, catalogs: ModelCatalogs | undef
   return catalogs && Object.hasOwn(catalogs, provider.id) ? (catalogs[provider.id] ?? null) : provider.models;
 }
 
+/** The model a session starts on: the table's default while the agent offers it (or reported
+ * nothing), else the first model the agent reported. */
+export function defaultModelOf(provider: ProviderInfo, catalogs: ModelCatalogs | undefined = discoveredCatalogs()): string {
+  const list = modelsOf(provider, catalogs);
+  return list && list.length && !list.includes(provider.defaultModel) ? list[0] : provider.defaultModel;
+}
+
 /**
  * TEST-ONLY switch, read from the environment of the relay process and never set in
  * production: OAR_FAKE_PROVIDERS="claude,claude-api=claude-sonnet-5-5|claude-haiku-5,grok=?"

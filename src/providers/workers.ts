@@ -212,7 +212,8 @@ export class Workers {
         if (cached) log.usage.cachedTokens = cached;
       }
       if (Object.keys(log.usage).length) this.env.onUsage?.(session.provider, session.id, log.usage);
-      return { stopReason: res.stopReason, meta: log.meta() };
+      const ran = slot.worker.runningModel;
+      return { stopReason: res.stopReason, meta: { ...log.meta(), ...(ran ? { model: ran } : {}) } };
     } catch (err) {
       // A dying agent closes the pipe a moment before its exit is seen: say what happened
       // instead of the transport's "connection closed".

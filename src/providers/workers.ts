@@ -229,7 +229,8 @@ export class Workers {
       if (slot.turn?.log === log) slot.turn = null;
       slot.lastUsed = this.env.clock.now();
       this.armIdle(session.id);
-      this.freed();
+      // The turn is recorded as ended just after this (Turns.finish): look for room then.
+      setImmediate(() => this.freed());
     }
   }
 

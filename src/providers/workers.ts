@@ -4,7 +4,7 @@ import type { Mode, SessionRow, TurnRow } from "../sessions/types.ts";
 import { AcpWorker, type McpEntry, type PermissionOutcome, type PermissionRequest, type WorkerHost } from "./acp-worker.ts";
 import { ActivityLog, type Usage } from "./activity.ts";
 import { adapterFor } from "./adapters/index.ts";
-import { getProvider } from "./catalog.ts";
+import { fakeProviders, getProvider } from "./catalog.ts";
 import { launchSpec } from "./launch.ts";
 import { advertisedModels } from "./session-config.ts";
 import { describeFailure, TurnFailure } from "./turn-errors.ts";
@@ -161,7 +161,14 @@ export class Workers {
   async run(session: SessionRow, turn: TurnRow, text: string, onChunk: (t: string) => void, signal: AbortSignal): Promise<RunResult> {
     const name = getProvider(session.provider)?.name ?? session.provider;
     const log = new ActivityLog();
+    // The scripted test agent's errors are its script's words (contract §4.1 `/error TEXT`): kept as they are.
+    const scriptedAgent = session.provider === "scripted" || fakeProviders().ids.has(session.provider);
     const failure = (err: unknown, stderr?: string) => {
+      if (scriptedAgent) {
+        const e = err instanceof Error ? err : new Error(String(err));
+        if (stderr && /exited during the turn/.test(e.message)) e.message += ` Its last output: ${stderr.trim().slice(-300)}`;
+        return Object.assign(e, { meta: log.meta() });
+      }
       const f = describeFailure(err, { providerName: name, relayName: this.env.relayName, signIn: adapterFor(session.provider)?.signIn ?? "", stderr });
       if (f.kind === "auth") this.env.onAuthFailure?.(session.provider);
       return Object.assign(f, { meta: log.meta() });

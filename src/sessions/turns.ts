@@ -104,8 +104,10 @@ export class Turns {
     const turn = this.store.turn(next.id)!;
     this.runner
       .run(sessionId, turn, msg?.text ?? "", (t) => {
+        // The chunk and where it starts ride on the event: the page appends it (turn.delta).
+        const offset = live.text.length;
         live.text += t;
-        this.bus.emit({ type: "turn.progress", sessionId, turnId: next.id });
+        this.bus.emit({ type: "turn.progress", sessionId, turnId: next.id, text: t, offset });
       }, live.abort.signal)
       .then(
         (r) => this.finish(next.id, r.stopReason === "cancelled" ? "stopped" : "done", undefined, r.meta),
@@ -178,7 +180,11 @@ export class Turns {
       db.prepare("UPDATE turns SET status = ?, reply_text = ?, reply_message_id = ?, error = ?, model = ?, ended_at = ? WHERE id = ?")
         .run(status, live.text, replyId, status === "error" ? error ?? "The turn failed." : null, model, this.clock.now(), turnId);
     })();
-    this.bus.emit({ type: "turn.ended", sessionId: turn.session_id, turnId, status });
+    // Who started the turn: the page notifies the owner of their own turns, not of an agent's
+    // (a prompt from an agent carries `from`; one from another relay has role "remote").
+    const prompt = this.store.message(turn.message_id);
+    const byOwner = prompt?.role === "user" && !prompt.from_json;
+    this.bus.emit({ type: "turn.ended", sessionId: turn.session_id, turnId, status, role: prompt?.role, byOwner });
     this.bus.emit({ type: "session.updated", sessionId: turn.session_id });
     this.kick(turn.session_id);
   }

@@ -39,7 +39,8 @@ export function ownerApi(relay: Relay): Hono {
     // The one exception, the SSE stream (EventSource sends no headers), takes a short-lived
     // ticket made with the token (POST /api/stream-ticket).
     const token = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
-    const ticketOk = !token && c.req.method === "GET" && c.req.path.endsWith("/stream") && tickets.valid(c.req.query("ticket"));
+    // Images the page shows (<img src>, GET /api/sessions/:id/files) cannot send headers either.
+    const ticketOk = !token && c.req.method === "GET" && /\/api\/(stream|sessions\/[^/]+\/files)$/.test(c.req.path) && tickets.valid(c.req.query("ticket"));
     if (!ticketOk && !tokenMatches(token, relay.ownerToken)) {
       return c.json({ ok: false, code: "REMOTE_RELAY_AUTH", error: "The owner token is missing or wrong (send it as Authorization: Bearer …)." }, 401);
     }

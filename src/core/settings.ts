@@ -7,6 +7,7 @@ import { RelayError } from "./errors.ts";
 // Provider set-up (keys, tokens) and the Claude API key's monthly cap are owner settings
 // too: the catalog reads them to say which providers are available.
 const Secret = z.string().trim().min(1).max(4096).nullable();
+const Url = z.string().trim().max(2048).refine((v) => /^https?:\/\/[^\s]+$/.test(v), "it must be an http:// or https:// address");
 
 export const SettingsSchema = z.object({
   agentSessions: z.boolean(),
@@ -18,6 +19,16 @@ export const SettingsSchema = z.object({
   claudeCloudToken: Secret,
   deepseekApiKey: Secret,
   openaiApiKey: Secret,
+  openaiCompatibleApiKey: Secret,
+  /** Copilot's token for machines where nobody runs `copilot login` (contract §9.2). */
+  copilotToken: Secret,
+  /** Grok's xAI API key (given to Grok as XAI_API_KEY). */
+  xaiApiKey: Secret,
+  /** Endpoints (plain, not secret): proxies and compatible hosts. null: no such endpoint set up. */
+  openaiCompatibleBaseUrl: Url.nullable(),
+  openaiCompatibleName: z.string().trim().min(1).max(80),
+  deepseekBaseUrl: Url,
+  openaiBaseUrl: Url,
   /** null: no cap. At the cap, sends to Claude API sessions are refused (relay_tool §8.2). */
   claudeApiMonthlyCapUsd: z.number().min(0).max(1_000_000).nullable(),
   /** What the key spent this calendar month (UTC); reads 0 once a new month begins. */
@@ -26,7 +37,16 @@ export const SettingsSchema = z.object({
 export type Settings = z.infer<typeof SettingsSchema>;
 
 /** Settings whose values never leave the relay: GET /api/settings shows them as `****`. */
-export const SECRET_SETTINGS = ["claudeApiKey", "claudeCloudToken", "deepseekApiKey", "openaiApiKey"] as const;
+export const SECRET_SETTINGS = [
+  "claudeApiKey",
+  "claudeCloudToken",
+  "deepseekApiKey",
+  "openaiApiKey",
+  "openaiCompatibleApiKey",
+  "copilotToken",
+  "xaiApiKey",
+] as const;
+export type SecretSetting = (typeof SECRET_SETTINGS)[number];
 export const MASKED = "****";
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -39,6 +59,13 @@ export const DEFAULT_SETTINGS: Settings = {
   claudeCloudToken: null,
   deepseekApiKey: null,
   openaiApiKey: null,
+  openaiCompatibleApiKey: null,
+  copilotToken: null,
+  xaiApiKey: null,
+  openaiCompatibleBaseUrl: null,
+  openaiCompatibleName: "OpenAI-compatible",
+  deepseekBaseUrl: "https://api.deepseek.com",
+  openaiBaseUrl: "https://api.openai.com/v1",
   claudeApiMonthlyCapUsd: null,
   claudeApiSpentUsd: 0,
 };
@@ -106,7 +133,7 @@ export class SettingsStore {
     const input: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(patch)) {
       if (isSecret(k) && v === MASKED) continue;
-      input[k] = isSecret(k) && v === "" ? null : v;
+      input[k] = (isSecret(k) || k === "openaiCompatibleBaseUrl") && v === "" ? null : v;
     }
     const parsed = SettingsSchema.partial().safeParse(input);
     if (!parsed.success) {

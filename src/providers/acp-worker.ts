@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
+import { imageOfLink, type ImageRef } from "./image-link.ts";
 
 // One worker = one agent process spoken to over ACP (the relay is the client), hosting
 // one relay session. The relay hands it the MCP entry for relay_tool in `session/new`.
@@ -32,6 +33,8 @@ export interface WorkerHost {
   onTaskOutput(taskId: string, chunk: string): void;
   askUser(q: { question: string; options: string[] }, signal: AbortSignal): Promise<{ choice?: string; answer?: string }>;
   onExit(): void;
+  /** An image file the agent made (a resource_link chunk): kept in the reply's meta.images. */
+  onImage?(image: ImageRef): void;
 }
 
 const obj = (p: unknown): Record<string, unknown> => (p && typeof p === "object" ? (p as Record<string, unknown>) : {});
@@ -79,6 +82,8 @@ export class AcpWorker {
       .onNotification("session/update", ({ params }) => {
         const u = params.update as { sessionUpdate: string; content?: { type: string; text?: string } };
         if (u.sessionUpdate === "agent_message_chunk" && u.content?.type === "text") this.host.onChunk(u.content.text ?? "");
+        const image = u.sessionUpdate === "agent_message_chunk" ? imageOfLink(u.content) : null;
+        if (image) this.host.onImage?.(image);
       })
       .onNotification("_oar/task", (p) => obj(p), ({ params }) => {
         const status = str(params.status);

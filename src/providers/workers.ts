@@ -16,6 +16,8 @@ export interface WorkerEnv {
    * session, archive); otherwise it died on its own. */
   onWorkerExit(sessionId: string, expected: boolean): void;
   idleMinutes: number;
+  /** The owner's settings (keys, endpoints) a provider's launch reads. */
+  settings?(): Record<string, unknown>;
 }
 
 interface Slot {
@@ -43,7 +45,7 @@ export class Workers {
   private ensure(session: SessionRow): Slot {
     const existing = this.slots.get(session.id);
     if (existing?.worker.alive) return existing;
-    const spec = launchSpec(session.provider);
+    const spec = launchSpec(session.provider, this.env.settings?.() ?? {});
     if (!spec) throw new Error(`Provider ${session.provider} cannot be started on this relay.`);
     const slot = {} as Slot;
     slot.onChunk = null;

@@ -29,6 +29,8 @@ export interface Enqueue {
 
 interface Live {
   text: string;
+  /** Images the agent made in this turn (meta.images of the reply). */
+  images?: unknown[];
   startedAt: number;
   abort: AbortController;
   endReason?: { status: "stopped" | "error"; error?: string };
@@ -75,6 +77,12 @@ export class Turns {
   inFlight(turnId: string): { text: string; startedAt: number } | null {
     const l = this.live.get(turnId);
     return l ? { text: l.text, startedAt: l.startedAt } : null;
+  }
+
+  /** An image the running turn's agent made: kept with its reply (meta.images). */
+  addImage(turnId: string, image: unknown): void {
+    const l = this.live.get(turnId);
+    if (l) (l.images ??= []).push(image);
   }
 
   /** 1 = next to run (contract §8), whether or not a turn runs now. 0 when running or ended. */
@@ -172,7 +180,7 @@ export class Turns {
       let replyId: string | null = null;
       if (live.text || status === "error") {
         const text = live.text || (status === "error" ? `Error: ${error}` : "");
-        replyId = this.store.addMessage(turn.session_id, "agent", text, { turnId, meta: { model, status, error: error ?? null } }).id;
+        replyId = this.store.addMessage(turn.session_id, "agent", text, { turnId, meta: { model, status, error: error ?? null, ...(live.images ? { images: live.images } : {}) } }).id;
       }
       db.prepare("UPDATE turns SET status = ?, reply_text = ?, reply_message_id = ?, error = ?, model = ?, ended_at = ? WHERE id = ?")
         .run(status, live.text, replyId, status === "error" ? error ?? "The turn failed." : null, model, this.clock.now(), turnId);

@@ -18,6 +18,7 @@ import { installGroupLifetime } from "./groups/lifetime.ts";
 import type { McpEntry } from "./providers/acp-worker.ts";
 import type { DeliveryApi } from "./watching/delivery.ts";
 import { Watching } from "./watching/watching.ts";
+import { installWorkspaceCleanup } from "./cloud/lifetime.ts";
 
 export const VERSION = "0.9.19";
 
@@ -78,15 +79,21 @@ export class Relay {
     this.asks = new Asks(this);
     this.turns.maxTurnMinutes = () => this.settings.get().maxTurnMinutes;
     installGroupLifetime(this);
+    installWorkspaceCleanup(this.db, this.bus, this.dataDir);
     this.workers = new Workers({
       clock: this.clock,
       idleMinutes: opts.workerIdleMinutes ?? 10,
       session: (id) => this.sessions.get(id),
       mcpEntry: (s) => (this.toolOffered() ? this.mcpEntry(s) : null),
       busy: (id) => this.sessions.state(id) !== "idle",
+      settings: () => this.settings.get() as unknown as Record<string, unknown>,
       hostFor: (sessionId) => ({
         onTask: (t) => this.tasks.report(sessionId, t),
         onTaskOutput: (taskId, chunk) => this.tasks.output(sessionId, taskId, chunk),
+        onImage: (image) => {
+          const turn = this.sessions.activeTurns(sessionId).find((t) => t.status === "running");
+          if (turn) this.turns.addImage(turn.id, image);
+        },
         askUser: (q, signal) => {
           const turn = this.sessions.activeTurns(sessionId).find((t) => t.status === "running");
           return this.questions.askUser(sessionId, turn?.id ?? null, q.question, q.options, signal);

@@ -12,6 +12,8 @@ import { groupRoutes } from "./groups.ts";
 import { scheduleRoutes } from "../schedules/routes.ts";
 import { subscriptionRoutes } from "./subscriptions.ts";
 import { timingSafeEqual } from "node:crypto";
+import { sessionFileRoutes } from "./session-files.ts";
+import { cloudRoutes } from "../cloud/routes.ts";
 
 function tokenMatches(given: string | undefined, expected: string): boolean {
   if (!given) return false;
@@ -46,6 +48,8 @@ export function ownerApi(relay: Relay): Hono {
   });
 
   app.route("/sessions", sessionRoutes(relay));
+  app.route("/sessions", sessionFileRoutes(relay.sessions));
+  app.route("/sessions", cloudRoutes(relay.sessions));
   app.route("/groups", groupRoutes(relay));
   app.route("/schedules", scheduleRoutes(relay));
   app.route("/subscriptions", subscriptionRoutes(relay));

@@ -18,6 +18,8 @@ import { installGroupLifetime } from "./groups/lifetime.ts";
 import type { McpEntry } from "./providers/acp-worker.ts";
 import type { DeliveryApi } from "./watching/delivery.ts";
 import { Watching } from "./watching/watching.ts";
+import { wireProviders } from "./providers/relay-wiring.ts";
+import type { ProviderProbes } from "./providers/probes.ts";
 import { installWorkspaceCleanup } from "./cloud/lifetime.ts";
 
 export const VERSION = "0.9.19";
@@ -48,6 +50,8 @@ export class Relay {
   readonly approvals: Approvals;
   readonly schedules: Schedules;
   readonly asks: Asks;
+  /** Availability probes of the CLI providers (providers/probes.ts). */
+  readonly probes: ProviderProbes;
   /** Set once the HTTP server listens: where agents reach /mcp, and the web UI. */
   mcpUrl = "";
   baseUrl = "";
@@ -80,20 +84,18 @@ export class Relay {
     this.turns.maxTurnMinutes = () => this.settings.get().maxTurnMinutes;
     installGroupLifetime(this);
     installWorkspaceCleanup(this.db, this.bus, this.dataDir);
+    const providers = wireProviders({ relayName: this.name, clock: this.clock, bus: this.bus, settings: this.settings, approvals: () => this.approvals });
+    this.probes = providers.probes;
     this.workers = new Workers({
+      ...providers.workerEnv,
       clock: this.clock,
       idleMinutes: opts.workerIdleMinutes ?? 10,
       session: (id) => this.sessions.get(id),
       mcpEntry: (s) => (this.toolOffered() ? this.mcpEntry(s) : null),
       busy: (id) => this.sessions.state(id) !== "idle",
-      settings: () => this.settings.get() as unknown as Record<string, unknown>,
       hostFor: (sessionId) => ({
         onTask: (t) => this.tasks.report(sessionId, t),
         onTaskOutput: (taskId, chunk) => this.tasks.output(sessionId, taskId, chunk),
-        onImage: (image) => {
-          const turn = this.sessions.activeTurns(sessionId).find((t) => t.status === "running");
-          if (turn) this.turns.addImage(turn.id, image);
-        },
         askUser: (q, signal) => {
           const turn = this.sessions.activeTurns(sessionId).find((t) => t.status === "running");
           return this.questions.askUser(sessionId, turn?.id ?? null, q.question, q.options, signal);
@@ -102,9 +104,9 @@ export class Relay {
       onWorkerExit: (id, expected) => {
         // Its background tasks can no longer report: they end with the process.
         this.tasks.agentGone(id);
-        if (expected) return;
-        const running = this.sessions.activeTurns(id).find((t) => t.status === "running");
-        if (running) this.turns.end(running.id, "error", "The agent process exited during the turn.");
+        // A death during a turn ends that turn through the worker's run (providers/workers.ts),
+        // with the provider's name and its last output.
+        void expected;
       },
     });
     this.turns.runner = {
@@ -124,6 +126,7 @@ export class Relay {
     for (const sessionId of this.turns.recover()) this.turns.kick(sessionId);
     this.watch.start();
     this.schedules.start();
+    this.probes.startAll();
   }
 
   close(): void {

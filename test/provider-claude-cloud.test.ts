@@ -12,7 +12,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TestRelay, type McpSession } from "./helpers/relay-process.ts";
 import { agentCreate } from "./helpers/core-helpers.ts";
-import { launchSpec } from "../src/providers/launch.ts";
+import { claudeCloud } from "../src/providers/adapters/claude-cloud.ts";
+import { allAdapters } from "../src/providers/adapters/index.ts";
+import { workerEnv } from "../src/providers/adapters/env.ts";
 
 const gitIn = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
 
@@ -209,8 +211,13 @@ test("relay_tool create_session: repo and branch instead of cwd, checked before 
   assert.equal(gitIn(s.cwd, "rev-parse", "--abbrev-ref", "HEAD"), "agent-branch");
 });
 
-test("launch: the Claude adapter with the cloud token as Claude Code's OAuth token", () => {
-  const spec = launchSpec("claude-cloud", { claudeCloudToken: "tok-123" });
-  assert.deepEqual(spec, { command: "claude-agent-acp", args: [], env: { CLAUDE_CODE_OAUTH_TOKEN: "tok-123", ANTHROPIC_API_KEY: "" } });
-  assert.equal(launchSpec("claude-cloud", {}), null);
+test("launch: the Claude adapter with the cloud token as Claude Code's OAuth token, and no other Anthropic credential", () => {
+  const settings = { claudeCloudToken: "tok-123", claudeApiKey: "sk-ant-other" };
+  const spec = claudeCloud.launch({ settings, binary: "/opt/bin/claude-agent-acp" });
+  assert.equal(spec?.command, "/opt/bin/claude-agent-acp");
+  assert.equal(spec?.env?.CLAUDE_CODE_OAUTH_TOKEN, "tok-123");
+  assert.equal(claudeCloud.launch({ settings: {}, binary: "/opt/bin/claude-agent-acp" }), null, "no token, no launch");
+  assert.equal(claudeCloud.launch({ settings, binary: null }), null, "not installed, no launch");
+  const env = workerEnv(claudeCloud, allAdapters(), settings, { PATH: "/bin", ANTHROPIC_API_KEY: "sk-ant-env", ANTHROPIC_AUTH_TOKEN: "t", KEEP: "sk-ant-other" });
+  assert.deepEqual(env, { PATH: "/bin" });
 });

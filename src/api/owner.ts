@@ -11,6 +11,7 @@ import { questionView } from "../questions/ask-user.ts";
 import { groupRoutes } from "./groups.ts";
 import { scheduleRoutes } from "../schedules/routes.ts";
 import { subscriptionRoutes } from "./subscriptions.ts";
+import { usageRoutes } from "./usage.ts";
 import { timingSafeEqual } from "node:crypto";
 import { sessionFileRoutes } from "./session-files.ts";
 import { cloudRoutes } from "../cloud/routes.ts";
@@ -53,6 +54,7 @@ export function ownerApi(relay: Relay): Hono {
   app.route("/groups", groupRoutes(relay));
   app.route("/schedules", scheduleRoutes(relay));
   app.route("/subscriptions", subscriptionRoutes(relay));
+  app.route("/usage", usageRoutes(relay));
 
   app.get("/cards", (c) => {
     const session = c.req.query("session");
@@ -73,11 +75,15 @@ export function ownerApi(relay: Relay): Hono {
 
   app.get("/stream", (c) =>
     streamSSE(c, async (stream) => {
-      const queue: string[] = [];
+      const queue: { event: string; data: string }[] = [];
       let wake: (() => void) | null = null;
       const off = relay.bus.on((e) => {
-        if (e.type === "turn.progress" && queue.length > 200) return;
-        queue.push(JSON.stringify(e));
+        // A streamed chunk goes out as turn.delta (the page appends it). A client far behind
+        // loses chunks; each carries its offset, so the page sees the gap and re-reads.
+        if (e.type === "turn.progress") {
+          if (queue.length > 2000) return;
+          queue.push({ event: "turn.delta", data: JSON.stringify({ sessionId: e.sessionId, turnId: e.turnId, text: e.text ?? "", offset: e.offset ?? 0 }) });
+        } else queue.push({ event: "change", data: JSON.stringify(e) });
         wake?.();
       });
       stream.onAbort(() => {
@@ -92,7 +98,7 @@ export function ownerApi(relay: Relay): Hono {
           await stream.writeSSE({ event: "ping", data: "{}" });
           continue;
         }
-        while (queue.length) await stream.writeSSE({ event: "change", data: queue.shift()! });
+        while (queue.length) await stream.writeSSE(queue.shift()!);
       }
       off();
     }),

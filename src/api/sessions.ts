@@ -3,7 +3,7 @@ import { z } from "zod";
 import { RelayError } from "../core/errors.ts";
 import type { Relay } from "../relay.ts";
 import type { SessionRow } from "../sessions/types.ts";
-import { listContext, messageView, pendingQuestions, sessionEntry, taskSummary } from "../sessions/views.ts";
+import { listContext, pendingQuestions, sessionEntry, taskSummary } from "../sessions/views.ts";
 import { jsonBody } from "./http-errors.ts";
 import { CATALOG, getProvider, providerAvailability } from "../providers/catalog.ts";
 import { checkModel } from "../providers/model-check.ts";
@@ -14,6 +14,8 @@ import { iso } from "../core/clock.ts";
 import { toPlainLines } from "../tasks/plain-text.ts";
 import { maskSecrets } from "../tasks/mask-secrets.ts";
 import { compactSession } from "../sessions/compact.ts";
+import { ownerMessageView, sessionHistory } from "./session-history.ts";
+import { issueWords } from "./refusal-words.ts";
 import { cloneCloud, planCloud } from "../cloud/workspace.ts";
 
 const NewSessionBody = z.object({
@@ -41,9 +43,8 @@ const PatchBody = z.object({
 function parse<T>(schema: z.ZodType<T>, body: unknown, tail: string): T {
   const r = schema.safeParse(body);
   if (!r.success) {
-    const i = r.error.issues[0];
-    const field = i.path.join(".") || (i.code === "unrecognized_keys" ? (i as { keys?: string[] }).keys?.join(", ") : "body");
-    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${field}: ${i.message}. ${tail}`);
+    const words = issueWords(r.error.issues[0]);
+    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${words[0].toUpperCase()}${words.slice(1)}. ${tail}`);
   }
   return r.data;
 }
@@ -64,14 +65,14 @@ export function sessionDetail(relay: Relay, s: SessionRow) {
   return {
     ...sessionEntry(relay, s),
     group: groupMembers(relay, s),
-    // The owner sees each message's meta as stored (SHAPES.md: images, activity, usage).
-    messages: relay.sessions.messages(s.id).map((m) => ({ ...messageView(m), ...(m.meta_json ? { meta: JSON.parse(m.meta_json) } : {}) })),
-    inFlight: live ? { text: live.text, startedAt: iso(live.startedAt) } : null,
+    messages: relay.sessions.messages(s.id).map(ownerMessageView),
+    inFlight: live ? { turnId: running!.id, text: live.text, startedAt: iso(live.startedAt) } : null,
     tasks: relay.sessions.tasksOf(s.id).map(taskSummary),
     pendingQuestions: pendingQuestions(relay, s.id),
     // Pending cards and the latest decided ones, each with its status: the conversation
     // shows a card's outcome (allowed, denied, expired — also across a restart).
     cards: relay.approvals.forSession(s.id).map(cardView),
+    ...sessionHistory(relay, s.id),
   };
 }
 

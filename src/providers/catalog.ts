@@ -2,6 +2,8 @@ import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { z } from "zod";
 import { CAP_CODE, capReason, capState } from "../billing/cap.ts";
+import { adapterFor } from "./adapters/index.ts";
+import { discoveredModels, probeResult } from "./probe-cache.ts";
 
 // The providers a relay can host (contract §4.1), as data: relay_info, New Chat, the model
 // check and the launcher all read this one table instead of keeping their own lists.
@@ -119,7 +121,7 @@ export function fakeProviders(raw: string = process.env.OAR_FAKE_PROVIDERS ?? ""
 
 /** Model lists found by discovery in this process; the catalog table is used for the rest. */
 export function discoveredCatalogs(): ModelCatalogs {
-  return fakeProviders().catalogs;
+  return { ...discoveredModels(), ...fakeProviders().catalogs };
 }
 
 export interface AvailabilityEnv {
@@ -137,13 +139,23 @@ export function providerAvailability(id: string, env: AvailabilityEnv): Availabi
   const p = getProvider(id);
   if (!p) return { available: false, reason: `There is no provider '${id}' on this relay` };
   if (p.command) {
-    if (fakeProviders().ids.has(p.id) || (env.which ?? which)(p.command)) return { available: true };
-    return { available: false, reason: `${p.command} is not installed on this relay (${p.install})` };
+    if (fakeProviders().ids.has(p.id)) return { available: true };
+    if (!(env.which ?? which)(p.command)) return { available: false, reason: `${p.command} is not installed on this relay (${p.install})` };
+    // Installed: signed in or not is what the last probe found (until it answers, installed is all that is known).
+    const probe = probeResult(p.id);
+    return probe && !probe.available ? { available: false, reason: probe.reason } : { available: true };
   }
   if (p.setting) {
     const value = env.settings[p.setting];
     if (typeof value !== "string" || value.trim() === "") {
       return { available: false, reason: `${p.name} is not set up on this relay: add ${p.secret} in Settings → Providers` };
+    }
+    // A key provider that runs a CLI (Claude API runs the Claude ACP adapter) needs it installed too.
+    const bin = adapterFor(p.id)?.binary;
+    if (bin && !fakeProviders().ids.has(p.id)) {
+      if (!(env.which ?? which)(bin)) return { available: false, reason: `${bin} is not installed on this relay (${Object.values(CATALOG).find((c) => c.command === bin)?.install ?? `install ${bin}`}); ${p.name} runs through it` };
+      const probe = probeResult(p.id);
+      if (probe && !probe.available) return { available: false, reason: probe.reason };
     }
   }
   if (p.id === "claude-api") {

@@ -8,7 +8,7 @@ import type { FromInfo, Mode, Role, TurnRow } from "./types.ts";
 
 export interface TurnRunner {
   /** Runs one prompt to its end; resolves with how it ended. Chunks go to onChunk. */
-  run(sessionId: string, turn: TurnRow, text: string, onChunk: (t: string) => void, signal: AbortSignal): Promise<{ stopReason: string }>;
+  run(sessionId: string, turn: TurnRow, text: string, onChunk: (t: string) => void, signal: AbortSignal): Promise<{ stopReason: string; meta?: Record<string, unknown> }>;
   /** The agent did not answer a cancel: end its process so the next turn gets a fresh one. */
   abandon?(sessionId: string): void;
 }
@@ -29,8 +29,6 @@ export interface Enqueue {
 
 interface Live {
   text: string;
-  /** Images the agent made in this turn (meta.images of the reply). */
-  images?: unknown[];
   startedAt: number;
   abort: AbortController;
   endReason?: { status: "stopped" | "error"; error?: string };
@@ -79,12 +77,6 @@ export class Turns {
     return l ? { text: l.text, startedAt: l.startedAt } : null;
   }
 
-  /** An image the running turn's agent made: kept with its reply (meta.images). */
-  addImage(turnId: string, image: unknown): void {
-    const l = this.live.get(turnId);
-    if (l) (l.images ??= []).push(image);
-  }
-
   /** 1 = next to run (contract §8), whether or not a turn runs now. 0 when running or ended. */
   queuePosition(turn: TurnRow): number {
     if (turn.status !== "queued") return 0;
@@ -112,12 +104,15 @@ export class Turns {
     const turn = this.store.turn(next.id)!;
     this.runner
       .run(sessionId, turn, msg?.text ?? "", (t) => {
+        // The chunk and where it starts ride on the event: the page appends it (turn.delta).
+        const offset = live.text.length;
         live.text += t;
-        this.bus.emit({ type: "turn.progress", sessionId, turnId: next.id });
+        this.bus.emit({ type: "turn.progress", sessionId, turnId: next.id, text: t, offset });
       }, live.abort.signal)
       .then(
-        (r) => this.finish(next.id, r.stopReason === "cancelled" ? "stopped" : "done"),
-        (err: unknown) => this.finish(next.id, "error", errorText(err)),
+        (r) => this.finish(next.id, r.stopReason === "cancelled" ? "stopped" : "done", undefined, r.meta),
+        // A failed turn keeps what the agent did before it failed (providers/workers.ts attaches it).
+        (err: unknown) => this.finish(next.id, "error", errorText(err), (err as { meta?: Record<string, unknown> } | null)?.meta),
       );
   }
 
@@ -162,7 +157,7 @@ export class Turns {
     }, CANCEL_GRACE_MS).unref();
   }
 
-  private finish(turnId: string, status: "done" | "stopped" | "error", error?: string): void {
+  private finish(turnId: string, status: "done" | "stopped" | "error", error?: string, extraMeta?: Record<string, unknown>): void {
     const live = this.live.get(turnId);
     if (!live) return;
     this.live.delete(turnId);
@@ -178,14 +173,16 @@ export class Turns {
     const db = this.store.db;
     db.transaction(() => {
       let replyId: string | null = null;
-      if (live.text || status === "error") {
+      if (live.text || status === "error" || extraMeta?.activity) {
         const text = live.text || (status === "error" ? `Error: ${error}` : "");
-        replyId = this.store.addMessage(turn.session_id, "agent", text, { turnId, meta: { model, status, error: error ?? null, ...(live.images ? { images: live.images } : {}) } }).id;
+        replyId = this.store.addMessage(turn.session_id, "agent", text, { turnId, meta: { model, status, error: error ?? null, ...(extraMeta ?? {}) } }).id;
       }
       db.prepare("UPDATE turns SET status = ?, reply_text = ?, reply_message_id = ?, error = ?, model = ?, ended_at = ? WHERE id = ?")
         .run(status, live.text, replyId, status === "error" ? error ?? "The turn failed." : null, model, this.clock.now(), turnId);
     })();
-    this.bus.emit({ type: "turn.ended", sessionId: turn.session_id, turnId, status });
+    // Who started the turn (the page notifies the owner of their own turns, not of an agent's).
+    const role = this.store.message(turn.message_id)?.role;
+    this.bus.emit({ type: "turn.ended", sessionId: turn.session_id, turnId, status, role });
     this.bus.emit({ type: "session.updated", sessionId: turn.session_id });
     this.kick(turn.session_id);
   }

@@ -13,7 +13,7 @@ import { configOptions, DEFAULT_OPTIONS, setOption, turnOptions, type ImageOptio
 import { decide, type Intent } from "./intent.ts";
 import { isInside } from "../../core/paths.ts";
 import { Gallery, type SavedImage } from "./gallery.ts";
-import { Cancelled, openaiClient, requestImages } from "./images-api.ts";
+import { Cancelled, ImagesFailure, openaiClient, requestImages } from "./images-api.ts";
 
 interface Session {
   id: string;
@@ -66,9 +66,9 @@ async function runPrompt(session: Session, params: acp.PromptRequest, client: ac
   session.options.model = str(meta.model) ?? session.options.model;
   session.effort = str(meta.effort) ?? session.effort;
   const text = params.prompt.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n").trim();
-  if (!text) throw new acp.RequestError(-32000, "The prompt is empty: describe the image to make or the change to the last one. No image was made.");
+  if (!text) throw new acp.RequestError(-32602, "The prompt is empty: describe the image to make or the change to the last one. No image was made.", { oar: { kind: "protocol" } });
   const apiKey = process.env.OPENAI_API_KEY;
-  if (!apiKey) throw new acp.RequestError(-32000, "OpenAI Image has no API key: add one in Settings → Providers (openaiApiKey). No image was made.");
+  if (!apiKey) throw new acp.RequestError(-32603, "OpenAI Image has no API key: add one in Settings → Providers (openaiApiKey). No image was made.", { oar: { kind: "auth" } });
   const o = turnOptions(session.options, session.effort, text);
   const intent = decide(text, session.cwd, session.gallery.last, attachedImage(params.prompt, session.cwd));
   log(`${intent.kind} with ${o.model} (${o.size}, ${o.quality}, n=${o.n})`);
@@ -78,7 +78,8 @@ async function runPrompt(session: Session, params: acp.PromptRequest, client: ac
     result = await requestImages(client_, text, o, intent.kind === "edit" ? intent.image : null, signal);
   } catch (err) {
     if (err instanceof Cancelled) return "cancelled";
-    throw new acp.RequestError(-32000, (err as Error).message);
+    // Worded for the owner; the relay keeps the words (turn-errors.ts). -32603: not ACP's "auth required".
+    throw new acp.RequestError(-32603, (err as Error).message, { oar: { kind: err instanceof ImagesFailure ? err.kind : "protocol" } });
   }
   if (signal.aborted) return "cancelled";
   const saved = session.gallery.save(result.b64s, result.format, new Date());

@@ -14,6 +14,16 @@ export interface ImagesResult {
 
 export class Cancelled extends Error {}
 
+/** A failure worded for the owner, with the relay's kind of it (turn-errors.ts). */
+export class ImagesFailure extends Error {
+  constructor(
+    message: string,
+    readonly kind: "auth" | "rate_limit" | "config" | "protocol",
+  ) {
+    super(message);
+  }
+}
+
 const MIME: Record<string, string> = { ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp" };
 
 export function openaiClient(apiKey: string, baseURL: string): OpenAI {
@@ -39,13 +49,20 @@ export async function requestImages(client: OpenAI, prompt: string, o: TurnOptio
         )
       : await client.images.generate(common, { signal });
     const b64s = (res.data ?? []).map((d) => d.b64_json).filter((b): b is string => typeof b === "string" && b.length > 0);
-    if (!b64s.length) throw new Error("OpenAI answered without any image data; no image was made. Try the prompt again.");
+    if (!b64s.length) throw new ImagesFailure("OpenAI answered without any image data; no image was made. Try the prompt again.", "protocol");
     const usage = res.usage ? { inputTokens: res.usage.input_tokens, outputTokens: res.usage.output_tokens } : undefined;
     return { b64s, format: res.output_format ?? "png", ...(usage ? { usage } : {}) };
   } catch (err) {
     if (signal.aborted || err instanceof APIUserAbortError) throw new Cancelled();
-    throw new Error(inWords(err, client.baseURL));
+    if (err instanceof ImagesFailure) throw err;
+    throw new ImagesFailure(inWords(err, client.baseURL), kindOf(err));
   }
+}
+
+function kindOf(err: unknown): ImagesFailure["kind"] {
+  if (err instanceof APIConnectionError) return "config";
+  const status = err instanceof APIError ? (err.status ?? 0) : 0;
+  return status === 401 || status === 403 ? "auth" : status === 429 ? "rate_limit" : "protocol";
 }
 
 /** What went wrong, for the owner: who refused, why, and what to do. */

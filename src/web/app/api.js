@@ -30,7 +30,7 @@ export class ApiError extends Error {
 }
 
 /** fetch /api/… with the bearer token; resolves the JSON, throws ApiError with the relay's own wording. */
-export async function api(method, path, body) {
+export async function api(method, path, body, as = "json") {
   const init = { method, headers: { authorization: `Bearer ${getToken()}` } };
   if (body !== undefined) {
     init.headers["content-type"] = "application/json";
@@ -42,6 +42,7 @@ export async function api(method, path, body) {
   } catch {
     throw new ApiError(0, "NETWORK", "The relay cannot be reached.");
   }
+  if (res.ok && as === "blob") return res.blob();
   const text = await res.text();
   let json = null;
   try {
@@ -60,6 +61,12 @@ export function openStream(onChange, onState) {
   es.addEventListener("change", (ev) => {
     try {
       onChange(JSON.parse(ev.data));
+    } catch {}
+  });
+  // A streamed chunk of a reply (SHAPES.md turn.delta): appended, not re-fetched.
+  es.addEventListener("turn.delta", (ev) => {
+    try {
+      onChange({ type: "turn.delta", ...JSON.parse(ev.data) });
     } catch {}
   });
   return es;

@@ -2,6 +2,8 @@
 // changes; a refusal shows the relay's reason and puts the stored value back.
 import { h } from "./dom.js";
 import { RelaysSection } from "./relays.js";
+import { ProvidersSection } from "./providers.js";
+import { UsageSection } from "./usage.js";
 
 const FIELDS = [
   { key: "agentSessions", type: "switch", label: "Agents may start and use sessions on this relay", help: "Offers relay_tool to agents here. A running conversation gets it when its agent next starts." },
@@ -18,11 +20,24 @@ export class SettingsView {
     this.status = h("p", { class: "save-status", role: "status", "aria-live": "polite" });
     const rows = FIELDS.map((f) => this.row(f));
     this.relays = new RelaysSection(ctx);
+    this.providers = new ProvidersSection(ctx);
+    this.usage = new UsageSection(ctx);
+    const jump = (id, label) => h("a", { class: "btn btn-small", href: `#settings`, onclick: (e) => {
+      e.preventDefault();
+      document.getElementById(id)?.scrollIntoView();
+      document.getElementById(id)?.querySelector("h3")?.focus();
+    } }, label);
     this.el = h("section", { class: "panel settings", "aria-labelledby": "settings-title" },
       h("h2", { id: "settings-title", class: "panel-title" }, "Settings"),
-      h("form", { class: "settings-form", onsubmit: (e) => e.preventDefault() }, rows),
-      this.status,
-      this.relays.el);
+      h("nav", { class: "settings-nav", "aria-label": "Settings sections" }, jump("general", "General"), jump("providers", "Providers"), jump("usage", "Usage"), jump("relays-section", "Relays")),
+      h("section", { id: "general", "aria-labelledby": "general-title" },
+        h("h3", { id: "general-title", class: "panel-sub", tabindex: -1 }, "General"),
+        h("form", { class: "settings-form", onsubmit: (e) => e.preventDefault() }, rows),
+        this.status),
+      this.providers.el,
+      this.usage.el,
+      h("div", { id: "relays-section" }, this.relays.el));
+    for (const s of [this.providers.el, this.usage.el]) s.querySelector("h3").tabIndex = -1;
   }
 
   row(f) {
@@ -53,6 +68,11 @@ export class SettingsView {
   }
 
   update(s) {
+    if (!this.loaded) {
+      this.loaded = true;
+      this.providers.refresh(s);
+      this.usage.refresh();
+    } else this.providers.settings = s;
     for (const f of FIELDS) {
       const input = this.inputs.get(f.key);
       if (!input || document.activeElement === input) continue;

@@ -12,16 +12,34 @@ import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { TestRelay } from "./helpers/relay-process.ts";
 import "./helpers/core-helpers.ts";
-import { png, startFakeOpenAI, type FakeOpenAI } from "./helpers/fake-openai.ts";
+import { FakeOpenAI, type ErrorAnswer, type ImageAnswer } from "./helpers/fake-openai.ts";
+import type { RawRequest } from "./helpers/fake-http.ts";
+import { png } from "./helpers/png.ts";
 import { decide } from "../src/providers/openai-image/intent.ts";
 import { turnOptions } from "../src/providers/openai-image/options.ts";
 import { inWords } from "../src/providers/openai-image/images-api.ts";
 
+const KEY = "sk-test-good";
+/** Answers for the next image requests (errors), before the default answer. */
+const failNext: ErrorAnswer["error"][] = [];
+let seq = 0;
+/** The images API as OpenAI answers: a real PNG of the asked size, content policy refusals. */
+function imageAnswer(req: RawRequest): ImageAnswer {
+  const queued = failNext.shift();
+  if (queued) return { error: queued };
+  if (/forbidden/i.test(String(req.body?.prompt))) {
+    return { error: { status: 400, message: "Your request was rejected as a result of our safety system.", type: "image_generation_user_error", code: "content_policy_violation" } };
+  }
+  const size = typeof req.body?.size === "string" && req.body.size !== "auto" ? req.body.size : "1024x1024";
+  const [w, h] = size.split("x").map(Number);
+  return { b64: png(w, h, ++seq).toString("base64") };
+}
+
 let relay: TestRelay;
 let fake: FakeOpenAI;
 before(async () => {
-  fake = await startFakeOpenAI();
-  relay = await TestRelay.start({ settings: { openaiApiKey: fake.key, openaiBaseUrl: fake.url } });
+  fake = await FakeOpenAI.start({ apiKey: KEY, image: imageAnswer });
+  relay = await TestRelay.start({ settings: { openaiApiKey: KEY, openaiBaseUrl: fake.baseUrl } });
 });
 after(async () => {
   await relay.stop();
@@ -30,7 +48,10 @@ after(async () => {
 
 const folder = () => realpathSync(mkdtempSync(join(tmpdir(), "oar-img-")));
 const imageSession = (cwd: string, more: Record<string, unknown> = {}) => relay.createSession({ provider: "openai-image", title: "pictures", cwd, ...more });
-const lastRequest = () => fake.requests[fake.requests.length - 1];
+const lastRequest = () => {
+  const r = fake.imageRequests[fake.imageRequests.length - 1];
+  return { ...r, auth: r.headers.authorization };
+};
 
 test("generate, then edit the last image, then edit an image named by its file: files, reply lines, meta.images", async () => {
   const cwd = folder();
@@ -97,7 +118,7 @@ test("effort stands in for quality; a model from the catalog is sent", async () 
   await relay.say(id, "A quiet harbour");
   assert.equal(lastRequest().body.quality, "low");
   assert.equal(lastRequest().body.model, "gpt-image-2");
-  assert.equal(lastRequest().auth, `Bearer ${fake.key}`);
+  assert.equal(lastRequest().auth, `Bearer ${KEY}`);
 });
 
 test("the owner's file route serves images inside the session's folder only", async () => {
@@ -148,19 +169,19 @@ test("errors in words: content policy, rate limit after retries, server failure,
   assert.match(reply.meta.error, /^OpenAI refused the prompt under its content policy \(content_policy_violation\): Your request was rejected as a result of our safety system\. Rephrase the prompt; no image was made\.$/);
   assert.equal(reply.meta.images, undefined);
 
-  const rate = { status: 429, body: { error: { message: "Rate limit reached for images per minute.", type: "requests", code: "rate_limit_exceeded" } }, headers: { "retry-after-ms": "5" } };
-  fake.failNext(rate);
+  const rate = { status: 429, message: "Rate limit reached for images per minute.", type: "requests", code: "rate_limit_exceeded" };
+  failNext.push(rate);
   reply = await relay.say(id, "A lighthouse at dusk");
   assert.equal(reply.meta.status, "done", "the SDK retried the 429");
   assert.equal(reply.meta.images.length, 1);
 
-  fake.failNext(rate, rate, rate);
+  failNext.push(rate, rate, rate);
   reply = await relay.say(id, "A lighthouse at dawn");
   assert.equal(reply.meta.status, "error");
   assert.match(reply.meta.error, /^OpenAI's rate limit was reached \(429\), also after retrying: Rate limit reached for images per minute\. Wait a minute/);
 
-  const down = { status: 500, body: { error: { message: "The server had an error while processing your request.", type: "server_error", code: null } }, headers: { "retry-after-ms": "5" } };
-  fake.failNext(down, down, down);
+  const down = { status: 500, message: "The server had an error while processing your request.", type: "server_error", code: null };
+  failNext.push(down, down, down);
   reply = await relay.say(id, "A lighthouse at noon");
   assert.match(reply.meta.error, /^OpenAI failed \(500\), also after retrying: The server had an error/);
 
@@ -168,9 +189,9 @@ test("errors in words: content policy, rate limit after retries, server failure,
   await relay.api("PATCH", "/api/settings", { openaiApiKey: "sk-test-wrong" });
   const other = await imageSession(folder());
   reply = await relay.say(other, "A lighthouse at night");
-  await relay.api("PATCH", "/api/settings", { openaiApiKey: fake.key });
+  await relay.api("PATCH", "/api/settings", { openaiApiKey: KEY });
   assert.equal(reply.meta.status, "error");
-  assert.match(reply.meta.error, /^OpenAI did not accept the API key \(401\): Incorrect API key provided: .*Set a valid key in Settings → Providers \(openaiApiKey\); no image was made\.$/);
+  assert.match(reply.meta.error, /^OpenAI did not accept the API key \(401\): Incorrect API key provided.*Set a valid key in Settings → Providers \(openaiApiKey\); no image was made\.$/);
   assert.ok(!reply.meta.error.includes("sk-test-wrong"), "the key is masked in the reply");
 });
 
@@ -185,7 +206,7 @@ test("relay_tool: agents cannot start OpenAI Image sessions", async () => {
 test("ACP surface: size and quality as config options advertised at session/new and set with session/set_config_option", async () => {
   const cwd = folder();
   const child = spawn(process.execPath, ["--import", "tsx", "src/providers/openai-image/agent.ts"], {
-    env: { ...process.env, OPENAI_API_KEY: fake.key, OPENAI_BASE_URL: fake.url },
+    env: { ...process.env, OPENAI_API_KEY: KEY, OPENAI_BASE_URL: fake.baseUrl },
     stdio: ["pipe", "pipe", "ignore"],
   });
   const chunks: any[] = [];

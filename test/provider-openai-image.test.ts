@@ -203,6 +203,18 @@ test("relay_tool: agents cannot start OpenAI Image sessions", async () => {
   assert.match(r.error, /OpenAI Image conversations cannot be started with create_session\. Nothing was created\./);
 });
 
+test("a prompt from another agent reaches OpenAI without the relay's header line; usage is kept with the reply", async () => {
+  const id = await imageSession(folder());
+  const boss = await relay.createSession({ title: "art director" });
+  const mcp = await relay.mcp(boss);
+  const r = await mcp.call({ action: "send", relay: "this", session: id, text: "A blue whale", wait_seconds: 120 });
+  assert.equal(r.status, "done", JSON.stringify(r));
+  assert.equal(lastRequest().body.prompt, "A blue whale");
+  const reply = (await relay.session(id)).messages.at(-1);
+  assert.deepEqual(reply.meta.usage, { inputTokens: 50, outputTokens: 50 });
+  assert.match(r.reply.text, /^Generated: 1 image with gpt-image-2/);
+});
+
 test("ACP surface: size and quality as config options advertised at session/new and set with session/set_config_option", async () => {
   const cwd = folder();
   const child = spawn(process.execPath, ["--import", "tsx", "src/providers/openai-image/agent.ts"], {

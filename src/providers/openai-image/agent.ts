@@ -61,11 +61,18 @@ function replyText(intent: Intent, o: TurnOptions, saved: SavedImage[], cwd: str
   return [head, ...lines].join("\n");
 }
 
-async function runPrompt(session: Session, params: acp.PromptRequest, client: acp.AgentContext, signal: AbortSignal): Promise<acp.StopReason> {
+/** The turn's end; with the tokens the Images API reported (ACP's prompt-response `usage`). */
+type PromptEnd = { stopReason: acp.StopReason; usage?: { inputTokens: number; outputTokens: number; totalTokens: number } };
+
+/** Relay header lines (an agent's prompt, a schedule) are for the reader, not for the image model. */
+const RELAY_HEADER = /^\[(?:Remote prompt from an agent|Prompt from an agent|relay schedule|relay event)\b[^\n]*\]\s*$/;
+
+async function runPrompt(session: Session, params: acp.PromptRequest, client: acp.AgentContext, signal: AbortSignal): Promise<PromptEnd> {
   const meta = oarMeta(params._meta);
   session.options.model = str(meta.model) ?? session.options.model;
   session.effort = str(meta.effort) ?? session.effort;
-  const text = params.prompt.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n").trim();
+  const text = params.prompt.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n")
+    .split("\n").filter((l) => !RELAY_HEADER.test(l)).join("\n").trim();
   if (!text) throw new acp.RequestError(-32602, "The prompt is empty: describe the image to make or the change to the last one. No image was made.", { oar: { kind: "protocol" } });
   const apiKey = process.env.OPENAI_API_KEY;
   if (!apiKey) throw new acp.RequestError(-32603, "OpenAI Image has no API key: add one in Settings → Providers (openaiApiKey). No image was made.", { oar: { kind: "auth" } });
@@ -77,11 +84,11 @@ async function runPrompt(session: Session, params: acp.PromptRequest, client: ac
   try {
     result = await requestImages(client_, text, o, intent.kind === "edit" ? intent.image : null, signal);
   } catch (err) {
-    if (err instanceof Cancelled) return "cancelled";
+    if (err instanceof Cancelled) return { stopReason: "cancelled" };
     // Worded for the owner; the relay keeps the words (turn-errors.ts). -32603: not ACP's "auth required".
     throw new acp.RequestError(-32603, (err as Error).message, { oar: { kind: err instanceof ImagesFailure ? err.kind : "protocol" } });
   }
-  if (signal.aborted) return "cancelled";
+  if (signal.aborted) return { stopReason: "cancelled" };
   const saved = session.gallery.save(result.b64s, result.format, new Date());
   for (const img of saved) {
     await client.notify("session/update", {
@@ -96,7 +103,12 @@ async function runPrompt(session: Session, params: acp.PromptRequest, client: ac
     sessionId: session.id,
     update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: replyText(intent, o, saved, session.cwd) } },
   });
-  return "end_turn";
+  const u = result.usage;
+  const end: PromptEnd = { stopReason: "end_turn" };
+  if (u?.inputTokens !== undefined || u?.outputTokens !== undefined) {
+    end.usage = { inputTokens: u?.inputTokens ?? 0, outputTokens: u?.outputTokens ?? 0, totalTokens: (u?.inputTokens ?? 0) + (u?.outputTokens ?? 0) };
+  }
+  return end;
 }
 
 const app = acp
@@ -125,7 +137,8 @@ const app = acp
     signal.addEventListener("abort", onAbort, { once: true });
     s.running.add(controller);
     try {
-      return { stopReason: await runPrompt(s, params, client, controller.signal) };
+      const end = await runPrompt(s, params, client, controller.signal);
+      return end;
     } finally {
       s.running.delete(controller);
       signal.removeEventListener("abort", onAbort);

@@ -10,6 +10,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { chromium } from "playwright-core";
 import { TestRelay, type McpSession } from "./helpers/relay-process.ts";
 import { agentCreate } from "./helpers/core-helpers.ts";
 import { claudeCloud } from "../src/providers/adapters/claude-cloud.ts";
@@ -209,6 +210,31 @@ test("relay_tool create_session: repo and branch instead of cwd, checked before 
   const s = await relay.session(made.session);
   assert.equal(s.cwd, join(workspaces(), made.session));
   assert.equal(gitIn(s.cwd, "rev-parse", "--abbrev-ref", "HEAD"), "agent-branch");
+});
+
+test("web page: the Push button in a Claude Cloud session's title bar pushes its branch", async () => {
+  const { bare } = makeRepo();
+  const s = (await create({ repo: bare, branch: "feature", title: "cloud ui" })).json;
+  writeFileSync(join(s.cwd, "ui.txt"), "ui\n");
+  gitIn(s.cwd, "add", "ui.txt");
+  gitIn(s.cwd, "commit", "-qm", "from the page");
+  const plain = await relay.createSession({ title: "plain ui" });
+  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+  try {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(60_000);
+    await page.goto(`${relay.url}/#token=${relay.token}`);
+    await page.goto(`${relay.url}/#session=${plain}`);
+    await page.getByRole("main").getByRole("heading", { name: "plain ui", exact: true }).waitFor();
+    assert.equal(await page.getByRole("button", { name: "Push", exact: true }).count(), 0, "only cloud sessions have it");
+    await page.goto(`${relay.url}/#session=${s.id}`);
+    await page.getByRole("main").getByRole("heading", { name: "cloud ui", exact: true }).waitFor();
+    await page.getByRole("button", { name: "Push", exact: true }).click();
+    await page.getByRole("button", { name: "Pushed 1 commit" }).waitFor();
+    assert.equal(subjectOf(bare, "feature"), "from the page");
+  } finally {
+    await browser.close();
+  }
 });
 
 test("launch: the Claude adapter with the cloud token as Claude Code's OAuth token, and no other Anthropic credential", () => {

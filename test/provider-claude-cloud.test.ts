@@ -7,7 +7,7 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
@@ -235,6 +235,22 @@ test("web page: the Push button in a Claude Cloud session's title bar pushes its
   } finally {
     await browser.close();
   }
+});
+
+test("a restart keeps workspaces and removes staging clones a stopped relay left behind", async () => {
+  const { bare } = makeRepo();
+  const s = (await create({ repo: bare, branch: "main" })).json;
+  const leftover = join(workspaces(), ".clone-leftover");
+  mkdirSync(join(leftover, "sub"), { recursive: true });
+  process.env.OAR_FAKE_PROVIDERS = "claude-cloud";
+  try {
+    await relay.restart();
+  } finally {
+    delete process.env.OAR_FAKE_PROVIDERS;
+  }
+  assert.ok(!existsSync(leftover));
+  assert.ok(existsSync(join(s.cwd, "README.md")));
+  assert.equal((await relay.session(s.id)).cwd, s.cwd);
 });
 
 test("launch: the Claude adapter with the cloud token as Claude Code's OAuth token, and no other Anthropic credential", () => {

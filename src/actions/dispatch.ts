@@ -60,7 +60,8 @@ async function run(relay: Relay, caller: SessionRow, raw: unknown, opts: CallOpt
   for (const [k, v] of Object.entries(input)) {
     if (k === "action" || isEmpty(v)) continue;
     if (k === "relay" && def.name !== "list_relays") args.relay = v;
-    else if (k in def.args) args[k] = v;
+    // Own keys only: `constructor`, `hasOwnProperty` or `__proto__` are no argument of any action.
+    else if (Object.hasOwn(def.args, k)) args[k] = v;
     else extra.push(k);
   }
   const refused = extra.find((k) => def.refusedArgs && Object.hasOwn(def.refusedArgs, k));
@@ -77,7 +78,7 @@ async function run(relay: Relay, caller: SessionRow, raw: unknown, opts: CallOpt
   }
 
   for (const [k, schema] of Object.entries(def.args)) {
-    if (!(k in args)) continue;
+    if (!Object.hasOwn(args, k)) continue;
     const parsed = schema.safeParse(args[k]);
     if (!parsed.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${def.name}: ${describeBad(k, args[k], parsed.error.issues[0]?.message ?? "")}. ${nothingDone(def.name)}`);
     args[k] = parsed.data;

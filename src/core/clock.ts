@@ -17,11 +17,18 @@ export interface Clock {
   at(at: number, fn: () => void): Cancel;
   /** Resolves once the clock reaches `at`, or when the signal aborts. */
   until(at: number, signal?: AbortSignal): Promise<void>;
+  /** Where the clock is going: the end of a manual step in progress, else now. Repeating work
+   * that would only be skipped on every tick until then (a schedule whose last message still
+   * waits) jumps there at once instead of playing out a year minute by minute. */
+  horizon(): number;
 }
 
 abstract class TimerQueue implements Clock {
   abstract readonly manual: boolean;
   abstract now(): number;
+  horizon(): number {
+    return this.now();
+  }
   protected entries: Entry[] = [];
   private seq = 0;
 
@@ -122,14 +129,25 @@ export class ManualClock extends TimerQueue {
    * chains, work it schedules) runs before the next entry fires: a step of an hour plays
    * the hour out in order, as the real clock would, instead of jumping to its end. */
   async set(t: number): Promise<number> {
-    while (this.entries.length && this.entries[0].at <= t) {
-      const entry = this.entries.shift()!;
-      if (entry.at > this.current) this.current = entry.at;
-      this.fire(entry);
-      await new Promise<void>((r) => setImmediate(r));
+    this.target = t;
+    try {
+      while (this.entries.length && this.entries[0].at <= t) {
+        const entry = this.entries.shift()!;
+        if (entry.at > this.current) this.current = entry.at;
+        this.fire(entry);
+        await new Promise<void>((r) => setImmediate(r));
+      }
+    } finally {
+      this.target = null;
     }
     this.current = t;
     return this.current;
+  }
+
+  private target: number | null = null;
+
+  horizon(): number {
+    return this.target !== null && this.target > this.current ? this.target : this.current;
   }
 
   protected changed(): void {

@@ -33,6 +33,13 @@ export const SettingsSchema = z.object({
   claudeApiMonthlyCapUsd: z.number().min(0).max(1_000_000).nullable(),
   /** What the key spent this calendar month (UTC); reads 0 once a new month begins. */
   claudeApiSpentUsd: z.number().min(0).max(1_000_000_000),
+  // Limits (contract §9.3), hardening: agent processes at once, task output kept per task
+  // (its tail) and in all, request body size, MCP sessions held open.
+  maxWorkers: z.number().int().min(1).max(256),
+  taskOutputMaxMb: z.number().int().min(1).max(10_240),
+  taskOutputTotalMb: z.number().int().min(1).max(1_048_576),
+  maxBodyMb: z.number().int().min(1).max(512),
+  maxMcpSessions: z.number().int().min(10).max(100_000),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
@@ -68,6 +75,11 @@ export const DEFAULT_SETTINGS: Settings = {
   openaiBaseUrl: "https://api.openai.com/v1",
   claudeApiMonthlyCapUsd: null,
   claudeApiSpentUsd: 0,
+  maxWorkers: 8,
+  taskOutputMaxMb: 20,
+  taskOutputTotalMb: 1024,
+  maxBodyMb: 4,
+  maxMcpSessions: 2000,
 };
 
 // The month the stored spend belongs to; kept beside the settings, never patched directly.
@@ -123,7 +135,8 @@ export class SettingsStore {
     if (!patch || typeof patch !== "object" || Array.isArray(patch)) {
       throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "Settings must be a JSON object. Nothing was changed.");
     }
-    const unknown = Object.keys(patch).filter((k) => !(k in DEFAULT_SETTINGS));
+    // Own keys only: `constructor`, `valueOf` or `__proto__` are no settings.
+    const unknown = Object.keys(patch).filter((k) => !Object.hasOwn(DEFAULT_SETTINGS, k));
     if (unknown.length) {
       throw new RelayError(
         "REMOTE_RELAY_INVALID_INPUT",
@@ -146,7 +159,7 @@ export class SettingsStore {
     }
     const data = parsed.data as Record<string, unknown>;
     const upsert = this.db.prepare("INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
-    const month = "claudeApiSpentUsd" in data ? monthOf(this.clock.now()) : null;
+    const month = Object.hasOwn(data, "claudeApiSpentUsd") ? monthOf(this.clock.now()) : null;
     this.db.transaction(() => {
       for (const [k, v] of Object.entries(data)) upsert.run(k, JSON.stringify(v));
       if (month) upsert.run(SPENT_MONTH, JSON.stringify(month));

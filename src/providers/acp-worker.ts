@@ -28,6 +28,8 @@ export interface TaskNotice {
   description: string;
   status: "running" | "completed" | "failed";
   exitCode?: number | null;
+  /** The task's process group (its own, started detached), so the relay can end it. */
+  pgid?: number;
 }
 
 export type PermissionRequest = acp.RequestPermissionRequest;
@@ -117,6 +119,7 @@ export class AcpWorker {
           description: str(params.description),
           status,
           exitCode: typeof params.exitCode === "number" ? params.exitCode : null,
+          ...(typeof params.pgid === "number" && Number.isInteger(params.pgid) && params.pgid > 1 ? { pgid: params.pgid } : {}),
         });
       })
       .onNotification("_oar/task_output", (p) => obj(p), ({ params }) => {

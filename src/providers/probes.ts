@@ -7,6 +7,7 @@ import { CATALOG, fakeProviders, getProvider, providerAvailability } from "./cat
 import { launchSpec } from "./launch.ts";
 import { probeResult, setProbeResult, type ProbeResult } from "./probe-cache.ts";
 import { advertisedModels } from "./session-config.ts";
+import { isOpenAiAgent, refreshOpenAiAgents } from "./openai-agent/provider.ts";
 import { describeFailure, isAuthError, signInReason } from "./turn-errors.ts";
 
 // Availability you can trust (contract §9.2): `available` means installed AND signed in.
@@ -44,6 +45,8 @@ export class ProviderProbes {
 
   /** Runs (or joins) a probe of `id`; undefined when there is nothing to probe. */
   check(id: string): Promise<ProbeResult | undefined> {
+    // DeepSeek / OpenAI-compatible run no CLI: their probe asks the endpoint's models list.
+    if (isOpenAiAgent(id)) return refreshOpenAiAgents(this.env.settings(), true, PROBE_TIMEOUT_MS).then(() => probeResult(id));
     const going = this.running.get(id);
     if (going) return going;
     if (!this.probeable(id)) return Promise.resolve(undefined);

@@ -8,6 +8,7 @@ import { adapterFor } from "./adapters/index.ts";
 import { getProvider } from "./catalog.ts";
 import { noteModels } from "./probe-cache.ts";
 import { ProviderProbes } from "./probes.ts";
+import { refreshOpenAiAgents } from "./openai-agent/provider.ts";
 import type { WorkerEnv } from "./workers.ts";
 
 // The provider layer's ties to the rest of the relay, in one place so relay.ts stays a list:
@@ -35,8 +36,12 @@ export function wireProviders(d: ProviderWiringDeps): { probes: ProviderProbes; 
     for (const id of ["claude", "claude-api", "claude-cloud", "copilot", "grok"]) seen.set(id, secretsOf(id));
   };
   remember();
+  // DeepSeek / OpenAI-compatible: their models endpoint is asked at start and when settings change.
+  const askEndpoints = () => void refreshOpenAiAgents(settings(), false, 0);
+  askEndpoints();
   d.bus.on((e) => {
     if (e.type !== "settings.updated") return;
+    askEndpoints();
     for (const [id, before] of seen) if (secretsOf(id) !== before) void probes.check(id);
     remember();
   });

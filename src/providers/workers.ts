@@ -6,6 +6,7 @@ import { ActivityLog, type Usage } from "./activity.ts";
 import { adapterFor } from "./adapters/index.ts";
 import { getProvider } from "./catalog.ts";
 import { launchSpec } from "./launch.ts";
+import { openAiAgentMeta } from "./openai-agent/provider.ts";
 import { advertisedModels } from "./session-config.ts";
 import { describeFailure, TurnFailure } from "./turn-errors.ts";
 
@@ -200,7 +201,7 @@ export class Workers {
       slot.onChunk = onChunk;
       signal.addEventListener("abort", onAbort, { once: true });
       const res = await Promise.race([
-        slot.worker.prompt(text, { model: turn.model ?? now.model, effort: now.effort, mode: turn.mode ?? now.mode }),
+        slot.worker.prompt(text, { model: turn.model ?? now.model, effort: now.effort, mode: turn.mode ?? now.mode, ...openAiAgentMeta(session.provider, now.extra_json) }),
         exited,
       ]);
       const u = (res as { usage?: Record<string, unknown> | null }).usage;

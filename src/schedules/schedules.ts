@@ -141,8 +141,12 @@ export class Schedules {
     // No pile-up: the previous firing's message still waits in the queue → skip this time.
     const prev = row.last_turn_id ? relay.sessions.turn(row.last_turn_id) : undefined;
     if (prev?.status === "queued") {
+      // Every later time up to the end of a clock step would be skipped the same way (nothing
+      // leaves the queue while the manual clock jumps): skip them all at once, on the grid.
+      const far = next != null ? nextGridTime(row.first_at, row.every_minutes!, Math.max(now, relay.clock.horizon())) : null;
+      const skipped = next != null && far != null ? 1 + Math.round((far - next) / (row.every_minutes! * MINUTE)) : 1;
       relay.db.transaction(() => {
-        this.store.update(row.id, { skipped_count: row.skipped_count + 1, held_since: null, next_fire_at: next ?? now });
+        this.store.update(row.id, { skipped_count: row.skipped_count + skipped, held_since: null, next_fire_at: far ?? now });
         if (next == null) this.store.end(row.id, "fired", now);
       })();
       this.changed(row.session_id, row.id);
@@ -167,7 +171,9 @@ export class Schedules {
     const now = this.relay.clock.now();
     let earliest = Infinity;
     for (const r of this.store.active()) {
-      const due = r.held_since != null ? nextGridTime(r.held_since, 1, now) : r.next_fire_at ?? Infinity;
+      // A held one is looked at again every minute; within a clock step nothing can release
+      // it (only the owner's message does), so it is looked at after the step.
+      const due = r.held_since != null ? nextGridTime(r.held_since, 1, Math.max(now, this.relay.clock.horizon())) : r.next_fire_at ?? Infinity;
       if (due < earliest) earliest = due;
     }
     if (earliest === this.armedFor && this.cancel) return;

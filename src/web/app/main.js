@@ -165,7 +165,7 @@ function notifyFor(e) {
   if (e.type === "card.created") {
     const text = e.card?.text ?? "A question waits for your answer.";
     notify({ title: `Needs you · ${titleOf(e.sessionId)}`, body: text, tag: `card-${e.cardId}`, sessionId: e.sessionId, currentSession });
-  } else if (e.type === "turn.ended" && e.role === "user") {
+  } else if (e.type === "turn.ended" && e.byOwner) {
     const word = e.status === "done" ? "Finished" : e.status === "stopped" ? "Stopped" : "Failed";
     notify({ title: `${word} · ${titleOf(e.sessionId)}`, body: "The turn you started has ended.", tag: `turn-${e.turnId}`, sessionId: e.sessionId, currentSession });
   }

@@ -15,7 +15,7 @@ import { toPlainLines } from "../tasks/plain-text.ts";
 import { maskSecrets } from "../tasks/mask-secrets.ts";
 import { compactSession } from "../sessions/compact.ts";
 import { ownerMessageView, sessionHistory } from "./session-history.ts";
-import { issueWords } from "./refusal-words.ts";
+import { issueWords } from "../core/issue-words.ts";
 import { cloneCloud, planCloud } from "../cloud/workspace.ts";
 
 const NewSessionBody = z.object({

@@ -70,10 +70,10 @@ export class ActivityLog {
           status: str(e.status) ?? "pending",
           ...(str(e.priority) ? { priority: str(e.priority) } : {}),
         }));
-        // A plan update replaces the plan: the latest one stands in its place.
-        const at = this.entries.findIndex((e) => e.kind === "plan");
-        if (at >= 0) this.entries.splice(at, 1);
-        this.push({ kind: "plan", entries });
+        // A plan update replaces the plan: the latest one stands where the plan first appeared.
+        const plan = this.entries.find((e) => e.kind === "plan");
+        if (plan && plan.kind === "plan") plan.entries = entries;
+        else this.push({ kind: "plan", entries });
         return true;
       }
       case "tool_call":

@@ -4,7 +4,7 @@ import type { Mode, SessionRow, TurnRow } from "../sessions/types.ts";
 import { AcpWorker, type McpEntry, type PermissionOutcome, type PermissionRequest, type WorkerHost } from "./acp-worker.ts";
 import { ActivityLog, type Usage } from "./activity.ts";
 import { adapterFor } from "./adapters/index.ts";
-import { getProvider } from "./catalog.ts";
+import { fakeProviders, getProvider } from "./catalog.ts";
 import { launchSpec } from "./launch.ts";
 import { openAiAgentMeta } from "./openai-agent/provider.ts";
 import { advertisedModels } from "./session-config.ts";
@@ -162,7 +162,14 @@ export class Workers {
   async run(session: SessionRow, turn: TurnRow, text: string, onChunk: (t: string) => void, signal: AbortSignal): Promise<RunResult> {
     const name = getProvider(session.provider)?.name ?? session.provider;
     const log = new ActivityLog();
+    // The scripted test agent's errors are its script's words (contract §4.1 `/error TEXT`): kept as they are.
+    const scriptedAgent = session.provider === "scripted" || fakeProviders().ids.has(session.provider);
     const failure = (err: unknown, stderr?: string) => {
+      if (scriptedAgent) {
+        const e = err instanceof Error ? err : new Error(String(err));
+        if (stderr && /exited during the turn/.test(e.message)) e.message += ` Its last output: ${stderr.trim().slice(-300)}`;
+        return Object.assign(e, { meta: log.meta() });
+      }
       const f = describeFailure(err, { providerName: name, relayName: this.env.relayName, signIn: adapterFor(session.provider)?.signIn ?? "", stderr });
       if (f.kind === "auth") this.env.onAuthFailure?.(session.provider);
       return Object.assign(f, { meta: log.meta() });
@@ -213,7 +220,8 @@ export class Workers {
         if (cached) log.usage.cachedTokens = cached;
       }
       if (Object.keys(log.usage).length) this.env.onUsage?.(session.provider, session.id, log.usage);
-      return { stopReason: res.stopReason, meta: log.meta() };
+      const ran = slot.worker.runningModel;
+      return { stopReason: res.stopReason, meta: { ...log.meta(), ...(ran ? { model: ran } : {}) } };
     } catch (err) {
       // A dying agent closes the pipe a moment before its exit is seen: say what happened
       // instead of the transport's "connection closed".
@@ -229,7 +237,8 @@ export class Workers {
       if (slot.turn?.log === log) slot.turn = null;
       slot.lastUsed = this.env.clock.now();
       this.armIdle(session.id);
-      this.freed();
+      // The turn is recorded as ended just after this (Turns.finish): look for room then.
+      setImmediate(() => this.freed());
     }
   }
 

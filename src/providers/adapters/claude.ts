@@ -49,6 +49,7 @@ export const claude: ProviderAdapter = {
   signIn: "run `claude-agent-acp --cli` and sign in with /login",
   modes: CLAUDE_MODES,
   modelId: claudeModelId,
+  acceptsUnlistedModels: true,
   signedOut,
 };
 
@@ -66,5 +67,6 @@ export const claudeApi: ProviderAdapter = {
   signIn: "add the API key in Settings → Providers",
   modes: CLAUDE_MODES,
   modelId: claudeModelId,
+  acceptsUnlistedModels: true,
   signedOut,
 };

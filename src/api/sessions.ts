@@ -14,6 +14,8 @@ import { iso } from "../core/clock.ts";
 import { toPlainLines } from "../tasks/plain-text.ts";
 import { maskSecrets } from "../tasks/mask-secrets.ts";
 import { compactSession } from "../sessions/compact.ts";
+import { listPage } from "../sessions/list-query.ts";
+import { OWNER_LIST_TAIL, ownerListQuery } from "./list-params.ts";
 import { ownerMessageView, sessionHistory } from "./session-history.ts";
 import { issueWords } from "../core/issue-words.ts";
 import { cloneCloud, planCloud } from "../cloud/workspace.ts";
@@ -86,11 +88,9 @@ export function sessionRoutes(relay: Relay): Hono {
   };
 
   app.get("/", (c) => {
-    const scope = c.req.query("scope") ?? "active";
-    if (scope !== "active" && scope !== "all") throw new RelayError("REMOTE_RELAY_INVALID_INPUT", 'scope must be "active" or "all". Nothing was done.');
-    const rows = relay.sessions.list(scope === "all");
-    const lc = listContext(relay, rows);
-    return c.json({ sessions: rows.map((s) => sessionEntry(relay, s, lc)) });
+    const page = listPage(relay.db, ownerListQuery(relay, (k) => c.req.query(k)), OWNER_LIST_TAIL);
+    const lc = listContext(relay, page.rows);
+    return c.json({ sessions: page.rows.map((s) => sessionEntry(relay, s, lc)), total: page.total, nextCursor: page.nextCursor });
   });
 
   app.post("/", async (c) => {

@@ -35,7 +35,7 @@ export function titleBar(head, d, ctx) {
   head.controls.update(d);
   head.info.replaceChildren(...[
     h("div", { class: "conv-title-row" },
-      stateDot(d.state),
+      waitingCount(d) ? h("span", { class: "dot dot-waiting", role: "img", "aria-label": "state: waiting for you", title: "waiting for you" }) : stateDot(d.state),
       h("h2", { class: "conv-title", id: "conv-title", title: "Double-click to rename", ondblclick: () => rename(head, d, ctx) }, d.title),
       h("span", { class: "state-text" }, STATE_LABEL[d.state] ?? d.state),
       waitingCount(d) ? badge(`needs you · ${waitingCount(d)}`, "badge-needs") : null,

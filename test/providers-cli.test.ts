@@ -6,6 +6,7 @@ import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { TestRelay, type McpSession } from "./helpers/relay-process.ts";
 import { fakeCliDir, withEnv } from "./helpers/fake-cli.ts";
+import { hash } from "./helpers/fake-acp-agent-hash.ts";
 
 let relay: TestRelay;
 let mcp: McpSession;
@@ -20,7 +21,7 @@ before(async () => {
     () => TestRelay.start({ settings: SECRETS }),
   );
   // The availability probes at start find each CLI's models; wait for them.
-  await relay.waitFor(async () => (await relay.api("GET", "/api/providers")).json.providers.filter((p: any) => p.checkedAt).length === 4);
+  await relay.waitFor(async () => (await relay.api("GET", "/api/providers")).json.providers.filter((p: any) => ["claude", "claude-api", "copilot", "grok"].includes(p.id) && p.checkedAt).length === 4);
   boss = await relay.createSession({ title: "boss" });
   mcp = await relay.mcp(boss);
 });
@@ -32,8 +33,10 @@ const create = async (body: Record<string, unknown>) => {
   return r.json.id as string;
 };
 const state = async (id: string) => JSON.parse((await relay.say(id, "/state")).text);
+// The agent reports each variable as a short hash (or <unset>); `is` says whether it holds `value`.
 const env = async (id: string, ...names: string[]) =>
   Object.fromEntries((await relay.say(id, `/env ${names.join(" ")}`)).text.split(" ").map((kv: string) => kv.split("=", 2)));
+const is = (value: string) => hash(value);
 
 test("the session's mode, model and effort reach the CLI through its advertised calls, at start and after a change", async () => {
   const id = await create({ provider: "claude", model: "claude-sonnet-5-5", effort: "high" });
@@ -76,22 +79,22 @@ test("models come from the agent: relay_info lists them, the default follows the
 test("each worker gets only its own provider's secrets; the relay's other variables pass", async () => {
   const names = ["XAI_API_KEY", "COPILOT_GITHUB_TOKEN", "GH_TOKEN", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY", "ANTHROPIC_BASE_URL", "IS_SANDBOX"];
   const grok = await env(await create({ provider: "grok" }), ...names);
-  assert.equal(grok.XAI_API_KEY, SECRETS.xaiApiKey);
+  assert.equal(grok.XAI_API_KEY, is(SECRETS.xaiApiKey));
   for (const n of ["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY"]) assert.equal(grok[n], "<unset>", `grok ${n}`);
-  assert.equal(grok.ANTHROPIC_BASE_URL, "http://127.0.0.1:9", "a CLI's own non-secret variables pass to every worker");
+  assert.equal(grok.ANTHROPIC_BASE_URL, is("http://127.0.0.1:9"), "a CLI's own non-secret variables pass to every worker");
 
   const copilot = await env(await create({ provider: "copilot" }), ...names);
-  assert.equal(copilot.COPILOT_GITHUB_TOKEN, SECRETS.copilotToken);
-  assert.equal(copilot.GH_TOKEN, "gh-relay-env-token");
+  assert.equal(copilot.COPILOT_GITHUB_TOKEN, is(SECRETS.copilotToken));
+  assert.equal(copilot.GH_TOKEN, is("gh-relay-env-token"));
   for (const n of ["XAI_API_KEY", "ANTHROPIC_API_KEY", "DEEPSEEK_API_KEY"]) assert.equal(copilot[n], "<unset>", `copilot ${n}`);
 
   const api = await env(await create({ provider: "claude-api" }), ...names);
-  assert.equal(api.ANTHROPIC_API_KEY, SECRETS.claudeApiKey, "Claude API runs on the owner's key, not the relay's variable");
+  assert.equal(api.ANTHROPIC_API_KEY, is(SECRETS.claudeApiKey), "Claude API runs on the owner's key, not the relay's variable");
   for (const n of ["XAI_API_KEY", "COPILOT_GITHUB_TOKEN", "GH_TOKEN", "DEEPSEEK_API_KEY"]) assert.equal(api[n], "<unset>", `claude-api ${n}`);
-  assert.equal(api.IS_SANDBOX, process.getuid?.() === 0 ? "1" : "<unset>", "IS_SANDBOX only as root");
+  assert.equal(api.IS_SANDBOX, process.getuid?.() === 0 ? is("1") : "<unset>", "IS_SANDBOX only as root");
 
   const sub = await env(await create({ provider: "claude" }), ...names);
-  assert.equal(sub.ANTHROPIC_API_KEY, "sk-ant-relay-env", "the subscription keeps the relay's own Claude variables");
+  assert.equal(sub.ANTHROPIC_API_KEY, is("sk-ant-relay-env"), "the subscription keeps the relay's own Claude variables");
   assert.equal(sub.XAI_API_KEY, "<unset>");
 });
 
@@ -120,6 +123,9 @@ test("what the agent did is kept with the reply (activity, compact) and read_ses
   const gr = await relay.say(g, "/relaytool");
   const gm = (await relay.session(g)).messages.find((m: any) => m.id === gr.id).meta;
   assert.deepEqual(gm.activity[0].relay, { action: "list_sessions", relay: "this" });
+  // Grok's counts arrive in the prompt response's _meta.
+  const gu = await relay.say(g, "/usage 7 3 0");
+  assert.deepEqual((await relay.session(g)).messages.find((m: any) => m.id === gu.id).meta.usage, { inputTokens: 7, outputTokens: 3, cachedTokens: 5 });
 });
 
 test("usage: kept with the reply, per provider meters, and the Claude API spend feeds the cap", async () => {
@@ -167,6 +173,17 @@ test("errors in words: sign-in, rate limit, a crash, a protocol error; send repo
   const crash = await relay.say(cp, "/crash");
   assert.match(crash.text, /^Error: The Copilot agent process exited during the turn \(its last output: fatal: the fake agent crashed on purpose\)\. The next message starts it again/);
   assert.match((await relay.say(cp, "hello")).text, /^echo: hello$/, "the next message starts a fresh worker");
+
+  // Copilot with a refused provider key ends its turn normally, saying so in the reply: an error all the same.
+  const refused = await mcp.call({ action: "send", relay: "this", session: cp, text: "/refused-reply" });
+  assert.equal(refused.status, "error");
+  assert.match(refused.error, /^Copilot is not signed in on relay "desk": run `copilot login`.* as \S+, then send the message again\./);
+
+  // A sign-in failure while the probe still finds it signed in (a refused key): unavailable until checked again.
+  const info = await mcp.call({ action: "relay_info", relay: "this" });
+  assert.match(info.providers.find((p: any) => p.id === "grok").reason, /its credentials were refused at the last turn/);
+  assert.equal((await relay.api("POST", "/api/providers/grok/check")).json.available, true);
+  assert.equal((await relay.api("POST", "/api/providers/copilot/check")).json.available, true);
 });
 
 test("Grok: the first prompt waits for its MCP connection (relay_tool) before it runs", async () => {

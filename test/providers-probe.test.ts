@@ -14,8 +14,8 @@ const me = userInfo().username;
 
 before(async () => {
   const dir = fakeCliDir({ signedOut: ["claude", "copilot"] });
-  relay = await withEnv({ PATH: `${dir}:${process.env.PATH}`, OAR_MAX_WORKERS: "2" }, () => TestRelay.start({ settings: { claudeApiKey: "sk-ant-probe-0001" } }));
-  await relay.waitFor(async () => (await relay.api("GET", "/api/providers")).json.providers.filter((p: any) => p.checkedAt).length === 4);
+  relay = await withEnv({ PATH: `${dir}:${process.env.PATH}` }, () => TestRelay.start({ settings: { claudeApiKey: "sk-ant-probe-0001", maxWorkers: 2 } }));
+  await relay.waitFor(async () => (await relay.api("GET", "/api/providers")).json.providers.filter((p: any) => ["claude", "claude-api", "copilot", "grok"].includes(p.id) && p.checkedAt).length === 4);
 });
 after(() => relay.stop());
 
@@ -70,6 +70,11 @@ test("a turn failing on sign-in probes the provider again", async () => {
   const reply = await relay.say(g, "/fail auth");
   assert.match(reply.text, /^Error: Grok is not signed in/);
   await relay.waitFor(async () => Date.parse((await providers()).grok.checkedAt) > Date.parse(before));
+  // It still looks signed in to the probe, so its credentials must have been refused: unavailable until checked.
+  const p = await relay.waitFor(async () => (await providers()).grok.reason && (await providers()).grok);
+  assert.equal(p.available, false);
+  assert.match(p.reason, /^Grok is not signed in on relay "desk": .* \(its credentials were refused at the last turn\)$/);
+  assert.equal((await relay.api("POST", "/api/providers/grok/check")).json.available, true, "the owner's check clears it");
 });
 
 test("maxWorkers: at the cap the idle worker unused longest makes room; with all busy a turn waits", async () => {

@@ -16,6 +16,8 @@ import { subscriptionRoutes } from "./subscriptions.ts";
 import { providerRoutes } from "./providers.ts";
 import { usageRoutes } from "./usage.ts";
 import { timingSafeEqual } from "node:crypto";
+import { sessionFileRoutes } from "./session-files.ts";
+import { cloudRoutes } from "../cloud/routes.ts";
 
 function tokenMatches(given: string | undefined, expected: string): boolean {
   if (!given) return false;
@@ -60,6 +62,8 @@ export function ownerApi(relay: Relay): Hono {
   });
 
   app.route("/sessions", sessionRoutes(relay));
+  app.route("/sessions", sessionFileRoutes(relay.sessions));
+  app.route("/sessions", cloudRoutes(relay.sessions));
   app.route("/groups", groupRoutes(relay));
   app.route("/schedules", scheduleRoutes(relay));
   app.route("/subscriptions", subscriptionRoutes(relay));

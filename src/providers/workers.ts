@@ -192,6 +192,7 @@ export class Workers {
     });
     exited.catch(() => {});
     const onAbort = () => slot.worker.cancel();
+    let mine: ((t: string) => void) | null = null;
     try {
       await Promise.race([slot.ready, exited]);
       if (signal.aborted) return { stopReason: "cancelled" };
@@ -205,13 +206,22 @@ export class Workers {
       ]);
       await Promise.race([slot.worker.beforePrompt(), exited]);
       if (signal.aborted) return { stopReason: "cancelled" };
-      slot.onChunk = onChunk;
+      let replyText = "";
+      const collect = (t: string) => {
+        replyText += t;
+        onChunk(t);
+      };
+      slot.onChunk = mine = collect;
       signal.addEventListener("abort", onAbort, { once: true });
       const res = await Promise.race([
         slot.worker.prompt(text, { model: turn.model ?? now.model, effort: now.effort, mode: turn.mode ?? now.mode, ...openAiAgentMeta(session.provider, now.extra_json) }),
         exited,
       ]);
-      const u = (res as { usage?: Record<string, unknown> | null }).usage;
+      const refused = adapterFor(session.provider)?.replyFailure?.(replyText);
+      if (refused) throw new Error(refused);
+      // The standard `usage` field; Grok puts the same counts in the response's `_meta`.
+      const r = res as { usage?: Record<string, unknown> | null; _meta?: Record<string, unknown> | null };
+      const u = r.usage ?? (typeof r._meta?.inputTokens === "number" ? r._meta : null);
       if (u) {
         const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
         if (n(u.inputTokens) !== undefined) log.usage.inputTokens = n(u.inputTokens);
@@ -233,7 +243,7 @@ export class Workers {
     } finally {
       signal.removeEventListener("abort", onAbort);
       // Only our own: a turn given up on (see Turns.end) must not cut off the next one's chunks.
-      if (slot.onChunk === onChunk) slot.onChunk = null;
+      if (slot.onChunk === mine) slot.onChunk = null;
       if (slot.turn?.log === log) slot.turn = null;
       slot.lastUsed = this.env.clock.now();
       this.armIdle(session.id);

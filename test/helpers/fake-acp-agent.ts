@@ -9,10 +9,12 @@
 // Profile: FAKE_ACP_PROFILE=claude|copilot|grok. Sign-in: FAKE_ACP_SIGNED_OUT=1 (claude: the
 // "Not logged in" status; copilot/grok: session/new refused -32000).
 // Prompt lines: /state · /pid · /env NAME… · /permission TITLE · /permission-always TITLE · /tool ·
-// /relaytool · /usage IN OUT COST · /fail auth|rate|other · /crash · /mcp · anything else echoes.
+// /relaytool · /usage IN OUT COST · /refused-reply · /fail auth|rate|other · /crash · /mcp · anything else echoes.
 
 import { Readable, Writable } from "node:stream";
 import { randomUUID } from "node:crypto";
+
+import { hash } from "./fake-acp-agent-hash.ts";
 import * as acp from "@agentclientprotocol/sdk/unstable";
 
 const profile = process.env.FAKE_ACP_PROFILE ?? "claude";
@@ -118,8 +120,8 @@ const app = acp
     s.calls.push(`set_config_option ${params.configId}=${value}`);
     const cfg = (advertised(s).configOptions as { id: string; category: string; options: { value: string }[] }[]).find((o) => o.id === params.configId);
     if (!cfg) throw acp.RequestError.invalidParams(undefined, `Unknown config option: ${params.configId}`);
-    // Claude resolves full model ids itself; the others take only what they listed.
-    const known = cfg.options.some((o) => o.value === value) || (profile === "claude" && cfg.category === "model" && /^claude-/.test(value));
+    // Every CLI takes only what it listed (Claude refuses full ids: cli-findings.md).
+    const known = cfg.options.some((o) => o.value === value);
     if (!known) throw acp.RequestError.invalidParams(undefined, `Invalid value for config option ${params.configId}: ${value}`);
     if (cfg.category === "mode") s.mode = value;
     if (cfg.category === "model") s.model = value;
@@ -142,7 +144,8 @@ const app = acp
       const [cmd, ...rest] = line.trim().split(/\s+/);
       const arg = rest.join(" ");
       if (cmd === "/state") out.push(JSON.stringify({ mode: s.mode, model: s.model, effort: s.effort, calls: s.calls }));
-      else if (cmd === "/env") out.push(rest.map((n) => `${n}=${process.env[n] ?? "<unset>"}`).join(" "));
+      // Values as a short hash: the relay masks its secrets in everything it shows.
+      else if (cmd === "/env") out.push(rest.map((n) => `${n}=${process.env[n] === undefined ? "<unset>" : hash(process.env[n]!)}`).join(" "));
       else if (cmd === "/pid") out.push(`pid ${process.pid}`);
       else if (cmd === "/mcp") out.push(`mcp ready: ${s.mcpReady ? "yes" : "no"}`);
       else if (cmd === "/permission" || cmd === "/permission-always") {
@@ -166,7 +169,7 @@ const app = acp
         out.push("edited");
       } else if (cmd === "/relaytool") {
         const title = profile === "claude" ? "mcp__relay__relay_tool" : profile === "copilot" ? "relay-relay_tool" : "use_tool";
-        const rawInput = profile === "grok" ? { tool_name: "relay__relay_tool", arguments: { action: "list_sessions", relay: "this" } } : { action: "read_session", relay: "this", session: "ses_x" };
+        const rawInput = profile === "grok" ? { variant: "UseTool", tool_name: "relay__relay_tool", tool_input: { action: "list_sessions", relay: "this" } } : { action: "read_session", relay: "this", session: "ses_x" };
         await update({ sessionUpdate: "tool_call", toolCallId: "r1", title, kind: "other", status: "pending", rawInput });
         await update({ sessionUpdate: "tool_call_update", toolCallId: "r1", status: "completed" });
         out.push("called relay");
@@ -176,6 +179,9 @@ const app = acp
         await update({ sessionUpdate: "usage_update", used: inTok + outTok, size: 200000, cost: { amount: s.cost, currency: "USD" } });
         usage = { inputTokens: inTok, outputTokens: outTok, cachedReadTokens: 5, totalTokens: inTok + outTok + 5 };
         out.push("usage sent");
+      } else if (cmd === "/refused-reply") {
+        // Copilot with a wrong provider key: no ACP error, the reply says it.
+        out.push("Info: Request failed due to a transient API error. Retrying...Error: Authentication failed with provider at http://127.0.0.1:9/v1 (HTTP 401).\n  Check your COPILOT_PROVIDER_API_KEY.");
       } else if (cmd === "/fail") {
         if (arg === "auth") throw acp.RequestError.authRequired(undefined, "Authentication required");
         if (arg === "rate") throw acp.RequestError.internalError(undefined, "429 Rate limit exceeded, please slow down");
@@ -186,7 +192,8 @@ const app = acp
       } else if (line.trim()) out.push(`echo: ${line.trim()}`);
     }
     await update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: out.join("\n") } });
-    return { stopReason: "end_turn", ...(usage ? { usage } : {}) } as acp.PromptResponse;
+    // Grok reports its counts in the response's _meta, the others in `usage`.
+    return { stopReason: "end_turn", ...(usage ? (profile === "grok" ? { _meta: usage } : { usage }) : {}) } as acp.PromptResponse;
   })
   .onNotification("session/cancel", () => {});
 

@@ -47,6 +47,9 @@ export interface ProviderAdapter {
   modelId?(m: Advertised): string | null;
   /** A JSON-RPC notification (method, params) arrived: lets a quirk watch for what it waits on. */
   waitsForBeforeFirstPrompt?: { method: string; timeoutMs: number; why: string };
+  /** A turn that "succeeded" with a reply saying the credentials were refused (Copilot with a
+   * wrong provider key ends end_turn with "Error: Authentication failed …"): the error text. */
+  replyFailure?(reply: string): string | null;
   /** Whether the sign-in status notification says nobody is signed in (Claude's `_auth/status_update`). */
   signedOut?(method: string, params: Record<string, unknown>): boolean | undefined;
 }

@@ -7,6 +7,7 @@ import { CATALOG, fakeProviders, getProvider, providerAvailability } from "./cat
 import { launchSpec } from "./launch.ts";
 import { probeResult, setProbeResult, type ProbeResult } from "./probe-cache.ts";
 import { advertisedModels } from "./session-config.ts";
+import { isOpenAiAgent, refreshOpenAiAgents } from "./openai-agent/provider.ts";
 import { describeFailure, isAuthError, signInReason } from "./turn-errors.ts";
 
 // Availability you can trust (contract §9.2): `available` means installed AND signed in.
@@ -44,6 +45,8 @@ export class ProviderProbes {
 
   /** Runs (or joins) a probe of `id`; undefined when there is nothing to probe. */
   check(id: string): Promise<ProbeResult | undefined> {
+    // DeepSeek / OpenAI-compatible run no CLI: their probe asks the endpoint's models list.
+    if (isOpenAiAgent(id)) return refreshOpenAiAgents(this.env.settings(), true, PROBE_TIMEOUT_MS).then(() => probeResult(id));
     const going = this.running.get(id);
     if (going) return going;
     if (!this.probeable(id)) return Promise.resolve(undefined);
@@ -53,6 +56,16 @@ export class ProviderProbes {
     }).finally(() => this.running.delete(id));
     this.running.set(id, p);
     return p;
+  }
+
+  /** A turn failed on sign-in: probe again, and if the probe still finds it signed in (a key
+   * that is set but refused), it stays unavailable until its settings change or the owner checks. */
+  async authFailed(id: string): Promise<void> {
+    const r = await this.check(id);
+    if (!r?.available) return;
+    const adapter = adapterFor(id)!;
+    const ctx = { providerName: getProvider(id)?.name ?? id, relayName: this.env.relayName, signIn: adapter.signIn };
+    setProbeResult(id, { ...r, available: false, reason: `${signInReason(ctx)} (its credentials were refused at the last turn)` });
   }
 
   checking(id: string): boolean {

@@ -1,8 +1,8 @@
 import { Hono, type Context } from "hono";
 import { readFileSync, readdirSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import type { Relay } from "../relay.ts";
 import { CATALOG } from "../providers/catalog.ts";
+import { packageFile } from "../core/package-paths.ts";
 import { staticAsset, type Asset } from "./static-asset.ts";
 import { vendorAssets } from "./vendor.ts";
 
@@ -11,7 +11,8 @@ import { vendorAssets } from "./vendor.ts";
 // and compressed once at start; the page reads the owner token from the URL fragment and
 // talks to the owner API and its SSE stream; nothing served here needs or holds the token.
 
-const dir = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+// From the package root: the compiled bundle serves the same files as the sources.
+const dir = (p: string) => packageFile(`src/web/${p}`);
 
 /** The provider table for the New session form: static data only; availability comes from
  * GET /api/providers when the relay has it. */

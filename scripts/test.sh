@@ -14,6 +14,8 @@ fi
 # The pinned agent CLIs for the end-to-end tests, once, into a cache outside the repository.
 bash scripts/install-agents.sh >/dev/null || echo "warning: some agent CLIs are missing; their end-to-end tests will be skipped"
 npx tsc --noEmit -p .
+# Tests start bin/oar, which runs the compiled bundle when it is fresh: they test what ships.
+node scripts/build.mjs --if-stale
 shopt -s nullglob
 files=(test/*.test.ts)
 node --import tsx --test --test-concurrency=3 --test-timeout=300000 "${files[@]}"

@@ -13,8 +13,11 @@ import { questionView } from "../questions/ask-user.ts";
 import { groupRoutes } from "./groups.ts";
 import { scheduleRoutes } from "../schedules/routes.ts";
 import { subscriptionRoutes } from "./subscriptions.ts";
+import { providerRoutes } from "./providers.ts";
 import { usageRoutes } from "./usage.ts";
 import { timingSafeEqual } from "node:crypto";
+import { sessionFileRoutes } from "./session-files.ts";
+import { cloudRoutes } from "../cloud/routes.ts";
 
 function tokenMatches(given: string | undefined, expected: string): boolean {
   if (!given) return false;
@@ -38,7 +41,8 @@ export function ownerApi(relay: Relay): Hono {
     // The one exception, the SSE stream (EventSource sends no headers), takes a short-lived
     // ticket made with the token (POST /api/stream-ticket).
     const token = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
-    const ticketOk = !token && c.req.method === "GET" && c.req.path.endsWith("/stream") && tickets.valid(c.req.query("ticket"));
+    // Images the page shows (<img src>, GET /api/sessions/:id/files) cannot send headers either.
+    const ticketOk = !token && c.req.method === "GET" && /\/api\/(stream|sessions\/[^/]+\/files)$/.test(c.req.path) && tickets.valid(c.req.query("ticket"));
     if (!ticketOk && !tokenMatches(token, relay.ownerToken)) {
       return c.json({ ok: false, code: "REMOTE_RELAY_AUTH", error: "The owner token is missing or wrong (send it as Authorization: Bearer …)." }, 401);
     }
@@ -58,9 +62,12 @@ export function ownerApi(relay: Relay): Hono {
   });
 
   app.route("/sessions", sessionRoutes(relay));
+  app.route("/sessions", sessionFileRoutes(relay.sessions));
+  app.route("/sessions", cloudRoutes(relay.sessions));
   app.route("/groups", groupRoutes(relay));
   app.route("/schedules", scheduleRoutes(relay));
   app.route("/subscriptions", subscriptionRoutes(relay));
+  app.route("/providers", providerRoutes(relay));
   app.route("/usage", usageRoutes(relay));
 
   app.get("/cards", (c) => {
@@ -68,9 +75,10 @@ export function ownerApi(relay: Relay): Hono {
     return c.json({ cards: relay.approvals.pending(session || undefined).map(cardView) });
   });
   app.post("/cards/:id", async (c) => {
-    const b = z.object({ decision: z.enum(["allow", "deny"]) }).safeParse(await jsonBody(c));
-    if (!b.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", 'decision must be "allow" or "deny". Nothing was decided.');
-    return c.json(cardView(relay.approvals.decide(c.req.param("id"), b.data.decision)));
+    // A permission card (a CLI asking before a tool) may also be answered with one of its options.
+    const b = z.union([z.object({ decision: z.enum(["allow", "deny"]) }), z.object({ optionId: z.string().min(1).max(200) })]).safeParse(await jsonBody(c));
+    if (!b.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", 'decision must be "allow" or "deny" (or, for a permission card, optionId one of its options). Nothing was decided.');
+    return c.json(cardView(relay.approvals.decide(c.req.param("id"), "optionId" in b.data ? { optionId: b.data.optionId } : b.data.decision)));
   });
 
   app.get("/inbox", (c) => c.json({ questions: relay.questions.pending().map(questionView) }));

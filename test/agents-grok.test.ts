@@ -28,7 +28,13 @@ after(async () => {
 });
 
 test("the probe finds Grok signed in with the key, with the models its API lists", { skip, timeout: TURN_MS }, async () => {
-  const p = await checkedProvider(relay, "grok");
+  // The key was saved just after start, so the probe at start may have run without it; saving
+  // a provider's setting probes it again.
+  let last: any;
+  const p = await relay.waitFor(async () => {
+    last = (await relay.api("GET", "/api/providers")).json.providers.find((x: any) => x.id === "grok");
+    return last.available && last.checkedAt && !last.checking ? last : undefined;
+  }, TURN_MS - 5_000).catch(() => last);
   assert.equal(p.available, true, p.reason);
   assert.deepEqual(p.models, ["grok-test-a", "grok-test-b"]);
 });

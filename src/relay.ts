@@ -22,6 +22,7 @@ import { secureDataDir } from "./ops/data-dir.ts";
 import { SecretMask } from "./core/secret-mask.ts";
 import { wireProviders } from "./providers/relay-wiring.ts";
 import type { ProviderProbes } from "./providers/probes.ts";
+import { installWorkspaceCleanup } from "./cloud/lifetime.ts";
 
 export const VERSION = "0.9.19";
 
@@ -91,6 +92,7 @@ export class Relay {
     this.asks = new Asks(this);
     this.turns.maxTurnMinutes = () => this.settings.get().maxTurnMinutes;
     installGroupLifetime(this);
+    installWorkspaceCleanup(this.db, this.bus, this.dataDir);
     const providers = wireProviders({ relayName: this.name, clock: this.clock, bus: this.bus, settings: this.settings, approvals: () => this.approvals });
     this.probes = providers.probes;
     this.workers = new Workers({

@@ -113,6 +113,8 @@ function describeBad(name: string, value: unknown, zodMessage: string): string {
   if (name === "lines" || name === "last") return `${name} must be a whole number, 1 or more (got ${shown})`;
   if (name === "mode") return `mode must be "agent", "ask" or "plan" (got ${JSON.stringify(value)?.slice(0, 40)})`;
   if (name === "effort") return `effort must be "low", "medium", "high" or "max" (got ${JSON.stringify(value)?.slice(0, 40)})`;
+  if (name === "limit") return `limit must be a whole number from 1 to 200 (got ${shown})`;
+  if (name === "state") return `state must be "running_turn", "background_only" or "idle" (got ${JSON.stringify(value)?.slice(0, 40)})`;
   if (name === "scope") return `scope must be "active" or "all" (got ${JSON.stringify(value)?.slice(0, 40)})`;
   return `${name} is not valid (${zodMessage || `got ${got}`})`;
 }

@@ -16,6 +16,8 @@ import { subscriptionRoutes } from "./subscriptions.ts";
 import { providerRoutes } from "./providers.ts";
 import { usageRoutes } from "./usage.ts";
 import { timingSafeEqual } from "node:crypto";
+import { sessionFileRoutes } from "./session-files.ts";
+import { cloudRoutes } from "../cloud/routes.ts";
 
 function tokenMatches(given: string | undefined, expected: string): boolean {
   if (!given) return false;
@@ -39,7 +41,8 @@ export function ownerApi(relay: Relay): Hono {
     // The one exception, the SSE stream (EventSource sends no headers), takes a short-lived
     // ticket made with the token (POST /api/stream-ticket).
     const token = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
-    const ticketOk = !token && c.req.method === "GET" && c.req.path.endsWith("/stream") && tickets.valid(c.req.query("ticket"));
+    // Images the page shows (<img src>, GET /api/sessions/:id/files) cannot send headers either.
+    const ticketOk = !token && c.req.method === "GET" && /\/api\/(stream|sessions\/[^/]+\/files)$/.test(c.req.path) && tickets.valid(c.req.query("ticket"));
     if (!ticketOk && !tokenMatches(token, relay.ownerToken)) {
       return c.json({ ok: false, code: "REMOTE_RELAY_AUTH", error: "The owner token is missing or wrong (send it as Authorization: Bearer …)." }, 401);
     }
@@ -59,6 +62,8 @@ export function ownerApi(relay: Relay): Hono {
   });
 
   app.route("/sessions", sessionRoutes(relay));
+  app.route("/sessions", sessionFileRoutes(relay.sessions));
+  app.route("/sessions", cloudRoutes(relay.sessions));
   app.route("/groups", groupRoutes(relay));
   app.route("/schedules", scheduleRoutes(relay));
   app.route("/subscriptions", subscriptionRoutes(relay));

@@ -34,10 +34,16 @@ abstract class TimerQueue implements Clock {
 
   at(at: number, fn: () => void): Cancel {
     const entry: Entry = { at, seq: this.seq++, fn };
-    // Sorted insert keeps firing order stable for equal due times.
-    let i = this.entries.length;
-    while (i > 0 && (this.entries[i - 1].at > at || (this.entries[i - 1].at === at && this.entries[i - 1].seq > entry.seq))) i--;
-    this.entries.splice(i, 0, entry);
+    // Sorted insert (binary search: thousands of timers are armed at start-up) after every
+    // entry due at the same time, which keeps firing order stable for equal due times.
+    let lo = 0;
+    let hi = this.entries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.entries[mid].at <= at) lo = mid + 1;
+      else hi = mid;
+    }
+    this.entries.splice(lo, 0, entry);
     this.changed();
     return () => {
       const j = this.entries.indexOf(entry);

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Db } from "../store/db.ts";
 import type { Clock } from "./clock.ts";
 import { RelayError } from "./errors.ts";
+import { issueWords } from "./issue-words.ts";
 
 // Relay settings (contract §3). Stored as one JSON value per key; defaults live here.
 // Provider set-up (keys, tokens) and the Claude API key's monthly cap are owner settings
@@ -154,7 +155,7 @@ export class SettingsStore {
       const key = String(issue.path[0]);
       const hint = key === "longestWaitMinutes" ? " (2 to 60 minutes)" : "";
       // A secret's value must not be echoed back in the refusal.
-      const why = isSecret(key) ? "it must be text (or null to remove it)" : issue.message;
+      const why = isSecret(key) ? "it must be text (or null to remove it)" : issue.code === "custom" ? issue.message : issueWords(issue, "it");
       throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Setting ${key} is not valid: ${why}${hint}. Nothing was changed.`);
     }
     const data = parsed.data as Record<string, unknown>;

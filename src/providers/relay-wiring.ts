@@ -33,7 +33,7 @@ export function wireProviders(d: ProviderWiringDeps): { probes: ProviderProbes; 
   const secretsOf = (id: string) => JSON.stringify((adapterFor(id)?.secretSettings ?? []).map((k) => settings()[k] ?? null));
   const seen = new Map<string, string>();
   const remember = () => {
-    for (const id of ["claude", "claude-api", "copilot", "grok"]) seen.set(id, secretsOf(id));
+    for (const id of ["claude", "claude-api", "claude-cloud", "copilot", "grok"]) seen.set(id, secretsOf(id));
   };
   remember();
   // DeepSeek / OpenAI-compatible: their models endpoint is asked at start and when settings change.

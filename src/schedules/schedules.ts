@@ -93,7 +93,7 @@ export class Schedules {
 
   /** The owner spoke in a conversation: its loop count was reset, so its held schedules go now. */
   ownerSpoke(sessionId: string): void {
-    if (this.store.active().some((r) => r.set_by === sessionId && r.held_since != null)) this.runDue();
+    if (this.store.holdsFor(sessionId)) this.runDue();
   }
 
   /** Fires every schedule due now, and re-checks held ones; then arms for the next. */
@@ -102,13 +102,11 @@ export class Schedules {
     this.running = true;
     try {
       const now = this.relay.clock.now();
-      for (const row of this.store.active()) {
-        if (row.held_since != null || (row.next_fire_at != null && row.next_fire_at <= now)) {
-          try {
-            this.fire(row, now);
-          } catch (err) {
-            console.error(`[schedules] firing ${row.id} failed:`, err);
-          }
+      for (const row of this.store.dueOrHeld(now)) {
+        try {
+          this.fire(row, now);
+        } catch (err) {
+          console.error(`[schedules] firing ${row.id} failed:`, err);
         }
       }
     } finally {
@@ -169,13 +167,10 @@ export class Schedules {
   /** One clock timer for the earliest due time; a held schedule is looked at every minute. */
   private arm(): void {
     const now = this.relay.clock.now();
-    let earliest = Infinity;
-    for (const r of this.store.active()) {
-      // A held one is looked at again every minute; within a clock step nothing can release
-      // it (only the owner's message does), so it is looked at after the step.
-      const due = r.held_since != null ? nextGridTime(r.held_since, 1, Math.max(now, this.relay.clock.horizon())) : r.next_fire_at ?? Infinity;
-      if (due < earliest) earliest = due;
-    }
+    let earliest = this.store.nextDue() ?? Infinity;
+    // A held one is looked at again every minute; within a clock step nothing can release
+    // it (only the owner's message does), so it is looked at after the step.
+    for (const r of this.store.held()) earliest = Math.min(earliest, nextGridTime(r.held_since!, 1, Math.max(now, this.relay.clock.horizon())));
     if (earliest === this.armedFor && this.cancel) return;
     this.cancel?.();
     this.cancel = null;

@@ -37,7 +37,7 @@ test("with the owner's key the worker starts, calls relay_tool and the scripted 
     { action: "send", relay: "this", session: helper, text: "/reply pong for the API", wait_seconds: 90 },
   ]));
   assert.notEqual(reply.meta?.status, "error", reply.text);
-  assert.match(reply.text, /step 2: status=done reply="pong for the API"/);
+  assert.match(reply.text, /step 2: status=done reply="pong for the API/);
   assert.equal(relayActivity(reply, "send")?.status, "completed");
   // The owner's key is what reached the model server, as Claude Code sends it.
   assert.ok(fake.mainCalls.every((c) => c.headers["x-api-key"] === "sk-owner-key"));
@@ -77,8 +77,8 @@ test("a wrong key: the turn ends with an error in words", { skip, timeout: 2 * T
   try {
     const reply = await say(relay, session, "Say hello.", 120_000);
     assert.equal(reply.meta?.status, "error", reply.text);
-    assert.match(reply.text, /Claude API/);
-    assert.match(reply.text, /key/i);
+    assert.match(reply.meta.error, /Claude API/);
+    assert.match(reply.meta.error, /key/i);
   } finally {
     await relay.api("PATCH", "/api/settings", { claudeApiKey: "sk-owner-key" });
   }

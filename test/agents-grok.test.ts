@@ -46,7 +46,7 @@ test("agent mode: the first prompt already has relay_tool; Grok calls it through
   assert.notEqual(reply.meta?.status, "error", reply.text);
   assert.match(reply.text, /step 1: sessions=\d+/);
   assert.match(reply.text, /step 2: messages=\d+/);
-  assert.match(reply.text, /step 3: status=done reply="pong for grok"/);
+  assert.match(reply.text, /step 3: status=done reply="pong for grok/);
   // Grok lists "always allow" first; in agent mode the relay allows once and raises no card.
   assert.equal((await relay.api("GET", `/api/cards?session=${session}`)).json.cards.length, 0);
   assert.equal(relayActivity(reply, "send")?.status, "completed", JSON.stringify(reply.meta?.activity));
@@ -96,7 +96,7 @@ test("a wrong key: the provider is unavailable with the reason, and a turn fails
     await relay.api("POST", `/api/sessions/${session}/kill`);
     const reply = await say(relay, session, "Say hello.");
     assert.equal(reply.meta?.status, "error", reply.text);
-    assert.match(reply.text, /Grok is not signed in on relay "desk"/);
+    assert.match(reply.meta.error, /Grok is not signed in on relay "desk"/);
   } finally {
     fake.apiKey = "test-key";
   }

@@ -18,6 +18,8 @@ import { installGroupLifetime } from "./groups/lifetime.ts";
 import type { McpEntry } from "./providers/acp-worker.ts";
 import type { DeliveryApi } from "./watching/delivery.ts";
 import { Watching } from "./watching/watching.ts";
+import { Pairing } from "./pairing/pairing.ts";
+import { remoteGate } from "./pairing/remote-exec.ts";
 
 export const VERSION = "0.9.19";
 
@@ -59,6 +61,8 @@ export class Relay {
   /** Relay events to a conversation without a subscription (e.g. question_answered): watching/delivery.ts. */
   readonly delivery: DeliveryApi;
   readonly watch: Watching;
+  /** Paired relays (src/pairing/): pairing, the peer API, locking, events across links. */
+  readonly pairing: Pairing;
 
   constructor(opts: RelayOptions = {}) {
     this.dataDir = opts.dataDir ?? join(homedir(), ".oar");
@@ -76,6 +80,8 @@ export class Relay {
     this.watch = new Watching(this);
     this.delivery = this.watch.delivery;
     this.asks = new Asks(this);
+    this.pairing = new Pairing(this);
+    this.approvals.remoteGate = (caller, gate) => remoteGate(this, caller, gate);
     this.turns.maxTurnMinutes = () => this.settings.get().maxTurnMinutes;
     installGroupLifetime(this);
     this.workers = new Workers({
@@ -117,9 +123,11 @@ export class Relay {
     for (const sessionId of this.turns.recover()) this.turns.kick(sessionId);
     this.watch.start();
     this.schedules.start();
+    this.pairing.start();
   }
 
   close(): void {
+    this.pairing.stop();
     this.workers.stopAll();
     this.db.close();
   }
@@ -127,7 +135,7 @@ export class Relay {
   /** contract §5.1: relay_tool is offered when agent sessions are on (or, with pairing, a
    * paired relay allows more than off). */
   toolOffered(): boolean {
-    return this.settings.get().agentSessions;
+    return this.settings.get().agentSessions || this.pairing.anyAllowed();
   }
 
   mcpEntry(s: SessionRow): McpEntry {
@@ -143,6 +151,7 @@ export class Relay {
   ownerMessage(sessionId: string, text: string): { messageId: string; turnId: string } {
     this.approvals.resetLoop(sessionId);
     this.schedules.ownerSpoke(sessionId);
+    this.pairing.ownerSaid(sessionId, text);
     const { turn, messageId } = this.turns.enqueue({ sessionId, role: "user", text });
     return { messageId, turnId: turn.id };
   }
@@ -153,7 +162,7 @@ export class Relay {
 
   /** Strings that must never show in results or task output. */
   secrets(): string[] {
-    const list = [this.ownerToken, ...this.settings.secretValues()];
+    const list = [this.ownerToken, ...this.settings.secretValues(), ...this.pairing.secrets()];
     for (const r of this.db.prepare("SELECT agent_token FROM sessions").iterate() as Iterable<{ agent_token: string }>) list.push(r.agent_token);
     return list.filter(Boolean);
   }

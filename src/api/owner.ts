@@ -12,6 +12,7 @@ import { groupRoutes } from "./groups.ts";
 import { scheduleRoutes } from "../schedules/routes.ts";
 import { subscriptionRoutes } from "./subscriptions.ts";
 import { timingSafeEqual } from "node:crypto";
+import { pairingRoutes } from "../pairing/routes.ts";
 
 function tokenMatches(given: string | undefined, expected: string): boolean {
   if (!given) return false;
@@ -49,6 +50,7 @@ export function ownerApi(relay: Relay): Hono {
   app.route("/groups", groupRoutes(relay));
   app.route("/schedules", scheduleRoutes(relay));
   app.route("/subscriptions", subscriptionRoutes(relay));
+  app.route("/", pairingRoutes(relay));
 
   app.get("/cards", (c) => {
     const session = c.req.query("session");

@@ -52,6 +52,8 @@ export class SubscriptionStore {
     this.byWatcher.clear();
     this.allScope = [];
     for (const row of rows) {
+      // A subscription on a paired relay (its mirror here): that relay captures its events.
+      if (row.relay !== "this") continue;
       const sub = this.parse(row);
       this.byId.set(sub.id, sub);
       if (!this.byWatcher.has(sub.watcher)) this.byWatcher.set(sub.watcher, []);

@@ -2,6 +2,7 @@
 // contract §3, §5.2, §5.6).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { rmSync } from "node:fs";
 import { TestRelay, type McpSession } from "./helpers/relay-process.ts";
 import { pair } from "./helpers/pairing.ts";
 
@@ -12,7 +13,8 @@ let agent: McpSession;
 let target: string;
 
 before(async () => {
-  [a, b] = await Promise.all([TestRelay.start({ name: "desk" }), TestRelay.start({ name: "bbox" })]);
+  a = await TestRelay.start({ name: "desk" });
+  b = await TestRelay.start({ name: "bbox" });
   await pair(a, b);
   conv = await a.createSession({ title: "Planner" });
   agent = await a.mcp(conv);
@@ -170,7 +172,7 @@ test("revoked on the other side: AUTH; unpaired here: NOT_FOUND", async () => {
 test("a relay that does not answer is OFFLINE after a bounded wait, and does not hold up others", async () => {
   const c = await TestRelay.start({ name: "dbox" });
   await pair(a, c);
-  await a.say(conv, "dbox");
+  await a.say(conv, "dbox and bbox");
   await c.kill();
   const [off, here] = await Promise.all([agent.call({ action: "list_sessions", relay: "dbox" }), agent.call({ action: "list_sessions", relay: "bbox" })]);
   assert.equal(off.code, "REMOTE_RELAY_OFFLINE");
@@ -178,5 +180,6 @@ test("a relay that does not answer is OFFLINE after a bounded wait, and does not
   assert.equal(here.ok, true);
   assert.equal((await agent.call({ action: "list_relays" })).relays.find((r: any) => r.name === "dbox").online, false);
   await a.api("DELETE", "/api/relays/dbox");
-  await c.stop();
+  // (stop() after kill() would wait for an exit that already happened)
+  rmSync(c.dataDir, { recursive: true, force: true });
 });

@@ -20,6 +20,11 @@ import type { DeliveryApi } from "./watching/delivery.ts";
 import { Watching } from "./watching/watching.ts";
 import { Pairing } from "./pairing/pairing.ts";
 import { remoteGate } from "./pairing/remote-exec.ts";
+import { secureDataDir } from "./ops/data-dir.ts";
+import { SecretMask } from "./core/secret-mask.ts";
+import { wireProviders } from "./providers/relay-wiring.ts";
+import type { ProviderProbes } from "./providers/probes.ts";
+import { installWorkspaceCleanup } from "./cloud/lifetime.ts";
 
 export const VERSION = "0.9.19";
 
@@ -49,6 +54,8 @@ export class Relay {
   readonly approvals: Approvals;
   readonly schedules: Schedules;
   readonly asks: Asks;
+  /** Availability probes of the CLI providers (providers/probes.ts). */
+  readonly probes: ProviderProbes;
   /** Set once the HTTP server listens: where agents reach /mcp, and the web UI. */
   mcpUrl = "";
   baseUrl = "";
@@ -63,17 +70,24 @@ export class Relay {
   readonly watch: Watching;
   /** Paired relays (src/pairing/): pairing, the peer API, locking, events across links. */
   readonly pairing: Pairing;
+  /** Masks secrets in text leaving the relay (results, owner API, UI stream). */
+  readonly secretMask: SecretMask;
 
   constructor(opts: RelayOptions = {}) {
     this.dataDir = opts.dataDir ?? join(homedir(), ".oar");
     this.name = opts.name ?? hostname();
     this.version = opts.emulateVersion ?? VERSION;
     this.clock = opts.testClock ? new ManualClock(Date.now()) : new RealClock();
+    secureDataDir(this.dataDir);
     this.db = openDb(join(this.dataDir, "oar.db"));
     this.settings = new SettingsStore(this.db, this.clock);
+    this.secretMask = new SecretMask(this.db, () => this.secrets());
     this.sessions = new SessionStore(this.db, this.clock);
     this.turns = new Turns(this.sessions, this.clock, this.bus);
-    this.tasks = new TaskStore(this.sessions, this.clock, this.bus, this.dataDir);
+    this.tasks = new TaskStore(this.sessions, this.clock, this.bus, this.dataDir, () => {
+      const s = this.settings.get();
+      return { perTaskBytes: s.taskOutputMaxMb * 1024 * 1024, totalBytes: s.taskOutputTotalMb * 1024 * 1024 };
+    });
     this.questions = new Questions(this.db, this.clock, this.bus);
     this.approvals = new Approvals(this);
     this.schedules = new Schedules(this);
@@ -84,7 +98,11 @@ export class Relay {
     this.approvals.remoteGate = (caller, gate) => remoteGate(this, caller, gate);
     this.turns.maxTurnMinutes = () => this.settings.get().maxTurnMinutes;
     installGroupLifetime(this);
+    installWorkspaceCleanup(this.db, this.bus, this.dataDir);
+    const providers = wireProviders({ relayName: this.name, clock: this.clock, bus: this.bus, settings: this.settings, approvals: () => this.approvals });
+    this.probes = providers.probes;
     this.workers = new Workers({
+      ...providers.workerEnv,
       clock: this.clock,
       idleMinutes: opts.workerIdleMinutes ?? 10,
       session: (id) => this.sessions.get(id),
@@ -101,9 +119,9 @@ export class Relay {
       onWorkerExit: (id, expected) => {
         // Its background tasks can no longer report: they end with the process.
         this.tasks.agentGone(id);
-        if (expected) return;
-        const running = this.sessions.activeTurns(id).find((t) => t.status === "running");
-        if (running) this.turns.end(running.id, "error", "The agent process exited during the turn.");
+        // A death during a turn ends that turn through the worker's run (providers/workers.ts),
+        // with the provider's name and its last output.
+        void expected;
       },
     });
     this.turns.runner = {
@@ -124,6 +142,8 @@ export class Relay {
     this.watch.start();
     this.schedules.start();
     this.pairing.start();
+    this.tasks.start();
+    this.probes.startAll();
   }
 
   close(): void {
@@ -160,11 +180,9 @@ export class Relay {
     return this.baseUrl ? `${this.baseUrl}/#session=${sessionId}` : undefined;
   }
 
-  /** Strings that must never show in results or task output. */
+  /** Strings that must never show in results or task output (agent tokens: secretMask). */
   secrets(): string[] {
-    const list = [this.ownerToken, ...this.settings.secretValues(), ...this.pairing.secrets()];
-    for (const r of this.db.prepare("SELECT agent_token FROM sessions").iterate() as Iterable<{ agent_token: string }>) list.push(r.agent_token);
-    return list.filter(Boolean);
+    return [this.ownerToken, ...this.settings.secretValues(), ...(this.pairing?.secrets() ?? [])].filter(Boolean);
   }
 
   /** Archives a session: its turn stops, its worker ends; it stays listed under scope "all". */

@@ -24,9 +24,10 @@ function refusal(fn: () => unknown): RelayError {
 
 test("catalog lists every contract provider with a listed default and max only for Claude", () => {
   assert.deepEqual(Object.keys(CATALOG), [...PROVIDER_IDS]);
-  assert.deepEqual(PROVIDER_IDS.map((id) => CATALOG[id].name), ["Claude", "Claude API", "Claude Cloud", "Copilot", "Grok", "DeepSeek", "OpenAI Image", "Scripted"]);
+  assert.deepEqual(PROVIDER_IDS.map((id) => CATALOG[id].name), ["Claude", "Claude API", "Claude Cloud", "Copilot", "Grok", "DeepSeek", "OpenAI Image", "Scripted", "OpenAI-compatible"]);
   for (const p of Object.values(CATALOG)) {
-    assert.ok(p.models?.includes(p.defaultModel), `${p.id} default is listed`);
+    // openai-compatible has no list until its endpoint is asked (models: null).
+    if (p.models !== null) assert.ok(p.models.includes(p.defaultModel), `${p.id} default is listed`);
     assert.equal(p.efforts.includes("max"), p.id.startsWith("claude"), `${p.id} max effort`);
   }
   assert.equal(CATALOG.scripted.defaultModel, "scripted-1");
@@ -49,9 +50,10 @@ test("availability: scripted always, CLIs by PATH, key providers by setting", ()
   assert.equal(providerAvailability("deepseek", { settings: { deepseekApiKey: "  " }, which: () => false }).available, false);
 
   const asked: string[] = [];
-  const all = { settings: { claudeApiKey: "sk", claudeCloudToken: "t", deepseekApiKey: "k", openaiApiKey: "k" }, which: (c: string) => (asked.push(c), true) };
+  const all = { settings: { claudeApiKey: "sk", claudeCloudToken: "t", deepseekApiKey: "k", openaiApiKey: "k", openaiCompatibleBaseUrl: "http://127.0.0.1:1/v1" }, which: (c: string) => (asked.push(c), true) };
   for (const id of PROVIDER_IDS) assert.deepEqual(providerAvailability(id, all), { available: true }, id);
-  assert.deepEqual(asked.sort(), ["claude-agent-acp", "copilot", "grok"]);
+  // Claude API and Claude Cloud run through the Claude adapter, so they need that binary too.
+  assert.deepEqual(asked.sort(), ["claude-agent-acp", "claude-agent-acp", "claude-agent-acp", "copilot", "grok"]);
   assert.equal(providerAvailability("gemini", all).available, false);
 });
 

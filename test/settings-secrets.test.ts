@@ -10,6 +10,9 @@ let relay: TestRelay;
 let mcp: McpSession;
 let caller: string;
 before(async () => {
+  // Claude API and Claude Cloud run the Claude ACP adapter, not installed here: the test switch
+  // stands in for it (their key settings still decide whether they are set up).
+  process.env.OAR_FAKE_PROVIDERS = "claude-api,claude-cloud";
   relay = await TestRelay.start();
   caller = await relay.createSession({ title: "asker" });
   mcp = await relay.mcp(caller);
@@ -94,4 +97,38 @@ test("the monthly cap: at the cap Claude API is unavailable with the reason; a n
   await relay.setClock(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1, 0, 0, 1)).toISOString());
   assert.equal((await relay.api("GET", "/api/settings")).json.claudeApiSpentUsd, 0);
   assert.equal((await provider("claude-api")).available, true);
+});
+
+test("provider settings of contract §9.2: every key and token masked and kept out of results and logs; endpoints plain with defaults", async () => {
+  const s = (await relay.api("GET", "/api/settings")).json;
+  for (const k of ["openaiCompatibleApiKey", "copilotToken", "xaiApiKey"]) assert.equal(s[k], null, k);
+  assert.equal(s.openaiCompatibleBaseUrl, null);
+  assert.equal(s.openaiCompatibleName, "OpenAI-compatible");
+  assert.equal(s.deepseekBaseUrl, "https://api.deepseek.com");
+  assert.equal(s.openaiBaseUrl, "https://api.openai.com/v1");
+
+  const secrets = { openaiCompatibleApiKey: "oc-Secret-11111111", copilotToken: "ghu_Secret222222222", xaiApiKey: "xai-Secret-33333333", deepseekApiKey: "ds-Secret-4444", openaiApiKey: "sk-Secret-5555" };
+  const set = await relay.api("PATCH", "/api/settings", { ...secrets, openaiCompatibleBaseUrl: "http://127.0.0.1:9/v1", openaiCompatibleName: "Local LLM", deepseekBaseUrl: "http://127.0.0.1:9" });
+  assert.equal(set.status, 200);
+  for (const k of Object.keys(secrets)) assert.equal(set.json[k], "****", k);
+  assert.equal(set.json.openaiCompatibleBaseUrl, "http://127.0.0.1:9/v1");
+  assert.equal(set.json.openaiCompatibleName, "Local LLM");
+  assert.doesNotMatch(JSON.stringify(set.json), /Secret/);
+
+  // Every secret is masked where text leaves the relay (task output is one such place).
+  const reply = await relay.say(caller, `/task leak2 echo ${Object.values(secrets).join(" ")}`);
+  const taskId = /task: (\S+) started/.exec(reply.text)![1];
+  const out = await relay.waitFor(async () => {
+    const o = (await relay.api("GET", `/api/sessions/${caller}/tasks/${taskId}/output`)).json;
+    return o.lines?.some(Boolean) && o;
+  });
+  assert.deepEqual(out.lines.filter(Boolean), ["**** **** **** **** ****"]);
+
+  const bad = await relay.api("PATCH", "/api/settings", { deepseekBaseUrl: "ftp://x" });
+  assert.equal(bad.status, 400);
+  assert.match(bad.json.error, /Setting deepseekBaseUrl is not valid: it must be an http:\/\/ or https:\/\/ address/);
+  const cleared = await relay.api("PATCH", "/api/settings", { openaiCompatibleBaseUrl: "", copilotToken: "" });
+  assert.equal(cleared.json.openaiCompatibleBaseUrl, null);
+  assert.equal(cleared.json.copilotToken, null);
+  assert.doesNotMatch(relay.output, /Secret-|ghu_Secret/);
 });

@@ -1,6 +1,7 @@
 import { platform, arch } from "node:os";
 import type { ActionDef } from "./types.ts";
-import { CATALOG, modelsOf, providerAvailability } from "../providers/catalog.ts";
+import { CATALOG, defaultModelOf, modelsOf, providerAvailability } from "../providers/catalog.ts";
+import { openAiAgentName, refreshOpenAiAgents } from "../providers/openai-agent/provider.ts";
 import { groupsInfo } from "../groups/list.ts";
 
 export function providersInfo(settings: Record<string, unknown>) {
@@ -8,10 +9,10 @@ export function providersInfo(settings: Record<string, unknown>) {
     const a = providerAvailability(p.id, { settings });
     return {
       id: p.id,
-      name: p.name,
+      name: openAiAgentName(p.id, settings, p.name),
       available: a.available,
       ...(a.reason ? { reason: a.reason } : {}),
-      defaultModel: p.defaultModel,
+      defaultModel: defaultModelOf(p),
       models: [...(modelsOf(p) ?? [])],
       efforts: [...p.efforts],
       // No list yet (model discovery did not run or failed): models pass unchecked.
@@ -26,9 +27,11 @@ export const relayInfo: ActionDef = {
   write: false,
   level: "read",
   args: {},
-  handler(ctx) {
+  async handler(ctx) {
     const { relay } = ctx;
     const settings = relay.settings.get();
+    // DeepSeek / OpenAI-compatible: their models endpoint says which models exist and whether the key works.
+    await refreshOpenAiAgents(settings as unknown as Record<string, unknown>);
     const groups = groupsInfo(relay);
     return {
       summary: `relay_info → ${relay.name}: OAR ${relay.version}, ${groups.groups?.length ?? 0} group${groups.groups?.length === 1 ? "" : "s"}`,

@@ -2,7 +2,8 @@ import { RelayError } from "../core/errors.ts";
 import { MINUTE } from "../core/clock.ts";
 import type { Relay } from "../relay.ts";
 import type { SessionRow } from "../sessions/types.ts";
-import { CardStore, cardView, type CardRow, type CardStatus, type ExpiredBecause } from "./card-store.ts";
+import { CardStore, cardView, type CardRow, type CardStatus, type ExpiredBecause, type NewCard } from "./card-store.ts";
+import { choosePermission } from "./permission-choice.ts";
 import { Grants } from "./grants.ts";
 import { describeCall, needFor, type Gate } from "./gate.ts";
 
@@ -105,27 +106,11 @@ export class Approvals {
     const now = this.relay.clock.now();
     const waitMinutes = this.relay.settings.get().longestWaitMinutes;
     const details = [...(gate.details ?? []), ...(gate.billing ? [gate.billing] : [])];
-    const card = this.cards.insert({
+    const { status, because, card } = await this.raise({
       sessionId: caller.id, action: gate.action, relay: gate.relay, target: gate.target ?? null,
       text: `Allow ${what}?${details.length ? ` ${details.join(" · ")}` : ""} (asked because: ${reasons.join("; ")})`,
       details, reasons, turnId: turn.id, now, expiresAt: now + waitMinutes * MINUTE,
-    });
-    this.relay.bus.emit({ type: "card.created", sessionId: caller.id, cardId: card.id, card: cardView(card) });
-
-    const { status, because } = await new Promise<{ status: Exclude<CardStatus, "pending">; because?: ExpiredBecause }>((resolve) => {
-      const onAbort = () => this.settle(card.id, "expired", "cancelled");
-      const cancelTimer = this.relay.clock.at(card.expires_at!, () => this.settle(card.id, "expired", "timeout"));
-      this.waiting.set(card.id, {
-        turnId: turn.id,
-        resolve: (s, b) => {
-          this.waiting.delete(card.id);
-          cancelTimer();
-          signal?.removeEventListener("abort", onAbort);
-          resolve({ status: s, because: b });
-        },
-      });
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
+    }, signal);
     if (status === "allowed") return;
     if (status === "denied") throw new RelayError("REMOTE_RELAY_PERMISSION", `The owner denied ${what}. ${nothing}`);
     const why =
@@ -135,9 +120,32 @@ export class Approvals {
     throw new RelayError("REMOTE_RELAY_APPROVAL_TIMEOUT", `No approval for ${what}: ${why}, and the card expired. ${nothing}`, { card: card.id });
   }
 
+  /** Raises a card and waits for its end: a decision, its expiry on the relay clock, its
+   * turn ending, or `signal`. Approval and permission cards both go through here. */
+  async raise(c: NewCard, signal?: AbortSignal): Promise<{ status: Exclude<CardStatus, "pending">; because?: ExpiredBecause; card: CardRow }> {
+    const card = this.cards.insert(c);
+    this.relay.bus.emit({ type: "card.created", sessionId: c.sessionId, cardId: card.id, card: cardView(card) });
+    const { status, because } = await new Promise<{ status: Exclude<CardStatus, "pending">; because?: ExpiredBecause }>((resolve) => {
+      const onAbort = () => this.settle(card.id, "expired", "cancelled");
+      const cancelTimer = this.relay.clock.at(card.expires_at!, () => this.settle(card.id, "expired", "timeout"));
+      this.waiting.set(card.id, {
+        turnId: c.turnId,
+        resolve: (s, b) => {
+          this.waiting.delete(card.id);
+          cancelTimer();
+          signal?.removeEventListener("abort", onAbort);
+          resolve({ status: s, because: b });
+        },
+      });
+      signal?.addEventListener("abort", onAbort, { once: true });
+      if (signal?.aborted) onAbort();
+    });
+    return { status, because, card: this.cards.get(card.id)! };
+  }
+
   /** Ends a pending card once: stores it, tells the stream, releases the waiting call. */
-  private settle(id: string, status: Exclude<CardStatus, "pending">, because?: ExpiredBecause): boolean {
-    if (!this.cards.settle(id, status, this.relay.clock.now(), because)) return false;
+  private settle(id: string, status: Exclude<CardStatus, "pending">, because?: ExpiredBecause, optionId?: string): boolean {
+    if (!this.cards.settle(id, status, this.relay.clock.now(), because, optionId)) return false;
     const card = this.cards.get(id)!;
     this.relay.bus.emit({ type: "card.decided", sessionId: card.session_id, cardId: id, status, card: cardView(card) });
     this.waiting.get(id)?.resolve(status, because);
@@ -145,10 +153,16 @@ export class Approvals {
   }
 
   /** The owner's Allow or Deny (POST /api/cards/:id). */
-  decide(id: string, decision: "allow" | "deny"): CardRow {
+  decide(id: string, decision: "allow" | "deny" | { optionId: string }): CardRow {
     const card = this.cards.get(id);
     if (!card) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No approval card ${id.slice(0, 80)} on this relay. Nothing was decided.`);
-    if (!this.settle(id, decision === "allow" ? "allowed" : "denied")) {
+    // A permission card answers with one of the CLI's options (permission-choice.ts).
+    const choice = card.kind === "permission" && card.status === "pending" ? choosePermission(card, decision) : null;
+    const status = choice ? choice.status : decision === "allow" ? "allowed" : "denied";
+    if (typeof decision === "object" && !choice) {
+      throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Card ${id} is not a permission card: decide it with "allow" or "deny". Nothing was decided.`);
+    }
+    if (!this.settle(id, status, undefined, choice?.optionId)) {
       throw new RelayError("REMOTE_RELAY_NOT_FOUND", `Card ${id} is no longer pending (${card.status}). Nothing was decided.`);
     }
     return this.cards.get(id)!;

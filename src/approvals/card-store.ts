@@ -36,6 +36,16 @@ export interface NewCard {
   turnId: string;
   now: number;
   expiresAt: number;
+  /** "approval" (relay_tool calls) or "permission" (a CLI's own request before a tool). */
+  kind?: "approval" | "permission";
+  /** A permission card's choices: the CLI's options as it sent them. */
+  options?: PermissionChoice[];
+}
+
+export interface PermissionChoice {
+  id: string;
+  name: string;
+  kind: string;
 }
 
 /** How many of a conversation's cards its detail shows, newest last. */
@@ -63,17 +73,18 @@ export class CardStore {
   insert(c: NewCard): CardRow {
     const id = newId("card");
     this.db.prepare(`INSERT INTO cards (id, session_id, kind, action, relay, target_session, text, details_json, status, created_at, expires_at)
-      VALUES (?, ?, 'approval', ?, ?, ?, ?, ?, 'pending', ?, ?)`).run(
-      id, c.sessionId, c.action, c.relay, c.target?.id ?? null, c.text,
-      JSON.stringify({ details: c.details, reasons: c.reasons, targetTitle: c.target?.title ?? null, turnId: c.turnId }), c.now, c.expiresAt,
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`).run(
+      id, c.sessionId, c.kind ?? "approval", c.action, c.relay, c.target?.id ?? null, c.text,
+      JSON.stringify({ details: c.details, reasons: c.reasons, targetTitle: c.target?.title ?? null, turnId: c.turnId, ...(c.options ? { options: c.options } : {}) }), c.now, c.expiresAt,
     );
     return this.get(id)!;
   }
 
   /** Moves a pending card to its end state; false when it was no longer pending. */
-  settle(id: string, status: Exclude<CardStatus, "pending">, now: number, because?: ExpiredBecause): boolean {
+  settle(id: string, status: Exclude<CardStatus, "pending">, now: number, because?: ExpiredBecause, optionId?: string): boolean {
+    const decision = because || optionId ? JSON.stringify({ ...(because ? { because } : {}), ...(optionId ? { optionId } : {}) }) : null;
     const r = this.db.prepare("UPDATE cards SET status = ?, decided_at = ?, decision_json = ? WHERE id = ? AND status = 'pending'")
-      .run(status, now, because ? JSON.stringify({ because }) : null, id);
+      .run(status, now, decision, id);
     return r.changes > 0;
   }
 
@@ -87,9 +98,13 @@ export class CardStore {
 }
 
 /** A card as the owner API and the stream show it. */
+export function permissionOptions(c: CardRow): PermissionChoice[] | null {
+  return fromJson<{ options?: PermissionChoice[] }>(c.details_json, {}).options ?? null;
+}
+
 export function cardView(c: CardRow) {
-  const d = fromJson<{ details?: string[]; reasons?: string[]; targetTitle?: string | null }>(c.details_json, {});
-  const decision = fromJson<{ because?: ExpiredBecause } | null>(c.decision_json, null);
+  const d = fromJson<{ details?: string[]; reasons?: string[]; targetTitle?: string | null; options?: PermissionChoice[] }>(c.details_json, {});
+  const decision = fromJson<{ because?: ExpiredBecause; optionId?: string } | null>(c.decision_json, null);
   return {
     id: c.id,
     session: c.session_id,
@@ -103,6 +118,8 @@ export function cardView(c: CardRow) {
     reasons: d.reasons ?? [],
     status: c.status,
     ...(decision?.because ? { expiredBecause: decision.because } : {}),
+    ...(d.options ? { options: d.options } : {}),
+    ...(decision?.optionId ? { optionId: decision.optionId } : {}),
     createdAt: iso(c.created_at),
     expiresAt: iso(c.expires_at),
     decidedAt: iso(c.decided_at),

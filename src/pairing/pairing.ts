@@ -39,8 +39,11 @@ export class Pairing {
     return this.store.relays().some((r) => r.agents_may !== "off");
   }
 
+  private credentials: string[] | null = null;
+
+  /** The credentials this relay holds (masked wherever text leaves it; read on every answer). */
   secrets(): string[] {
-    return this.store.relays().map((r) => r.credential);
+    return (this.credentials ??= this.store.relays().map((r) => r.credential));
   }
 
   // ---- pairing and unpairing ----
@@ -65,6 +68,7 @@ export class Pairing {
     if (res.status !== 200 || typeof res.json?.credential !== "string") {
       throw new RelayError("REMOTE_RELAY_OFFLINE", `${url.origin} did not answer as an OAR relay (HTTP ${res.status}). ${tail}`);
     }
+    this.credentials = null;
     this.store.addRelay({ name, url: url.toString().replace(/\/+$/, ""), peerName: String(res.json.name ?? name), credential: res.json.credential, version: res.version ?? String(res.json.version ?? "") });
     this.relay.bus.emit({ type: "settings.updated" });
     this.link.changed();
@@ -107,6 +111,7 @@ export class Pairing {
   endOutgoing(name: string): void {
     this.link.endRelay(name);
     this.store.removeRelay(name);
+    this.credentials = null;
     this.link.changed();
   }
 

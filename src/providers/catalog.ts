@@ -2,11 +2,14 @@ import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { z } from "zod";
 import { CAP_CODE, capReason, capState } from "../billing/cap.ts";
+import { adapterFor } from "./adapters/index.ts";
+import { discoveredModels, probeResult } from "./probe-cache.ts";
+import { isOpenAiAgent, openAiAgentAvailability } from "./openai-agent/provider.ts";
 
 // The providers a relay can host (contract §4.1), as data: relay_info, New Chat, the model
 // check and the launcher all read this one table instead of keeping their own lists.
 
-export const PROVIDER_IDS = ["claude", "claude-api", "claude-cloud", "copilot", "grok", "deepseek", "openai-image", "scripted"] as const;
+export const PROVIDER_IDS = ["claude", "claude-api", "claude-cloud", "copilot", "grok", "deepseek", "openai-image", "scripted", "openai-compatible"] as const;
 export const ProviderId = z.enum(PROVIDER_IDS);
 export type ProviderId = z.output<typeof ProviderId>;
 
@@ -59,7 +62,7 @@ export const CATALOG: Readonly<Record<ProviderId, ProviderInfo>> = {
     id: "grok", name: "Grok", defaultModel: "grok-5", models: ["grok-5", "grok-5-fast"], efforts: EFFORTS,
     command: "grok", args: ["agent", "stdio"], install: "npm i -g @xai-official/grok",
   },
-  // No first-party CLI: the relay runs its own tool loop over DeepSeek's API, so a key is all it needs.
+  // No first-party CLI: our own agent (openai-agent/) runs the tool loop over DeepSeek's API, so a key is all it needs.
   deepseek: {
     id: "deepseek", name: "DeepSeek", defaultModel: "deepseek-v4", models: ["deepseek-v4", "deepseek-v4-reasoner"], efforts: EFFORTS,
     setting: "deepseekApiKey", secret: "an API key",
@@ -70,6 +73,11 @@ export const CATALOG: Readonly<Record<ProviderId, ProviderInfo>> = {
   },
   // The built-in test agent: nothing to install or set up, so CI can always use it.
   scripted: { id: "scripted", name: "Scripted", defaultModel: "scripted-1", models: ["scripted-1", "scripted-2"], efforts: EFFORTS },
+  // Any chat-completions endpoint (contract §9.2), same agent as DeepSeek; models come from the endpoint.
+  "openai-compatible": {
+    id: "openai-compatible", name: "OpenAI-compatible", defaultModel: "default", models: null, efforts: EFFORTS,
+    setting: "openaiCompatibleBaseUrl", secret: "its base URL",
+  },
 };
 
 export function getProvider(id: string): ProviderInfo | undefined {
@@ -119,7 +127,13 @@ export function fakeProviders(raw: string = process.env.OAR_FAKE_PROVIDERS ?? ""
 
 /** Model lists found by discovery in this process; the catalog table is used for the rest. */
 export function discoveredCatalogs(): ModelCatalogs {
-  return fakeProviders().catalogs;
+  return { ...discoveredModels(), ...fakeProviders().catalogs };
+}
+
+/** The model a session gets when none is asked: the table's, unless discovery found a list without it. */
+export function defaultModelOf(provider: ProviderInfo, catalogs: ModelCatalogs | undefined = discoveredCatalogs()): string {
+  const list = modelsOf(provider, catalogs);
+  return list?.length && !list.includes(provider.defaultModel) ? list[0] : provider.defaultModel;
 }
 
 export interface AvailabilityEnv {
@@ -137,13 +151,24 @@ export function providerAvailability(id: string, env: AvailabilityEnv): Availabi
   const p = getProvider(id);
   if (!p) return { available: false, reason: `There is no provider '${id}' on this relay` };
   if (p.command) {
-    if (fakeProviders().ids.has(p.id) || (env.which ?? which)(p.command)) return { available: true };
-    return { available: false, reason: `${p.command} is not installed on this relay (${p.install})` };
+    if (fakeProviders().ids.has(p.id)) return { available: true };
+    if (!(env.which ?? which)(p.command)) return { available: false, reason: `${p.command} is not installed on this relay (${p.install})` };
+    // Installed: signed in or not is what the last probe found (until it answers, installed is all that is known).
+    const probe = probeResult(p.id);
+    return probe && !probe.available ? { available: false, reason: probe.reason } : { available: true };
   }
+  if (isOpenAiAgent(p.id) && !fakeProviders().ids.has(p.id)) return openAiAgentAvailability(p.id, env.settings);
   if (p.setting) {
     const value = env.settings[p.setting];
     if (typeof value !== "string" || value.trim() === "") {
       return { available: false, reason: `${p.name} is not set up on this relay: add ${p.secret} in Settings → Providers` };
+    }
+    // A key provider that runs a CLI (Claude API runs the Claude ACP adapter) needs it installed too.
+    const bin = adapterFor(p.id)?.binary;
+    if (bin && !fakeProviders().ids.has(p.id)) {
+      if (!(env.which ?? which)(bin)) return { available: false, reason: `${bin} is not installed on this relay (${Object.values(CATALOG).find((c) => c.command === bin)?.install ?? `install ${bin}`}); ${p.name} runs through it` };
+      const probe = probeResult(p.id);
+      if (probe && !probe.available) return { available: false, reason: probe.reason };
     }
   }
   if (p.id === "claude-api") {

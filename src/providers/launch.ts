@@ -1,20 +1,23 @@
-import { fileURLToPath } from "node:url";
-import type { LaunchSpec } from "./acp-worker.ts";
-import { fakeProviders, getProvider } from "./catalog.ts";
+import { adapterFor, allAdapters, type LaunchSpec } from "./adapters/index.ts";
+import { workerEnv } from "./adapters/env.ts";
+import { scripted } from "./adapters/scripted.ts";
+import { fakeProviders, which } from "./catalog.ts";
 
-// How each provider's agent process is started. Every provider is an ACP agent process;
-// `scripted` is ours, shipped in this package; CLI providers use the catalog's command.
-const SCRIPTED_AGENT = fileURLToPath(new URL("./scripted/agent.ts", import.meta.url));
-const TSX = import.meta.resolve("tsx");
+// How a provider's agent process is started: its adapter's launch, in an environment that
+// holds the relay's variables minus every other provider's secrets (contract §9.2).
 
-export function launchSpec(provider: string, secrets: Record<string, unknown> = {}): LaunchSpec | null {
+export interface FullLaunch extends LaunchSpec {
+  /** The whole environment the worker gets (not merged with the relay's again). */
+  env: Record<string, string>;
+}
+
+export function launchSpec(provider: string, settings: Record<string, unknown> = {}): FullLaunch | null {
+  const adapter = adapterFor(provider);
   // OAR_FAKE_PROVIDERS (test only, see catalog.ts) runs the listed providers on the scripted agent.
-  if (provider === "scripted" || fakeProviders().ids.has(provider)) return { command: process.execPath, args: ["--import", TSX, SCRIPTED_AGENT] };
-  const info = getProvider(provider);
-  if (info?.command) return { command: info.command, args: [...(info.args ?? [])] };
-  // Key providers run through the Claude ACP adapter with the owner's key.
-  if (provider === "claude-api" && typeof secrets.claudeApiKey === "string") {
-    return { command: "claude-agent-acp", args: [], env: { ANTHROPIC_API_KEY: secrets.claudeApiKey } };
-  }
-  return null;
+  const runAs = fakeProviders().ids.has(provider) ? scripted : adapter;
+  if (!runAs) return null;
+  const command = adapter?.binary;
+  const spec = runAs.launch({ settings, binary: command && which(command) ? command : null });
+  if (!spec) return null;
+  return { ...spec, env: { ...workerEnv(adapter, allAdapters(), settings), ...(spec.env ?? {}) } };
 }

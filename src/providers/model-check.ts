@@ -1,6 +1,6 @@
 import { distance } from "fastest-levenshtein";
 import { RelayError } from "../core/errors.ts";
-import { CATALOG, PROVIDER_IDS, getProvider, modelsOf, type ModelCatalogs, type ProviderId } from "./catalog.ts";
+import { CATALOG, PROVIDER_IDS, defaultModelOf, getProvider, modelsOf, type ModelCatalogs, type ProviderId } from "./catalog.ts";
 
 // relay_tool §8.2 "Which models are accepted": a model is checked against the list New Chat
 // offers before any approval card, so a refused id creates, sends and changes nothing. Before
@@ -51,7 +51,7 @@ export function checkModel(providerId: string, model: string | null | undefined,
     throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider '${providerId}'. Providers: ${PROVIDER_IDS.join(", ")}. ${end}`);
   }
   const asked = (model ?? "").trim();
-  if (asked === "") return { model: provider.defaultModel };
+  if (asked === "") return { model: defaultModelOf(provider, opts.catalogs) };
 
   const list = modelsOf(provider, opts.catalogs);
   if (list === null) {

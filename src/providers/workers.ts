@@ -1,21 +1,46 @@
 import type { Clock, Cancel } from "../core/clock.ts";
 import { MINUTE } from "../core/clock.ts";
-import type { SessionRow, TurnRow } from "../sessions/types.ts";
-import { AcpWorker, type McpEntry, type WorkerHost } from "./acp-worker.ts";
+import type { Mode, SessionRow, TurnRow } from "../sessions/types.ts";
+import { AcpWorker, type McpEntry, type PermissionOutcome, type PermissionRequest, type WorkerHost } from "./acp-worker.ts";
+import { ActivityLog, type Usage } from "./activity.ts";
+import { adapterFor } from "./adapters/index.ts";
+import { fakeProviders, getProvider } from "./catalog.ts";
 import { launchSpec } from "./launch.ts";
+import { openAiAgentMeta } from "./openai-agent/provider.ts";
+import { advertisedModels } from "./session-config.ts";
+import { describeFailure, TurnFailure } from "./turn-errors.ts";
 
 export interface WorkerEnv {
   clock: Clock;
+  relayName: string;
+  /** The owner's settings, secrets included (a worker's launch takes its own provider's). */
+  settings(): Record<string, unknown>;
   session(id: string): SessionRow | undefined;
   /** The MCP entry when relay_tool is offered to this session's agent, else null. */
   mcpEntry(session: SessionRow): McpEntry | null;
-  hostFor(sessionId: string, current: () => ((t: string) => void) | null): Omit<WorkerHost, "onChunk" | "onExit">;
+  hostFor(sessionId: string, current: () => ((t: string) => void) | null): Omit<WorkerHost, "onChunk" | "onExit" | "onUpdate" | "permission">;
+  /** The agent asks before a tool: the relay's mode decides (approvals/permission-cards.ts). */
+  permission(p: { sessionId: string; turnId: string; mode: Mode; provider: string }, req: PermissionRequest, signal: AbortSignal): Promise<PermissionOutcome>;
   /** Whether the session still needs its process (a turn queued or running, a task running). */
   busy(sessionId: string): boolean;
   /** The worker's process ended. `expected`: the relay stopped or killed it (idle, Kill
    * session, archive); otherwise it died on its own. */
   onWorkerExit(sessionId: string, expected: boolean): void;
+  /** The agent reported its models at session/new. */
+  onModels?(provider: string, models: string[]): void;
+  /** A turn failed because the provider is not signed in: its availability is checked again. */
+  onAuthFailure?(provider: string): void;
+  /** What a finished turn used, as the agent reported it. */
+  onUsage?(provider: string, sessionId: string, usage: Usage): void;
   idleMinutes: number;
+  /** Agent processes at most (setting maxWorkers, contract §9.3). */
+  maxWorkers?(): number;
+}
+
+interface TurnCtx {
+  turnId: string;
+  mode: Mode;
+  log: ActivityLog;
 }
 
 interface Slot {
@@ -23,12 +48,24 @@ interface Slot {
   ready: Promise<void>;
   onChunk: ((t: string) => void) | null;
   idle?: Cancel;
+  turn: TurnCtx | null;
+  lastUsed: number;
+  /** The agent's cumulative session cost (usage_update), to take each turn's share. */
+  costSoFar: number | null;
 }
 
+export interface RunResult {
+  stopReason: string;
+  meta?: Record<string, unknown>;
+}
+
+const DEFAULT_MAX_WORKERS = 8;
+
 /** Agent processes, started when a session needs one and stopped after being idle, so
- * thousands of idle sessions cost no processes. */
+ * thousands of idle sessions cost no processes; at most maxWorkers at once. */
 export class Workers {
   private slots = new Map<string, Slot>();
+  private roomWaiters: (() => void)[] = [];
 
   constructor(private env: WorkerEnv) {}
 
@@ -40,63 +77,178 @@ export class Workers {
     return this.slots.has(sessionId);
   }
 
+  private max(): number {
+    const n = this.env.maxWorkers?.() ?? DEFAULT_MAX_WORKERS;
+    return Number.isInteger(n) && n >= 1 ? n : DEFAULT_MAX_WORKERS;
+  }
+
+  private freed(): void {
+    for (const w of this.roomWaiters.splice(0)) w();
+  }
+
+  /** At the cap, the idle worker unused longest is stopped to make room; when every worker
+   * is busy the turn waits until one ends or goes idle. */
+  private async room(sessionId: string, signal: AbortSignal): Promise<void> {
+    while (!this.slots.has(sessionId) && this.slots.size >= this.max()) {
+      if (signal.aborted) return;
+      const idle = [...this.slots].filter(([id, s]) => !s.turn && !this.env.busy(id)).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
+      if (idle.length) {
+        this.stop(idle[0][0]);
+        continue;
+      }
+      await new Promise<void>((resolve) => {
+        this.roomWaiters.push(resolve);
+        signal.addEventListener("abort", () => resolve(), { once: true });
+      });
+    }
+  }
+
   private ensure(session: SessionRow): Slot {
     const existing = this.slots.get(session.id);
     if (existing?.worker.alive) return existing;
-    const spec = launchSpec(session.provider);
-    if (!spec) throw new Error(`Provider ${session.provider} cannot be started on this relay.`);
-    const slot = {} as Slot;
-    slot.onChunk = null;
+    const spec = launchSpec(session.provider, this.env.settings());
+    const name = getProvider(session.provider)?.name ?? session.provider;
+    if (!spec) throw new TurnFailure(`${name} cannot be started on relay "${this.env.relayName}": it is not installed or not set up there (see relay_info).`, "config");
+    const slot = { onChunk: null, turn: null, lastUsed: this.env.clock.now(), costSoFar: null } as unknown as Slot;
     const hostExtras = this.env.hostFor(session.id, () => slot.onChunk);
-    slot.worker = new AcpWorker(spec, session.cwd, {
-      ...hostExtras,
-      onChunk: (t) => slot.onChunk?.(t),
-      onExit: () => {
-        // stop() and kill() take the slot out first: still here means the process died by itself.
-        const unexpected = this.slots.get(session.id) === slot;
-        if (unexpected) this.slots.delete(session.id);
-        slot.idle?.();
-        this.env.onWorkerExit(session.id, !unexpected);
+    slot.worker = new AcpWorker(
+      spec,
+      session.cwd,
+      {
+        ...hostExtras,
+        onChunk: (t) => slot.onChunk?.(t),
+        onUpdate: (u) => this.update(slot, u),
+        permission: (req, signal) => {
+          const t = slot.turn;
+          // A request outside a turn has nobody to answer it: refused.
+          if (!t) return Promise.resolve({ outcome: "cancelled" });
+          return this.env.permission({ sessionId: session.id, turnId: t.turnId, mode: t.mode, provider: session.provider }, req, signal);
+        },
+        onExit: () => {
+          // stop() and kill() take the slot out first: still here means the process died by itself.
+          const unexpected = this.slots.get(session.id) === slot;
+          if (unexpected) this.slots.delete(session.id);
+          slot.idle?.();
+          this.env.onWorkerExit(session.id, !unexpected);
+          this.freed();
+        },
       },
+      adapterFor(session.provider),
+    );
+    slot.ready = slot.worker.start(this.env.mcpEntry(session), { sessionId: session.id, model: session.model, effort: session.effort, mode: session.mode }).then(() => {
+      const models = advertisedModels(slot.worker.advertised, adapterFor(session.provider));
+      if (models.length) this.env.onModels?.(session.provider, models);
     });
-    slot.ready = slot.worker.start(this.env.mcpEntry(session), { sessionId: session.id, model: session.model, effort: session.effort, mode: session.mode });
     slot.ready.catch(() => slot.worker.kill());
     this.slots.set(session.id, slot);
     return slot;
   }
 
-  async run(session: SessionRow, turn: TurnRow, text: string, onChunk: (t: string) => void, signal: AbortSignal): Promise<{ stopReason: string }> {
-    const slot = this.ensure(session);
+  /** A session/update other than reply text: kept with the turn (activity, usage). */
+  private update(slot: Slot, u: Record<string, unknown>): void {
+    const t = slot.turn;
+    if (u.sessionUpdate === "usage_update") {
+      const cost = (u.cost as { amount?: unknown; currency?: unknown } | null | undefined) ?? null;
+      if (cost && typeof cost.amount === "number" && (cost.currency ?? "USD") === "USD") {
+        const share = cost.amount - (slot.costSoFar ?? 0);
+        slot.costSoFar = cost.amount;
+        if (t && share > 0) t.log.usage.costUsd = round((t.log.usage.costUsd ?? 0) + share);
+      }
+      return;
+    }
+    t?.log.add(u);
+  }
+
+  async run(session: SessionRow, turn: TurnRow, text: string, onChunk: (t: string) => void, signal: AbortSignal): Promise<RunResult> {
+    const name = getProvider(session.provider)?.name ?? session.provider;
+    const log = new ActivityLog();
+    // The scripted test agent's errors are its script's words (contract §4.1 `/error TEXT`): kept as they are.
+    const scriptedAgent = session.provider === "scripted" || fakeProviders().ids.has(session.provider);
+    const failure = (err: unknown, stderr?: string) => {
+      if (scriptedAgent) {
+        const e = err instanceof Error ? err : new Error(String(err));
+        if (stderr && /exited during the turn/.test(e.message)) e.message += ` Its last output: ${stderr.trim().slice(-300)}`;
+        return Object.assign(e, { meta: log.meta() });
+      }
+      const f = describeFailure(err, { providerName: name, relayName: this.env.relayName, signIn: adapterFor(session.provider)?.signIn ?? "", stderr });
+      if (f.kind === "auth") this.env.onAuthFailure?.(session.provider);
+      return Object.assign(f, { meta: log.meta() });
+    };
+    await this.room(session.id, signal);
+    if (signal.aborted) return { stopReason: "cancelled" };
+    let slot: Slot;
+    try {
+      slot = this.ensure(session);
+    } catch (err) {
+      throw failure(err);
+    }
     slot.idle?.();
     slot.idle = undefined;
-    const exitError = () => new Error(`The agent process exited during the turn.${slot.worker.stderr ? ` Its last output: ${slot.worker.stderr.trim().slice(-300)}` : ""}`);
+    slot.turn = { turnId: turn.id, mode: turn.mode ?? session.mode, log };
+    slot.lastUsed = this.env.clock.now();
+    const exitError = () => new Error("The agent process exited during the turn.");
     const exited = slot.worker.exited.then(() => {
       throw exitError();
     });
-    await Promise.race([slot.ready, exited]);
-    if (signal.aborted) return { stopReason: "cancelled" };
-    slot.onChunk = onChunk;
+    exited.catch(() => {});
     const onAbort = () => slot.worker.cancel();
-    signal.addEventListener("abort", onAbort, { once: true });
+    let mine: ((t: string) => void) | null = null;
     try {
-      const res = await Promise.race([
-        slot.worker.prompt(text, { model: turn.model ?? session.model, effort: session.effort, mode: turn.mode ?? session.mode }),
+      await Promise.race([slot.ready, exited]);
+      if (signal.aborted) return { stopReason: "cancelled" };
+      // The session's settings as they are now (update_session, send, the owner may have changed them).
+      const now = this.env.session(session.id) ?? session;
+      await Promise.race([
+        slot.worker.configure({ model: turn.model ?? now.model, effort: now.effort, mode: turn.mode ?? now.mode }).catch((err) => {
+          throw new TurnFailure(`${name} did not accept the session's settings (model ${turn.model ?? now.model}, mode ${turn.mode ?? now.mode}${now.effort ? `, effort ${now.effort}` : ""}): ${(err as Error)?.message ?? err}. Change them with update_session and send again.`, "config");
+        }),
         exited,
       ]);
-      return { stopReason: res.stopReason };
+      await Promise.race([slot.worker.beforePrompt(), exited]);
+      if (signal.aborted) return { stopReason: "cancelled" };
+      let replyText = "";
+      const collect = (t: string) => {
+        replyText += t;
+        onChunk(t);
+      };
+      slot.onChunk = mine = collect;
+      signal.addEventListener("abort", onAbort, { once: true });
+      const res = await Promise.race([
+        slot.worker.prompt(text, { model: turn.model ?? now.model, effort: now.effort, mode: turn.mode ?? now.mode, ...openAiAgentMeta(session.provider, now.extra_json) }),
+        exited,
+      ]);
+      const refused = adapterFor(session.provider)?.replyFailure?.(replyText);
+      if (refused) throw new Error(refused);
+      // The standard `usage` field; Grok puts the same counts in the response's `_meta`.
+      const r = res as { usage?: Record<string, unknown> | null; _meta?: Record<string, unknown> | null };
+      const u = r.usage ?? (typeof r._meta?.inputTokens === "number" ? r._meta : null);
+      if (u) {
+        const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+        if (n(u.inputTokens) !== undefined) log.usage.inputTokens = n(u.inputTokens);
+        if (n(u.outputTokens) !== undefined) log.usage.outputTokens = n(u.outputTokens);
+        const cached = (n(u.cachedReadTokens) ?? 0) + (n(u.cachedWriteTokens) ?? 0);
+        if (cached) log.usage.cachedTokens = cached;
+      }
+      if (Object.keys(log.usage).length) this.env.onUsage?.(session.provider, session.id, log.usage);
+      const ran = slot.worker.runningModel;
+      return { stopReason: res.stopReason, meta: { ...log.meta(), ...(ran ? { model: ran } : {}) } };
     } catch (err) {
       // A dying agent closes the pipe a moment before its exit is seen: say what happened
       // instead of the transport's "connection closed".
       if (slot.worker.disconnected) {
         await Promise.race([slot.worker.exited, new Promise((r) => setTimeout(r, 2000).unref())]);
-        if (!slot.worker.alive) throw exitError();
+        if (!slot.worker.alive) throw failure(exitError(), slot.worker.stderr);
       }
-      throw err;
+      throw failure(err, slot.worker.stderr);
     } finally {
       signal.removeEventListener("abort", onAbort);
       // Only our own: a turn given up on (see Turns.end) must not cut off the next one's chunks.
-      if (slot.onChunk === onChunk) slot.onChunk = null;
+      if (slot.onChunk === mine) slot.onChunk = null;
+      if (slot.turn?.log === log) slot.turn = null;
+      slot.lastUsed = this.env.clock.now();
       this.armIdle(session.id);
+      // The turn is recorded as ended just after this (Turns.finish): look for room then.
+      setImmediate(() => this.freed());
     }
   }
 
@@ -118,6 +270,7 @@ export class Workers {
     this.slots.delete(sessionId);
     slot.idle?.();
     slot.worker.stop();
+    this.freed();
   }
 
   kill(sessionId: string): boolean {
@@ -126,6 +279,7 @@ export class Workers {
     this.slots.delete(sessionId);
     slot.idle?.();
     slot.worker.kill();
+    this.freed();
     return true;
   }
 
@@ -133,3 +287,5 @@ export class Workers {
     for (const id of [...this.slots.keys()]) this.kill(id);
   }
 }
+
+const round = (n: number) => Math.round(n * 1e6) / 1e6;

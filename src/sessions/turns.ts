@@ -8,7 +8,7 @@ import type { FromInfo, Mode, Role, TurnRow } from "./types.ts";
 
 export interface TurnRunner {
   /** Runs one prompt to its end; resolves with how it ended. Chunks go to onChunk. */
-  run(sessionId: string, turn: TurnRow, text: string, onChunk: (t: string) => void, signal: AbortSignal): Promise<{ stopReason: string }>;
+  run(sessionId: string, turn: TurnRow, text: string, onChunk: (t: string) => void, signal: AbortSignal): Promise<{ stopReason: string; meta?: Record<string, unknown> }>;
   /** The agent did not answer a cancel: end its process so the next turn gets a fresh one. */
   abandon?(sessionId: string): void;
 }
@@ -104,12 +104,15 @@ export class Turns {
     const turn = this.store.turn(next.id)!;
     this.runner
       .run(sessionId, turn, msg?.text ?? "", (t) => {
+        // The chunk and where it starts ride on the event: the page appends it (turn.delta).
+        const offset = live.text.length;
         live.text += t;
-        this.bus.emit({ type: "turn.progress", sessionId, turnId: next.id });
+        this.bus.emit({ type: "turn.progress", sessionId, turnId: next.id, text: t, offset });
       }, live.abort.signal)
       .then(
-        (r) => this.finish(next.id, r.stopReason === "cancelled" ? "stopped" : "done"),
-        (err: unknown) => this.finish(next.id, "error", errorText(err)),
+        (r) => this.finish(next.id, r.stopReason === "cancelled" ? "stopped" : "done", undefined, r.meta),
+        // A failed turn keeps what the agent did before it failed (providers/workers.ts attaches it).
+        (err: unknown) => this.finish(next.id, "error", errorText(err), (err as { meta?: Record<string, unknown> } | null)?.meta),
       );
   }
 
@@ -154,7 +157,7 @@ export class Turns {
     }, CANCEL_GRACE_MS).unref();
   }
 
-  private finish(turnId: string, status: "done" | "stopped" | "error", error?: string): void {
+  private finish(turnId: string, status: "done" | "stopped" | "error", error?: string, extraMeta?: Record<string, unknown>): void {
     const live = this.live.get(turnId);
     if (!live) return;
     this.live.delete(turnId);
@@ -170,14 +173,18 @@ export class Turns {
     const db = this.store.db;
     db.transaction(() => {
       let replyId: string | null = null;
-      if (live.text || status === "error") {
+      if (live.text || status === "error" || extraMeta?.activity) {
         const text = live.text || (status === "error" ? `Error: ${error}` : "");
-        replyId = this.store.addMessage(turn.session_id, "agent", text, { turnId, meta: { model, status, error: error ?? null } }).id;
+        replyId = this.store.addMessage(turn.session_id, "agent", text, { turnId, meta: { model, status, error: error ?? null, ...(extraMeta ?? {}) } }).id;
       }
       db.prepare("UPDATE turns SET status = ?, reply_text = ?, reply_message_id = ?, error = ?, model = ?, ended_at = ? WHERE id = ?")
         .run(status, live.text, replyId, status === "error" ? error ?? "The turn failed." : null, model, this.clock.now(), turnId);
     })();
-    this.bus.emit({ type: "turn.ended", sessionId: turn.session_id, turnId, status });
+    // Who started the turn: the page notifies the owner of their own turns, not of an agent's
+    // (a prompt from an agent carries `from`; one from another relay has role "remote").
+    const prompt = this.store.message(turn.message_id);
+    const byOwner = prompt?.role === "user" && !prompt.from_json;
+    this.bus.emit({ type: "turn.ended", sessionId: turn.session_id, turnId, status, role: prompt?.role, byOwner });
     this.bus.emit({ type: "session.updated", sessionId: turn.session_id });
     this.kick(turn.session_id);
   }

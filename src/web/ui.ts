@@ -1,35 +1,45 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { readFileSync, readdirSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import type { Relay } from "../relay.ts";
 import { CATALOG } from "../providers/catalog.ts";
+import { packageFile } from "../core/package-paths.ts";
+import { staticAsset, type Asset } from "./static-asset.ts";
+import { vendorAssets } from "./vendor.ts";
 
-// The web UI: one static page plus its plain ES modules and stylesheet (no build step).
-// The page reads the owner token from the URL fragment and talks to the owner API and its
-// SSE stream; nothing served here needs or holds the token.
+// The web UI: one static page plus its plain ES modules and stylesheet (no build step), and
+// three pinned libraries served from node_modules (vendor.ts). Every file is read, hashed
+// and compressed once at start; the page reads the owner token from the URL fragment and
+// talks to the owner API and its SSE stream; nothing served here needs or holds the token.
 
-const dir = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+// From the package root: the compiled bundle serves the same files as the sources.
+const dir = (p: string) => packageFile(`src/web/${p}`);
 
-/** The provider table for the New session form: static data only, no availability (that
- * depends on the owner's settings and is told by the relay when a create is refused). */
+/** The provider table for the New session form: static data only; availability comes from
+ * GET /api/providers when the relay has it. */
 const catalogJson = JSON.stringify(Object.values(CATALOG).map((p) => ({ id: p.id, name: p.name, defaultModel: p.defaultModel, models: p.models ?? [], efforts: p.efforts })))
   // Inside <script>, "<" could close the element; JSON allows it escaped.
   .replace(/</g, "\\u003c");
-const PAGE = readFileSync(dir("./index.html"), "utf8").replace("__CATALOG__", () => catalogJson);
 
 const TYPES: Record<string, string> = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8" };
 /** Every asset is read once at start: a fixed list, so no request can name another file. */
-const ASSETS = new Map<string, { body: string; type: string }>();
+const ASSETS = new Map<string, Asset>();
 for (const name of readdirSync(dir("./app/"))) {
   const ext = name.split(".").pop() ?? "";
-  if (TYPES[ext]) ASSETS.set(name, { body: readFileSync(dir(`./app/${name}`), "utf8"), type: TYPES[ext] });
+  if (TYPES[ext]) ASSETS.set(name, staticAsset(readFileSync(dir(`./app/${name}`), "utf8"), TYPES[ext]));
 }
+for (const [name, body] of vendorAssets()) ASSETS.set(`vendor-${name}`, staticAsset(body, TYPES.js));
+
+/** Every module the page imports at start, announced up front: the browser fetches them in
+ * parallel instead of discovering them import by import. (vendor-diff loads only on demand.) */
+const preload = [...ASSETS.keys()].filter((n) => n.endsWith(".js") && n !== "vendor-diff.js").map((n) => `<link rel="modulepreload" href="/app/${n}">`).join("\n");
+const PAGE = staticAsset(readFileSync(dir("./index.html"), "utf8").replace("__CATALOG__", () => catalogJson).replace("__PRELOAD__", () => preload), "text/html; charset=utf-8");
 
 const CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data:",
+  // blob: for images the page fetched with the owner token (an <img> cannot send it).
+  "img-src 'self' data: blob:",
   "connect-src 'self'",
   "base-uri 'none'",
   "form-action 'self'",
@@ -43,15 +53,25 @@ const SECURITY = {
   "referrer-policy": "no-referrer",
 };
 
+/** Answers with the smallest encoding the browser takes, or 304 when it holds this version. */
+function send(c: Context, a: Asset): Response {
+  const headers: Record<string, string> = { ...SECURITY, "content-type": a.type, "cache-control": "no-cache", etag: a.etag, vary: "accept-encoding" };
+  if (c.req.header("if-none-match") === a.etag) return c.body(null, 304, headers);
+  const accepts = c.req.header("accept-encoding") ?? "";
+  if (/\bbr\b/.test(accepts)) return c.body(a.br as Uint8Array<ArrayBuffer>, 200, { ...headers, "content-encoding": "br" });
+  if (/\bgzip\b/.test(accepts)) return c.body(a.gzip as Uint8Array<ArrayBuffer>, 200, { ...headers, "content-encoding": "gzip" });
+  return c.body(a.body, 200, headers);
+}
+
 export function webUi(_relay: Relay): Hono {
   const app = new Hono();
   // Headers set per route: a "*" middleware here would also match paths of the other
   // apps mounted on the same server.
-  app.get("/", (c) => c.html(PAGE, 200, { ...SECURITY, "cache-control": "no-store" }));
+  app.get("/", (c) => send(c, PAGE));
   app.get("/app/:name", (c) => {
     const a = ASSETS.get(c.req.param("name"));
     if (!a) return c.text("Not found", 404, SECURITY);
-    return c.body(a.body, 200, { ...SECURITY, "content-type": a.type, "cache-control": "no-cache" });
+    return send(c, a);
   });
   return app;
 }

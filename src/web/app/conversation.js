@@ -2,24 +2,30 @@
 // the owner's controls, the messages with the reply in flight, what waits for the owner
 // (approval cards, questions), tasks, and the message box.
 import { h, syncList } from "./dom.js";
-import { messageNode, inFlightNode } from "./messages.js";
+import { messageNode, inFlightNode, agentBody, turnOutcomeNode, questionHistoryNode } from "./messages.js";
 import { approvalCard, questionCard, cardOutcome } from "./cards.js";
 import { tasksPanel } from "./tasks.js";
 import { titleBar } from "./title-bar.js";
 
 const drafts = new Map();
 
-/** Messages with the decided cards placed where they were raised (after the messages before them). */
+/** Messages with what happened between them in time order: decided cards and answered
+ * questions where they were raised, a stopped turn's marker right after its prompt. */
 function timeline(d) {
-  const decided = d.cards.filter((c) => c.status !== "pending");
-  if (!decided.length) return d.messages;
+  const extra = [
+    ...d.cards.filter((c) => c.status !== "pending").map((c) => ({ at: c.createdAt, item: c })),
+    ...(d.questionHistory ?? []).map((q) => ({ at: q.createdAt, item: { ...q, id: `qh-${q.id}`, historyOf: "question" } })),
+  ].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+  const stopped = new Map((d.stoppedTurns ?? []).map((t) => [t.messageId, t]));
   const out = [];
   let i = 0;
   for (const m of d.messages) {
-    while (i < decided.length && decided[i].createdAt < m.createdAt) out.push(decided[i++]);
+    while (i < extra.length && extra[i].at < m.createdAt) out.push(extra[i++].item);
     out.push(m);
+    const t = stopped.get(m.id);
+    if (t) out.push({ ...t, id: `to-${t.turnId}`, historyOf: "turn" });
   }
-  return out.concat(decided.slice(i));
+  return out.concat(extra.slice(i).map((x) => x.item));
 }
 
 export class ConversationView {
@@ -75,13 +81,49 @@ export class ConversationView {
     this.input.focus();
   }
 
+  /** A turn started here (turn.started): its chunks can be drawn before the session is read again. */
+  startTurn(turnId) {
+    if (this.live?.turnId === turnId) return;
+    this.live = { turnId, text: "" };
+    this.liveNode = inFlightNode({ text: "" }, this.model);
+    this.inflight.replaceChildren(this.liveNode);
+  }
+
+  /** A streamed chunk (turn.delta). Appends when it continues the text on screen; false
+   * when the page must re-read the session (another turn, or a chunk it missed). */
+  delta(e) {
+    if (!this.live || this.live.turnId !== e.turnId) return false;
+    const have = this.live.text.length;
+    if (e.offset > have) return false;
+    if (e.offset + e.text.length <= have) return true; // already in the text read
+    this.live.text += e.text.slice(have - e.offset);
+    if (!this.paint) {
+      // Chunks that arrive together are drawn once (a timer, not a frame: a hidden or busy
+      // tab still keeps its text current).
+      this.paint = setTimeout(() => {
+        this.paint = null;
+        if (!this.live || !this.liveNode) return;
+        const nearBottom = this.scroller.scrollHeight - this.scroller.scrollTop - this.scroller.clientHeight < 120;
+        this.liveNode.body.replaceChildren(agentBody(this.live.text));
+        if (nearBottom) this.scroller.scrollTop = this.scroller.scrollHeight;
+      }, 0);
+    }
+    return true;
+  }
+
   update(d) {
     const nearBottom = this.scroller.scrollHeight - this.scroller.scrollTop - this.scroller.clientHeight < 120;
     titleBar(this.head, d, this.ctx);
 
     this.empty.hidden = d.messages.length > 0 || !!d.inFlight;
-    syncList(this.log, timeline(d), (x) => x.id, (x) => (x.status ? cardOutcome(x) : messageNode(x)));
-    this.inflight.replaceChildren(...(d.inFlight ? [inFlightNode(d.inFlight, d.model)] : []));
+    const render = (x) => (x.historyOf === "question" ? questionHistoryNode(x) : x.historyOf === "turn" ? turnOutcomeNode(x) : x.role ? messageNode(x, this.id) : cardOutcome(x));
+    syncList(this.log, timeline(d), (x) => x.id, render);
+    // The text on screen may already be ahead of this read (chunks that came after it was made).
+    const ahead = d.inFlight && this.live?.turnId === d.inFlight.turnId && this.live.text.length >= d.inFlight.text.length;
+    this.live = d.inFlight ? { turnId: d.inFlight.turnId, text: ahead ? this.live.text : d.inFlight.text } : null;
+    this.liveNode = d.inFlight ? inFlightNode({ ...d.inFlight, text: this.live.text }, d.model) : null;
+    this.model = d.model;
+    this.inflight.replaceChildren(...(this.liveNode ? [this.liveNode] : []));
 
     const waiting = [
       ...d.cards.filter((c) => c.status === "pending").map((c) => ({ kind: "card", id: c.id, item: c })),

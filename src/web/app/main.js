@@ -1,6 +1,7 @@
 // The OAR web UI: boot (token from the URL fragment), a hash router (#session=ID, #inbox,
-// #settings, #new), live updates over the /api/stream SSE, and debounced re-fetches of
-// whatever an event says changed.
+// #settings, #new), live updates over the /api/stream SSE (streamed reply chunks appended
+// as they come, other changes as debounced re-fetches of whatever an event says changed),
+// what waits for you per session, and opt-in desktop notifications.
 import { h } from "./dom.js";
 import { api, getToken, setToken, forgetToken, takeTokenFromUrl, openStream } from "./api.js";
 import { renderSidebar } from "./sidebar.js";
@@ -9,11 +10,21 @@ import { InboxView } from "./inbox.js";
 import { SettingsView } from "./settings.js";
 import { NewSessionView } from "./new-session.js";
 import { showLogin } from "./login.js";
+import { notify, notifyButton } from "./notify.js";
 
 const $ = (id) => document.getElementById(id);
 const catalog = Object.fromEntries(JSON.parse($("oar-catalog").textContent || "[]").map((p) => [p.id, p]));
 
-const state = { sessions: [], scope: "active", filter: "", inbox: { questions: [], cards: [] }, view: null, name: "OAR" };
+const PAGE = 200;
+const state = {
+  sessions: [], scope: "active", filter: "", inbox: { questions: [], cards: [] }, view: null, name: "OAR",
+  // Paging (contract §9.1) when the relay answers with nextCursor; else the whole list, drawn a window at a time.
+  paged: false, nextCursor: null, total: 0, shown: 100, needsOnly: false, emptyGroups: [],
+  /** session id → how many cards and questions wait for you there */
+  waiting: new Map(),
+  /** list entries of waiting sessions outside the loaded pages */
+  extra: new Map(),
+};
 
 let toastTimer = null;
 function toast(text) {
@@ -55,12 +66,44 @@ const currentSession = () => (state.view?.kind === "session" ? state.view.id : n
 const timers = {};
 const running = {};
 const again = {};
+const listQuery = (extra = {}) => {
+  const q = new URLSearchParams({ scope: state.scope, limit: String(PAGE), ...extra });
+  if (state.paged && state.filter.trim()) q.set("query", state.filter.trim());
+  return `/api/sessions?${q}`;
+};
 const jobs = {
   async list() {
-    const r = await ctx.call("GET", `/api/sessions?scope=${state.scope}`, undefined, { quiet: true });
+    const want = Math.min(Math.max(PAGE, state.sessions.length), 500);
+    const [r, g] = await Promise.all([
+      ctx.call("GET", listQuery({ limit: String(want) }), undefined, { quiet: true }),
+      ctx.call("GET", "/api/groups", undefined, { quiet: true }).catch(() => ({ groups: [] })),
+    ]);
+    state.paged = "nextCursor" in r;
     state.sessions = r.sessions;
+    state.nextCursor = r.nextCursor ?? null;
+    state.total = r.total ?? r.sessions.length;
+    state.emptyGroups = (g.groups ?? []).filter((x) => x.empty);
     drawSidebar();
-    if (state.view?.kind === "inbox") state.view.ui.update(state.inbox, state.sessions);
+    if (state.view?.kind === "inbox") state.view.ui.update(state.inbox, allSessions());
+  },
+  async more() {
+    if (!state.paged || !state.nextCursor) return;
+    const r = await ctx.call("GET", listQuery({ cursor: state.nextCursor }), undefined, { quiet: true });
+    const have = new Set(state.sessions.map((s) => s.id));
+    state.sessions = state.sessions.concat(r.sessions.filter((s) => !have.has(s.id)));
+    state.nextCursor = r.nextCursor ?? null;
+    drawSidebar();
+  },
+  /** Waiting sessions that are not on a loaded page still show in "Needs you". */
+  async extra() {
+    const loaded = new Set(state.sessions.map((s) => s.id));
+    const missing = [...state.waiting.keys()].filter((id) => !loaded.has(id) && !state.extra.has(id)).slice(0, 20);
+    for (const id of missing) {
+      const r = await ctx.call("GET", `/api/sessions?scope=all&limit=5&query=${encodeURIComponent(id)}`, undefined, { quiet: true }).catch(() => null);
+      const s = r?.sessions?.find((x) => x.id === id);
+      if (s) state.extra.set(id, s);
+    }
+    if (missing.length) drawSidebar();
   },
   async detail() {
     const id = currentSession();
@@ -76,9 +119,16 @@ const jobs = {
     const [q, c] = await Promise.all([ctx.call("GET", "/api/inbox", undefined, { quiet: true }), ctx.call("GET", "/api/cards", undefined, { quiet: true })]);
     state.inbox = { questions: q.questions, cards: c.cards };
     const n = q.questions.length + c.cards.length;
+    const waiting = new Map();
+    for (const x of [...q.questions, ...c.cards]) waiting.set(x.session, (waiting.get(x.session) ?? 0) + 1);
+    state.waiting = waiting;
     $("inbox-count").textContent = n ? String(n) : "";
+    $("nav-inbox").setAttribute("aria-label", n ? `Inbox, ${n} waiting for you` : "Inbox");
+    // The tab title counts what waits for you.
     document.title = `${n ? `(${n}) ` : ""}OAR · ${state.name}`;
-    if (state.view?.kind === "inbox") state.view.ui.update(state.inbox, state.sessions);
+    drawSidebar();
+    schedule("extra", 0);
+    if (state.view?.kind === "inbox") state.view.ui.update(state.inbox, allSessions());
   },
   async settings() {
     if (state.view?.kind !== "settings") return;
@@ -109,7 +159,27 @@ function schedule(name, delay = name === "detail" ? 60 : 120) {
   }, delay);
 }
 
+const titleOf = (id) => allSessions().find((s) => s.id === id)?.title ?? "a session";
+
+function notifyFor(e) {
+  if (e.type === "card.created") {
+    const text = e.card?.text ?? "A question waits for your answer.";
+    notify({ title: `Needs you · ${titleOf(e.sessionId)}`, body: text, tag: `card-${e.cardId}`, sessionId: e.sessionId, currentSession });
+  } else if (e.type === "turn.ended" && e.byOwner) {
+    const word = e.status === "done" ? "Finished" : e.status === "stopped" ? "Stopped" : "Failed";
+    notify({ title: `${word} · ${titleOf(e.sessionId)}`, body: "The turn you started has ended.", tag: `turn-${e.turnId}`, sessionId: e.sessionId, currentSession });
+  }
+}
+
 function onEvent(e) {
+  if (e.type === "turn.delta") {
+    // Appended in place; the session is read again only when the chunk does not continue
+    // the text on screen.
+    if (e.sessionId === currentSession() && !state.view.ui.delta(e)) schedule("detail");
+    return;
+  }
+  notifyFor(e);
+  if (e.type === "turn.started" && e.sessionId === currentSession()) state.view.ui.startTurn(e.turnId);
   if (e.type === "turn.progress") {
     if (e.sessionId === currentSession()) schedule("detail");
     return;
@@ -128,8 +198,34 @@ function setLive(s) {
 }
 
 // ---- views ----
+function allSessions() {
+  const have = new Set(state.sessions.map((s) => s.id));
+  return state.sessions.concat([...state.extra.values()].filter((s) => !have.has(s.id)));
+}
+
+const sideCtx = {
+  redraw: () => drawSidebar(),
+  more() {
+    if (state.paged && state.nextCursor) schedule("more", 0);
+    else {
+      state.shown += 100;
+      drawSidebar();
+    }
+  },
+  call: (...a) => ctx.call(...a),
+  changed: (x) => ctx.changed(x),
+};
+
 function drawSidebar() {
-  renderSidebar($("session-list"), state.sessions, currentSession(), state.filter);
+  const f = state.filter.trim().toLowerCase();
+  // Without paging the relay does not filter: the page does.
+  const list = allSessions().filter((s) => state.scope === "all" || !s.archived);
+  const sessions = !state.paged && f ? list.filter((s) => `${s.title} ${s.model} ${s.provider} ${s.group?.name ?? ""}`.toLowerCase().includes(f)) : list;
+  const rest = sessions.filter((s) => !state.waiting.get(s.id)).length;
+  renderSidebar($("session-list"), {
+    sessions, currentId: currentSession(), waiting: state.waiting, needsOnly: state.needsOnly, emptyGroups: f ? [] : state.emptyGroups,
+    shown: state.paged ? Infinity : state.shown, more: state.paged ? !!state.nextCursor : rest > state.shown, filterNote: !!f,
+  }, sideCtx);
 }
 
 function show(view) {
@@ -152,6 +248,9 @@ function home() {
 }
 
 function route() {
+  // On a phone the list gives the screen back to what was picked.
+  document.body.classList.remove("list-open");
+  $("list-toggle").setAttribute("aria-expanded", "false");
   const fromToken = takeTokenFromUrl();
   const p = new URLSearchParams(location.hash.replace(/^#/, ""));
   const session = fromToken ?? p.get("session");
@@ -164,7 +263,7 @@ function route() {
     schedule("detail", 0);
   } else if (p.has("inbox")) {
     show({ kind: "inbox", ui: new InboxView(ctx) });
-    state.view.ui.update(state.inbox, state.sessions);
+    state.view.ui.update(state.inbox, allSessions());
     schedule("inbox", 0);
   } else if (p.has("settings")) {
     const ui = new SettingsView(ctx);
@@ -192,18 +291,15 @@ function signOut(why) {
 
 async function boot() {
   takeTokenFromUrl();
-  try {
-    const health = await api("GET", "/api/health");
-    state.name = health.name;
-    $("relay-name").textContent = `${health.name} · ${health.version}`;
-    document.title = `OAR · ${health.name}`;
-  } catch {}
-  if (!getToken()) return signOut("");
-  try {
-    await api("GET", "/api/settings");
-  } catch (e) {
-    if (e.status === 401) return signOut("The relay refused the owner token.");
+  // Both at once: the name for the title bar, and whether the token is taken.
+  const [health, check] = await Promise.allSettled([api("GET", "/api/health"), getToken() ? api("GET", "/api/settings") : Promise.resolve(null)]);
+  if (health.status === "fulfilled") {
+    state.name = health.value.name;
+    $("relay-name").textContent = `${health.value.name} · ${health.value.version}`;
+    document.title = `OAR · ${health.value.name}`;
   }
+  if (!getToken()) return signOut("");
+  if (check.status === "rejected" && check.reason?.status === 401) return signOut("The relay refused the owner token.");
   document.body.classList.remove("signed-out");
   $("app").hidden = false;
   $("login").hidden = true;
@@ -212,9 +308,21 @@ async function boot() {
 }
 
 window.addEventListener("hashchange", route);
+let filterTimer = null;
 $("filter").addEventListener("input", (e) => {
   state.filter = e.target.value;
+  if (!state.paged) return drawSidebar();
+  clearTimeout(filterTimer);
+  filterTimer = setTimeout(() => schedule("list", 0), 200);
+});
+$("needs-only").addEventListener("change", (e) => {
+  state.needsOnly = e.target.checked;
   drawSidebar();
+});
+$("nav-notify-slot").replaceWith(notifyButton());
+$("list-toggle").addEventListener("click", () => {
+  const open = document.body.classList.toggle("list-open");
+  $("list-toggle").setAttribute("aria-expanded", String(open));
 });
 $("show-archived").addEventListener("change", (e) => {
   state.scope = e.target.checked ? "all" : "active";

@@ -30,8 +30,29 @@ export class NewSessionView {
       model.value = "";
       effort.replaceChildren(h("option", { value: "" }, "default"), ...(p?.efforts ?? []).map((e) => h("option", { value: e }, e)));
     };
-    provider.addEventListener("change", fillModels);
+    const why = h("p", { class: "field-help", id: "new-provider-why", role: "status" });
+    provider.setAttribute("aria-describedby", "new-provider-why");
+    const avail = new Map();
+    const explain = () => {
+      const a = avail.get(provider.value);
+      why.textContent = a && !a.available ? `Not available: ${a.reason ?? "not set up"}` : "";
+    };
+    provider.addEventListener("change", () => {
+      fillModels();
+      explain();
+    });
     fillModels();
+    // Which providers are set up on this relay: each option says so in words.
+    ctx.call("GET", "/api/providers", undefined, { quiet: true }).then((r) => r.providers,
+      () => ctx.call("GET", "/api/usage", undefined, { quiet: true }).then((u) => u.providers.map((p) => ({ id: p.id, available: p.status !== "not_set_up", reason: p.note })), () => []))
+      .then((list) => {
+        for (const p of list) avail.set(p.id, p);
+        for (const o of provider.options) {
+          const a = avail.get(o.value);
+          if (a) o.textContent = `${ctx.catalog[o.value]?.name ?? o.value}${a.available ? "" : " — not available"}`;
+        }
+        explain();
+      });
 
     const field = (label, input, id) => h("div", { class: "field" }, h("label", { class: "field-label", for: id }, label), input);
     this.form = h("form", { class: "new-form", "aria-labelledby": "new-title-h", onsubmit: async (e) => {
@@ -57,7 +78,7 @@ export class NewSessionView {
       }
     } },
       h("div", { class: "field-grid" },
-        field("Provider", provider, "new-provider"),
+        h("div", { class: "field" }, h("label", { class: "field-label", for: "new-provider" }, "Provider"), provider, why),
         field("Model", h("span", {}, model, models), "new-model"),
         field("Effort", effort, "new-effort"),
         field("Relay mode", mode, "new-mode")),

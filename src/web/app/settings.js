@@ -2,6 +2,8 @@
 // changes; a refusal shows the relay's reason and puts the stored value back.
 import { h } from "./dom.js";
 import { RelaysSection } from "./relays.js";
+import { ProvidersSection } from "./providers.js";
+import { UsageSection } from "./usage.js";
 
 const FIELDS = [
   { key: "agentSessions", type: "switch", label: "Agents may start and use sessions on this relay", help: "Offers relay_tool to agents here. A running conversation gets it when its agent next starts." },
@@ -9,6 +11,12 @@ const FIELDS = [
   { key: "maxTurnMinutes", type: "number", min: 1, max: 1440, label: "Max turn duration", unit: "min", help: "A turn running longer is stopped." },
   { key: "quietAfterMinutes", type: "number", min: 1, max: 1440, label: "Quiet after", unit: "min", help: "A watched session counts as quiet after this many minutes without activity." },
   { key: "acceptPromptsFromOtherRelays", type: "switch", label: "Accept prompts from other relays' agents", help: "Off: agents on paired relays can still list, read and wait, but not prompt, start, answer, stop, archive or subscribe here." },
+  // Limits (contract §9.3); defaults in the README.
+  { key: "maxWorkers", type: "number", min: 1, max: 256, label: "Agent processes at most", unit: "", help: "Default 8. At the cap the idle agent unused longest is stopped; when all are busy a turn waits." },
+  { key: "taskOutputMaxMb", type: "number", min: 1, max: 10240, label: "Task output kept per task", unit: "MB", help: "Default 20. The end of the output is kept." },
+  { key: "taskOutputTotalMb", type: "number", min: 1, max: 1048576, label: "Task output kept in all", unit: "MB", help: "Default 1024. The output of tasks that ended first goes first." },
+  { key: "maxBodyMb", type: "number", min: 1, max: 512, label: "Largest request body", unit: "MB", help: "Default 4. A larger request is refused (413)." },
+  { key: "maxMcpSessions", type: "number", min: 10, max: 100000, label: "MCP sessions held open", unit: "", help: "Default 2000. The least recently used idle one is closed first." },
 ];
 
 export class SettingsView {
@@ -18,11 +26,24 @@ export class SettingsView {
     this.status = h("p", { class: "save-status", role: "status", "aria-live": "polite" });
     const rows = FIELDS.map((f) => this.row(f));
     this.relays = new RelaysSection(ctx);
+    this.providers = new ProvidersSection(ctx);
+    this.usage = new UsageSection(ctx);
+    const jump = (id, label) => h("a", { class: "btn btn-small", href: `#settings`, onclick: (e) => {
+      e.preventDefault();
+      document.getElementById(id)?.scrollIntoView();
+      document.getElementById(id)?.querySelector("h3")?.focus();
+    } }, label);
     this.el = h("section", { class: "panel settings", "aria-labelledby": "settings-title" },
       h("h2", { id: "settings-title", class: "panel-title" }, "Settings"),
-      h("form", { class: "settings-form", onsubmit: (e) => e.preventDefault() }, rows),
-      this.status,
-      this.relays.el);
+      h("nav", { class: "settings-nav", "aria-label": "Settings sections" }, jump("general", "General"), jump("providers", "Providers"), jump("usage", "Usage"), jump("relays-section", "Relays")),
+      h("section", { id: "general", "aria-labelledby": "general-title" },
+        h("h3", { id: "general-title", class: "panel-sub", tabindex: -1 }, "General"),
+        h("form", { class: "settings-form", onsubmit: (e) => e.preventDefault() }, rows),
+        this.status),
+      this.providers.el,
+      this.usage.el,
+      h("div", { id: "relays-section" }, this.relays.el));
+    for (const s of [this.providers.el, this.usage.el]) s.querySelector("h3").tabIndex = -1;
   }
 
   row(f) {
@@ -53,6 +74,11 @@ export class SettingsView {
   }
 
   update(s) {
+    if (!this.loaded) {
+      this.loaded = true;
+      this.providers.refresh(s);
+      this.usage.refresh();
+    } else this.providers.settings = s;
     for (const f of FIELDS) {
       const input = this.inputs.get(f.key);
       if (!input || document.activeElement === input) continue;

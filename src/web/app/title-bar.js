@@ -2,12 +2,28 @@
 // `watching N sessions`, `watched`), its group, subscriptions and schedules, and the
 // owner's controls. Rebuilt on each update except the controls, which keep focus.
 import { h, badge, stateDot, STATE_LABEL, fmtTime } from "./dom.js";
+import { usageText } from "./activity.js";
+
+/** The session's tokens and cost, summed over the replies that reported them. */
+function sessionUsage(d) {
+  const sum = {};
+  let any = false;
+  for (const m of d.messages ?? []) {
+    const u = m.meta?.usage;
+    if (!u) continue;
+    any = true;
+    for (const k of ["inputTokens", "outputTokens", "cachedTokens", "costUsd"]) if (u[k] != null) sum[k] = (sum[k] ?? 0) + Number(u[k]);
+  }
+  return any ? usageText(sum) : "";
+}
 
 export const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 export function viaAgentLink(via) {
   return h("a", { class: "via-agent", href: `#session=${encodeURIComponent(via.session)}` }, `via agent · "${via.title ?? via.session}"`);
 }
+
+const waitingCount = (d) => (d.cards ?? []).filter((c) => c.status === "pending").length + (d.pendingQuestions ?? []).length;
 
 export function titleBar(head, d, ctx) {
   if (head.dataset.session !== d.id) {
@@ -19,16 +35,18 @@ export function titleBar(head, d, ctx) {
   head.controls.update(d);
   head.info.replaceChildren(...[
     h("div", { class: "conv-title-row" },
-      stateDot(d.state),
+      waitingCount(d) ? h("span", { class: "dot dot-waiting", role: "img", "aria-label": "state: waiting for you", title: "waiting for you" }) : stateDot(d.state),
       h("h2", { class: "conv-title", id: "conv-title", title: "Double-click to rename", ondblclick: () => rename(head, d, ctx) }, d.title),
       h("span", { class: "state-text" }, STATE_LABEL[d.state] ?? d.state),
+      waitingCount(d) ? badge(`needs you · ${waitingCount(d)}`, "badge-needs") : null,
       d.archived ? badge("archived", "badge-archived") : null,
       d.watched ? badge("watched", "badge-watched", { title: "Another conversation watches this one" }) : null,
       d.watching > 0 ? badge(`watching ${plural(d.watching, "session")}`, "badge-watching") : null),
     h("div", { class: "conv-sub" },
       d.viaAgent ? viaAgentLink(d.viaAgent) : null,
       h("span", {}, [d.provider, d.model, d.effort].filter(Boolean).join(" · ")),
-      h("span", { class: "conv-cwd", title: "Folder" }, d.cwd)),
+      h("span", { class: "conv-cwd", title: "Folder" }, d.cwd),
+      sessionUsage(d) ? h("span", { class: "conv-usage", title: "Tokens and cost of this session" }, `Σ ${sessionUsage(d)}`) : null),
     groupLine(d),
     watchLine(d, ctx),
   ].filter(Boolean));
@@ -51,14 +69,18 @@ function watchLine(d, ctx) {
   const del = (path) => ctx.call("DELETE", path).then(() => ctx.changed({ sessionId: d.id }), () => {});
   return h("div", { class: "conv-watch" },
     subs.map((s) => {
-      const target = s.session ?? s.target ?? {};
-      const name = typeof target === "string" ? target : target.title ?? target.id ?? s.id;
-      return h("span", { class: "chip", role: "group", "aria-label": `Subscription to ${name}` }, "👁 ", name,
-        h("button", { class: "chip-x", type: "button", onclick: () => del(`/api/subscriptions/${encodeURIComponent(s.id)}`) }, "Unsubscribe"));
+      const list = Array.isArray(s.sessions) ? s.sessions : null;
+      const name = s.sessions === "all" ? "all sessions" : list ? list.map((x) => x.title ?? x.id).join(", ") : s.id;
+      const what = [s.events?.length ? s.events.join(", ") : null, s.once ? "once" : null, s.digestMinutes ? `digest ${s.digestMinutes} min` : null].filter(Boolean).join(" · ");
+      return h("span", { class: "chip", role: "group", "aria-label": `Subscription to ${name}` }, h("span", { "aria-hidden": "true" }, "👁 "), name,
+        what ? h("span", { class: "chip-meta" }, ` · ${what}`) : null,
+        h("button", { class: "chip-x", type: "button", "aria-label": `Unsubscribe from ${name}`, onclick: () => del(`/api/subscriptions/${encodeURIComponent(s.id)}`) }, "Unsubscribe"));
     }),
-    scheds.map((s) => h("span", { class: "chip", role: "group", "aria-label": `Schedule ${s.title}` }, "⏰ ", s.title,
-      h("span", { class: "chip-meta" }, s.everyMinutes ? ` every ${s.everyMinutes} min` : " once", s.nextFireAt ? ` · next ${fmtTime(s.nextFireAt)}` : ""),
-      h("button", { class: "chip-x", type: "button", onclick: () => del(`/api/schedules/${encodeURIComponent(s.id)}`) }, "Cancel"))));
+    scheds.map((s) => h("span", { class: "chip", role: "group", "aria-label": `Schedule ${s.title}` }, h("span", { "aria-hidden": "true" }, "⏰ "), s.title,
+      h("span", { class: "chip-meta" }, s.everyMinutes ? ` every ${s.everyMinutes} min` : " once", s.nextFireAt ? ` · next ${fmtTime(s.nextFireAt)}` : "",
+        s.setBy && s.setBy.id !== d.id ? ` · set by ${s.setBy.title ?? s.setBy.id}` : "", s.session && s.session.id !== d.id ? ` · into ${s.session.title ?? s.session.id}` : "",
+        s.heldForApproval ? " · held for approval" : ""),
+      h("button", { class: "chip-x", type: "button", "aria-label": `Cancel schedule ${s.title}`, onclick: () => del(`/api/schedules/${encodeURIComponent(s.id)}`) }, "Cancel"))));
 }
 
 function rename(head, d, ctx) {
@@ -95,6 +117,15 @@ function controls(d0, ctx) {
   const stop = h("button", { class: "btn", type: "button", onclick: () => post("stop") }, "Stop");
   const kill = h("button", { class: "btn", type: "button", title: "End the agent process now; the next turn starts a fresh one", onclick: () => post("kill") }, "Kill session");
   const archive = h("button", { class: "btn", type: "button", onclick: () => post("archive") }, "Archive");
+  // Claude Cloud works on a clone: its branch goes back to the repository when you push it.
+  const push = d0.provider === "claude-cloud" ? h("button", { class: "btn", type: "button", title: `Push branch ${d0.branch ?? ""} to ${d0.repo ?? "the repository"}`, onclick: async () => {
+    push.disabled = true;
+    const said = await ctx.call("POST", `${path}/push`).then(
+      (r) => (r.pushed ? `Pushed ${r.commits} commit${r.commits === 1 ? "" : "s"}` : "Nothing to push"),
+      (e) => { push.title = e.message; return "Push failed"; });
+    push.textContent = said;
+    setTimeout(() => { push.textContent = "Push"; push.disabled = false; }, 4000);
+  } }, "Push") : null;
   const del = h("button", { class: "btn btn-danger-quiet", type: "button", onclick: async () => {
     if (!confirm("Delete this session and its history?")) return;
     await ctx.call("DELETE", path).then(() => ctx.go(""), () => {});
@@ -105,7 +136,7 @@ function controls(d0, ctx) {
     h("label", { class: "ctl" }, h("span", { class: "ctl-label" }, "Model"), model),
     h("label", { class: "switch", for: `may-${id}` }, may, h("span", { class: "switch-track", "aria-hidden": "true" }), "Agents in this conversation may start sessions"),
     h("span", { class: "ctl-spacer" }),
-    stop, kill, archive, del);
+    push, stop, kill, archive, del);
 
   return {
     el,

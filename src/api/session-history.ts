@@ -1,0 +1,40 @@
+import type { Relay } from "../relay.ts";
+import { iso } from "../core/clock.ts";
+import { questionView, type QuestionRow } from "../questions/ask-user.ts";
+import { subscriptionView } from "../watching/views.ts";
+import { scheduleView } from "../schedules/view.ts";
+import { messageView } from "../sessions/views.ts";
+import type { MessageRow } from "../sessions/types.ts";
+import { fromJson } from "../store/db.ts";
+
+// What the owner's page shows with a conversation beyond its messages: outcomes that left
+// no message of their own (an answered question, a turn stopped before it wrote anything),
+// and the title bar's subscription labels and ⏰ list.
+
+const HISTORY_LIMIT = 200;
+
+export function sessionHistory(relay: Relay, sessionId: string) {
+  const questionHistory = (relay.db.prepare(
+    `SELECT * FROM (SELECT * FROM questions WHERE session_id = ? AND status != 'pending' ORDER BY created_at DESC LIMIT ${HISTORY_LIMIT}) ORDER BY created_at`,
+  ).all(sessionId) as QuestionRow[]).map(questionView);
+  const stoppedTurns = (relay.db.prepare(
+    `SELECT id, message_id, status, error, ended_at FROM turns WHERE session_id = ? AND status IN ('stopped', 'error') AND reply_message_id IS NULL ORDER BY ended_at DESC LIMIT ${HISTORY_LIMIT}`,
+  ).all(sessionId) as { id: string; message_id: string; status: string; error: string | null; ended_at: number | null }[])
+    .map((t) => ({ turnId: t.id, messageId: t.message_id, status: t.status, ...(t.error ? { error: t.error } : {}), endedAt: iso(t.ended_at) }));
+  const now = relay.clock.now();
+  const subs = relay.watch.subs;
+  const subscriptions = subs.listFor(sessionId, now).filter((r) => r.ended_at == null).map((r) => subscriptionView(relay, subs, r));
+  const schedules = relay.schedules.store.listFor(sessionId, now).filter((r) => r.ended_at == null).map((r) => scheduleView(relay, r));
+  return { questionHistory, stoppedTurns, subscriptions, schedules };
+}
+
+/** A message as the owner's page reads it: relay_tool's view plus the reply's outcome when
+ * not plainly done and its `meta` as stored (SHAPES.md: activity, usage, images). */
+export function ownerMessageView(m: MessageRow) {
+  const meta = fromJson<Record<string, unknown> | null>(m.meta_json, null);
+  return {
+    ...messageView(m),
+    ...(meta?.status && meta.status !== "done" ? { status: meta.status } : {}),
+    ...(meta ? { meta } : {}),
+  };
+}

@@ -1,0 +1,60 @@
+import type { SecretSetting } from "../../core/settings.ts";
+import type { Mode } from "../../sessions/types.ts";
+
+// One adapter per real provider (STYLE.md "providers as data plus one adapter each"): how its
+// agent process starts, which secrets are its own, how the relay's modes, models and efforts
+// map onto what the CLI advertises, and its quirks. The worker pool, the probe and the ACP
+// worker read adapters; none of them asks `provider === …`.
+
+export interface LaunchSpec {
+  command: string;
+  args: string[];
+  /** Added to the worker's environment (after other providers' secrets were taken out). */
+  env?: Record<string, string>;
+}
+
+/** What a launch may read: the owner's settings (secrets included) and the resolved binary. */
+export interface LaunchContext {
+  settings: Record<string, unknown>;
+  /** The binary's path when it is installed, else null. */
+  binary: string | null;
+}
+
+/** An option the CLI advertised (a mode, a model, a config value). */
+export interface Advertised {
+  id: string;
+  name: string;
+  description?: string;
+}
+
+export interface ProviderAdapter {
+  id: string;
+  /** The binary it runs, looked up on PATH (the catalog's `install` says how to get it). */
+  binary?: string;
+  /** Owner settings holding this provider's secrets; every other provider secret is kept from its worker. */
+  secretSettings: readonly SecretSetting[];
+  /** Environment variables through which this provider takes its secrets (others' are removed from its worker). */
+  secretEnv: readonly string[];
+  /** The worker's launch, or null when it cannot start (not installed, not set up). */
+  launch(ctx: LaunchContext): LaunchSpec | null;
+  /** The command a person runs as the relay's user to sign in, or where to set a key. */
+  signIn: string;
+  /** CLI mode ids to pick for each relay mode, most wanted first; none offered: the CLI's current mode. */
+  modes?: Partial<Record<Mode, readonly string[]>>;
+  /** The CLI resolves model ids it did not list (Claude takes full Anthropic ids): always set the model. */
+  acceptsUnlistedModels?: boolean;
+  /** How an advertised model becomes a relay model id (default: its id). null: not a model to list. */
+  modelId?(m: Advertised): string | null;
+  /** A JSON-RPC notification (method, params) arrived: lets a quirk watch for what it waits on. */
+  waitsForBeforeFirstPrompt?: { method: string; timeoutMs: number; why: string };
+  /** A turn that "succeeded" with a reply saying the credentials were refused (Copilot with a
+   * wrong provider key ends end_turn with "Error: Authentication failed …"): the error text. */
+  replyFailure?(reply: string): string | null;
+  /** Whether the sign-in status notification says nobody is signed in (Claude's `_auth/status_update`). */
+  signedOut?(method: string, params: Record<string, unknown>): boolean | undefined;
+}
+
+/** `{ NAME: value }` when the setting holds a secret, else nothing. */
+export function secretVar(name: string, value: unknown): Record<string, string> {
+  return typeof value === "string" && value ? { [name]: value } : {};
+}

@@ -1,0 +1,175 @@
+// OAR's own coding agent for DeepSeek and any OpenAI-compatible endpoint: a standalone ACP agent
+// process (like scripted/agent.ts) whose turns run the tool loop in turn.ts on the official
+// `openai` SDK. The relay starts it with the environment of config.ts; logs go to stderr only.
+
+import { randomUUID } from "node:crypto";
+import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk";
+import { TurnFailed } from "./api-errors.ts";
+import { loadConfig } from "./config.ts";
+import { ModelClient } from "./model-client.ts";
+import { systemPrompt } from "./prompt.ts";
+import { isMode, MODES, type AgentSession } from "./session.ts";
+import { BUILTIN_TOOLS } from "./tools/index.ts";
+import { connectMcp } from "./tools/mcp.ts";
+import { runTurn, toolsFor } from "./turn.ts";
+
+const cfg = loadConfig();
+const client = new ModelClient(cfg);
+const sessions = new Map<string, AgentSession>();
+const log = (s: string) => process.stderr.write(`[oar-openai-agent] ${s}\n`);
+
+type OarMeta = { model?: unknown; effort?: unknown; mode?: unknown; autoCompactWindow?: unknown };
+const oarMeta = (meta: { [k: string]: unknown } | null | undefined): OarMeta => {
+  const oar = meta?.oar;
+  return oar && typeof oar === "object" ? (oar as OarMeta) : {};
+};
+const nonEmpty = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
+const windowFrom = (v: unknown): "auto" | number | undefined => (v === "auto" ? "auto" : typeof v === "number" && v >= 0 ? v : undefined);
+
+/** Settings the relay sends with session/new or a prompt (`_meta.oar`). */
+function applyMeta(s: AgentSession, meta: OarMeta): void {
+  s.model = nonEmpty(meta.model) ?? s.model;
+  s.effort = nonEmpty(meta.effort) ?? s.effort;
+  if (isMode(meta.mode)) s.mode = meta.mode;
+  s.window = windowFrom(meta.autoCompactWindow) ?? s.window;
+}
+
+function modelState(s: AgentSession) {
+  return { availableModels: s.models.map((id) => ({ modelId: id, name: id })), currentModelId: s.model };
+}
+
+const EFFORTS = ["low", "medium", "high"];
+
+/** What the relay can set (session-config.ts reads it): the model (when the endpoint listed
+ * models) and, where the API takes reasoning_effort, the effort as a thought level. */
+function configOptions(s: AgentSession): acp.SessionConfigOption[] {
+  const out: acp.SessionConfigOption[] = [];
+  // Only the endpoint's own list: the relay takes these ids as the provider's model list.
+  if (s.models.length) out.push({ type: "select", id: "model", name: "Model", category: "model", currentValue: s.model, options: s.models.map((id) => ({ value: id, name: id })) });
+  if (cfg.takesEffort) out.push({ type: "select", id: "effort", name: "Reasoning effort", category: "thought_level", currentValue: s.effort ?? "medium", options: EFFORTS.map((e) => ({ value: e, name: e })) });
+  return out;
+}
+
+const app = acp
+  .agent({ name: "oar-openai-agent" })
+  .onRequest("initialize", ({ params }) => ({
+    protocolVersion: params.protocolVersion ?? acp.PROTOCOL_VERSION,
+    agentCapabilities: { loadSession: false, mcpCapabilities: { http: true }, promptCapabilities: {} },
+    agentInfo: { name: "oar-openai-agent", title: cfg.name, version: "1.0.0" },
+    authMethods: [],
+  }))
+  .onRequest("session/new", async ({ params }) => {
+    const meta = oarMeta(params._meta);
+    const models = await client.listModels().catch((e) => {
+      log(`models list failed: ${(e as Error).message}`);
+      return [] as string[];
+    });
+    const s: AgentSession = {
+      id: randomUUID(),
+      cwd: params.cwd,
+      model: cfg.defaultModel || models[0] || "default",
+      mode: "agent",
+      window: "auto",
+      models,
+      history: [],
+      contextTokens: 0,
+      alwaysAllowed: new Set(),
+      costUsd: 0,
+      mcp: null,
+      running: new Set(),
+    };
+    applyMeta(s, meta);
+    s.mcp = await connectMcp(params.mcpServers, new Set(BUILTIN_TOOLS.map((t) => t.name)), log);
+    s.history.push({ role: "system", content: systemPrompt(s, cfg, s.mcp.problems) });
+    sessions.set(s.id, s);
+    log(`session ${s.id} on ${cfg.name} ${s.model}, ${s.mcp.tools.length} MCP tools`);
+    return {
+      sessionId: s.id,
+      modes: { currentModeId: s.mode, availableModes: MODES.map((m) => ({ ...m })) },
+      configOptions: configOptions(s),
+      // The models field real CLIs send (not in the 2.4 schema): kept for clients that read it.
+      ...(s.models.length ? { models: modelState(s) } : {}),
+    } as acp.NewSessionResponse;
+  })
+  .onRequest("session/set_mode", ({ params }) => {
+    const s = sessions.get(params.sessionId);
+    if (!s) throw acp.RequestError.resourceNotFound(params.sessionId);
+    if (!isMode(params.modeId)) throw acp.RequestError.invalidParams(undefined, `Unknown mode '${params.modeId}'; modes: agent, ask, plan.`);
+    s.mode = params.modeId;
+    return {};
+  })
+  .onRequest("session/set_config_option", ({ params }) => {
+    const s = sessions.get(params.sessionId);
+    if (!s) throw acp.RequestError.resourceNotFound(params.sessionId);
+    const value = (params as { value?: unknown }).value;
+    if (params.configId === "model" && typeof value === "string" && value) s.model = value;
+    else if (params.configId === "effort" && typeof value === "string" && EFFORTS.includes(value)) s.effort = value;
+    else if (params.configId === "auto_compact_window" && windowFrom(value) !== undefined) s.window = windowFrom(value)!;
+    else throw acp.RequestError.invalidParams(undefined, `Unknown option '${params.configId}' or value.`);
+    return { configOptions: configOptions(s) };
+  })
+  .onRequest("session/set_model", (p) => p as { sessionId: string; modelId: string }, ({ params }) => {
+    const s = sessions.get(params.sessionId);
+    if (!s) throw acp.RequestError.resourceNotFound(params.sessionId);
+    if (typeof params.modelId !== "string" || !params.modelId) throw acp.RequestError.invalidParams(undefined, "modelId is required.");
+    s.model = params.modelId;
+    return {};
+  })
+  .onRequest("session/prompt", async ({ params, client: peer, signal }) => {
+    const s = sessions.get(params.sessionId);
+    if (!s) throw acp.RequestError.resourceNotFound(params.sessionId);
+    applyMeta(s, oarMeta(params._meta));
+    const text = params.prompt.flatMap((b) => (b.type === "text" ? [b.text] : b.type === "resource_link" ? [`[file: ${b.uri}]`] : [])).join("\n");
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    s.running.add(controller);
+    try {
+      const { stopReason, usage } = await runTurn(
+        s,
+        text,
+        {
+          cfg,
+          client,
+          tools: toolsFor(s, BUILTIN_TOOLS),
+          io: {
+            update: (update) => peer.notify("session/update", { sessionId: s.id, update }),
+            notify: (method, p) => peer.notify(method, p),
+            requestPermission: (p, cancel) => peer.request("session/request_permission", p, { cancellationSignal: cancel, stopWaitingOnCancel: true }),
+          },
+        },
+        controller.signal,
+      );
+      // ACP's usage_update carries the session's cumulative cost; the relay takes each turn's share.
+      if (usage.costUsd !== null) s.costUsd = Math.round((s.costUsd + usage.costUsd) * 1e6) / 1e6;
+      const oarUsage = { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, cachedTokens: usage.cachedTokens, ...(usage.costUsd !== null ? { costUsd: usage.costUsd } : {}) };
+      await peer
+        .notify("session/update", { sessionId: s.id, update: { sessionUpdate: "usage_update", used: s.contextTokens, size: s.window === "auto" ? cfg.autoWindow ?? 0 : s.window, ...(usage.costUsd !== null ? { cost: { amount: s.costUsd, currency: "USD" } } : {}), _meta: { oar: { usage: oarUsage, model: s.model } } } })
+        .catch(() => {});
+      return {
+        stopReason,
+        usage: { totalTokens: usage.inputTokens + usage.outputTokens, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, cachedReadTokens: usage.cachedTokens },
+        _meta: { oar: { usage: oarUsage, model: s.model } },
+      } as acp.PromptResponse;
+    } catch (e) {
+      if (e instanceof TurnFailed) throw new acp.RequestError(-32000, e.message);
+      throw e;
+    } finally {
+      s.running.delete(controller);
+      signal.removeEventListener("abort", onAbort);
+    }
+  })
+  .onNotification("session/cancel", ({ params }) => {
+    for (const c of sessions.get(params.sessionId)?.running ?? []) c.abort();
+  });
+
+const connection = app.connect(
+  acp.ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as unknown as ReadableStream<Uint8Array>),
+);
+const exit = () => {
+  for (const s of sessions.values()) void s.mcp?.close();
+  process.exit(0);
+};
+process.stdin.on("end", exit);
+connection.closed.then(exit, exit);

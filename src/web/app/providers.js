@@ -1,0 +1,106 @@
+// Settings → Providers: which providers are set up, available or why not, their keys (shown
+// masked, never read back), the Claude API monthly cap and spend, and Check again. Reads
+// GET /api/providers; on a relay without it, the same answers from GET /api/usage.
+import { h, fmtTime } from "./dom.js";
+
+/** The owner settings each provider is set up with (contract §9.2); only those the relay has are shown. */
+const SETUP = {
+  "claude-api": [["claudeApiKey", "API key", true]],
+  "claude-cloud": [["claudeCloudToken", "Cloud token", true]],
+  copilot: [["copilotToken", "Token", true]],
+  grok: [["xaiApiKey", "xAI API key", true]],
+  deepseek: [["deepseekApiKey", "API key", true], ["deepseekBaseUrl", "Endpoint", false]],
+  "openai-image": [["openaiApiKey", "API key", true], ["openaiBaseUrl", "Endpoint", false]],
+  "openai-compatible": [["openaiCompatibleBaseUrl", "Endpoint", false], ["openaiCompatibleApiKey", "API key", true], ["openaiCompatibleName", "Name", false]],
+};
+
+export class ProvidersSection {
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.list = h("div", { class: "provider-list" });
+    this.note = h("p", { class: "field-help" });
+    this.el = h("section", { class: "providers", id: "providers", "aria-labelledby": "providers-title" },
+      h("h3", { id: "providers-title", class: "panel-sub" }, "Providers"), this.note, this.list);
+    this.settings = {};
+  }
+
+  async refresh(settings) {
+    if (settings) this.settings = settings;
+    let providers;
+    this.canCheck = true;
+    try {
+      providers = (await this.ctx.call("GET", "/api/providers", undefined, { quiet: true })).providers;
+    } catch {
+      this.canCheck = false;
+      const u = await this.ctx.call("GET", "/api/usage", undefined, { quiet: true }).catch(() => ({ providers: [] }));
+      providers = u.providers.map((p) => ({ id: p.id, name: p.name, available: p.status !== "not_set_up", reason: p.status === "not_set_up" ? p.note : undefined }));
+    }
+    this.note.textContent = this.canCheck ? "" : "This relay does not probe providers on demand; availability is what it last saw.";
+    this.providers = providers;
+    this.draw();
+  }
+
+  draw() {
+    const focused = document.activeElement?.id;
+    this.list.replaceChildren(...(this.providers ?? []).map((p) => this.row(p)));
+    if (focused) document.getElementById(focused)?.focus();
+  }
+
+  row(p) {
+    const status = p.available
+      ? h("span", { class: "prov-status ok" }, h("span", { "aria-hidden": "true" }, "✓ "), "Available")
+      : h("span", { class: "prov-status no" }, h("span", { "aria-hidden": "true" }, "✗ "), "Not available");
+    const check = this.canCheck ? h("button", { class: "btn btn-small", type: "button", onclick: async (e) => {
+      e.target.disabled = true;
+      try {
+        const r = await this.ctx.call("POST", `/api/providers/${encodeURIComponent(p.id)}/check`, {});
+        Object.assign(p, r.provider ?? r);
+      } catch {}
+      this.draw();
+    } }, "Check again") : null;
+    const fields = (SETUP[p.id] ?? []).filter(([k]) => k in this.settings).map(([k, label, secret]) => this.field(p, k, label, secret));
+    return h("div", { class: `provider${p.available ? "" : " is-unavailable"}`, role: "group", "aria-label": `Provider ${p.name}` },
+      h("div", { class: "prov-head" }, h("strong", {}, p.name), status, p.checkedAt ? h("span", { class: "field-help" }, `checked ${fmtTime(p.checkedAt)}`) : null, h("span", { class: "ctl-spacer" }), check),
+      !p.available && p.reason ? h("p", { class: "prov-reason" }, p.reason) : null,
+      p.setUp ? h("p", { class: "field-help" }, typeof p.setUp === "string" ? p.setUp : JSON.stringify(p.setUp)) : null,
+      fields.length ? h("div", { class: "prov-fields" }, fields) : null,
+      p.id === "claude-api" && "claudeApiMonthlyCapUsd" in this.settings ? this.cap() : null);
+  }
+
+  field(p, key, label, secret) {
+    const id = `prov-${key}`;
+    const set = this.settings[key];
+    const input = h("input", { class: "input", id, type: secret ? "password" : "text", autocomplete: "off", placeholder: secret ? (set ? "**** (set)" : "not set") : "", value: secret ? "" : set ?? "" });
+    const save = async (value) => {
+      try {
+        this.settings = await this.ctx.call("PATCH", "/api/settings", { [key]: value });
+        input.value = secret ? "" : this.settings[key] ?? "";
+        await this.refresh();
+      } catch {}
+    };
+    return h("form", { class: "prov-field", onsubmit: (e) => {
+      e.preventDefault();
+      save(input.value.trim() === "" && !secret ? null : input.value.trim());
+    } },
+      h("label", { class: "field-label", for: id }, `${p.name} ${label}`), input,
+      h("button", { class: "btn btn-small", type: "submit" }, "Save"),
+      secret && set ? h("button", { class: "btn btn-small btn-danger-quiet", type: "button", onclick: () => save("") }, "Remove") : null);
+  }
+
+  cap() {
+    const s = this.settings;
+    const input = h("input", { class: "input input-num", id: "prov-cap", type: "number", min: 0, step: 1, value: s.claudeApiMonthlyCapUsd ?? "", placeholder: "no cap" });
+    const spent = Number(s.claudeApiSpentUsd ?? 0);
+    const cap = s.claudeApiMonthlyCapUsd;
+    return h("form", { class: "prov-field", onsubmit: async (e) => {
+      e.preventDefault();
+      try {
+        this.settings = await this.ctx.call("PATCH", "/api/settings", { claudeApiMonthlyCapUsd: input.value === "" ? null : Number(input.value) });
+        await this.refresh();
+      } catch {}
+    } },
+      h("label", { class: "field-label", for: "prov-cap" }, "Claude API monthly cap (USD)"), input, h("button", { class: "btn btn-small", type: "submit" }, "Save"),
+      h("span", { class: "field-help" }, `Spent this month: $${spent.toFixed(2)}${cap != null ? ` of $${cap}` : ""}`),
+      cap ? h("meter", { min: 0, max: cap, value: Math.min(spent, cap), "aria-label": "Claude API spend this month" }) : null);
+  }
+}

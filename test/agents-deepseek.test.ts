@@ -1,0 +1,170 @@
+// DeepSeek on our own agent (src/providers/openai-agent/) against a local server speaking
+// DeepSeek's wire format (test/helpers/fake-openai.ts): a real relay, the real agent process as
+// the worker, a scripted session on the other end of relay_tool.
+import { test, after, before } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { TestRelay } from "./helpers/relay-process.ts";
+import { agentTool, workerPids } from "./helpers/core-helpers.ts";
+import { FakeOpenAI, errors, lastUserText, toolResults, type ChatCall } from "./helpers/fake-openai.ts";
+
+let relay: TestRelay;
+let fake: FakeOpenAI;
+let folder: string;
+
+before(async () => {
+  fake = await FakeOpenAI.start({ apiKey: "ds-key", models: ["deepseek-chat", "deepseek-reasoner"] });
+  relay = await TestRelay.start({ settings: { deepseekApiKey: "ds-key", deepseekBaseUrl: fake.baseUrl } });
+  folder = mkdtempSync(join(tmpdir(), "oar-ds-"));
+});
+after(async () => {
+  await relay.stop();
+  await fake.close();
+});
+
+async function deepseekSession(title = "DeepSeek"): Promise<string> {
+  return relay.createSession({ provider: "deepseek", cwd: folder, title });
+}
+
+test("relay_info: DeepSeek's models come from its models endpoint; a refused key makes it unavailable with a reason", async () => {
+  const observer = await relay.mcp(await relay.createSession({ title: "observer" }));
+  const info = await observer.call({ action: "relay_info", relay: "this" });
+  const ds = info.providers.find((p: any) => p.id === "deepseek");
+  assert.equal(ds.available, true, JSON.stringify(ds));
+  assert.deepEqual(ds.models, ["deepseek-chat", "deepseek-reasoner"]);
+  assert.equal(ds.defaultModel, "deepseek-chat");
+  assert.ok(fake.requests.some((r) => r.path === "/v1/models"));
+
+  await relay.api("PATCH", "/api/settings", { deepseekApiKey: "wrong-key" });
+  try {
+    const refused = (await observer.call({ action: "relay_info", relay: "this" })).providers.find((p: any) => p.id === "deepseek");
+    assert.equal(refused.available, false);
+    assert.match(refused.reason, /DeepSeek refused the API key \(401\)/);
+  } finally {
+    await relay.api("PATCH", "/api/settings", { deepseekApiKey: "ds-key" });
+  }
+});
+
+test("an owner's prompt: the agent reads a file, edits it, runs a background task and asks a scripted session through relay_tool", async () => {
+  writeFileSync(join(folder, "notes.txt"), "hello\nsecond line\n");
+  const helper = await relay.createSession({ title: "Helper" });
+  const ds = await deepseekSession("Worker");
+  fake.reset();
+  let taskId = "";
+  fake.setScript((call: ChatCall) => {
+    const results = toolResults(call);
+    switch (results.length) {
+      case 0:
+        return { reasoning: "I should read the notes first.", toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] };
+      case 1:
+        return { toolCalls: [{ name: "edit_file", arguments: { path: "notes.txt", old_string: "hello", new_string: "hello world" } }] };
+      case 2:
+        return { toolCalls: [{ name: "run_command", arguments: { command: "echo task-says-hi; echo second", background: true, description: "greeting job" } }] };
+      case 3:
+        taskId = /background task (\S+)/.exec(results[2].text)?.[1] ?? "";
+        return { toolCalls: [{ name: "relay_tool", arguments: { action: "send", relay: "this", session: helper, text: "/reply pong-from-helper" } }] };
+      default: {
+        const sent = JSON.parse(results[3].text);
+        return { text: `Done. The helper said: ${sent.reply?.text}` };
+      }
+    }
+  });
+  const reply = await relay.say(ds, "Please update notes.txt and check with the helper.", 120_000);
+  assert.equal(reply.error, undefined, JSON.stringify(reply));
+  assert.equal(reply.model, "deepseek-chat", "a new session starts on the first model the endpoint lists");
+  assert.match(reply.text, /The helper said: pong-from-helper/);
+  assert.equal(readFileSync(join(folder, "notes.txt"), "utf8"), "hello world\nsecond line\n");
+
+  // What the model was given back: the file's text, the edit, the task and the helper's answer.
+  const last = fake.calls.at(-1)!;
+  const results = toolResults(last);
+  assert.deepEqual(results.map((r) => r.name), ["read_file", "edit_file", "run_command", "relay_tool"]);
+  assert.match(results[0].text, /hello\nsecond line/);
+  assert.match(results[1].text, /Edited notes\.txt/);
+  assert.ok(fake.calls[0].tools.includes("relay_tool"), `tools offered: ${fake.calls[0].tools}`);
+  // DeepSeek sessions always think; this turn's thinking goes back with its tool loop.
+  assert.deepEqual(fake.calls[0].body.thinking, { type: "enabled" });
+  assert.equal(fake.calls[1].messages.find((m: any) => m.role === "assistant")?.reasoning_content, "I should read the notes first.");
+
+  // The background task is the relay's: read_task_output sees its output and end.
+  assert.ok(taskId, results[2].text);
+  const observer = await relay.mcp(helper);
+  const out = await relay.waitFor(async () => {
+    const r = await observer.call({ action: "read_task_output", relay: "this", session: ds, task_id: taskId });
+    return r.ok && r.task.status !== "running" ? r : null;
+  });
+  assert.equal(out.task.status, "completed");
+  assert.equal(out.task.description, "greeting job");
+  assert.match(JSON.stringify(out), /task-says-hi/);
+});
+
+test("Stop ends a streaming reply at once; the same agent process answers the next prompt", async () => {
+  const ds = await deepseekSession("Slow");
+  fake.reset();
+  fake.setScript((call) => (/slow/.test(lastUserText(call)) ? { text: "word ".repeat(400), chunkDelayMs: 100 } : { text: "quick answer" }));
+  await relay.api("POST", `/api/sessions/${ds}/messages`, { text: "a slow answer please" });
+  await relay.waitFor(async () => ((await relay.session(ds)).inFlight?.text ?? "").length > 20);
+  const pids = workerPids(relay);
+  assert.equal((await relay.api("POST", `/api/sessions/${ds}/stop`)).status, 200);
+  const stopped = await relay.waitFor(async () => {
+    const s = await relay.session(ds);
+    return s.state === "idle" ? s.messages.filter((m: any) => m.role === "agent").at(-1) : null;
+  });
+  assert.equal(stopped.error, undefined);
+  assert.ok(stopped.text.length < "word ".repeat(400).length, "the reply was cut off");
+  const next = await relay.say(ds, "and now?", 60_000);
+  assert.equal(next.text, "quick answer");
+  assert.ok(workerPids(relay).every((p) => pids.includes(p)), "the agent answered the cancel itself (not killed and restarted)");
+});
+
+test("429 then success is retried (honouring retry-after); 401 and 402 end the turn with words", async () => {
+  const ds = await deepseekSession("Errors");
+  fake.reset();
+  fake.queue(errors.rateLimited(0), errors.serverError(), { text: "after the retries" });
+  const ok = await relay.say(ds, "hello", 60_000);
+  assert.equal(ok.text, "after the retries");
+  assert.equal(fake.calls.length, 3);
+
+  fake.queue({ error: { status: 402, message: "Insufficient Balance", type: "unknown_error" } });
+  const broke = await relay.say(ds, "hello again", 60_000);
+  assert.match(broke.error, /DeepSeek says the account's balance is exhausted \(402: Insufficient Balance\)/);
+  assert.match(broke.error, /top up the account/);
+
+  // A session whose worker starts after the key changed (a relay with that key set would refuse
+  // to create it once its probe got the 401).
+  const other = await deepseekSession("Bad key");
+  await relay.api("PATCH", "/api/settings", { deepseekApiKey: "not-the-key" });
+  try {
+    const refused = await relay.say(other, "hello", 60_000);
+    assert.match(refused.error, /DeepSeek refused the API key \(401/);
+    assert.match(refused.error, /Settings → Providers → DeepSeek/);
+  } finally {
+    await relay.api("PATCH", "/api/settings", { deepseekApiKey: "ds-key" });
+  }
+});
+
+test("a long conversation compacts at the session's window (update_session auto_compact_window)", async () => {
+  const ds = await deepseekSession("Long");
+  const boss = await relay.createSession({ title: "Boss" });
+  const set = await agentTool(relay, boss, { action: "update_session", relay: "this", session: ds, auto_compact_window: 100_000 });
+  assert.equal(set.ok, true, JSON.stringify(set));
+  assert.equal(set.settings.auto_compact_window, 100_000);
+  fake.reset();
+  fake.setScript((call) => {
+    if (!call.stream) return { text: "SUMMARY: the user talked about apples." };
+    if (/first/.test(lastUserText(call))) return { text: "noted", usage: { prompt_tokens: 150_000, completion_tokens: 10 } };
+    return { text: "answer two", usage: { prompt_tokens: 900, completion_tokens: 5 } };
+  });
+  assert.equal((await relay.say(ds, "first: I like apples", 60_000)).text, "noted");
+  assert.equal((await relay.say(ds, "second question", 60_000)).text, "answer two");
+  const summaryCall = fake.calls.find((c) => !c.stream);
+  assert.ok(summaryCall, "a summary was asked for");
+  assert.match(JSON.stringify(summaryCall.messages), /first: I like apples/);
+  const after = fake.calls.at(-1)!;
+  const sent = JSON.stringify(after.messages);
+  assert.match(sent, /SUMMARY: the user talked about apples/);
+  assert.doesNotMatch(sent, /first: I like apples/, "the older turn was replaced by its summary");
+  assert.match(sent, /second question/);
+});

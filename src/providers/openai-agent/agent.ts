@@ -153,7 +153,8 @@ const app = acp
         _meta: { oar: { usage: oarUsage, model: s.model } },
       } as acp.PromptResponse;
     } catch (e) {
-      if (e instanceof TurnFailed) throw new acp.RequestError(-32000, e.message);
+      // Not -32000 (which the relay reads as "not signed in"): the words are the owner's to read as they are.
+      if (e instanceof TurnFailed) throw new acp.RequestError(-32603, e.message, { oar: { worded: true, kind: e.kind } });
       throw e;
     } finally {
       s.running.delete(controller);

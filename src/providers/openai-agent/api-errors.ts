@@ -8,7 +8,24 @@ import type { AgentConfig } from "./config.ts";
 export const MAX_RETRIES = 4;
 const MAX_DELAY_MS = 30_000;
 
-export class TurnFailed extends Error {}
+/** What kind of failure, in the relay's words (turn-errors.ts): auth failures make it probe again. */
+export type FailedKind = "auth" | "rate_limit" | "config" | "protocol";
+
+export class TurnFailed extends Error {
+  constructor(
+    message: string,
+    readonly kind: FailedKind = "protocol",
+  ) {
+    super(message);
+  }
+}
+
+export function failureKind(e: unknown): FailedKind {
+  const status = e instanceof APIError ? (e.status ?? 0) : 0;
+  if (status === 401 || status === 403) return "auth";
+  if (status === 429) return "rate_limit";
+  return e instanceof APIConnectionError || status === 404 ? "config" : "protocol";
+}
 
 /** The server said the conversation no longer fits its context. */
 export function isContextOverflow(e: unknown): boolean {

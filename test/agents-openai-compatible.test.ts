@@ -17,7 +17,7 @@ before(async () => {
 });
 after(async () => {
   for (const d of drives) d.close();
-  await fake.close();
+  await fake?.close();
 });
 
 function agent(provider: "deepseek" | "openai-compatible" = "openai-compatible"): Drive {

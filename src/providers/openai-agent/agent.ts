@@ -120,6 +120,8 @@ const app = acp
     const s = sessions.get(params.sessionId);
     if (!s) throw acp.RequestError.resourceNotFound(params.sessionId);
     applyMeta(s, oarMeta(params._meta));
+    // "default": a session created before the endpoint's list was known runs on its first model.
+    if (s.model === "default" && s.models.length) s.model = s.models[0];
     const text = params.prompt.flatMap((b) => (b.type === "text" ? [b.text] : b.type === "resource_link" ? [`[file: ${b.uri}]`] : [])).join("\n");
     const controller = new AbortController();
     const onAbort = () => controller.abort();

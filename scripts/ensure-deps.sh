@@ -3,6 +3,6 @@
 # from source here: about a minute and a half on 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ ! -d node_modules ] || [ ! -f node_modules/better-sqlite3/build/Release/better_sqlite3.node ]; then
+if [ ! -d node_modules ] || [ ! -f node_modules/better-sqlite3/build/Release/better_sqlite3.node ] || [ ! -d node_modules/esbuild ]; then
   npm ci --no-fund --no-audit
 fi

@@ -12,6 +12,8 @@ if [ ! -x /usr/bin/chromium ]; then
   fi
 fi
 npx tsc --noEmit -p .
+# Tests start bin/oar, which runs the compiled bundle when it is fresh: they test what ships.
+node scripts/build.mjs --if-stale
 shopt -s nullglob
 files=(test/*.test.ts)
 node --import tsx --test --test-concurrency=3 --test-timeout=300000 "${files[@]}"

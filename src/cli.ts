@@ -1,8 +1,26 @@
 import { parseArgs } from "node:util";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { startRelay } from "./server.ts";
 import { VERSION } from "./relay.ts";
+import { removePidFile, writePidFile } from "./ops/pid-file.ts";
+import { RotatingLog } from "./ops/log-file.ts";
 
-const USAGE = `Usage: oar start [--port 7420] [--host 127.0.0.1] [--data DIR] [--name NAME] [--test-clock] [--emulate-version X.Y.Z]`;
+const USAGE = `Usage:
+  oar start [--port 7420] [--host 127.0.0.1] [--data DIR] [--name NAME] [--test-clock] [--emulate-version X.Y.Z] [--log-file]
+  oar service install|uninstall|status [--port P] [--host H] [--data DIR] [--name NAME]
+  oar doctor [--port 7420] [--host 127.0.0.1] [--data DIR]
+  oar backup FILE [--data DIR]      a consistent copy of the store, also while the relay runs
+  oar restore FILE [--data DIR]     puts a backup back (the relay must be stopped)`;
+
+const defaultData = () => join(homedir(), ".oar");
+
+function portOf(value: string | undefined, fallback = 7420): number {
+  const port = Number(value ?? fallback);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, got ${value}`);
+  return port;
+}
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
@@ -10,11 +28,23 @@ async function main(argv: string[]): Promise<void> {
     console.log(VERSION);
     return;
   }
-  if (command !== "start") {
-    console.error(USAGE);
-    process.exitCode = command ? 2 : 0;
-    return;
+  switch (command) {
+    case "start":
+      return start(rest);
+    case "service":
+      return service(rest);
+    case "doctor":
+      return doctorCmd(rest);
+    case "backup":
+    case "restore":
+      return backupCmd(command, rest);
+    default:
+      console.error(USAGE);
+      process.exitCode = command ? 2 : 0;
   }
+}
+
+async function start(rest: string[]): Promise<void> {
   const { values } = parseArgs({
     args: rest,
     options: {
@@ -24,11 +54,11 @@ async function main(argv: string[]): Promise<void> {
       name: { type: "string" },
       "test-clock": { type: "boolean", default: false },
       "emulate-version": { type: "string" },
+      "log-file": { type: "boolean", default: false },
     },
     strict: true,
   });
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, got ${values.port}`);
+  const port = portOf(values.port);
   const ev = values["emulate-version"];
   if (ev !== undefined && !/^\d+\.\d+\.\d+$/.test(ev)) throw new Error(`--emulate-version takes X.Y.Z, got ${ev}`);
   const running = await startRelay({
@@ -40,15 +70,72 @@ async function main(argv: string[]): Promise<void> {
     emulateVersion: ev,
   });
   const { relay } = running;
+  const listening = new URL(running.url);
+  writePidFile(relay.dataDir, { host: values.host ?? "127.0.0.1", port: Number(listening.port) });
+  if (values["log-file"]) new RotatingLog(relay.dataDir).capture(() => relay.ownerToken);
   console.log(`OAR ${relay.version} relay "${relay.name}" listening on ${running.url}`);
   console.log(`Web UI: ${relay.baseUrl}/#token=${relay.ownerToken}`);
   if (values["test-clock"]) console.log("Manual test clock: move it with POST /api/test/clock");
   const shutdown = () => {
+    removePidFile(relay.dataDir);
     running.close().finally(() => process.exit(0));
     setTimeout(() => process.exit(0), 3000).unref();
   };
   process.on("SIGINT", shutdown);
   process.on("SIGTERM", shutdown);
+}
+
+async function service(rest: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { port: { type: "string" }, host: { type: "string" }, data: { type: "string" }, name: { type: "string" } },
+    strict: true,
+  });
+  const svc = await import("./ops/service.ts");
+  const sub = positionals[0];
+  const opts = {
+    oarBin: fileURLToPath(new URL("../bin/oar", import.meta.url)),
+    nodeBin: process.execPath,
+    dataDir: values.data ? resolve(values.data) : undefined,
+    port: values.port !== undefined ? portOf(values.port) : undefined,
+    host: values.host,
+    name: values.name,
+  };
+  if (sub === "install") console.log(svc.install(opts));
+  else if (sub === "uninstall") console.log(svc.uninstall({}));
+  else if (sub === "status") console.log(svc.status({}));
+  else {
+    console.error("Usage: oar service install|uninstall|status [--port P] [--host H] [--data DIR] [--name NAME]");
+    process.exitCode = 2;
+  }
+}
+
+async function doctorCmd(rest: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: rest,
+    options: { port: { type: "string", default: "7420" }, host: { type: "string", default: "127.0.0.1" }, data: { type: "string" } },
+    strict: true,
+  });
+  const { doctor, formatChecks } = await import("./ops/doctor.ts");
+  const checks = await doctor({ dataDir: resolve(values.data ?? defaultData()), port: portOf(values.port), host: values.host ?? "127.0.0.1" });
+  console.log(formatChecks(checks));
+  if (checks.some((c) => c.status === "fail")) process.exitCode = 1;
+}
+
+async function backupCmd(command: "backup" | "restore", rest: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { data: { type: "string" } }, strict: true });
+  const file = positionals[0];
+  if (!file) throw new Error(`oar ${command} needs a FILE: oar ${command} FILE [--data DIR]`);
+  const dataDir = resolve(values.data ?? defaultData());
+  const ops = await import("./ops/backup.ts");
+  if (command === "backup") {
+    const r = await ops.backup(dataDir, file);
+    console.log(`Backed up ${dataDir}/oar.db to ${r.file} (${r.bytes} bytes, mode 0600).`);
+  } else {
+    const r = await ops.restore(dataDir, file);
+    console.log(`Restored ${resolve(file)} into ${dataDir}/oar.db.${r.kept ? ` The store it replaced is kept as ${r.kept}.` : ""} Start the relay to use it.`);
+  }
 }
 
 main(process.argv.slice(2)).catch((err) => {

@@ -18,8 +18,11 @@ import { installGroupLifetime } from "./groups/lifetime.ts";
 import type { McpEntry } from "./providers/acp-worker.ts";
 import type { DeliveryApi } from "./watching/delivery.ts";
 import { Watching } from "./watching/watching.ts";
+import { secureDataDir } from "./ops/data-dir.ts";
+import { SecretMask } from "./core/secret-mask.ts";
 import { wireProviders } from "./providers/relay-wiring.ts";
 import type { ProviderProbes } from "./providers/probes.ts";
+import { installWorkspaceCleanup } from "./cloud/lifetime.ts";
 
 export const VERSION = "0.9.19";
 
@@ -63,17 +66,24 @@ export class Relay {
   /** Relay events to a conversation without a subscription (e.g. question_answered): watching/delivery.ts. */
   readonly delivery: DeliveryApi;
   readonly watch: Watching;
+  /** Masks secrets in text leaving the relay (results, owner API, UI stream). */
+  readonly secretMask: SecretMask;
 
   constructor(opts: RelayOptions = {}) {
     this.dataDir = opts.dataDir ?? join(homedir(), ".oar");
     this.name = opts.name ?? hostname();
     this.version = opts.emulateVersion ?? VERSION;
     this.clock = opts.testClock ? new ManualClock(Date.now()) : new RealClock();
+    secureDataDir(this.dataDir);
     this.db = openDb(join(this.dataDir, "oar.db"));
     this.settings = new SettingsStore(this.db, this.clock);
+    this.secretMask = new SecretMask(this.db, () => this.secrets());
     this.sessions = new SessionStore(this.db, this.clock);
     this.turns = new Turns(this.sessions, this.clock, this.bus);
-    this.tasks = new TaskStore(this.sessions, this.clock, this.bus, this.dataDir);
+    this.tasks = new TaskStore(this.sessions, this.clock, this.bus, this.dataDir, () => {
+      const s = this.settings.get();
+      return { perTaskBytes: s.taskOutputMaxMb * 1024 * 1024, totalBytes: s.taskOutputTotalMb * 1024 * 1024 };
+    });
     this.questions = new Questions(this.db, this.clock, this.bus);
     this.approvals = new Approvals(this);
     this.schedules = new Schedules(this);
@@ -82,6 +92,7 @@ export class Relay {
     this.asks = new Asks(this);
     this.turns.maxTurnMinutes = () => this.settings.get().maxTurnMinutes;
     installGroupLifetime(this);
+    installWorkspaceCleanup(this.db, this.bus, this.dataDir);
     const providers = wireProviders({ relayName: this.name, clock: this.clock, bus: this.bus, settings: this.settings, approvals: () => this.approvals });
     this.probes = providers.probes;
     this.workers = new Workers({
@@ -124,6 +135,7 @@ export class Relay {
     for (const sessionId of this.turns.recover()) this.turns.kick(sessionId);
     this.watch.start();
     this.schedules.start();
+    this.tasks.start();
     this.probes.startAll();
   }
 
@@ -159,11 +171,9 @@ export class Relay {
     return this.baseUrl ? `${this.baseUrl}/#session=${sessionId}` : undefined;
   }
 
-  /** Strings that must never show in results or task output. */
+  /** Strings that must never show in results or task output (agent tokens: secretMask). */
   secrets(): string[] {
-    const list = [this.ownerToken, ...this.settings.secretValues()];
-    for (const r of this.db.prepare("SELECT agent_token FROM sessions").iterate() as Iterable<{ agent_token: string }>) list.push(r.agent_token);
-    return list.filter(Boolean);
+    return [this.ownerToken, ...this.settings.secretValues()].filter(Boolean);
   }
 
   /** Archives a session: its turn stops, its worker ends; it stays listed under scope "all". */

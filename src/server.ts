@@ -7,6 +7,7 @@ import { Relay, type RelayOptions } from "./relay.ts";
 import { ownerApi } from "./api/owner.ts";
 import { McpEndpoint } from "./mcp/endpoint.ts";
 import { webUi } from "./web/ui.ts";
+import { originGuard, type Listening } from "./api/origin-guard.ts";
 
 export interface StartOptions extends RelayOptions {
   port?: number;
@@ -34,8 +35,9 @@ export function ownerToken(dataDir: string): string {
   return t;
 }
 
-export function buildApp(relay: Relay): Hono {
+export function buildApp(relay: Relay, listening: () => Listening | null = () => null): Hono {
   const app = new Hono();
+  app.use("*", originGuard(listening));
   const mcp = new McpEndpoint(relay);
   app.all("/mcp", (c) => mcp.handle(c));
   app.route("/api", ownerApi(relay));
@@ -48,14 +50,16 @@ export function buildApp(relay: Relay): Hono {
 export async function startRelay(opts: StartOptions = {}): Promise<Running> {
   const relay = new Relay(opts);
   relay.ownerToken = ownerToken(relay.dataDir);
-  const app = buildApp(relay);
   const host = opts.host ?? "127.0.0.1";
+  let on: Listening | null = null;
+  const app = buildApp(relay, () => on);
   const server = await new Promise<ServerType>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: opts.port ?? 7420, hostname: host }, () => resolve(s));
     s.once("error", reject);
   });
   const addr = server.address();
   const port = typeof addr === "object" && addr ? addr.port : opts.port ?? 7420;
+  on = { host, port };
   const shownHost = host.includes(":") ? `[${host}]` : host;
   const url = `http://${shownHost}:${port}`;
   const local = host === "0.0.0.0" || host === "::" ? `http://127.0.0.1:${port}` : url;

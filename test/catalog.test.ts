@@ -52,8 +52,8 @@ test("availability: scripted always, CLIs by PATH, key providers by setting", ()
   const asked: string[] = [];
   const all = { settings: { claudeApiKey: "sk", claudeCloudToken: "t", deepseekApiKey: "k", openaiApiKey: "k", openaiCompatibleBaseUrl: "http://127.0.0.1:1/v1" }, which: (c: string) => (asked.push(c), true) };
   for (const id of PROVIDER_IDS) assert.deepEqual(providerAvailability(id, all), { available: true }, id);
-  // Claude and Claude API both run claude-agent-acp: looked up for each.
-  assert.deepEqual([...new Set(asked)].sort(), ["claude-agent-acp", "copilot", "grok"]);
+  // Claude API and Claude Cloud run through the Claude adapter, so they need that binary too.
+  assert.deepEqual(asked.sort(), ["claude-agent-acp", "claude-agent-acp", "claude-agent-acp", "copilot", "grok"]);
   assert.equal(providerAvailability("gemini", all).available, false);
 });
 

@@ -33,6 +33,8 @@ before(async () => {
   chmodSync(join(bin, "grok"), 0o755);
   process.env.PATH = `${bin}:${process.env.PATH}`;
   relay = await TestRelay.start({ name: "desk" });
+  // The availability probe of the fake grok runs at start: let it end before counting processes.
+  await relay.waitFor(async () => (await relay.api("GET", "/api/providers")).json.providers.find((p: any) => p.id === "grok").checkedAt);
 });
 after(() => relay.stop());
 

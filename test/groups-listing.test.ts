@@ -105,7 +105,7 @@ test("lifetimes: an agent's group loses its head to the next member and disappea
   assert.equal(res.results[0].group.name, "Head session");
 
   await relay.api("DELETE", `/api/sessions/${boss}`);
-  const afterHead = (await reader.call({ action: "list_sessions", relay: "this" })).sessions.find((s: any) => s.id === child);
+  const afterHead = (await reader.call({ action: "list_sessions", relay: "this", query: child })).sessions.find((s: any) => s.id === child);
   assert.deepEqual(afterHead.group, { id: gid, name: "Second", role: "head" }, "the remaining member heads it; the unnamed group shows its title");
 
   await relay.api("DELETE", `/api/sessions/${child}`);

@@ -4,6 +4,10 @@
 // are the real ones, so the rules are the product's.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { TestRelay, type McpSession } from "./helpers/relay-process.ts";
 import { sayDeciding, toolLines } from "./helpers/settings-kit.ts";
 import { modelNotes } from "../src/providers/model-check.ts";
@@ -119,13 +123,16 @@ test("window and thinking: Claude takes them (nearest window), DeepSeek takes th
 
 test("a Claude Cloud session works on a clone of its repository: its folder cannot change", async () => {
   await relay.api("PATCH", "/api/settings", { claudeCloudToken: "cloud-test-token-42" });
-  const res = await sayDeciding(relay, boss, toolLines({ action: "create_session", relay: "this", provider: "claude-cloud", repo: "example-org/sample-repo", branch: "main", text: "hi", wait_seconds: 0 }), "allow");
+  // The relay really clones: a local repository stands in for example-org/sample-repo.
+  const repo = join(mkdtempSync(join(tmpdir(), "oar-models-")), "sample-repo.git");
+  execFileSync("git", ["init", "-q", "--bare", "-b", "main", repo]);
+  const res = await sayDeciding(relay, boss, toolLines({ action: "create_session", relay: "this", provider: "claude-cloud", repo, branch: "main", text: "hi", wait_seconds: 0 }), "allow");
   const cloud = res.results[0];
   assert.equal(cloud.ok, true, JSON.stringify(cloud));
-  assert.equal(cloud.repo, "example-org/sample-repo");
+  assert.equal(cloud.repo, repo);
   const r = await update(cloud.session, { cwd: "/tmp", title: "cloud 2" });
   assert.equal(r.code, "REMOTE_RELAY_INVALID_INPUT");
-  assert.match(r.error, /^Claude Cloud sessions work on a clone of their repository \(example-org\/sample-repo\); cwd cannot change\. Nothing was changed\.$/);
+  assert.equal(r.error, `Claude Cloud sessions work on a clone of their repository (${repo}); cwd cannot change. Nothing was changed.`);
   assert.equal((await relay.session(cloud.session)).title, cloud.title);
 });
 

@@ -10,6 +10,9 @@ let relay: TestRelay;
 let mcp: McpSession;
 let caller: string;
 before(async () => {
+  // Claude API runs the Claude ACP adapter, not installed here: the test switch stands in for
+  // it (its key setting still decides whether it is set up).
+  process.env.OAR_FAKE_PROVIDERS = "claude-api";
   relay = await TestRelay.start();
   caller = await relay.createSession({ title: "asker" });
   mcp = await relay.mcp(caller);

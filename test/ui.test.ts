@@ -248,11 +248,13 @@ test("settings save and persist", async () => {
   assert.equal(await agents.isChecked(), false);
 });
 
-test("every API call carried the owner token; only the SSE stream had it in the query", () => {
+test("every API call carried the owner token in its header; the SSE stream a ticket, never the token", () => {
   assert.ok(apiCalls.length > 10);
   for (const c of apiCalls) {
-    if (c.path === "/api/stream") assert.match(c.query, /^\?token=/);
-    else {
+    if (c.path === "/api/stream") {
+      assert.match(c.query, /^\?ticket=/);
+      assert.ok(!c.query.includes(relay.token));
+    } else {
       assert.equal(c.auth, `Bearer ${relay.token}`, c.path);
       assert.ok(!c.query.includes(relay.token), c.path);
     }

@@ -12,6 +12,7 @@ import type { Mode } from "../sessions/types.ts";
 import { groupOf, joinStarterGroup } from "../groups/groups.ts";
 import { findGroupForCreate, recheckGroup } from "../groups/find.ts";
 import { withGroupWarning } from "../groups/warning.ts";
+import { cloneCloud, planCloud, type Staged } from "../cloud/workspace.ts";
 
 const NOTHING = "Nothing was created.";
 
@@ -33,8 +34,8 @@ export const createSession: ActionDef = {
     provider: z.string().min(1).describe(`Provider id: ${Object.keys(CATALOG).join(", ")}. Left out: your own session's provider.`),
     model: modelArg,
     cwd: z.string().min(1).describe("Working folder (absolute path) on the target relay. Left out: your own folder."),
-    repo: z.string().min(1).describe('Claude Cloud only: the repository ("owner/name").'),
-    branch: z.string().min(1).describe("Claude Cloud only: the branch."),
+    repo: z.string().min(1).describe('Claude Cloud only, instead of cwd: the git repository to clone (any git URL, an absolute path on the relay, or GitHub "owner/name").'),
+    branch: z.string().min(1).describe("Claude Cloud only: the branch to work on (made from the default branch when the repository lacks it; left out: the default branch)."),
     mode: modeArg,
     effort: effortArg,
     title: z.string().min(1).max(200).describe("Title shown in the session list."),
@@ -59,8 +60,12 @@ export const createSession: ActionDef = {
     if (effort && !provider.efforts.includes(effort as never)) {
       throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `effort "${effort}" is not offered by ${provider.name}: ${provider.efforts.join(", ")}. ${NOTHING}`);
     }
-    if (provider.id === "claude-cloud" && !args.repo) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Claude Cloud sessions take repo (and branch) instead of a folder. ${NOTHING}`);
-    const cwd = provider.id === "claude-cloud" ? caller.cwd : checkFolder((args.cwd as string | undefined) ?? caller.cwd, NOTHING);
+    const cloud = provider.id === "claude-cloud";
+    if (cloud && args.cwd) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Claude Cloud sessions take repo and branch instead of cwd: the relay clones the branch into a workspace of its own. ${NOTHING}`);
+    if (!cloud && (args.repo || args.branch)) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `repo and branch are for Claude Cloud sessions; ${provider.name} works in a folder (cwd). ${NOTHING}`);
+    // The repository is asked before any card: a bad address or branch is refused at once.
+    const plan = cloud ? await planCloud(args.repo, args.branch, NOTHING) : null;
+    const cwd = cloud ? "" : checkFolder((args.cwd as string | undefined) ?? caller.cwd, NOTHING);
     const group = args.group ? findGroupForCreate(relay, String(args.group)) : null;
     const mode = (args.mode as Mode | undefined) ?? caller.mode;
     const title = (args.title as string | undefined) ?? titleFrom(args.text);
@@ -68,20 +73,28 @@ export const createSession: ActionDef = {
     await ctx.approve({
       once: "create_session", prompts: 1,
       details: [`Title: ${title}`, `Provider: ${provider.name}`, `Model: ${model.model}`, `Mode: ${mode}`, ...(effort ? [`Effort: ${effort}`] : []),
-        ...(group ? [`Group: ${group.name} (${group.id})`] : []), provider.id === "claude-cloud" ? `Repo: ${String(args.repo)}` : `Folder: ${cwd}`],
+        ...(group ? [`Group: ${group.name} (${group.id})`] : []), plan ? `Repo: ${plan.repo.display} · branch ${plan.branch}${plan.exists ? "" : " (new)"}` : `Folder: ${cwd}`],
     });
-    const session = relay.db.transaction(() => {
-      const s = relay.sessions.create({
-        provider: provider.id, model: model.model, effort, mode, cwd, title,
-        repo: (args.repo as string | undefined) ?? null, branch: (args.branch as string | undefined) ?? null, viaSession: caller.id,
-      });
-      // The group may have been dissolved while the card waited: refused, nothing created.
-      if (group) recheckGroup(relay, group);
-      if (group) relay.sessions.update(s.id, { group_id: group.id });
-      else joinStarterGroup(relay, relay.sessions.get(caller.id)!, s.id);
-      return relay.sessions.get(s.id)!;
-    })();
-    relay.noteCwd(cwd);
+    const staged: Staged | null = plan ? await cloneCloud(relay.dataDir, plan, NOTHING) : null;
+    let session;
+    try {
+      session = relay.db.transaction(() => {
+        const s = relay.sessions.create({
+          provider: provider.id, model: model.model, effort, mode, cwd: staged?.dir ?? cwd, title,
+          repo: plan?.repo.display ?? null, branch: plan?.branch ?? null, viaSession: caller.id,
+        });
+        // The group may have been dissolved while the card waited: refused, nothing created.
+        if (group) recheckGroup(relay, group);
+        if (group) relay.sessions.update(s.id, { group_id: group.id });
+        else joinStarterGroup(relay, relay.sessions.get(caller.id)!, s.id);
+        // Last: a refusal above leaves the clone in staging, where discard() removes it.
+        if (staged) relay.sessions.update(s.id, { cwd: staged.place(s.id) });
+        return relay.sessions.get(s.id)!;
+      })();
+    } finally {
+      staged?.discard();
+    }
+    if (!plan) relay.noteCwd(cwd);
     relay.bus.emit({ type: "session.updated", sessionId: session.id });
     relay.bus.emit({ type: "session.updated", sessionId: caller.id });
     const { turn } = relay.turns.enqueue({

@@ -60,7 +60,8 @@ async function run(relay: Relay, caller: SessionRow, raw: unknown, opts: CallOpt
   for (const [k, v] of Object.entries(input)) {
     if (k === "action" || isEmpty(v)) continue;
     if (k === "relay" && def.name !== "list_relays") args.relay = v;
-    else if (k in def.args) args[k] = v;
+    // Own keys only: `constructor`, `hasOwnProperty` or `__proto__` are no argument of any action.
+    else if (Object.hasOwn(def.args, k)) args[k] = v;
     else extra.push(k);
   }
   const refused = extra.find((k) => def.refusedArgs && Object.hasOwn(def.refusedArgs, k));
@@ -77,7 +78,7 @@ async function run(relay: Relay, caller: SessionRow, raw: unknown, opts: CallOpt
   }
 
   for (const [k, schema] of Object.entries(def.args)) {
-    if (!(k in args)) continue;
+    if (!Object.hasOwn(args, k)) continue;
     const parsed = schema.safeParse(args[k]);
     if (!parsed.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${def.name}: ${describeBad(k, args[k], parsed.error.issues[0]?.message ?? "")}. ${nothingDone(def.name)}`);
     args[k] = parsed.data;
@@ -112,6 +113,8 @@ function describeBad(name: string, value: unknown, zodMessage: string): string {
   if (name === "lines" || name === "last") return `${name} must be a whole number, 1 or more (got ${shown})`;
   if (name === "mode") return `mode must be "agent", "ask" or "plan" (got ${JSON.stringify(value)?.slice(0, 40)})`;
   if (name === "effort") return `effort must be "low", "medium", "high" or "max" (got ${JSON.stringify(value)?.slice(0, 40)})`;
+  if (name === "limit") return `limit must be a whole number from 1 to 200 (got ${shown})`;
+  if (name === "state") return `state must be "running_turn", "background_only" or "idle" (got ${JSON.stringify(value)?.slice(0, 40)})`;
   if (name === "scope") return `scope must be "active" or "all" (got ${JSON.stringify(value)?.slice(0, 40)})`;
   return `${name} is not valid (${zodMessage || `got ${got}`})`;
 }

@@ -5,6 +5,8 @@ import { messageView, pendingQuestions, sessionEntry } from "../sessions/views.t
 import { iso } from "../core/clock.ts";
 import { taskHealth } from "../tasks/health.ts";
 import { groupMembers } from "../groups/members.ts";
+import { activitySummary } from "../providers/activity.ts";
+import { fromJson } from "../store/db.ts";
 
 const LAST_DEFAULT = 10;
 const LAST_MAX = 200;
@@ -24,7 +26,11 @@ export const readSession: ActionDef = {
     const entry = sessionEntry(relay, s);
     // More than the cap is not an error: the agent gets the most there is, and is told.
     const asked = (args.last as number | undefined) ?? LAST_DEFAULT;
-    const messages = relay.sessions.messages(s.id, Math.min(asked, LAST_MAX)).map(messageView);
+    // An agent's reply shows what it did in one compact line per tool (🛰️ for relay_tool).
+    const messages = relay.sessions.messages(s.id, Math.min(asked, LAST_MAX)).map((m) => {
+      const activity = m.role === "agent" && m.meta_json ? activitySummary(fromJson<{ activity?: unknown }>(m.meta_json, {}).activity) : [];
+      return { ...messageView(m), ...(activity.length ? { activity } : {}) };
+    });
     const running = relay.sessions.activeTurns(s.id).find((t) => t.status === "running");
     const live = running ? relay.turns.inFlight(running.id) : null;
     const tasks = relay.sessions.tasksOf(s.id).filter((t) => t.status === "running" || (t.ended_at ?? 0) > relay.clock.now() - 3_600_000);

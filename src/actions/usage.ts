@@ -1,8 +1,10 @@
 import type { ActionDef } from "./types.ts";
 import { CATALOG, providerAvailability } from "../providers/catalog.ts";
+import { metersFor, monthlyUsage } from "../providers/usage-meters.ts";
 
-/** Plan usage per provider. No provider here reports meters yet: each says whether it is
- * set up and that it is not tracked. Account names, addresses and tokens never appear. */
+/** Usage per provider: meters from what its agents reported this month (tokens, cost) and,
+ * for the Claude API key, its monthly spend against the cap. A provider whose agents never
+ * reported usage says it is not tracked. Account names, addresses and tokens never appear. */
 export const usage: ActionDef = {
   name: "usage",
   since: "0.9.10",
@@ -10,19 +12,25 @@ export const usage: ActionDef = {
   level: "read",
   args: {},
   handler(ctx) {
-    const settings = ctx.relay.settings.get() as unknown as Record<string, unknown>;
+    const { relay } = ctx;
+    const settings = relay.settings.get() as unknown as Record<string, unknown>;
+    const now = relay.clock.now();
+    const reported = monthlyUsage(relay.db, now);
     const providers = Object.values(CATALOG).map((p) => {
       const a = providerAvailability(p.id, { settings });
+      const meters = metersFor(p.id, reported.get(p.id), settings, now);
+      const status = !a.available && !meters.length ? "not_set_up" : meters.length ? "tracked" : "not_tracked";
       return {
         id: p.id,
         name: p.name,
-        status: !a.available ? "not_set_up" : "not_tracked",
-        meters: [],
-        note: !a.available ? a.reason : `${p.name} usage is not tracked on this relay.`,
+        status,
+        meters,
+        note: status === "not_set_up" ? a.reason : status === "not_tracked" ? `${p.name} has reported no usage on this relay this month.` : `What ${p.name}'s agents reported this month (UTC).`,
       };
     });
+    const tracked = providers.filter((p) => p.status === "tracked").length;
     return {
-      summary: `usage → ${ctx.relay.name}: ${providers.filter((p) => p.status !== "not_set_up").length} providers set up, none tracked`,
+      summary: `usage → ${relay.name}: ${providers.filter((p) => p.status !== "not_set_up").length} providers set up, ${tracked} tracked`,
       providers,
       claudeLimitsPaused: false,
     };

@@ -1,14 +1,14 @@
 import type { Context } from "hono";
 import { RelayError, httpStatusOf } from "../core/errors.ts";
+import { ClientGone, DEFAULT_MAX_BODY_BYTES, HttpRefusal, readBodyText } from "./body.ts";
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+/** The body limit the owner API middleware put on the request (the maxBodyMb setting). */
+export const MAX_BODY_KEY = "oarMaxBodyBytes";
+const maxBodyOf = (c: Context): number => (c.get(MAX_BODY_KEY as never) as number | undefined) ?? DEFAULT_MAX_BODY_BYTES;
 
 /** Reads a JSON object body; anything else is a coded refusal. */
 export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
-  const len = Number(c.req.header("content-length") ?? 0);
-  if (len > MAX_BODY_BYTES) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `The request body is larger than ${MAX_BODY_BYTES} bytes. Nothing was done.`);
-  const text = await c.req.text();
-  if (text.length > MAX_BODY_BYTES) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `The request body is larger than ${MAX_BODY_BYTES} bytes. Nothing was done.`);
+  const text = await readBodyText(c.req.raw, maxBodyOf(c));
   if (!text.trim()) return {};
   let body: unknown;
   try {
@@ -21,7 +21,10 @@ export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
 }
 
 export function errorResponse(c: Context, err: unknown): Response {
+  if (err instanceof HttpRefusal) return c.json(err.toJSON(), err.status);
   if (err instanceof RelayError) return c.json(err.toJSON(), httpStatusOf(err.code));
+  // A client that hung up mid-body is not the relay's failure: answer (nobody reads it), log nothing.
+  if (err instanceof ClientGone) return c.json({ ok: false, code: "REMOTE_RELAY_INVALID_INPUT", error: err.message }, 400);
   console.error("[api] unexpected failure:", err);
   return c.json({ ok: false, code: "REMOTE_RELAY_BUSY", error: "The relay could not carry out the request. Nothing was done." }, 500);
 }

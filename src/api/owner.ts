@@ -4,15 +4,20 @@ import { z } from "zod";
 import { RelayError } from "../core/errors.ts";
 import { ManualClock } from "../core/clock.ts";
 import type { Relay } from "../relay.ts";
-import { errorResponse, jsonBody } from "./http-errors.ts";
+import { errorResponse, jsonBody, MAX_BODY_KEY } from "./http-errors.ts";
+import { maskResponse } from "./mask-response.ts";
+import { StreamTickets } from "./stream-tickets.ts";
 import { sessionRoutes } from "./sessions.ts";
 import { cardView } from "../approvals/approvals.ts";
 import { questionView } from "../questions/ask-user.ts";
 import { groupRoutes } from "./groups.ts";
 import { scheduleRoutes } from "../schedules/routes.ts";
 import { subscriptionRoutes } from "./subscriptions.ts";
+import { providerRoutes } from "./providers.ts";
 import { usageRoutes } from "./usage.ts";
 import { timingSafeEqual } from "node:crypto";
+import { sessionFileRoutes } from "./session-files.ts";
+import { cloudRoutes } from "../cloud/routes.ts";
 
 function tokenMatches(given: string | undefined, expected: string): boolean {
   if (!given) return false;
@@ -29,14 +34,24 @@ export function ownerApi(relay: Relay): Hono {
 
   app.get("/health", (c) => c.json({ ok: true, name: relay.name, version: relay.version }));
 
+  const tickets = new StreamTickets();
   app.use("*", async (c, next) => {
     const header = c.req.header("authorization") ?? "";
-    const token = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim() ?? c.req.query("token");
-    if (!tokenMatches(token, relay.ownerToken)) {
-      return c.json({ ok: false, code: "REMOTE_RELAY_AUTH", error: "The owner token is missing or wrong." }, 401);
+    // The token only in the Authorization header: URLs end up in logs, history and Referer.
+    // The one exception, the SSE stream (EventSource sends no headers), takes a short-lived
+    // ticket made with the token (POST /api/stream-ticket).
+    const token = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
+    // Images the page shows (<img src>, GET /api/sessions/:id/files) cannot send headers either.
+    const ticketOk = !token && c.req.method === "GET" && /\/api\/(stream|sessions\/[^/]+\/files)$/.test(c.req.path) && tickets.valid(c.req.query("ticket"));
+    if (!ticketOk && !tokenMatches(token, relay.ownerToken)) {
+      return c.json({ ok: false, code: "REMOTE_RELAY_AUTH", error: "The owner token is missing or wrong (send it as Authorization: Bearer …)." }, 401);
     }
+    c.set(MAX_BODY_KEY as never, (relay.settings.get().maxBodyMb * 1024 * 1024) as never);
     await next();
+    await maskResponse(c, relay);
   });
+
+  app.post("/stream-ticket", (c) => c.json(tickets.make()));
 
   // Secrets (provider keys) are shown masked: publicView, never get().
   app.get("/settings", (c) => c.json(relay.settings.publicView()));
@@ -47,9 +62,12 @@ export function ownerApi(relay: Relay): Hono {
   });
 
   app.route("/sessions", sessionRoutes(relay));
+  app.route("/sessions", sessionFileRoutes(relay.sessions));
+  app.route("/sessions", cloudRoutes(relay.sessions));
   app.route("/groups", groupRoutes(relay));
   app.route("/schedules", scheduleRoutes(relay));
   app.route("/subscriptions", subscriptionRoutes(relay));
+  app.route("/providers", providerRoutes(relay));
   app.route("/usage", usageRoutes(relay));
 
   app.get("/cards", (c) => {
@@ -57,9 +75,10 @@ export function ownerApi(relay: Relay): Hono {
     return c.json({ cards: relay.approvals.pending(session || undefined).map(cardView) });
   });
   app.post("/cards/:id", async (c) => {
-    const b = z.object({ decision: z.enum(["allow", "deny"]) }).safeParse(await jsonBody(c));
-    if (!b.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", 'decision must be "allow" or "deny". Nothing was decided.');
-    return c.json(cardView(relay.approvals.decide(c.req.param("id"), b.data.decision)));
+    // A permission card (a CLI asking before a tool) may also be answered with one of its options.
+    const b = z.union([z.object({ decision: z.enum(["allow", "deny"]) }), z.object({ optionId: z.string().min(1).max(200) })]).safeParse(await jsonBody(c));
+    if (!b.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", 'decision must be "allow" or "deny" (or, for a permission card, optionId one of its options). Nothing was decided.');
+    return c.json(cardView(relay.approvals.decide(c.req.param("id"), "optionId" in b.data ? { optionId: b.data.optionId } : b.data.decision)));
   });
 
   app.get("/inbox", (c) => c.json({ questions: relay.questions.pending().map(questionView) }));
@@ -76,10 +95,11 @@ export function ownerApi(relay: Relay): Hono {
       const off = relay.bus.on((e) => {
         // A streamed chunk goes out as turn.delta (the page appends it). A client far behind
         // loses chunks; each carries its offset, so the page sees the gap and re-reads.
+        // Secrets are masked on the way out (a masked chunk's length changes: the page re-reads).
         if (e.type === "turn.progress") {
           if (queue.length > 2000) return;
-          queue.push({ event: "turn.delta", data: JSON.stringify({ sessionId: e.sessionId, turnId: e.turnId, text: e.text ?? "", offset: e.offset ?? 0 }) });
-        } else queue.push({ event: "change", data: JSON.stringify(e) });
+          queue.push({ event: "turn.delta", data: relay.secretMask.maskJson(JSON.stringify({ sessionId: e.sessionId, turnId: e.turnId, text: e.text ?? "", offset: e.offset ?? 0 })) });
+        } else queue.push({ event: "change", data: relay.secretMask.maskJson(JSON.stringify(e)) });
         wake?.();
       });
       stream.onAbort(() => {

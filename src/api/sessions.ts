@@ -14,13 +14,18 @@ import { iso } from "../core/clock.ts";
 import { toPlainLines } from "../tasks/plain-text.ts";
 import { maskSecrets } from "../tasks/mask-secrets.ts";
 import { compactSession } from "../sessions/compact.ts";
+import { listPage } from "../sessions/list-query.ts";
+import { OWNER_LIST_TAIL, ownerListQuery } from "./list-params.ts";
 import { ownerMessageView, sessionHistory } from "./session-history.ts";
-import { issueWords } from "./refusal-words.ts";
+import { issueWords } from "../core/issue-words.ts";
+import { cloneCloud, planCloud } from "../cloud/workspace.ts";
 
 const NewSessionBody = z.object({
   provider: z.string().min(1),
   model: z.string().optional(),
   cwd: z.string().optional(),
+  repo: z.string().max(2048).optional(),
+  branch: z.string().max(250).optional(),
   mode: z.enum(["agent", "ask", "plan"]).optional(),
   effort: z.enum(["low", "medium", "high", "max"]).optional(),
   title: z.string().max(200).optional(),
@@ -44,6 +49,16 @@ function parse<T>(schema: z.ZodType<T>, body: unknown, tail: string): T {
     throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${words[0].toUpperCase()}${words.slice(1)}. ${tail}`);
   }
   return r.data;
+}
+
+function planCloudBody(b: { cwd?: string; repo?: string; branch?: string }) {
+  if (b.cwd) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "Claude Cloud sessions take repo and branch instead of cwd: the relay clones the branch into a workspace of its own. Nothing was created.");
+  return planCloud(b.repo, b.branch, "Nothing was created.");
+}
+
+function noRepoFor(name: string, b: { repo?: string; branch?: string }): null {
+  if (b.repo || b.branch) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `repo and branch are for Claude Cloud sessions; ${name} works in a folder (cwd). Nothing was created.`);
+  return null;
 }
 
 export function sessionDetail(relay: Relay, s: SessionRow) {
@@ -73,11 +88,9 @@ export function sessionRoutes(relay: Relay): Hono {
   };
 
   app.get("/", (c) => {
-    const scope = c.req.query("scope") ?? "active";
-    if (scope !== "active" && scope !== "all") throw new RelayError("REMOTE_RELAY_INVALID_INPUT", 'scope must be "active" or "all". Nothing was done.');
-    const rows = relay.sessions.list(scope === "all");
-    const lc = listContext(relay, rows);
-    return c.json({ sessions: rows.map((s) => sessionEntry(relay, s, lc)) });
+    const page = listPage(relay.db, ownerListQuery(relay, (k) => c.req.query(k)), OWNER_LIST_TAIL);
+    const lc = listContext(relay, page.rows);
+    return c.json({ sessions: page.rows.map((s) => sessionEntry(relay, s, lc)), total: page.total, nextCursor: page.nextCursor });
   });
 
   app.post("/", async (c) => {
@@ -87,9 +100,22 @@ export function sessionRoutes(relay: Relay): Hono {
     const avail = providerAvailability(provider.id, { settings: relay.settings.get() as unknown as Record<string, unknown> });
     if (!avail.available) throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `${provider.name} is not available on this relay: ${avail.reason}. Nothing was created.`);
     const model = checkModel(provider.id, b.model, { relayName: relay.name, action: "create_session" });
-    const cwd = checkFolder(b.cwd ?? relay.defaultCwd, "Nothing was created.");
-    const s = relay.sessions.create({ provider: provider.id, model: model.model, effort: b.effort ?? null, mode: b.mode, cwd, title: b.title, mayCreateSessions: b.mayCreateSessions });
-    relay.noteCwd(cwd);
+    // Claude Cloud works on a clone of repo at branch (contract §9.2), never in a folder.
+    const cloudPlan = provider.id === "claude-cloud" ? await planCloudBody(b) : noRepoFor(provider.name, b);
+    const staged = cloudPlan ? await cloneCloud(relay.dataDir, cloudPlan, "Nothing was created.") : null;
+    const cwd = staged ? staged.dir : checkFolder(b.cwd ?? relay.defaultCwd, "Nothing was created.");
+    let s: SessionRow;
+    try {
+      s = relay.db.transaction(() => {
+        const row = relay.sessions.create({ provider: provider.id, model: model.model, effort: b.effort ?? null, mode: b.mode, cwd, title: b.title, mayCreateSessions: b.mayCreateSessions,
+          ...(cloudPlan ? { repo: cloudPlan.repo.display, branch: cloudPlan.branch } : {}) });
+        if (staged) relay.sessions.update(row.id, { cwd: staged.place(row.id) });
+        return row;
+      })();
+    } finally {
+      staged?.discard();
+    }
+    if (!staged) relay.noteCwd(cwd);
     relay.bus.emit({ type: "session.updated", sessionId: s.id });
     if (b.text) relay.ownerMessage(s.id, b.text);
     return c.json(sessionDetail(relay, relay.sessions.get(s.id)!), 201);
@@ -101,6 +127,7 @@ export function sessionRoutes(relay: Relay): Hono {
     const s = find(c.req.param("id"));
     const b = parse(PatchBody, await jsonBody(c), "Nothing was changed.");
     const model = b.model ? checkModel(s.provider, b.model, { relayName: relay.name, action: "update_session" }).model : undefined;
+    if (b.cwd && s.provider === "claude-cloud") throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Claude Cloud sessions work on a clone of their repository (${s.repo ?? "their repo"}); cwd cannot change. Nothing was changed.`);
     const cwd = b.cwd ? checkFolder(b.cwd, "Nothing was changed.") : undefined;
     relay.db.transaction(() => {
       relay.sessions.update(s.id, {

@@ -7,7 +7,7 @@ export type BusEvent =
   | { type: "message.created"; sessionId: string; messageId: string; role: string }
   | { type: "turn.started"; sessionId: string; turnId: string }
   | { type: "turn.progress"; sessionId: string; turnId: string; text?: string; offset?: number }
-  | { type: "turn.ended"; sessionId: string; turnId: string; status: string; role?: string }
+  | { type: "turn.ended"; sessionId: string; turnId: string; status: string; role?: string; byOwner?: boolean }
   | { type: "task.updated"; sessionId: string; taskId: string; status: string; taskType: string }
   | { type: "card.created"; sessionId: string; cardId: string; card?: unknown }
   | { type: "card.decided"; sessionId: string; cardId: string; status: string; card?: unknown }

@@ -17,20 +17,33 @@ export interface Clock {
   at(at: number, fn: () => void): Cancel;
   /** Resolves once the clock reaches `at`, or when the signal aborts. */
   until(at: number, signal?: AbortSignal): Promise<void>;
+  /** Where the clock is going: the end of a manual step in progress, else now. Repeating work
+   * that would only be skipped on every tick until then (a schedule whose last message still
+   * waits) jumps there at once instead of playing out a year minute by minute. */
+  horizon(): number;
 }
 
 abstract class TimerQueue implements Clock {
   abstract readonly manual: boolean;
   abstract now(): number;
+  horizon(): number {
+    return this.now();
+  }
   protected entries: Entry[] = [];
   private seq = 0;
 
   at(at: number, fn: () => void): Cancel {
     const entry: Entry = { at, seq: this.seq++, fn };
-    // Sorted insert keeps firing order stable for equal due times.
-    let i = this.entries.length;
-    while (i > 0 && (this.entries[i - 1].at > at || (this.entries[i - 1].at === at && this.entries[i - 1].seq > entry.seq))) i--;
-    this.entries.splice(i, 0, entry);
+    // Sorted insert (binary search: thousands of timers are armed at start-up) after every
+    // entry due at the same time, which keeps firing order stable for equal due times.
+    let lo = 0;
+    let hi = this.entries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.entries[mid].at <= at) lo = mid + 1;
+      else hi = mid;
+    }
+    this.entries.splice(lo, 0, entry);
     this.changed();
     return () => {
       const j = this.entries.indexOf(entry);
@@ -122,14 +135,25 @@ export class ManualClock extends TimerQueue {
    * chains, work it schedules) runs before the next entry fires: a step of an hour plays
    * the hour out in order, as the real clock would, instead of jumping to its end. */
   async set(t: number): Promise<number> {
-    while (this.entries.length && this.entries[0].at <= t) {
-      const entry = this.entries.shift()!;
-      if (entry.at > this.current) this.current = entry.at;
-      this.fire(entry);
-      await new Promise<void>((r) => setImmediate(r));
+    this.target = t;
+    try {
+      while (this.entries.length && this.entries[0].at <= t) {
+        const entry = this.entries.shift()!;
+        if (entry.at > this.current) this.current = entry.at;
+        this.fire(entry);
+        await new Promise<void>((r) => setImmediate(r));
+      }
+    } finally {
+      this.target = null;
     }
     this.current = t;
     return this.current;
+  }
+
+  private target: number | null = null;
+
+  horizon(): number {
+    return this.target !== null && this.target > this.current ? this.target : this.current;
   }
 
   protected changed(): void {

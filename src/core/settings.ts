@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Db } from "../store/db.ts";
 import type { Clock } from "./clock.ts";
 import { RelayError } from "./errors.ts";
+import { issueWords } from "./issue-words.ts";
 
 // Relay settings (contract §3). Stored as one JSON value per key; defaults live here.
 // Provider set-up (keys, tokens) and the Claude API key's monthly cap are owner settings
@@ -33,6 +34,13 @@ export const SettingsSchema = z.object({
   claudeApiMonthlyCapUsd: z.number().min(0).max(1_000_000).nullable(),
   /** What the key spent this calendar month (UTC); reads 0 once a new month begins. */
   claudeApiSpentUsd: z.number().min(0).max(1_000_000_000),
+  // Limits (contract §9.3), hardening: agent processes at once, task output kept per task
+  // (its tail) and in all, request body size, MCP sessions held open.
+  maxWorkers: z.number().int().min(1).max(256),
+  taskOutputMaxMb: z.number().int().min(1).max(10_240),
+  taskOutputTotalMb: z.number().int().min(1).max(1_048_576),
+  maxBodyMb: z.number().int().min(1).max(512),
+  maxMcpSessions: z.number().int().min(10).max(100_000),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
@@ -68,6 +76,11 @@ export const DEFAULT_SETTINGS: Settings = {
   openaiBaseUrl: "https://api.openai.com/v1",
   claudeApiMonthlyCapUsd: null,
   claudeApiSpentUsd: 0,
+  maxWorkers: 8,
+  taskOutputMaxMb: 20,
+  taskOutputTotalMb: 1024,
+  maxBodyMb: 4,
+  maxMcpSessions: 2000,
 };
 
 // The month the stored spend belongs to; kept beside the settings, never patched directly.
@@ -123,7 +136,8 @@ export class SettingsStore {
     if (!patch || typeof patch !== "object" || Array.isArray(patch)) {
       throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "Settings must be a JSON object. Nothing was changed.");
     }
-    const unknown = Object.keys(patch).filter((k) => !(k in DEFAULT_SETTINGS));
+    // Own keys only: `constructor`, `valueOf` or `__proto__` are no settings.
+    const unknown = Object.keys(patch).filter((k) => !Object.hasOwn(DEFAULT_SETTINGS, k));
     if (unknown.length) {
       throw new RelayError(
         "REMOTE_RELAY_INVALID_INPUT",
@@ -141,12 +155,12 @@ export class SettingsStore {
       const key = String(issue.path[0]);
       const hint = key === "longestWaitMinutes" ? " (2 to 60 minutes)" : "";
       // A secret's value must not be echoed back in the refusal.
-      const why = isSecret(key) ? "it must be text (or null to remove it)" : issue.message;
+      const why = isSecret(key) ? "it must be text (or null to remove it)" : issue.code === "custom" ? issue.message : issueWords(issue, "it");
       throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Setting ${key} is not valid: ${why}${hint}. Nothing was changed.`);
     }
     const data = parsed.data as Record<string, unknown>;
     const upsert = this.db.prepare("INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
-    const month = "claudeApiSpentUsd" in data ? monthOf(this.clock.now()) : null;
+    const month = Object.hasOwn(data, "claudeApiSpentUsd") ? monthOf(this.clock.now()) : null;
     this.db.transaction(() => {
       for (const [k, v] of Object.entries(data)) upsert.run(k, JSON.stringify(v));
       if (month) upsert.run(SPENT_MONTH, JSON.stringify(month));

@@ -35,7 +35,7 @@ export function groupName(relay: Relay, g: GroupRow): string {
   return head?.title ?? "Group";
 }
 
-export function groupOf(relay: Relay, s: SessionRow): { id: string; name: string; role: "head" | "member" } | null {
+export function groupOf(relay: Relay, s: Pick<SessionRow, "id" | "group_id">): { id: string; name: string; role: "head" | "member" } | null {
   const g = groupRow(relay, s.group_id);
   if (!g) return null;
   return { id: g.id, name: groupName(relay, g), role: g.head_session === s.id ? "head" : "member" };

@@ -1,6 +1,7 @@
 import type { Relay } from "../relay.ts";
 import { groupName, type GroupRow } from "./groups.ts";
 import { versionLess } from "../core/versions.ts";
+import { sql } from "../store/sql.ts";
 
 export const MAX_GROUPS_LISTED = 50;
 
@@ -20,10 +21,19 @@ export function allGroups(relay: Relay): GroupListing[] {
   return rows.map((g) => ({ id: g.id, name: groupName(relay, g), memberCount: g.member_count }));
 }
 
-/** relay_info's groups: with at least one undeleted session, most recently active first, at most 50. */
+/** relay_info's groups: with at least one undeleted session, most recently active first, at most 50.
+ * Each group's latest activity is one seek on its index (sessions_group), and only the groups
+ * shown are counted: relay_info does not read every grouped session. */
 export function listGroups(relay: Relay, max = MAX_GROUPS_LISTED): { groups: GroupListing[]; groupsTotal?: number } {
-  const rows = allGroups(relay).filter((g) => g.memberCount > 0);
-  const groups = rows.slice(0, max);
+  // A deleted session has left its group (lifetime.ts), so the latest activity is one
+  // covering-index seek per group; materialized so it is computed once per group.
+  const rows = sql(relay.db, `
+    WITH g AS MATERIALIZED (
+      SELECT g.*, g.rowid AS rid, (SELECT MAX(s.last_activity_at) FROM sessions s WHERE s.group_id = g.id) AS active_at
+      FROM groups g WHERE g.dissolved_at IS NULL)
+    SELECT * FROM g WHERE active_at IS NOT NULL ORDER BY active_at DESC, created_at DESC, rid DESC`).all() as GroupRow[];
+  const count = sql(relay.db, "SELECT COUNT(*) AS n FROM sessions WHERE group_id = ? AND deleted_at IS NULL");
+  const groups = rows.slice(0, max).map((g) => ({ id: g.id, name: groupName(relay, g), memberCount: (count.get(g.id) as { n: number }).n }));
   return rows.length > max ? { groups, groupsTotal: rows.length } : { groups };
 }
 

@@ -6,15 +6,15 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 import type { Relay } from "../relay.ts";
 import { callRelayTool } from "../actions/dispatch.ts";
 import { toolInputSchema, TOOL_DESCRIPTION } from "./tool-schema.ts";
+import { ClientGone, HttpRefusal, readBodyText } from "../api/body.ts";
 
 // Progress keeps a long wait alive in clients with a request timeout (contract §2: at
 // least every 20 s). Real time on purpose: it is about the client's own timer. Tests set
 // OAR_PROGRESS_MS low to see notifications without waiting.
 const PROGRESS_EVERY_MS = Number(process.env.OAR_PROGRESS_MS) > 0 ? Number(process.env.OAR_PROGRESS_MS) : 15_000;
-/** MCP sessions kept open at once (agents that vanish never close theirs). Tests lower it. */
-const MAX_MCP_SESSIONS = Number(process.env.OAR_MCP_SESSIONS_MAX) > 0 ? Number(process.env.OAR_MCP_SESSIONS_MAX) : 2_000;
-/** Largest JSON-RPC body taken (a prompt is at most 200,000 characters). */
-const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** MCP sessions kept open at once (agents that vanish never close theirs): the maxMcpSessions
+ * setting; OAR_MCP_SESSIONS_MAX still overrides it (tests lower it). */
+const ENV_MCP_SESSIONS_MAX = Number(process.env.OAR_MCP_SESSIONS_MAX) > 0 ? Number(process.env.OAR_MCP_SESSIONS_MAX) : 0;
 /** Where non-object tool arguments travel past the SDK's own schema check to ours. */
 const RAW_ARGUMENTS = "__oar_raw_arguments";
 
@@ -51,10 +51,20 @@ export class McpEndpoint {
       }
       entry.lastUsed = ++this.tick;
     }
-    const body = await this.readBody(c);
-    if (!body) return c.json({ jsonrpc: "2.0", error: { code: -32600, message: `The request body is larger than ${MAX_BODY_BYTES} bytes. Nothing was done.` }, id: null }, 413);
+    let body: Awaited<ReturnType<McpEndpoint["readBody"]>>;
+    try {
+      body = await this.readBody(c);
+    } catch (err) {
+      // Coded like every refusal (data.code); a client gone mid-body is nobody's failure.
+      if (err instanceof HttpRefusal) return c.json({ jsonrpc: "2.0", error: { code: -32600, message: err.message, data: { code: err.code } }, id: null }, err.status);
+      if (err instanceof ClientGone) return c.json({ jsonrpc: "2.0", error: { code: -32600, message: err.message, data: { code: "REMOTE_RELAY_INVALID_INPUT" } }, id: null }, 400);
+      throw err;
+    }
     if (entry) return entry.transport.handleRequest(body.request, body.parsed);
-    this.evict();
+    const full = this.evict();
+    if (full) {
+      return c.json({ jsonrpc: "2.0", error: { code: -32000, message: `The relay holds its most MCP sessions at once (maxMcpSessions ${full}), each in the middle of a call. Try again when one ends. Nothing was done.`, data: { code: "REMOTE_RELAY_LIMIT" } }, id: null }, 429);
+    }
     const calls = { active: 0 };
     const server = this.makeServer(caller.id, calls);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
@@ -72,12 +82,10 @@ export class McpEndpoint {
 
   /** Reads a POST body once. Tool arguments that are not an object are wrapped so they reach
    * relay_tool's own check (a coded INVALID_INPUT) instead of the SDK's bare -32602. */
-  private async readBody(c: Context): Promise<{ request: Request; parsed?: { parsedBody: unknown } } | null> {
+  private async readBody(c: Context): Promise<{ request: Request; parsed?: { parsedBody: unknown } }> {
     const req = c.req.raw;
     if (req.method !== "POST") return { request: req };
-    if (Number(req.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) return null;
-    const text = await req.text();
-    if (text.length > MAX_BODY_BYTES) return null;
+    const text = await readBodyText(req, this.relay.settings.get().maxBodyMb * 1024 * 1024);
     const rebuilt = new Request(req.url, { method: req.method, headers: req.headers, body: text });
     let parsed: unknown;
     try {
@@ -98,13 +106,16 @@ export class McpEndpoint {
 
   /** Keeps at most MAX_MCP_SESSIONS: first those of deleted conversations, then the least
    * recently used that are not in the middle of a call. */
-  private evict(): void {
-    if (this.entries.size < MAX_MCP_SESSIONS) return;
+  /** Returns the cap when nothing could be evicted to make room (all in a call), else 0. */
+  private evict(): number {
+    const MAX_MCP_SESSIONS = ENV_MCP_SESSIONS_MAX || this.relay.settings.get().maxMcpSessions;
+    if (this.entries.size < MAX_MCP_SESSIONS) return 0;
     for (const [id, e] of this.entries) {
       if (!this.relay.sessions.get(e.callerId)) this.drop(id, e);
     }
     const idle = [...this.entries.entries()].filter(([, e]) => e.calls.active === 0).sort((x, y) => x[1].lastUsed - y[1].lastUsed);
     for (const [id, e] of idle.slice(0, Math.max(0, this.entries.size - MAX_MCP_SESSIONS + 1))) this.drop(id, e);
+    return this.entries.size < MAX_MCP_SESSIONS ? 0 : MAX_MCP_SESSIONS;
   }
 
   private drop(id: string, e: Entry): void {
@@ -126,6 +137,11 @@ export class McpEndpoint {
       if (!caller) {
         return { content: [{ type: "text", text: JSON.stringify({ ok: false, code: "REMOTE_RELAY_NOT_FOUND", error: "The conversation this token belonged to was deleted. Nothing was done." }) }], isError: true };
       }
+      if (caller.archived_at) {
+        // An archived conversation's token acts no more (its worker is gone; a copy of the
+        // token elsewhere must not keep prompting the owner's agents).
+        return { content: [{ type: "text", text: JSON.stringify({ ok: false, code: "REMOTE_RELAY_ARCHIVED", error: `The conversation this token belongs to (${caller.id}) is archived: its agent token no longer acts. Nothing was done.` }) }], isError: true };
+      }
       const given = req.params.arguments as Record<string, unknown> | undefined;
       const args = given && Object.hasOwn(given, RAW_ARGUMENTS) ? given[RAW_ARGUMENTS] : (given ?? {});
       const progressToken = req.params._meta?.progressToken;
@@ -141,7 +157,8 @@ export class McpEndpoint {
         const result = await callRelayTool(this.relay, caller, args, { signal: extra.signal, progress, tool: name });
         // Compact (contract §2 allows it): a 1,000-session list is ~30% smaller, and each byte is
         // escaped, encoded and parsed again by the transport and the client (bench/RESULTS.md).
-        return { content: [{ type: "text", text: JSON.stringify(result) }], ...(result.ok === false ? { isError: true } : {}) };
+        // Secrets that reached message text (keys, tokens in a prompt) are masked on the way out.
+        return { content: [{ type: "text", text: this.relay.secretMask.maskJson(JSON.stringify(result)) }], ...(result.ok === false ? { isError: true } : {}) };
       } finally {
         calls.active--;
         if (timer) clearInterval(timer);

@@ -3,7 +3,7 @@ import { Readable, Writable } from "node:stream";
 // The unstable schema keeps `usage` in the prompt response (the stable one drops it).
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { ProviderAdapter } from "./adapters/types.ts";
-import { configCalls, readAdvertisement, type Advertisement, type Desired } from "./session-config.ts";
+import { configCalls, currentModel, readAdvertisement, type Advertisement, type Desired } from "./session-config.ts";
 
 // One worker = one agent process spoken to over ACP (the relay is the client), hosting
 // one relay session. The relay hands it the MCP entry for relay_tool in `session/new`, and
@@ -28,6 +28,8 @@ export interface TaskNotice {
   description: string;
   status: "running" | "completed" | "failed";
   exitCode?: number | null;
+  /** The task's process group (its own, started detached), so the relay can end it. */
+  pgid?: number;
 }
 
 export type PermissionRequest = acp.RequestPermissionRequest;
@@ -65,6 +67,8 @@ export class AcpWorker {
   /** The agent's sign-in notification said nobody is signed in (adapter-specific). */
   signedOut: boolean | undefined;
   private promptedOnce = false;
+  /** Set when the agent runs another model than the session's (it did not list that one). */
+  runningModel: string | null = null;
 
   constructor(
     spec: LaunchSpec,
@@ -117,6 +121,7 @@ export class AcpWorker {
           description: str(params.description),
           status,
           exitCode: typeof params.exitCode === "number" ? params.exitCode : null,
+          ...(typeof params.pgid === "number" && Number.isInteger(params.pgid) && params.pgid > 1 ? { pgid: params.pgid } : {}),
         });
       })
       .onNotification("_oar/task_output", (p) => obj(p), ({ params }) => {
@@ -194,7 +199,12 @@ export class AcpWorker {
    * returns what was applied (for the record). A refused call throws. */
   async configure(want: Desired): Promise<string[]> {
     const done: string[] = [];
-    for (const call of configCalls(this.advertised, this.adapter, want, this.applied)) {
+    const calls = configCalls(this.advertised, this.adapter, want, this.applied);
+    if (want.model !== this.applied.model) {
+      // The agent did not list the asked model: it keeps its own, and the reply says which.
+      this.runningModel = calls.some((c) => c.what.startsWith("model ")) ? null : currentModel(this.advertised, this.adapter);
+    }
+    for (const call of calls) {
       const { method, what, ...rest } = call;
       const res = await this.conn.agent.request<unknown>(method, { sessionId: this.acpSessionId, ...rest });
       const cfg = obj(res).configOptions;

@@ -2,6 +2,8 @@
 // tool calls with their status, files and diffs, plans and thoughts, in arrival order and
 // compact (thought chunks merged, a tool call's updates merged into its one entry, texts capped).
 
+import { imageOfLink, type ImageRef } from "./image-link.ts";
+
 const DIFF_CAP = 20_000;
 const OUTPUT_CAP = 2_000;
 const THOUGHT_CAP = 20_000;
@@ -49,6 +51,7 @@ export class ActivityLog {
   private entries: ActivityEntry[] = [];
   private tools = new Map<string, ToolEntry>();
   usage: Usage = {};
+  images: ImageRef[] = [];
 
   /** One session/update; returns whether it was something kept. */
   add(update: Record<string, unknown>): boolean {
@@ -67,15 +70,21 @@ export class ActivityLog {
           status: str(e.status) ?? "pending",
           ...(str(e.priority) ? { priority: str(e.priority) } : {}),
         }));
-        // A plan update replaces the plan: the latest one stands in its place.
-        const at = this.entries.findIndex((e) => e.kind === "plan");
-        if (at >= 0) this.entries.splice(at, 1);
-        this.push({ kind: "plan", entries });
+        // A plan update replaces the plan: the latest one stands where the plan first appeared.
+        const plan = this.entries.find((e) => e.kind === "plan");
+        if (plan && plan.kind === "plan") plan.entries = entries;
+        else this.push({ kind: "plan", entries });
         return true;
       }
       case "tool_call":
       case "tool_call_update":
         return this.tool(update);
+      case "agent_message_chunk": {
+        // An image file the agent made (a resource_link chunk): meta.images (SHAPES.md).
+        const image = imageOfLink(update.content);
+        if (image) this.images.push(image);
+        return !!image;
+      }
       case "usage_update":
         return false; // cumulative per session: the worker turns it into this turn's cost
       default:
@@ -124,10 +133,11 @@ export class ActivityLog {
   }
 
   /** What the reply message's meta gets: only what there is. */
-  meta(): { activity?: ActivityEntry[]; usage?: Usage } {
+  meta(): { activity?: ActivityEntry[]; usage?: Usage; images?: ImageRef[] } {
     return {
       ...(this.entries.length ? { activity: this.entries } : {}),
       ...(Object.keys(this.usage).length ? { usage: this.usage } : {}),
+      ...(this.images.length ? { images: this.images } : {}),
     };
   }
 }

@@ -58,6 +58,16 @@ export class ProviderProbes {
     return p;
   }
 
+  /** A turn failed on sign-in: probe again, and if the probe still finds it signed in (a key
+   * that is set but refused), it stays unavailable until its settings change or the owner checks. */
+  async authFailed(id: string): Promise<void> {
+    const r = await this.check(id);
+    if (!r?.available) return;
+    const adapter = adapterFor(id)!;
+    const ctx = { providerName: getProvider(id)?.name ?? id, relayName: this.env.relayName, signIn: adapter.signIn };
+    setProbeResult(id, { ...r, available: false, reason: `${signInReason(ctx)} (its credentials were refused at the last turn)` });
+  }
+
   checking(id: string): boolean {
     return this.running.has(id);
   }

@@ -33,7 +33,7 @@ export function wireProviders(d: ProviderWiringDeps): { probes: ProviderProbes; 
   const secretsOf = (id: string) => JSON.stringify((adapterFor(id)?.secretSettings ?? []).map((k) => settings()[k] ?? null));
   const seen = new Map<string, string>();
   const remember = () => {
-    for (const id of ["claude", "claude-api", "copilot", "grok"]) seen.set(id, secretsOf(id));
+    for (const id of ["claude", "claude-api", "claude-cloud", "copilot", "grok"]) seen.set(id, secretsOf(id));
   };
   remember();
   // DeepSeek / OpenAI-compatible: their models endpoint is asked at start and when settings change.
@@ -57,7 +57,7 @@ export function wireProviders(d: ProviderWiringDeps): { probes: ProviderProbes; 
       }, req, signal);
     },
     onModels: (provider, models) => noteModels(provider, models),
-    onAuthFailure: (provider) => void probes.check(provider),
+    onAuthFailure: (provider) => void probes.authFailed(provider),
     onUsage: (provider, _sessionId, usage: Usage) => {
       // The Claude API key's monthly spend feeds its cap (billing/cap.ts) by itself.
       if (provider !== "claude-api" || !usage.costUsd) return;
@@ -65,11 +65,8 @@ export function wireProviders(d: ProviderWiringDeps): { probes: ProviderProbes; 
       d.settings.update({ claudeApiSpentUsd: Math.round((spent + usage.costUsd) * 1e6) / 1e6 });
       d.bus.emit({ type: "settings.updated" });
     },
-    // contract §9.3; the setting may not exist yet on this branch (hardening adds it).
-    maxWorkers: () => {
-      const n = (d.settings.get() as unknown as Record<string, unknown>).maxWorkers;
-      return typeof n === "number" ? n : Number(process.env.OAR_MAX_WORKERS) || 8;
-    },
+    // contract §9.3 (setting maxWorkers, default 8).
+    maxWorkers: () => d.settings.get().maxWorkers,
   };
   return { probes, workerEnv };
 }

@@ -59,6 +59,16 @@ export function readAdvertisement(res: unknown): Advertisement {
 
 const byCategory = (ad: Advertisement, cat: string) => ad.configOptions.find((o) => o.category === cat || o.id === cat);
 
+/** The model the agent runs now, as a relay id (null when it does not say). */
+export function currentModel(ad: Advertisement, adapter?: ProviderAdapter): string | null {
+  const opt = byCategory(ad, "model");
+  const id = opt ? (typeof opt.current === "string" ? opt.current : null) : (ad.models?.current ?? null);
+  if (!id) return null;
+  const offered = opt ? opt.options : (ad.models?.available ?? []);
+  const m = offered.find((o) => o.id === id) ?? { id, name: id };
+  return adapter?.modelId ? adapter.modelId(m) : m.id;
+}
+
 /** The relay model ids the agent offers (mapped by the adapter), in its order. */
 export function advertisedModels(ad: Advertisement, adapter?: ProviderAdapter): string[] {
   const opt = byCategory(ad, "model");
@@ -100,9 +110,12 @@ export function configCalls(ad: Advertisement, adapter: ProviderAdapter | undefi
     const opt = byCategory(ad, "model");
     const offered = opt ? opt.options : (ad.models?.available ?? []);
     // The agent's own value for the relay id (Claude: "opus" for claude-opus-5-5), else the id itself.
-    const value = offered.find((m) => (adapter?.modelId ? adapter.modelId(m) : m.id) === want.model)?.id ?? want.model;
-    if (opt) calls.push({ method: "session/set_config_option", configId: opt.id, value, what: `model ${want.model}` });
-    else if (ad.models) calls.push({ method: "session/set_model", modelId: value, what: `model ${want.model}` });
+    const listed = offered.find((m) => (adapter?.modelId ? adapter.modelId(m) : m.id) === want.model || m.id === want.model);
+    // A model the agent did not list is not forced on it (it would refuse the turn): the turn
+    // runs on the agent's current model and the reply says which (modelNote).
+    const value = listed?.id ?? (adapter?.acceptsUnlistedModels || !offered.length ? want.model : null);
+    if (value !== null && opt) calls.push({ method: "session/set_config_option", configId: opt.id, value, what: `model ${want.model}` });
+    else if (value !== null && ad.models) calls.push({ method: "session/set_model", modelId: value, what: `model ${want.model}` });
   }
   if (want.effort && want.effort !== applied.effort) {
     const opt = byCategory(ad, "thought_level");

@@ -52,10 +52,11 @@ export function signInReason(ctx: Pick<FailureContext, "providerName" | "relayNa
 export function describeFailure(err: unknown, ctx: FailureContext): TurnFailure {
   if (err instanceof TurnFailure) return err;
   const { code, message, data } = rpc(err);
+  // An agent of our own words its failures for the owner itself (JSON-RPC error data
+  // `{ oar: { kind } }`, e.g. OpenAI Image's "OpenAI did not accept the API key (401): …"): kept as said.
+  const own = (data && typeof data === "object" ? (data as { oar?: { kind?: unknown } }).oar : undefined)?.kind;
+  if (own === "auth" || own === "rate_limit" || own === "config" || own === "protocol") return new TurnFailure(message, own);
   const detail = message.replace(/^(Error:\s*)+/i, "").trim();
-  // Our own agent (openai-agent/) words its failures for the owner already: kept as they are.
-  const own = (data as { oar?: { worded?: unknown; kind?: unknown } } | undefined)?.oar;
-  if (own?.worded === true) return new TurnFailure(detail, (["auth", "rate_limit", "crash", "protocol", "config"].includes(own.kind as string) ? own.kind : "protocol") as FailureKind);
   if (isAuthError(err)) return new TurnFailure(`${signInReason(ctx)}, then send the message again. The turn did not run.`, "auth");
   if (/rate.?limit|too many requests|\b429\b|overloaded|quota|usage limit/i.test(detail)) {
     return new TurnFailure(`${ctx.providerName} hit a rate or usage limit (${detail.slice(0, 200)}). Wait a while and send the message again.`, "rate_limit");

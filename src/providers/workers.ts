@@ -4,7 +4,7 @@ import type { Mode, SessionRow, TurnRow } from "../sessions/types.ts";
 import { AcpWorker, type McpEntry, type PermissionOutcome, type PermissionRequest, type WorkerHost } from "./acp-worker.ts";
 import { ActivityLog, type Usage } from "./activity.ts";
 import { adapterFor } from "./adapters/index.ts";
-import { getProvider } from "./catalog.ts";
+import { fakeProviders, getProvider } from "./catalog.ts";
 import { launchSpec } from "./launch.ts";
 import { openAiAgentMeta } from "./openai-agent/provider.ts";
 import { advertisedModels } from "./session-config.ts";
@@ -162,7 +162,14 @@ export class Workers {
   async run(session: SessionRow, turn: TurnRow, text: string, onChunk: (t: string) => void, signal: AbortSignal): Promise<RunResult> {
     const name = getProvider(session.provider)?.name ?? session.provider;
     const log = new ActivityLog();
+    // The scripted test agent's errors are its script's words (contract §4.1 `/error TEXT`): kept as they are.
+    const scriptedAgent = session.provider === "scripted" || fakeProviders().ids.has(session.provider);
     const failure = (err: unknown, stderr?: string) => {
+      if (scriptedAgent) {
+        const e = err instanceof Error ? err : new Error(String(err));
+        if (stderr && /exited during the turn/.test(e.message)) e.message += ` Its last output: ${stderr.trim().slice(-300)}`;
+        return Object.assign(e, { meta: log.meta() });
+      }
       const f = describeFailure(err, { providerName: name, relayName: this.env.relayName, signIn: adapterFor(session.provider)?.signIn ?? "", stderr });
       if (f.kind === "auth") this.env.onAuthFailure?.(session.provider);
       return Object.assign(f, { meta: log.meta() });
@@ -185,6 +192,7 @@ export class Workers {
     });
     exited.catch(() => {});
     const onAbort = () => slot.worker.cancel();
+    let mine: ((t: string) => void) | null = null;
     try {
       await Promise.race([slot.ready, exited]);
       if (signal.aborted) return { stopReason: "cancelled" };
@@ -198,13 +206,22 @@ export class Workers {
       ]);
       await Promise.race([slot.worker.beforePrompt(), exited]);
       if (signal.aborted) return { stopReason: "cancelled" };
-      slot.onChunk = onChunk;
+      let replyText = "";
+      const collect = (t: string) => {
+        replyText += t;
+        onChunk(t);
+      };
+      slot.onChunk = mine = collect;
       signal.addEventListener("abort", onAbort, { once: true });
       const res = await Promise.race([
         slot.worker.prompt(text, { model: turn.model ?? now.model, effort: now.effort, mode: turn.mode ?? now.mode, ...openAiAgentMeta(session.provider, now.extra_json) }),
         exited,
       ]);
-      const u = (res as { usage?: Record<string, unknown> | null }).usage;
+      const refused = adapterFor(session.provider)?.replyFailure?.(replyText);
+      if (refused) throw new Error(refused);
+      // The standard `usage` field; Grok puts the same counts in the response's `_meta`.
+      const r = res as { usage?: Record<string, unknown> | null; _meta?: Record<string, unknown> | null };
+      const u = r.usage ?? (typeof r._meta?.inputTokens === "number" ? r._meta : null);
       if (u) {
         const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
         if (n(u.inputTokens) !== undefined) log.usage.inputTokens = n(u.inputTokens);
@@ -213,7 +230,8 @@ export class Workers {
         if (cached) log.usage.cachedTokens = cached;
       }
       if (Object.keys(log.usage).length) this.env.onUsage?.(session.provider, session.id, log.usage);
-      return { stopReason: res.stopReason, meta: log.meta() };
+      const ran = slot.worker.runningModel;
+      return { stopReason: res.stopReason, meta: { ...log.meta(), ...(ran ? { model: ran } : {}) } };
     } catch (err) {
       // A dying agent closes the pipe a moment before its exit is seen: say what happened
       // instead of the transport's "connection closed".
@@ -225,11 +243,12 @@ export class Workers {
     } finally {
       signal.removeEventListener("abort", onAbort);
       // Only our own: a turn given up on (see Turns.end) must not cut off the next one's chunks.
-      if (slot.onChunk === onChunk) slot.onChunk = null;
+      if (slot.onChunk === mine) slot.onChunk = null;
       if (slot.turn?.log === log) slot.turn = null;
       slot.lastUsed = this.env.clock.now();
       this.armIdle(session.id);
-      this.freed();
+      // The turn is recorded as ended just after this (Turns.finish): look for room then.
+      setImmediate(() => this.freed());
     }
   }
 

@@ -93,7 +93,7 @@ export class Schedules {
 
   /** The owner spoke in a conversation: its loop count was reset, so its held schedules go now. */
   ownerSpoke(sessionId: string): void {
-    if (this.store.active().some((r) => r.set_by === sessionId && r.held_since != null)) this.runDue();
+    if (this.store.holdsFor(sessionId)) this.runDue();
   }
 
   /** Fires every schedule due now, and re-checks held ones; then arms for the next. */
@@ -102,13 +102,11 @@ export class Schedules {
     this.running = true;
     try {
       const now = this.relay.clock.now();
-      for (const row of this.store.active()) {
-        if (row.held_since != null || (row.next_fire_at != null && row.next_fire_at <= now)) {
-          try {
-            this.fire(row, now);
-          } catch (err) {
-            console.error(`[schedules] firing ${row.id} failed:`, err);
-          }
+      for (const row of this.store.dueOrHeld(now)) {
+        try {
+          this.fire(row, now);
+        } catch (err) {
+          console.error(`[schedules] firing ${row.id} failed:`, err);
         }
       }
     } finally {
@@ -141,8 +139,12 @@ export class Schedules {
     // No pile-up: the previous firing's message still waits in the queue → skip this time.
     const prev = row.last_turn_id ? relay.sessions.turn(row.last_turn_id) : undefined;
     if (prev?.status === "queued") {
+      // Every later time up to the end of a clock step would be skipped the same way (nothing
+      // leaves the queue while the manual clock jumps): skip them all at once, on the grid.
+      const far = next != null ? nextGridTime(row.first_at, row.every_minutes!, Math.max(now, relay.clock.horizon())) : null;
+      const skipped = next != null && far != null ? 1 + Math.round((far - next) / (row.every_minutes! * MINUTE)) : 1;
       relay.db.transaction(() => {
-        this.store.update(row.id, { skipped_count: row.skipped_count + 1, held_since: null, next_fire_at: next ?? now });
+        this.store.update(row.id, { skipped_count: row.skipped_count + skipped, held_since: null, next_fire_at: far ?? now });
         if (next == null) this.store.end(row.id, "fired", now);
       })();
       this.changed(row.session_id, row.id);
@@ -165,11 +167,10 @@ export class Schedules {
   /** One clock timer for the earliest due time; a held schedule is looked at every minute. */
   private arm(): void {
     const now = this.relay.clock.now();
-    let earliest = Infinity;
-    for (const r of this.store.active()) {
-      const due = r.held_since != null ? nextGridTime(r.held_since, 1, now) : r.next_fire_at ?? Infinity;
-      if (due < earliest) earliest = due;
-    }
+    let earliest = this.store.nextDue() ?? Infinity;
+    // A held one is looked at again every minute; within a clock step nothing can release
+    // it (only the owner's message does), so it is looked at after the step.
+    for (const r of this.store.held()) earliest = Math.min(earliest, nextGridTime(r.held_since!, 1, Math.max(now, this.relay.clock.horizon())));
     if (earliest === this.armedFor && this.cancel) return;
     this.cancel?.();
     this.cancel = null;

@@ -1,5 +1,6 @@
 import { HOUR } from "../core/clock.ts";
 import type { Db } from "../store/db.ts";
+import { sql } from "../store/sql.ts";
 
 export type EndReason = "unscheduled" | "fired" | "archived" | "deleted";
 
@@ -55,6 +56,30 @@ export class ScheduleStore {
 
   active(): ScheduleRow[] {
     return this.db.prepare("SELECT * FROM schedules WHERE ended_at IS NULL ORDER BY next_fire_at, created_at").all() as ScheduleRow[];
+  }
+
+  /** What a firing looks at: schedules due by `now`, and the ones loop protection holds
+   * (re-checked each time). Read by index, so a firing costs what is due, not what is stored. */
+  dueOrHeld(now: number): ScheduleRow[] {
+    const due = sql(this.db, "SELECT * FROM schedules WHERE ended_at IS NULL AND next_fire_at <= ? AND held_since IS NULL ORDER BY next_fire_at, created_at").all(now) as ScheduleRow[];
+    const held = this.held();
+    if (!held.length) return due;
+    return [...due, ...held].sort((a, b) => (a.next_fire_at ?? Infinity) - (b.next_fire_at ?? Infinity) || a.created_at - b.created_at);
+  }
+
+  held(): ScheduleRow[] {
+    return sql(this.db, "SELECT * FROM schedules INDEXED BY schedules_held WHERE ended_at IS NULL AND held_since IS NOT NULL ORDER BY next_fire_at, created_at").all() as ScheduleRow[];
+  }
+
+  /** The earliest due time of a schedule not held (the one timer is armed for it). */
+  nextDue(): number | null {
+    const r = sql(this.db, "SELECT next_fire_at FROM schedules WHERE ended_at IS NULL AND next_fire_at IS NOT NULL AND held_since IS NULL ORDER BY next_fire_at LIMIT 1").get() as { next_fire_at: number } | undefined;
+    return r?.next_fire_at ?? null;
+  }
+
+  /** A schedule this conversation set is held by loop protection. */
+  holdsFor(setBy: string): boolean {
+    return !!sql(this.db, "SELECT 1 FROM schedules INDEXED BY schedules_held WHERE set_by = ? AND ended_at IS NULL AND held_since IS NOT NULL LIMIT 1").get(setBy);
   }
 
   /** Ends an active schedule; false when it had already ended. */

@@ -1,4 +1,3 @@
-import type { Statement } from "better-sqlite3";
 import type { Db } from "../store/db.ts";
 import { fromJson, toJson } from "../store/db.ts";
 import type { Clock } from "../core/clock.ts";
@@ -46,8 +45,6 @@ export class SessionStore {
       activeTurns: db.prepare("SELECT * FROM turns WHERE session_id = ? AND status IN ('queued','running') ORDER BY queued_at, rowid"),
       allActive: db.prepare("SELECT DISTINCT session_id FROM turns WHERE status IN ('queued','running')"),
       runningTasks: db.prepare("SELECT * FROM tasks WHERE status = 'running'"),
-      listActive: allRows<SessionRow>(db.prepare("SELECT * FROM sessions WHERE deleted_at IS NULL AND archived_at IS NULL ORDER BY last_activity_at DESC")),
-      listAll: allRows<SessionRow>(db.prepare("SELECT * FROM sessions WHERE deleted_at IS NULL ORDER BY last_activity_at DESC")),
       tasksOf: db.prepare("SELECT * FROM tasks WHERE session_id = ? ORDER BY started_at"),
       task: db.prepare("SELECT * FROM tasks WHERE id = ? AND session_id = ?"),
     };
@@ -128,12 +125,6 @@ export class SessionStore {
     return new Set((this.q.allActive.all() as { session_id: string }[]).map((r) => r.session_id));
   }
 
-  /** Sessions not deleted (archived ones too when `all`), latest activity first: what
-   * list_sessions and the owner's list show. */
-  list(all = false): SessionRow[] {
-    return (all ? this.q.listAll : this.q.listActive)();
-  }
-
   runningTasks(): TaskRow[] {
     return this.q.runningTasks.all() as TaskRow[];
   }
@@ -152,16 +143,6 @@ export class SessionStore {
     const running = (tasks ?? this.tasksOf(sessionId)).some((t) => t.session_id === sessionId && t.status === "running");
     return running ? "background_only" : "idle";
   }
-}
-
-/** `stmt.all()` for long lists: rows come raw and one object literal makes every row, so all
- * share one shape. better-sqlite3's own row objects cost ~2.5× as much: 4–5 ms for 1,000
- * sessions (bench/RESULTS.md). */
-function allRows<T>(stmt: Statement): () => T[] {
-  const names = stmt.columns().map((c) => c.name);
-  const make = new Function("v", `return { ${names.map((n, i) => `${JSON.stringify(n)}: v[${i}]`).join(", ")} };`) as (v: unknown[]) => T;
-  stmt.raw(true);
-  return () => (stmt.all() as unknown[][]).map(make);
 }
 
 export const messageFrom = (m: MessageRow) => fromJson<FromInfo | null>(m.from_json, null);

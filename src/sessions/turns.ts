@@ -180,9 +180,11 @@ export class Turns {
       db.prepare("UPDATE turns SET status = ?, reply_text = ?, reply_message_id = ?, error = ?, model = ?, ended_at = ? WHERE id = ?")
         .run(status, live.text, replyId, status === "error" ? error ?? "The turn failed." : null, model, this.clock.now(), turnId);
     })();
-    // Who started the turn (the page notifies the owner of their own turns, not of an agent's).
-    const role = this.store.message(turn.message_id)?.role;
-    this.bus.emit({ type: "turn.ended", sessionId: turn.session_id, turnId, status, role });
+    // Who started the turn: the page notifies the owner of their own turns, not of an agent's
+    // (a prompt from an agent carries `from`; one from another relay has role "remote").
+    const prompt = this.store.message(turn.message_id);
+    const byOwner = prompt?.role === "user" && !prompt.from_json;
+    this.bus.emit({ type: "turn.ended", sessionId: turn.session_id, turnId, status, role: prompt?.role, byOwner });
     this.bus.emit({ type: "session.updated", sessionId: turn.session_id });
     this.kick(turn.session_id);
   }

@@ -2,8 +2,10 @@ import { iso } from "../core/clock.ts";
 import { fromJson } from "../store/db.ts";
 import type { Relay } from "../relay.ts";
 import { questionView } from "../questions/ask-user.ts";
-import type { MessageRow, SessionRow, TaskRow } from "./types.ts";
+import type { MessageRow, TaskRow } from "./types.ts";
 import { groupName, groupOf, type GroupRow } from "../groups/groups.ts";
+import type { ListRow } from "./list-query.ts";
+import { sql } from "../store/sql.ts";
 
 // How sessions, messages and tasks look in results and in the owner API.
 
@@ -45,7 +47,7 @@ export interface ListContext {
   tasksBySession?: Map<string, TaskRow[]>;
 }
 
-export function listContext(relay: Relay, rows?: SessionRow[]): ListContext {
+export function listContext(relay: Relay, rows?: ListRow[]): ListContext {
   const lc: ListContext = { busy: relay.sessions.busySessions(), tasks: relay.sessions.runningTasks() };
   if (!rows) return lc;
   lc.tasksBySession = new Map();
@@ -54,13 +56,24 @@ export function listContext(relay: Relay, rows?: SessionRow[]): ListContext {
     if (list) list.push(t);
     else lc.tasksBySession.set(t.session_id, [t]);
   }
-  lc.groups = new Map((relay.db.prepare("SELECT * FROM groups WHERE dissolved_at IS NULL").all() as GroupRow[]).map((g) => [g.id, g]));
+  // Only the groups and titles this page names: a page costs the same at any store size.
+  const groupIds = [...new Set(rows.map((r) => r.group_id).filter((g): g is string => !!g))];
+  lc.groups = new Map(
+    groupIds.length ? (sql(relay.db, "SELECT * FROM groups WHERE dissolved_at IS NULL AND id IN (SELECT value FROM json_each(?))").all(JSON.stringify(groupIds)) as GroupRow[]).map((g) => [g.id, g]) : [],
+  );
   lc.titles = new Map(rows.map((r) => [r.id, r.title]));
+  const wanted = new Set<string>();
+  for (const r of rows) if (r.via_session && !lc.titles.has(r.via_session)) wanted.add(r.via_session);
+  for (const g of lc.groups.values()) if (!g.name && g.head_session && !lc.titles.has(g.head_session)) wanted.add(g.head_session);
+  if (wanted.size) {
+    const found = sql(relay.db, "SELECT id, title FROM sessions WHERE deleted_at IS NULL AND id IN (SELECT value FROM json_each(?))").all(JSON.stringify([...wanted])) as { id: string; title: string }[];
+    for (const f of found) lc.titles.set(f.id, f.title);
+  }
   return lc;
 }
 
 /** groupOf, from the list's lookups when it has them. */
-function listGroup(relay: Relay, s: SessionRow, lc: ListContext): ReturnType<typeof groupOf> {
+function listGroup(relay: Relay, s: ListRow, lc: ListContext): ReturnType<typeof groupOf> {
   if (!lc.groups) return groupOf(relay, s);
   const g = s.group_id ? lc.groups.get(s.group_id) : undefined;
   if (!g) return null;
@@ -73,7 +86,7 @@ function starterTitle(relay: Relay, id: string, lc: ListContext): string | null 
 }
 
 /** A `list_sessions` entry (contract §8). */
-export function sessionEntry(relay: Relay, s: SessionRow, lc: ListContext = listContext(relay)) {
+export function sessionEntry(relay: Relay, s: ListRow, lc: ListContext = listContext(relay)) {
   const tasks = (lc.tasksBySession ? (lc.tasksBySession.get(s.id) ?? []) : lc.tasks.filter((t) => t.session_id === s.id)).map(taskSummary);
   return {
     id: s.id,

@@ -2,13 +2,16 @@ import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { MIGRATIONS } from "./migrations.ts";
+import { DIR_MODE, touchPrivate } from "../ops/data-dir.ts";
 
 export type Db = Database.Database;
 
 /** Opens (and migrates) the relay's SQLite file. WAL keeps readers off the writer's back
  * and makes a SIGKILL lose nothing that a committed transaction wrote. */
 export function openDb(file: string): Db {
-  mkdirSync(dirname(file), { recursive: true });
+  mkdirSync(dirname(file), { recursive: true, mode: DIR_MODE });
+  // 0600 before SQLite opens it: its -wal and -shm files take the database file's mode.
+  touchPrivate(file);
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");

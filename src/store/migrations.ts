@@ -3,6 +3,7 @@
 // one line here).
 import { SCHEDULES_SQL } from "../schedules/schema.ts";
 import { WATCHING_SQL } from "../watching/schema.ts";
+import { SCALE_INDEXES_SQL } from "./scale-indexes.ts";
 
 export interface Migration {
   name: string;
@@ -144,4 +145,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "001-core", sql: CORE },
   { name: "005-watching", sql: WATCHING_SQL },
   { name: "006-schedules", sql: SCHEDULES_SQL },
+  { name: "010-scale-indexes", sql: SCALE_INDEXES_SQL },
 ];

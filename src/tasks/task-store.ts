@@ -1,10 +1,17 @@
-import { appendFileSync, mkdirSync, readFileSync, existsSync, statSync, openSync, readSync, closeSync } from "node:fs";
+import { mkdirSync, readFileSync, existsSync, statSync, openSync, readSync, closeSync } from "node:fs";
 import { join } from "node:path";
 import type { Bus } from "../core/bus.ts";
 import type { Clock } from "../core/clock.ts";
 import type { SessionStore } from "../sessions/session-store.ts";
 import type { TaskRow } from "../sessions/types.ts";
 import type { TaskNotice } from "../providers/acp-worker.ts";
+import { HOUR, type Cancel } from "../core/clock.ts";
+import { OutputFiles, type OutputLimits } from "./output-files.ts";
+import { endGroup } from "./process-groups.ts";
+
+/** read_task_output works for an hour after a task ends (contract §6); its file goes then. */
+export const OUTPUT_KEPT_MS = HOUR;
+const NO_LIMITS: OutputLimits = { perTaskBytes: 20 * 1024 * 1024, totalBytes: 1024 * 1024 * 1024 };
 
 const MAX_READ = 2 * 1024 * 1024;
 
@@ -12,15 +19,59 @@ const MAX_READ = 2 * 1024 * 1024;
  * in a file per task under DATA/tasks, which the task console and read_task_output read. */
 export class TaskStore {
   private dir: string;
+  readonly files: OutputFiles;
+  /** Process groups of running shell tasks, by task key (the agent reported them). */
+  private groups = new Map<string, number>();
+  private sweepTimer: Cancel | null = null;
+  private sweepAt = Infinity;
 
   constructor(
     private store: SessionStore,
     private clock: Clock,
     private bus: Bus,
     dataDir: string,
+    limits: () => OutputLimits = () => NO_LIMITS,
   ) {
     this.dir = join(dataDir, "tasks");
-    mkdirSync(this.dir, { recursive: true });
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const endedFiles = store.db.prepare("SELECT output_path FROM tasks WHERE output_path IS NOT NULL AND ended_at IS NOT NULL ORDER BY ended_at").pluck();
+    this.files = new OutputFiles(this.dir, limits, () => endedFiles.all() as string[]);
+    bus.on((e) => {
+      if (e.type === "session.deleted") this.dropOutput(e.sessionId);
+    });
+  }
+
+  /** At start-up: delete the output whose read window ended while the relay was down. */
+  start(): void {
+    this.sweep();
+  }
+
+  /** Deletes output files of tasks ended more than an hour ago; arms for the next one. */
+  private sweep(): void {
+    const now = this.clock.now();
+    const db = this.store.db;
+    const expired = db.prepare("SELECT output_path FROM tasks WHERE output_path IS NOT NULL AND ended_at IS NOT NULL AND ended_at <= ?").pluck().all(now - OUTPUT_KEPT_MS) as string[];
+    for (const path of expired) this.files.remove(path);
+    const next = db.prepare("SELECT MIN(ended_at) FROM tasks WHERE output_path IS NOT NULL AND ended_at IS NOT NULL AND ended_at > ?").pluck().get(now - OUTPUT_KEPT_MS) as number | null;
+    this.armSweep(next == null ? Infinity : next + OUTPUT_KEPT_MS);
+  }
+
+  private armSweep(at: number): void {
+    if (at >= this.sweepAt && this.sweepTimer) return;
+    this.sweepTimer?.();
+    this.sweepTimer = null;
+    this.sweepAt = at;
+    if (at === Infinity) return;
+    this.sweepTimer = this.clock.at(at, () => {
+      this.sweepTimer = null;
+      this.sweepAt = Infinity;
+      this.sweep();
+    });
+  }
+
+  /** A deleted session's task output goes at once. */
+  private dropOutput(sessionId: string): void {
+    for (const t of this.store.tasksOf(sessionId)) if (t.output_path) this.files.remove(t.output_path);
   }
 
   private key(sessionId: string, taskId: string): string {
@@ -41,6 +92,11 @@ export class TaskStore {
     } else if (existing.status === "running" && t.status !== "running") {
       db.prepare("UPDATE tasks SET status = ?, exit_code = ?, ended_at = ? WHERE id = ? AND session_id = ?").run(t.status, t.exitCode ?? null, now, t.taskId, sessionId);
     } else return;
+    if (t.status === "running" && t.pgid) this.groups.set(this.key(sessionId, t.taskId), t.pgid);
+    if (t.status !== "running") {
+      this.groups.delete(this.key(sessionId, t.taskId));
+      this.armSweep(now + OUTPUT_KEPT_MS);
+    }
     this.bus.emit({ type: "task.updated", sessionId, taskId: t.taskId, status: t.status, taskType: t.type });
     this.bus.emit({ type: "session.updated", sessionId });
   }
@@ -50,6 +106,18 @@ export class TaskStore {
   agentGone(sessionId: string): void {
     const running = this.store.tasksOf(sessionId).filter((t) => t.status === "running");
     if (!running.length) return;
+    // Their process groups outlive the agent: end them, and show the tasks killed only once
+    // they are really gone.
+    const groups = running.map((t) => this.groups.get(this.key(sessionId, t.id))).filter((g): g is number => !!g);
+    if (groups.length) {
+      void Promise.all(groups.map((g) => endGroup(g))).then(() => this.markKilled(sessionId, running));
+      return;
+    }
+    this.markKilled(sessionId, running);
+  }
+
+  private markKilled(sessionId: string, running: TaskRow[]): void {
+    for (const t of running) this.groups.delete(this.key(sessionId, t.id));
     const now = this.clock.now();
     const db = this.store.db;
     db.transaction(() => {
@@ -57,12 +125,13 @@ export class TaskStore {
     })();
     for (const t of running) this.bus.emit({ type: "task.updated", sessionId, taskId: t.id, status: "killed", taskType: t.type });
     this.bus.emit({ type: "session.updated", sessionId });
+    this.armSweep(now + OUTPUT_KEPT_MS);
   }
 
   output(sessionId: string, taskId: string, chunk: string): void {
     const task = this.store.task(sessionId, taskId);
     if (!task?.output_path || !chunk) return;
-    appendFileSync(task.output_path, chunk);
+    this.files.append(task.output_path, chunk);
     this.store.db.prepare("UPDATE tasks SET last_output_at = ? WHERE id = ? AND session_id = ?").run(this.clock.now(), taskId, sessionId);
   }
 

@@ -105,6 +105,13 @@ export class Monitors {
     for (const id of this.busyInScope(sub)) if (!this.lastActivity.has(id)) this.activity(id);
   }
 
+  /** Start-up: the stall clock of every working session some subscription watches for
+   * `stalled` (what startStallClocks does for each subscription, driven by the few working
+   * sessions instead of the many subscriptions). */
+  startStallClocksOfBusy(): void {
+    for (const id of [...this.busy.busy()]) if (!this.lastActivity.has(id)) this.activity(id);
+  }
+
   // ---- all_idle ----
 
   /** A watched session's state changed (the tracker already knows how). Working arms the

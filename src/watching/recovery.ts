@@ -20,7 +20,8 @@ export function captureMissed(relay: Relay, subs: SubscriptionStore, capture: Ca
   const from = Math.min(last, now) - 10 * MINUTE;
   const found: Happening[] = [];
   const add = (h: Happening | null) => h && found.push({ ...h, recovered: true });
-  for (const t of sql(db, "SELECT * FROM turns WHERE ended_at >= ? AND status IN ('done', 'stopped', 'error')").all(from) as TurnRow[]) {
+  // "+status": look turns up by when they ended (turns_ended), not among every finished one.
+  for (const t of sql(db, "SELECT * FROM turns WHERE ended_at >= ? AND +status IN ('done', 'stopped', 'error')").all(from) as TurnRow[]) {
     add(capture.turnEnded(t, t.ended_at!));
   }
   for (const t of sql(db, "SELECT * FROM tasks WHERE started_at >= ? OR ended_at >= ?").all(from, from) as TaskRow[]) {

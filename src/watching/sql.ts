@@ -1,16 +1,2 @@
-// Prepared statements of the watching domain, compiled once per database and SQL text:
-// the capture path runs for every event, and compiling SQL costs more than running it.
-import type { Statement } from "better-sqlite3";
-import type { Db } from "../store/db.ts";
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Any = Statement<any[], unknown>;
-const cache = new WeakMap<Db, Map<string, Any>>();
-
-export function sql(db: Db, text: string): Any {
-  let m = cache.get(db);
-  if (!m) cache.set(db, (m = new Map()));
-  let s = m.get(text);
-  if (!s) m.set(text, (s = db.prepare(text) as Any));
-  return s;
-}
+// Moved to store/sql.ts (the session list uses it too).
+export { sql } from "../store/sql.ts";

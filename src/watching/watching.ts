@@ -49,10 +49,10 @@ export class Watching {
     captureMissed(this.relay, this.subs, this.capture);
     this.delivery.recover();
     this.monitors.rearmAll();
-    for (const sub of this.subs.allActive()) {
-      this.monitors.startStallClocks(sub);
-      if (sub.events.has("all_idle")) this.monitors.checkAllIdle(sub);
-    }
+    // Stall clocks start for the sessions working now (few: a restart ended every running
+    // turn and task), not by asking the store once per subscription.
+    this.monitors.startStallClocksOfBusy();
+    for (const sub of this.subs.allActive()) if (sub.row.idle_armed && sub.events.has("all_idle")) this.monitors.checkAllIdle(sub);
   }
 
   private onBus(e: BusEvent): void {
@@ -118,7 +118,7 @@ export class Watching {
 
   /** Call after a subscription was written (and its transaction committed). */
   started(row: SubRow): void {
-    this.subs.reload();
+    this.subs.add(row.id);
     const sub = this.subs.active(row.id);
     if (!sub) return;
     this.monitors.armIdle(sub);
@@ -133,7 +133,7 @@ export class Watching {
     const now = this.relay.clock.now();
     const ended = this.relay.db.transaction(() => ids.filter((id) => this.subs.end(id, reason, now)))();
     if (!ended.length) return ended;
-    this.subs.reload();
+    for (const id of ended) this.subs.drop(id);
     for (const id of ended) this.monitors.disarmBeat(id);
     const watchers = new Set(ended.map((id) => this.subs.get(id)!.watcher));
     for (const w of watchers) this.changed(w);
@@ -160,14 +160,25 @@ export class Watching {
   watchingCount(watcher: string): number {
     const subs = this.subs.ofWatcher(watcher);
     if (!subs.length) return 0;
-    const ids = new Set<string>();
-    for (const s of subs) {
-      if (s.all) {
-        const rows = sql(this.relay.db, "SELECT id FROM sessions WHERE archived_at IS NULL AND deleted_at IS NULL AND id != ?").all(watcher) as { id: string }[];
-        for (const r of rows) if (!s.exclude.has(r.id)) ids.add(r.id);
-      } else for (const id of s.sessions) ids.add(id);
-    }
-    return ids.size;
+    const named = new Set<string>();
+    for (const s of subs) if (!s.all) for (const id of s.sessions) named.add(id);
+    const alls = subs.filter((s) => s.all);
+    if (!alls.length) return named.size;
+    // The all-scope ones together watch every live session but the watcher and what all of
+    // them exclude: a count on the live index, not a read of every session's id.
+    const common = [...alls[0].exclude].filter((id) => alls.every((s) => s.exclude.has(id)));
+    const db = this.relay.db;
+    const live = (sql(db, "SELECT COUNT(*) AS n FROM sessions INDEXED BY sessions_live_order WHERE deleted_at IS NULL AND archived_at IS NULL AND id != ?").get(watcher) as { n: number }).n;
+    const asked = [...new Set([...named, ...common])];
+    const liveIds = new Set(
+      asked.length
+        ? (sql(db, "SELECT id FROM sessions WHERE deleted_at IS NULL AND archived_at IS NULL AND id IN (SELECT value FROM json_each(?))").all(JSON.stringify(asked)) as { id: string }[]).map((r) => r.id)
+        : [],
+    );
+    const inAll = (id: string) => liveIds.has(id) && id !== watcher && !common.includes(id);
+    let n = live - common.filter((id) => liveIds.has(id) && id !== watcher).length;
+    for (const id of named) if (!inAll(id)) n++;
+    return n;
   }
 
   // ---- no echo of the watcher's own prompts ----

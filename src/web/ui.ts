@@ -1,8 +1,8 @@
 import { Hono, type Context } from "hono";
 import { readFileSync, readdirSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import type { Relay } from "../relay.ts";
 import { CATALOG } from "../providers/catalog.ts";
+import { packageFile } from "../core/package-paths.ts";
 import { staticAsset, type Asset } from "./static-asset.ts";
 import { vendorAssets } from "./vendor.ts";
 
@@ -11,14 +11,14 @@ import { vendorAssets } from "./vendor.ts";
 // and compressed once at start; the page reads the owner token from the URL fragment and
 // talks to the owner API and its SSE stream; nothing served here needs or holds the token.
 
-const dir = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+// From the package root: the compiled bundle serves the same files as the sources.
+const dir = (p: string) => packageFile(`src/web/${p}`);
 
 /** The provider table for the New session form: static data only; availability comes from
  * GET /api/providers when the relay has it. */
 const catalogJson = JSON.stringify(Object.values(CATALOG).map((p) => ({ id: p.id, name: p.name, defaultModel: p.defaultModel, models: p.models ?? [], efforts: p.efforts })))
   // Inside <script>, "<" could close the element; JSON allows it escaped.
   .replace(/</g, "\\u003c");
-const PAGE = staticAsset(readFileSync(dir("./index.html"), "utf8").replace("__CATALOG__", () => catalogJson), "text/html; charset=utf-8");
 
 const TYPES: Record<string, string> = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8" };
 /** Every asset is read once at start: a fixed list, so no request can name another file. */
@@ -28,6 +28,11 @@ for (const name of readdirSync(dir("./app/"))) {
   if (TYPES[ext]) ASSETS.set(name, staticAsset(readFileSync(dir(`./app/${name}`), "utf8"), TYPES[ext]));
 }
 for (const [name, body] of vendorAssets()) ASSETS.set(`vendor-${name}`, staticAsset(body, TYPES.js));
+
+/** Every module the page imports at start, announced up front: the browser fetches them in
+ * parallel instead of discovering them import by import. (vendor-diff loads only on demand.) */
+const preload = [...ASSETS.keys()].filter((n) => n.endsWith(".js") && n !== "vendor-diff.js").map((n) => `<link rel="modulepreload" href="/app/${n}">`).join("\n");
+const PAGE = staticAsset(readFileSync(dir("./index.html"), "utf8").replace("__CATALOG__", () => catalogJson).replace("__PRELOAD__", () => preload), "text/html; charset=utf-8");
 
 const CSP = [
   "default-src 'self'",

@@ -71,7 +71,8 @@ export class TestRelay {
     this.proc.stdout!.on("data", (d) => (this.output += d));
     this.proc.stderr!.on("data", (d) => (this.output += d));
     this.url = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 150; i++) {
+    // Up to a minute: a loaded machine (CI on 2 cores) compiles the sources slowly.
+    for (let i = 0; i < 600; i++) {
       if (this.proc.exitCode !== null) break;
       try {
         const r = await fetch(`${this.url}/api/health`);

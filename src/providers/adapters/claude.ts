@@ -7,14 +7,18 @@ import type { Advertised, LaunchContext, LaunchSpec, ProviderAdapter } from "./t
 //   switch for containers and sandboxes. The relay sets it only when it runs as root, and the
 //   README says so; the relay's mode still decides what is allowed (cards in ask and plan).
 // - Models arrive as aliases ("opus", named "Opus 5.5"); the relay lists Anthropic ids
-//   ("claude-opus-5-5"), which the adapter's set_config_option accepts and resolves itself.
+//   ("claude-opus-5-5") made from the names, and sets the alias (set_config_option refuses full ids).
 
 export const CLAUDE_BINARY = "claude-agent-acp";
 
 function launchClaude(ctx: LaunchContext, extra: Record<string, string> = {}): LaunchSpec | null {
   if (!ctx.binary) return null;
   const env: Record<string, string> = { ...extra };
+  // Claude Code accepts only exactly "1" (a machine's IS_SANDBOX=yes breaks session/new as root).
   if (typeof process.getuid === "function" && process.getuid() === 0) env.IS_SANDBOX = "1";
+  // A wrong key makes Claude Code retry for minutes with nothing on ACP; a few retries end the
+  // turn as "Authentication required" in seconds (cli-findings.md). The relay's own value wins.
+  if (!process.env.CLAUDE_CODE_MAX_RETRIES) env.CLAUDE_CODE_MAX_RETRIES = "2";
   return { command: ctx.binary, args: [], env };
 }
 

@@ -17,4 +17,5 @@ export const copilot: ProviderAdapter = {
   },
   signIn: "run `copilot login` (or add a Copilot token in Settings → Providers)",
   modes: { agent: ["#agent"], ask: ["#agent"], plan: ["#plan"] },
+  replyFailure: (reply) => /(^|\n|\.\.\.)\s*Error: Authentication failed\b[^\n]*/.exec(reply)?.[0].replace(/^[\s.]*/, "") ?? null,
 };

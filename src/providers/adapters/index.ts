@@ -3,13 +3,15 @@ import { copilot } from "./copilot.ts";
 import { grok } from "./grok.ts";
 import { scripted } from "./scripted.ts";
 import { deepseekAdapter, openaiCompatibleAdapter } from "../openai-agent/provider.ts";
+import { claudeCloud } from "./claude-cloud.ts";
+import { openaiImage } from "./openai-image.ts";
 import type { ProviderAdapter } from "./types.ts";
 
 export type { ProviderAdapter, LaunchSpec, LaunchContext, Advertised } from "./types.ts";
 
 // The adapters this relay has. Other provider modules (DeepSeek, OpenAI-compatible, OpenAI
 // Image, Claude Cloud) add theirs here: one import and one line.
-const ADAPTERS = new Map<string, ProviderAdapter>([claude, claudeApi, copilot, grok, scripted, deepseekAdapter, openaiCompatibleAdapter].map((a) => [a.id, a]));
+const ADAPTERS = new Map<string, ProviderAdapter>([claude, claudeApi, copilot, grok, scripted, deepseekAdapter, openaiCompatibleAdapter, claudeCloud, openaiImage].map((a) => [a.id, a]));
 
 export function adapterFor(id: string): ProviderAdapter | undefined {
   return ADAPTERS.get(id);

@@ -41,10 +41,15 @@ export interface ProviderAdapter {
   signIn: string;
   /** CLI mode ids to pick for each relay mode, most wanted first; none offered: the CLI's current mode. */
   modes?: Partial<Record<Mode, readonly string[]>>;
+  /** The CLI resolves model ids it did not list (Claude takes full Anthropic ids): always set the model. */
+  acceptsUnlistedModels?: boolean;
   /** How an advertised model becomes a relay model id (default: its id). null: not a model to list. */
   modelId?(m: Advertised): string | null;
   /** A JSON-RPC notification (method, params) arrived: lets a quirk watch for what it waits on. */
   waitsForBeforeFirstPrompt?: { method: string; timeoutMs: number; why: string };
+  /** A turn that "succeeded" with a reply saying the credentials were refused (Copilot with a
+   * wrong provider key ends end_turn with "Error: Authentication failed …"): the error text. */
+  replyFailure?(reply: string): string | null;
   /** Whether the sign-in status notification says nobody is signed in (Claude's `_auth/status_update`). */
   signedOut?(method: string, params: Record<string, unknown>): boolean | undefined;
 }

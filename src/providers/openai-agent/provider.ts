@@ -4,17 +4,17 @@
 // that probe discovered, and the per-turn settings the agent reads from `_meta.oar`.
 
 import { createHash } from "node:crypto";
-import { fileURLToPath } from "node:url";
 import type { ProviderAdapter } from "../adapters/types.ts";
 import { setProbeResult } from "../probe-cache.ts";
 import { ENV } from "./config.ts";
+import { ownProgram } from "../../core/package-paths.ts";
 
 export const OPENAI_AGENT_PROVIDERS = ["deepseek", "openai-compatible"] as const;
 type AgentProvider = (typeof OPENAI_AGENT_PROVIDERS)[number];
 export const isOpenAiAgent = (id: string): id is AgentProvider => (OPENAI_AGENT_PROVIDERS as readonly string[]).includes(id);
 
-const AGENT = fileURLToPath(new URL("./agent.ts", import.meta.url));
-const TSX = import.meta.resolve("tsx");
+// From dist/ (no compiler in the worker) when the relay runs from it: core/package-paths.ts.
+const AGENT = "src/providers/openai-agent/agent.ts";
 type Settings = Record<string, unknown>;
 const text = (v: unknown) => (typeof v === "string" && v.trim() !== "" ? v.trim() : null);
 
@@ -58,7 +58,7 @@ export function openAiAgentLaunch(id: AgentProvider, settings: Settings) {
   const env: Record<string, string> = { [ENV.provider]: id, [ENV.name]: e.name };
   if (e.baseUrl) env[ENV.baseUrl] = e.baseUrl;
   if (e.apiKey) env[ENV.apiKey] = e.apiKey;
-  return { command: process.execPath, args: ["--import", TSX, AGENT], env };
+  return { ...ownProgram(AGENT), env };
 }
 
 /** What the agent reads from `_meta.oar` besides model/effort/mode: the compaction window. */

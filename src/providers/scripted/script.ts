@@ -141,7 +141,8 @@ async function runDirective(
     }
 
     case "/error":
-      throw new RequestError(-32000, rest);
+      // The text is the turn's error as said (data oar.kind: not a sign-in failure, see turn-errors.ts).
+      throw new RequestError(-32000, rest, { oar: { kind: "protocol" } });
 
     case "/model":
       return reply(session.model);

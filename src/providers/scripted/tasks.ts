@@ -38,7 +38,12 @@ export async function startShellTask(
   const taskId = shortId();
   const send = serialNotifier(notify);
   const base = { sessionId, taskId, type: "local_bash" as TaskType, description: name };
-  await send(TASK_METHOD, { ...base, status: "running" });
+  // Its own process group (detached), reported as pgid: the relay ends the whole group on
+  // Kill session even when this agent process is gone.
+  const child = spawn("sh", ["-c", shell], { cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  let spawnError: Error | null = null;
+  child.once("error", (e) => (spawnError = e));
+  await send(TASK_METHOD, { ...base, status: "running", ...(child.pid ? { pgid: child.pid } : {}) });
 
   let finished = false;
   const finish = (exitCode: number | null, extra: Record<string, unknown> = {}) => {
@@ -47,17 +52,18 @@ export async function startShellTask(
     void send(TASK_METHOD, { ...base, status: exitCode === 0 ? "completed" : "failed", exitCode, ...extra });
   };
 
-  const child = spawn("sh", ["-c", shell], { cwd, stdio: ["ignore", "pipe", "pipe"] });
   for (const stream of [child.stdout, child.stderr]) {
     stream.setEncoding("utf8");
     stream.on("data", (chunk: string) => void send(TASK_OUTPUT_METHOD, { sessionId, taskId, chunk }));
   }
   // "close" comes after both pipes have drained, so every output chunk precedes the status.
   child.on("close", (code, signal) => finish(code, signal ? { signal } : {}));
-  child.on("error", (e) => {
+  const failed = (e: Error) => {
     log(`task ${taskId} failed to start: ${errorMessage(e)}`);
     finish(null, { error: errorMessage(e) });
-  });
+  };
+  if (spawnError) failed(spawnError);
+  child.on("error", failed);
   return taskId;
 }
 

@@ -52,22 +52,47 @@ export async function api(method, path, body, as = "json") {
   return json;
 }
 
-/** The live stream. EventSource cannot send headers, so the token rides on the query string. */
+/** The live stream. EventSource cannot send headers and the owner token must not ride in a
+ * URL, so the page trades it for a short-lived ticket (POST /api/stream-ticket) and opens the
+ * stream with that; when the stream is refused (the ticket ran out) it asks for a new one. */
 export function openStream(onChange, onState) {
-  const es = new EventSource(`/api/stream?token=${encodeURIComponent(getToken())}`);
-  es.addEventListener("open", () => onState("open"));
-  es.addEventListener("hello", () => onState("open"));
-  es.addEventListener("error", () => onState(es.readyState === EventSource.CLOSED ? "closed" : "reconnecting"));
-  es.addEventListener("change", (ev) => {
+  let es = null;
+  let closed = false;
+  const connect = async () => {
+    let ticket;
     try {
-      onChange(JSON.parse(ev.data));
-    } catch {}
-  });
-  // A streamed chunk of a reply (SHAPES.md turn.delta): appended, not re-fetched.
-  es.addEventListener("turn.delta", (ev) => {
-    try {
-      onChange({ type: "turn.delta", ...JSON.parse(ev.data) });
-    } catch {}
-  });
-  return es;
+      ticket = (await api("POST", "/api/stream-ticket")).ticket;
+    } catch {
+      onState("reconnecting");
+      if (!closed) setTimeout(connect, 3000);
+      return;
+    }
+    if (closed) return;
+    es = new EventSource(`/api/stream?ticket=${encodeURIComponent(ticket)}`);
+    es.addEventListener("open", () => onState("open"));
+    es.addEventListener("hello", () => onState("open"));
+    es.addEventListener("error", () => {
+      if (es.readyState !== EventSource.CLOSED) return onState("reconnecting");
+      onState("reconnecting");
+      if (!closed) setTimeout(connect, 1000);
+    });
+    es.addEventListener("change", (ev) => {
+      try {
+        onChange(JSON.parse(ev.data));
+      } catch {}
+    });
+    // A streamed chunk of a reply (SHAPES.md turn.delta): appended, not re-fetched.
+    es.addEventListener("turn.delta", (ev) => {
+      try {
+        onChange({ type: "turn.delta", ...JSON.parse(ev.data) });
+      } catch {}
+    });
+  };
+  connect();
+  return {
+    close() {
+      closed = true;
+      es?.close();
+    },
+  };
 }

@@ -81,6 +81,14 @@ export class ConversationView {
     this.input.focus();
   }
 
+  /** A turn started here (turn.started): its chunks can be drawn before the session is read again. */
+  startTurn(turnId) {
+    if (this.live?.turnId === turnId) return;
+    this.live = { turnId, text: "" };
+    this.liveNode = inFlightNode({ text: "" }, this.model);
+    this.inflight.replaceChildren(this.liveNode);
+  }
+
   /** A streamed chunk (turn.delta). Appends when it continues the text on screen; false
    * when the page must re-read the session (another turn, or a chunk it missed). */
   delta(e) {
@@ -90,14 +98,15 @@ export class ConversationView {
     if (e.offset + e.text.length <= have) return true; // already in the text read
     this.live.text += e.text.slice(have - e.offset);
     if (!this.paint) {
-      // Several chunks in one frame are drawn once.
-      this.paint = requestAnimationFrame(() => {
+      // Chunks that arrive together are drawn once (a timer, not a frame: a hidden or busy
+      // tab still keeps its text current).
+      this.paint = setTimeout(() => {
         this.paint = null;
         if (!this.live || !this.liveNode) return;
         const nearBottom = this.scroller.scrollHeight - this.scroller.scrollTop - this.scroller.clientHeight < 120;
         this.liveNode.body.replaceChildren(agentBody(this.live.text));
         if (nearBottom) this.scroller.scrollTop = this.scroller.scrollHeight;
-      });
+      }, 0);
     }
     return true;
   }
@@ -109,8 +118,11 @@ export class ConversationView {
     this.empty.hidden = d.messages.length > 0 || !!d.inFlight;
     const render = (x) => (x.historyOf === "question" ? questionHistoryNode(x) : x.historyOf === "turn" ? turnOutcomeNode(x) : x.role ? messageNode(x, this.id) : cardOutcome(x));
     syncList(this.log, timeline(d), (x) => x.id, render);
-    this.live = d.inFlight ? { turnId: d.inFlight.turnId, text: d.inFlight.text } : null;
-    this.liveNode = d.inFlight ? inFlightNode(d.inFlight, d.model) : null;
+    // The text on screen may already be ahead of this read (chunks that came after it was made).
+    const ahead = d.inFlight && this.live?.turnId === d.inFlight.turnId && this.live.text.length >= d.inFlight.text.length;
+    this.live = d.inFlight ? { turnId: d.inFlight.turnId, text: ahead ? this.live.text : d.inFlight.text } : null;
+    this.liveNode = d.inFlight ? inFlightNode({ ...d.inFlight, text: this.live.text }, d.model) : null;
+    this.model = d.model;
     this.inflight.replaceChildren(...(this.liveNode ? [this.liveNode] : []));
 
     const waiting = [

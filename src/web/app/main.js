@@ -165,7 +165,7 @@ function notifyFor(e) {
   if (e.type === "card.created") {
     const text = e.card?.text ?? "A question waits for your answer.";
     notify({ title: `Needs you · ${titleOf(e.sessionId)}`, body: text, tag: `card-${e.cardId}`, sessionId: e.sessionId, currentSession });
-  } else if (e.type === "turn.ended" && e.role === "user") {
+  } else if (e.type === "turn.ended" && e.byOwner) {
     const word = e.status === "done" ? "Finished" : e.status === "stopped" ? "Stopped" : "Failed";
     notify({ title: `${word} · ${titleOf(e.sessionId)}`, body: "The turn you started has ended.", tag: `turn-${e.turnId}`, sessionId: e.sessionId, currentSession });
   }
@@ -179,6 +179,7 @@ function onEvent(e) {
     return;
   }
   notifyFor(e);
+  if (e.type === "turn.started" && e.sessionId === currentSession()) state.view.ui.startTurn(e.turnId);
   if (e.type === "turn.progress") {
     if (e.sessionId === currentSession()) schedule("detail");
     return;
@@ -290,18 +291,15 @@ function signOut(why) {
 
 async function boot() {
   takeTokenFromUrl();
-  try {
-    const health = await api("GET", "/api/health");
-    state.name = health.name;
-    $("relay-name").textContent = `${health.name} · ${health.version}`;
-    document.title = `OAR · ${health.name}`;
-  } catch {}
-  if (!getToken()) return signOut("");
-  try {
-    await api("GET", "/api/settings");
-  } catch (e) {
-    if (e.status === 401) return signOut("The relay refused the owner token.");
+  // Both at once: the name for the title bar, and whether the token is taken.
+  const [health, check] = await Promise.allSettled([api("GET", "/api/health"), getToken() ? api("GET", "/api/settings") : Promise.resolve(null)]);
+  if (health.status === "fulfilled") {
+    state.name = health.value.name;
+    $("relay-name").textContent = `${health.value.name} · ${health.value.version}`;
+    document.title = `OAR · ${health.value.name}`;
   }
+  if (!getToken()) return signOut("");
+  if (check.status === "rejected" && check.reason?.status === 401) return signOut("The relay refused the owner token.");
   document.body.classList.remove("signed-out");
   $("app").hidden = false;
   $("login").hidden = true;

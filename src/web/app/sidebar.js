@@ -12,7 +12,7 @@ const collapsed = readSet(COLLAPSED);
 let order = JSON.parse(localStorage.getItem(ORDER) || "[]");
 
 /** Orders the flat list (newest activity first) into blocks: a lone session or a group. */
-export function blocks(sessions) {
+export function blocks(sessions, emptyGroups = []) {
   const out = [];
   const groups = new Map();
   for (const s of sessions) {
@@ -29,6 +29,8 @@ export function blocks(sessions) {
     g.members.push(s);
   }
   for (const g of groups.values()) g.members.sort((a, b) => (b.group.role === "head") - (a.group.role === "head"));
+  // Groups the owner made that hold no session yet: "group · empty", after the rest.
+  for (const g of emptyGroups) if (!groups.has(g.id)) out.push({ kind: "group", id: g.id, name: g.name, members: [], empty: true });
   // The owner's order of groups: groups keep the places groups hold, in the chosen order.
   const slots = out.map((b, i) => (b.kind === "group" ? i : -1)).filter((i) => i >= 0);
   const rank = (g) => {
@@ -117,8 +119,7 @@ export function renderSidebar(list, view, ctx) {
       h("h3", { class: "needs-title" }, h("span", { "aria-hidden": "true" }, "● "), `Needs you · ${waitingFirst.length}`),
       h("ul", { class: "sess-list" }, waitingFirst.map((s) => entry(s, currentId, waiting)))));
   }
-  const bl = blocks(rest);
-  if (!needsOnly) for (const g of view.emptyGroups ?? []) if (!bl.some((b) => b.id === g.id)) bl.push({ kind: "group", id: g.id, name: g.name, members: [], empty: true });
+  const bl = blocks(rest, needsOnly ? [] : view.emptyGroups ?? []);
   const ids = bl.filter((b) => b.kind === "group").map((b) => b.id);
   for (const b of bl) nodes.push(b.kind === "session" ? h("ul", { class: "sess-list" }, entry(b.session, currentId, waiting)) : groupBlock(b, currentId, waiting, ctx, ids));
   if (!nodes.length) nodes.push(h("p", { class: "empty-note" }, needsOnly ? "Nothing waits for you." : view.filterNote ? "No session matches." : "No sessions yet."));

@@ -35,7 +35,7 @@ export function titleBar(head, d, ctx) {
   head.controls.update(d);
   head.info.replaceChildren(...[
     h("div", { class: "conv-title-row" },
-      stateDot(d.state),
+      waitingCount(d) ? h("span", { class: "dot dot-waiting", role: "img", "aria-label": "state: waiting for you", title: "waiting for you" }) : stateDot(d.state),
       h("h2", { class: "conv-title", id: "conv-title", title: "Double-click to rename", ondblclick: () => rename(head, d, ctx) }, d.title),
       h("span", { class: "state-text" }, STATE_LABEL[d.state] ?? d.state),
       waitingCount(d) ? badge(`needs you · ${waitingCount(d)}`, "badge-needs") : null,
@@ -117,6 +117,15 @@ function controls(d0, ctx) {
   const stop = h("button", { class: "btn", type: "button", onclick: () => post("stop") }, "Stop");
   const kill = h("button", { class: "btn", type: "button", title: "End the agent process now; the next turn starts a fresh one", onclick: () => post("kill") }, "Kill session");
   const archive = h("button", { class: "btn", type: "button", onclick: () => post("archive") }, "Archive");
+  // Claude Cloud works on a clone: its branch goes back to the repository when you push it.
+  const push = d0.provider === "claude-cloud" ? h("button", { class: "btn", type: "button", title: `Push branch ${d0.branch ?? ""} to ${d0.repo ?? "the repository"}`, onclick: async () => {
+    push.disabled = true;
+    const said = await ctx.call("POST", `${path}/push`).then(
+      (r) => (r.pushed ? `Pushed ${r.commits} commit${r.commits === 1 ? "" : "s"}` : "Nothing to push"),
+      (e) => { push.title = e.message; return "Push failed"; });
+    push.textContent = said;
+    setTimeout(() => { push.textContent = "Push"; push.disabled = false; }, 4000);
+  } }, "Push") : null;
   const del = h("button", { class: "btn btn-danger-quiet", type: "button", onclick: async () => {
     if (!confirm("Delete this session and its history?")) return;
     await ctx.call("DELETE", path).then(() => ctx.go(""), () => {});
@@ -127,7 +136,7 @@ function controls(d0, ctx) {
     h("label", { class: "ctl" }, h("span", { class: "ctl-label" }, "Model"), model),
     h("label", { class: "switch", for: `may-${id}` }, may, h("span", { class: "switch-track", "aria-hidden": "true" }), "Agents in this conversation may start sessions"),
     h("span", { class: "ctl-spacer" }),
-    stop, kill, archive, del);
+    push, stop, kill, archive, del);
 
   return {
     el,

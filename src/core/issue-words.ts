@@ -1,13 +1,14 @@
 import type { z } from "zod";
 
-// A refused owner API body is told in the relay's own words ("text is longer than 200000
+// A refused owner API body or setting is told in the relay's own words ("text is longer than 200000
 // characters"), never in the schema library's ("Too big: expected string to have <=200000
 // characters"), which the page would show to the owner as it is.
 
 const TYPE_WORDS: Record<string, string> = { string: "text", number: "a number", boolean: "true or false", object: "an object", array: "a list" };
 
-export function issueWords(i: z.core.$ZodIssue): string {
-  const field = i.path.join(".") || "the body";
+/** The issue in words, naming the field by its path (or as `name` when given, e.g. "it"). */
+export function issueWords(i: z.core.$ZodIssue, name?: string): string {
+  const field = name ?? (i.path.join(".") || "the body");
   const x = i as unknown as { origin?: string; maximum?: number | bigint; minimum?: number | bigint; expected?: string; values?: unknown[]; keys?: string[] };
   const unit = x.origin === "string" ? " characters" : x.origin === "array" ? " entries" : "";
   switch (i.code) {

@@ -1,0 +1,22 @@
+import { claude } from "./claude.ts";
+import type { ProviderAdapter } from "./types.ts";
+
+// Claude Cloud: the Claude adapter (claude.ts: modes, models, sign-in status) signed in with
+// the owner's cloud token — the long-lived OAuth token `claude setup-token` prints, which
+// Claude Code reads from CLAUDE_CODE_OAUTH_TOKEN (checked in claude-agent-acp 0.101.0's Claude
+// Code). Any other Anthropic credential of the relay's environment is kept from the worker
+// (env.ts), so the session is billed to that account alone. It runs in a clone of the
+// session's repository (src/cloud/).
+export const claudeCloud: ProviderAdapter = {
+  ...claude,
+  id: "claude-cloud",
+  secretSettings: ["claudeCloudToken"],
+  secretEnv: ["CLAUDE_CODE_OAUTH_TOKEN"],
+  launch(ctx) {
+    const token = ctx.settings.claudeCloudToken;
+    if (typeof token !== "string" || !token) return null;
+    const spec = claude.launch(ctx);
+    return spec && { ...spec, env: { ...spec.env, CLAUDE_CODE_OAUTH_TOKEN: token } };
+  },
+  signIn: "run `claude setup-token` and add the token it prints as the cloud token in Settings → Providers",
+};

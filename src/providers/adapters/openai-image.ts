@@ -1,0 +1,20 @@
+import { fileURLToPath } from "node:url";
+import type { ProviderAdapter } from "./types.ts";
+
+// OpenAI Image: our own ACP agent (../openai-image/agent.ts) on the official SDK, given the
+// owner's key and endpoint (settings openaiApiKey, openaiBaseUrl). Nothing to install.
+const AGENT = fileURLToPath(new URL("../openai-image/agent.ts", import.meta.url));
+const TSX = import.meta.resolve("tsx");
+
+export const openaiImage: ProviderAdapter = {
+  id: "openai-image",
+  secretSettings: ["openaiApiKey"],
+  secretEnv: ["OPENAI_API_KEY"],
+  launch(ctx) {
+    const key = ctx.settings.openaiApiKey;
+    if (typeof key !== "string" || !key) return null;
+    const base = typeof ctx.settings.openaiBaseUrl === "string" && ctx.settings.openaiBaseUrl ? ctx.settings.openaiBaseUrl : "https://api.openai.com/v1";
+    return { command: process.execPath, args: ["--import", TSX, AGENT], env: { OPENAI_API_KEY: key, OPENAI_BASE_URL: base } };
+  },
+  signIn: "add an OpenAI API key in Settings → Providers",
+};

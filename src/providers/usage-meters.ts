@@ -1,0 +1,60 @@
+import type { Db } from "../store/db.ts";
+import { capState } from "../billing/cap.ts";
+
+// Per provider meters for relay_tool `usage`: what the agents reported this calendar month
+// (UTC), summed from the reply messages' `usage` meta, plus the Claude API key's monthly cap.
+
+export interface Meter {
+  name: string;
+  used: number;
+  unit: string;
+  limit: number | null;
+  remaining: number | null;
+  utilization: number | null;
+  resetsAt: string | null;
+}
+
+export interface ProviderUsage {
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
+  turns: number;
+}
+
+function monthBounds(now: number): { start: number; next: number } {
+  const d = new Date(now);
+  return { start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1), next: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) };
+}
+
+/** Reported usage this month, per provider (sessions' current provider). */
+export function monthlyUsage(db: Db, now: number): Map<string, ProviderUsage> {
+  const { start } = monthBounds(now);
+  const rows = db.prepare(`SELECT s.provider AS provider,
+      SUM(COALESCE(json_extract(m.meta_json, '$.usage.inputTokens'), 0)) AS input,
+      SUM(COALESCE(json_extract(m.meta_json, '$.usage.outputTokens'), 0)) AS output,
+      SUM(COALESCE(json_extract(m.meta_json, '$.usage.costUsd'), 0)) AS cost,
+      COUNT(*) AS turns
+    FROM messages m JOIN sessions s ON s.id = m.session_id
+    WHERE m.role = 'agent' AND m.created_at >= ? AND json_extract(m.meta_json, '$.usage') IS NOT NULL
+    GROUP BY s.provider`).all(start) as { provider: string; input: number; output: number; cost: number; turns: number }[];
+  return new Map(rows.map((r) => [r.provider, { inputTokens: r.input, outputTokens: r.output, costUsd: Math.round(r.cost * 1e6) / 1e6, turns: r.turns }]));
+}
+
+export function metersFor(provider: string, u: ProviderUsage | undefined, settings: Record<string, unknown>, now: number): Meter[] {
+  const resetsAt = new Date(monthBounds(now).next).toISOString();
+  const meters: Meter[] = [];
+  if (provider === "claude-api" && settings.claudeApiKey) {
+    const cap = capState(settings);
+    meters.push({
+      name: "spend this month", used: cap.spentUsd, unit: "USD", limit: cap.capUsd,
+      remaining: cap.capUsd === null ? null : Math.max(0, cap.capUsd - cap.spentUsd),
+      utilization: cap.capUsd ? Math.min(1, cap.spentUsd / cap.capUsd) : null, resetsAt,
+    });
+  } else if (u && u.costUsd > 0) {
+    meters.push({ name: "cost reported this month", used: u.costUsd, unit: "USD", limit: null, remaining: null, utilization: null, resetsAt });
+  }
+  if (u && (u.inputTokens || u.outputTokens)) {
+    meters.push({ name: "tokens this month", used: u.inputTokens + u.outputTokens, unit: "tokens", limit: null, remaining: null, utilization: null, resetsAt });
+  }
+  return meters;
+}

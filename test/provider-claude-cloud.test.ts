@@ -1,0 +1,265 @@
+// Claude Cloud (contract §9.2): a session takes repo and branch instead of a folder; the relay
+// clones the branch (made from the default branch when missing) into <data>/workspaces/<id>,
+// the agent works there, its commits are pushed back on the owner's request (or by the agent's
+// own `git push`), and deleting the session removes the workspace. The agent is the scripted
+// one (OAR_FAKE_PROVIDERS=claude-cloud): the CLI cannot run here, the git side is all real,
+// against local bare repositories.
+import { test, after, before } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import { TestRelay, type McpSession } from "./helpers/relay-process.ts";
+import { agentCreate } from "./helpers/core-helpers.ts";
+import { claudeCloud } from "../src/providers/adapters/claude-cloud.ts";
+import { allAdapters } from "../src/providers/adapters/index.ts";
+import { workerEnv } from "../src/providers/adapters/env.ts";
+
+const gitIn = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+
+/** A bare repository with `main` (README) and `feature` (README + feature.txt). */
+function makeRepo(): { bare: string; seed: string } {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "oar-cloud-repo-")));
+  const bare = join(root, "origin.git");
+  const seed = join(root, "seed");
+  execFileSync("git", ["init", "-q", "--bare", "-b", "main", bare]);
+  execFileSync("git", ["clone", "-q", bare, seed], { stdio: "ignore" });
+  writeFileSync(join(seed, "README.md"), "# sample\n");
+  gitIn(seed, "add", "README.md");
+  gitIn(seed, "commit", "-qm", "first");
+  gitIn(seed, "push", "-q", "origin", "main");
+  gitIn(seed, "checkout", "-qb", "feature");
+  writeFileSync(join(seed, "feature.txt"), "feature\n");
+  gitIn(seed, "add", "feature.txt");
+  gitIn(seed, "commit", "-qm", "feature work");
+  gitIn(seed, "push", "-q", "origin", "feature");
+  return { bare, seed };
+}
+
+const subjectOf = (bare: string, ref: string) => gitIn(bare, "log", "-1", "--format=%s", ref);
+
+let relay: TestRelay;
+before(async () => {
+  process.env.OAR_FAKE_PROVIDERS = "claude-cloud";
+  relay = await TestRelay.start({ settings: { claudeCloudToken: "cloud-token-xyz" } });
+  delete process.env.OAR_FAKE_PROVIDERS;
+});
+after(() => relay.stop());
+
+const workspaces = () => join(relay.dataDir, "workspaces");
+const create = (body: Record<string, unknown>) => relay.api("POST", "/api/sessions", { provider: "claude-cloud", title: "cloud", ...body });
+const push = (id: string) => relay.api("POST", `/api/sessions/${id}/push`);
+/** Runs a shell command as the agent's background task in the session's workspace, to its end. */
+async function agentShell(id: string, name: string, shell: string): Promise<void> {
+  await relay.say(id, `/task ${name} ${shell}`);
+  const t = await relay.waitFor(async () => (await relay.session(id)).tasks.find((x: any) => x.description === name && x.status !== "running"));
+  assert.equal(t.status, "completed", JSON.stringify(t));
+}
+
+test("an existing branch is cloned into the workspace; the agent's commit is pushed back by the owner", async () => {
+  const { bare } = makeRepo();
+  const r = await create({ repo: bare, branch: "feature" });
+  assert.equal(r.status, 201, JSON.stringify(r.json));
+  const s = r.json;
+  assert.equal(s.cwd, join(workspaces(), s.id));
+  assert.equal(s.repo, bare);
+  assert.equal(s.branch, "feature");
+  assert.equal(gitIn(s.cwd, "rev-parse", "--abbrev-ref", "HEAD"), "feature");
+  assert.equal(readFileSync(join(s.cwd, "feature.txt"), "utf8"), "feature\n");
+
+  // Nothing new yet.
+  let p = await push(s.id);
+  assert.deepEqual(p.json, { ok: true, pushed: false, branch: "feature", commits: 0, repo: bare });
+
+  // The agent (running in the workspace) commits; the commit stays there until pushed.
+  await agentShell(s.id, "commit", "echo hello > hello.txt && git add hello.txt && git commit -qm 'agent change'");
+  assert.equal(subjectOf(bare, "feature"), "feature work");
+  p = await push(s.id);
+  assert.equal(p.status, 200, JSON.stringify(p.json));
+  assert.deepEqual(p.json, { ok: true, pushed: true, branch: "feature", commits: 1, repo: bare });
+  assert.equal(subjectOf(bare, "feature"), "agent change");
+  assert.equal(subjectOf(bare, "main"), "first", "only the session's branch is pushed");
+});
+
+test("a missing branch is made from the default branch; the agent may push it itself", async () => {
+  const { bare } = makeRepo();
+  const s = (await create({ repo: bare, branch: "oar/new-work" })).json;
+  assert.equal(gitIn(s.cwd, "rev-parse", "--abbrev-ref", "HEAD"), "oar/new-work");
+  assert.equal(gitIn(s.cwd, "rev-parse", "HEAD"), gitIn(bare, "rev-parse", "main"));
+  assert.throws(() => gitIn(bare, "rev-parse", "--verify", "refs/heads/oar/new-work"), "not in the repository until pushed");
+
+  await agentShell(s.id, "commit-and-push", "echo x > new.txt && git add new.txt && git commit -qm 'new work' && git push -q");
+  assert.equal(subjectOf(bare, "oar/new-work"), "new work");
+  assert.equal(gitIn(bare, "rev-parse", "oar/new-work~1"), gitIn(bare, "rev-parse", "main"));
+  // The owner's push then finds nothing left to push.
+  assert.deepEqual((await push(s.id)).json, { ok: true, pushed: false, branch: "oar/new-work", commits: 0, repo: bare });
+
+  // Without a branch: the repository's default branch.
+  const d = (await create({ repo: bare })).json;
+  assert.equal(d.branch, "main");
+  assert.equal(gitIn(d.cwd, "rev-parse", "--abbrev-ref", "HEAD"), "main");
+});
+
+test("a new branch made by the relay is pushed by the owner too (the test commits in the workspace)", async () => {
+  const { bare } = makeRepo();
+  const s = (await create({ repo: bare, branch: "topic" })).json;
+  writeFileSync(join(s.cwd, "a.txt"), "a\n");
+  gitIn(s.cwd, "add", "a.txt");
+  gitIn(s.cwd, "commit", "-qm", "one");
+  writeFileSync(join(s.cwd, "b.txt"), "b\n");
+  gitIn(s.cwd, "add", "b.txt");
+  gitIn(s.cwd, "commit", "-qm", "two");
+  const p = await push(s.id);
+  assert.deepEqual(p.json, { ok: true, pushed: true, branch: "topic", commits: 2, repo: bare });
+  assert.equal(subjectOf(bare, "topic"), "two");
+});
+
+test("a push the repository rejects is refused in words; nothing was pushed", async () => {
+  const { bare, seed } = makeRepo();
+  const s = (await create({ repo: bare, branch: "feature" })).json;
+  // Someone else pushes to the branch meanwhile.
+  writeFileSync(join(seed, "other.txt"), "other\n");
+  gitIn(seed, "add", "other.txt");
+  gitIn(seed, "commit", "-qm", "someone else");
+  gitIn(seed, "push", "-q", "origin", "feature");
+  writeFileSync(join(s.cwd, "mine.txt"), "mine\n");
+  gitIn(s.cwd, "add", "mine.txt");
+  gitIn(s.cwd, "commit", "-qm", "mine");
+  const p = await push(s.id);
+  assert.equal(p.status, 400);
+  assert.equal(p.json.code, "REMOTE_RELAY_INVALID_INPUT");
+  assert.match(p.json.error, /^git push of branch "feature" to .*origin\.git failed: .*rejected.* ask the agent to pull them \(git pull --rebase\) and push again\. Nothing was pushed\.$/);
+  assert.equal(subjectOf(bare, "feature"), "someone else");
+
+  const plain = await relay.createSession({ title: "plain" });
+  const q = await push(plain);
+  assert.equal(q.json.code, "REMOTE_RELAY_INVALID_INPUT");
+  assert.match(q.json.error, /is not a Claude Cloud session/);
+  assert.equal((await push("ses_nope")).json.code, "REMOTE_RELAY_NOT_FOUND");
+});
+
+test("deleting the session removes its workspace; a compacted conversation keeps it until its last session goes", async () => {
+  const { bare } = makeRepo();
+  const a = (await create({ repo: bare, branch: "feature" })).json;
+  assert.ok(existsSync(a.cwd));
+  await relay.api("DELETE", `/api/sessions/${a.id}`);
+  await relay.waitFor(() => !existsSync(a.cwd));
+
+  const b = (await create({ repo: bare, branch: "feature" })).json;
+  await relay.say(b.id, "hello");
+  const next = (await relay.api("POST", `/api/sessions/${b.id}/compact`)).json;
+  assert.equal(next.cwd, b.cwd, "the continuation works in the same clone");
+  await relay.api("DELETE", `/api/sessions/${b.id}`);
+  await relay.waitFor(async () => (await relay.session(next.id)).state === "idle");
+  assert.ok(existsSync(b.cwd), "still used by the continuation");
+  await relay.api("DELETE", `/api/sessions/${next.id}`);
+  await relay.waitFor(() => !existsSync(b.cwd));
+});
+
+test("refusals: cwd, repositories that cannot be cloned, bad addresses and branches, repo on other providers — nothing created, nothing left behind", async () => {
+  const { bare } = makeRepo();
+  const before = (await relay.api("GET", "/api/sessions")).json.sessions.length;
+  const cases: [Record<string, unknown>, RegExp][] = [
+    [{ repo: bare, branch: "feature", cwd: tmpdir() }, /^Claude Cloud sessions take repo and branch instead of cwd/],
+    [{}, /^Claude Cloud sessions take repo \(a git URL or a path on this relay\) and branch instead of a folder\. Nothing was created\.$/],
+    [{ repo: join(tmpdir(), "no-such-repo-here") }, /^Repository ".*no-such-repo-here" cannot be cloned: fatal: .*does not appear to be a git repository.* Nothing was created\.$/],
+    [{ repo: "-uhack" }, /is not a git repository address/],
+    [{ repo: "ext::sh -c touch% /tmp/pwned" }, /is not a git repository address/],
+    [{ repo: "relative/path/to/repo" }, /is neither a git URL, an absolute path on this relay nor a GitHub "owner\/name"/],
+    [{ repo: bare, branch: "bad..name" }, /^branch "bad\.\.name" is not a valid git branch name\. Nothing was created\.$/],
+    [{ repo: "https://someone:s3cret-pass@127.0.0.1:1/x.git" }, /^Repository "https:\/\/someone:\*\*\*\*@127\.0\.0\.1:1\/x\.git" cannot be cloned: /],
+  ];
+  for (const [body, re] of cases) {
+    const r = await create(body);
+    assert.equal(r.status, 400, JSON.stringify(body));
+    assert.equal(r.json.code, "REMOTE_RELAY_INVALID_INPUT", JSON.stringify(r.json));
+    assert.match(r.json.error, re);
+    assert.ok(!r.json.error.includes("s3cret-pass"), "credentials never shown");
+  }
+  const other = await relay.api("POST", "/api/sessions", { provider: "scripted", repo: bare, branch: "main" });
+  assert.equal(other.json.code, "REMOTE_RELAY_INVALID_INPUT");
+  assert.match(other.json.error, /^repo and branch are for Claude Cloud sessions; Scripted works in a folder \(cwd\)\. Nothing was created\.$/);
+  assert.equal((await relay.api("GET", "/api/sessions")).json.sessions.length, before);
+  assert.deepEqual(existsSync(workspaces()) ? readdirSync(workspaces()).filter((f) => f.startsWith(".clone-")) : [], []);
+
+  const s = (await create({ repo: bare, branch: "main" })).json;
+  const patch = await relay.api("PATCH", `/api/sessions/${s.id}`, { cwd: tmpdir() });
+  assert.equal(patch.json.code, "REMOTE_RELAY_INVALID_INPUT");
+  assert.match(patch.json.error, /cwd cannot change\. Nothing was changed\.$/);
+});
+
+test("relay_tool create_session: repo and branch instead of cwd, checked before any card; the clone follows the card", async () => {
+  const { bare } = makeRepo();
+  const boss = await relay.createSession({ title: "cloud boss" });
+  const mcp: McpSession = await relay.mcp(boss);
+  // No turn runs in boss: a card would answer NO_ACTIVE_TURN, so these prove the checks come first.
+  let r = await mcp.call({ action: "create_session", relay: "this", provider: "claude-cloud", repo: bare, branch: "main", cwd: tmpdir(), text: "hi" });
+  assert.equal(r.code, "REMOTE_RELAY_INVALID_INPUT");
+  assert.match(r.error, /take repo and branch instead of cwd/);
+  r = await mcp.call({ action: "create_session", relay: "this", provider: "claude-cloud", repo: "/nowhere/repo.git", text: "hi" });
+  assert.equal(r.code, "REMOTE_RELAY_INVALID_INPUT");
+  assert.match(r.error, /^Repository "\/nowhere\/repo\.git" cannot be cloned: /);
+  r = await mcp.call({ action: "create_session", relay: "this", provider: "scripted", repo: bare, text: "hi" });
+  assert.equal(r.code, "REMOTE_RELAY_INVALID_INPUT");
+
+  const made = await agentCreate(relay, boss, { provider: "claude-cloud", repo: bare, branch: "agent-branch", text: "hi", wait_seconds: 0 });
+  assert.equal(made.repo, bare);
+  assert.equal(made.branch, "agent-branch");
+  const s = await relay.session(made.session);
+  assert.equal(s.cwd, join(workspaces(), made.session));
+  assert.equal(gitIn(s.cwd, "rev-parse", "--abbrev-ref", "HEAD"), "agent-branch");
+});
+
+test("web page: the Push button in a Claude Cloud session's title bar pushes its branch", async () => {
+  const { bare } = makeRepo();
+  const s = (await create({ repo: bare, branch: "feature", title: "cloud ui" })).json;
+  writeFileSync(join(s.cwd, "ui.txt"), "ui\n");
+  gitIn(s.cwd, "add", "ui.txt");
+  gitIn(s.cwd, "commit", "-qm", "from the page");
+  const plain = await relay.createSession({ title: "plain ui" });
+  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+  try {
+    const page = await browser.newPage();
+    page.setDefaultTimeout(60_000);
+    await page.goto(`${relay.url}/#token=${relay.token}`);
+    await page.goto(`${relay.url}/#session=${plain}`);
+    await page.getByRole("main").getByRole("heading", { name: "plain ui", exact: true }).waitFor();
+    assert.equal(await page.getByRole("button", { name: "Push", exact: true }).count(), 0, "only cloud sessions have it");
+    await page.goto(`${relay.url}/#session=${s.id}`);
+    await page.getByRole("main").getByRole("heading", { name: "cloud ui", exact: true }).waitFor();
+    await page.getByRole("button", { name: "Push", exact: true }).click();
+    await page.getByRole("button", { name: "Pushed 1 commit" }).waitFor();
+    assert.equal(subjectOf(bare, "feature"), "from the page");
+  } finally {
+    await browser.close();
+  }
+});
+
+test("a restart keeps workspaces and removes staging clones a stopped relay left behind", async () => {
+  const { bare } = makeRepo();
+  const s = (await create({ repo: bare, branch: "main" })).json;
+  const leftover = join(workspaces(), ".clone-leftover");
+  mkdirSync(join(leftover, "sub"), { recursive: true });
+  process.env.OAR_FAKE_PROVIDERS = "claude-cloud";
+  try {
+    await relay.restart();
+  } finally {
+    delete process.env.OAR_FAKE_PROVIDERS;
+  }
+  assert.ok(!existsSync(leftover));
+  assert.ok(existsSync(join(s.cwd, "README.md")));
+  assert.equal((await relay.session(s.id)).cwd, s.cwd);
+});
+
+test("launch: the Claude adapter with the cloud token as Claude Code's OAuth token, and no other Anthropic credential", () => {
+  const settings = { claudeCloudToken: "tok-123", claudeApiKey: "sk-ant-other" };
+  const spec = claudeCloud.launch({ settings, binary: "/opt/bin/claude-agent-acp" });
+  assert.equal(spec?.command, "/opt/bin/claude-agent-acp");
+  assert.equal(spec?.env?.CLAUDE_CODE_OAUTH_TOKEN, "tok-123");
+  assert.equal(claudeCloud.launch({ settings: {}, binary: "/opt/bin/claude-agent-acp" }), null, "no token, no launch");
+  assert.equal(claudeCloud.launch({ settings, binary: null }), null, "not installed, no launch");
+  const env = workerEnv(claudeCloud, allAdapters(), settings, { PATH: "/bin", ANTHROPIC_API_KEY: "sk-ant-env", ANTHROPIC_AUTH_TOKEN: "t", KEEP: "sk-ant-other" });
+  assert.deepEqual(env, { PATH: "/bin" });
+});

@@ -1,0 +1,71 @@
+// Settings in real Chromium: Providers (available or why not, keys set and removed but
+// never shown, the Claude API cap and spend), Usage, the New session form saying which
+// providers are available, and General still saving.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { startUi, type UiKit } from "./helpers/ui-kit.ts";
+
+let ui: UiKit;
+before(async () => {
+  ui = await startUi();
+  await ui.open("settings");
+  await ui.page.getByRole("main").getByRole("heading", { name: "Settings", exact: true }).waitFor();
+});
+after(() => ui?.close());
+
+const provider = (name: string) => ui.page.getByRole("group", { name: `Provider ${name}`, exact: true });
+
+test("Providers say which are available and why not", async () => {
+  await provider("Scripted").getByText("Available").waitFor();
+  const ds = provider("DeepSeek");
+  await ds.getByText("Not available").waitFor();
+  await ds.getByText(/add an API key in Settings → Providers/).waitFor();
+});
+
+test("a key is set without being shown, makes its provider available, and can be removed", async () => {
+  const { page, relay } = ui;
+  const ds = provider("DeepSeek");
+  const key = ds.getByLabel("DeepSeek API key");
+  assert.equal(await key.getAttribute("type"), "password");
+  await key.fill("sk-test-secret-123");
+  await key.press("Enter");
+  await ds.getByText("Available").waitFor();
+  assert.equal((await relay.api("GET", "/api/settings")).json.deepseekApiKey, "****");
+  // The field does not hold the key afterwards; it says one is set.
+  assert.equal(await ds.getByLabel("DeepSeek API key").inputValue(), "");
+  assert.equal(await ds.getByLabel("DeepSeek API key").getAttribute("placeholder"), "**** (set)");
+  assert.equal(await page.content().then((html) => html.includes("sk-test-secret-123")), false);
+
+  await ds.getByRole("button", { name: "Remove" }).click();
+  await ds.getByText("Not available").waitFor();
+  assert.equal((await relay.api("GET", "/api/settings")).json.deepseekApiKey, null);
+});
+
+test("the Claude API cap is set and the month's spend shown", async () => {
+  const { relay } = ui;
+  const c = provider("Claude API");
+  await c.getByText("Spent this month: $0.00").waitFor();
+  await c.getByLabel("Claude API monthly cap (USD)").fill("50");
+  await c.getByLabel("Claude API monthly cap (USD)").press("Enter");
+  await c.getByText("Spent this month: $0.00 of $50").waitFor();
+  assert.equal((await relay.api("GET", "/api/settings")).json.claudeApiMonthlyCapUsd, 50);
+  await c.getByRole("meter", { name: "Claude API spend this month" }).waitFor();
+});
+
+test("Usage lists the providers set up", async () => {
+  const usage = ui.page.getByRole("region", { name: "Usage" });
+  await usage.getByRole("group", { name: "Usage of Scripted" }).waitFor();
+  assert.equal(await usage.getByRole("group", { name: "Usage of DeepSeek" }).count(), 0);
+});
+
+test("New session says which providers are not available", async () => {
+  const { page } = ui;
+  await page.getByRole("link", { name: "New session" }).click();
+  const select = page.getByLabel("Provider");
+  await page.locator("#new-provider option[value=deepseek]", { hasText: "DeepSeek — not available" }).waitFor({ state: "attached" });
+  await select.selectOption("deepseek");
+  await page.locator("#new-provider-why", { hasText: /Not available: .*API key/ }).waitFor();
+  await select.selectOption("scripted");
+  assert.equal(await page.locator("#new-provider-why").innerText(), "");
+  assert.deepEqual(ui.pageErrors, []);
+});

@@ -121,6 +121,11 @@ test("an owner's prompt: the agent reads a file, edits it, runs a background tas
     return r.ok && r.task.status !== "running" ? r : null;
   });
   assert.equal(out.task.status, "completed");
+  // relay_tool usage: DeepSeek's reported tokens and cost this month.
+  const u = (await observer.call({ action: "usage", relay: "this" })).providers.find((p: any) => p.id === "deepseek");
+  assert.equal(u.status, "tracked", JSON.stringify(u));
+  assert.deepEqual(u.meters.map((m: any) => m.name), ["cost reported this month", "tokens this month"]);
+  assert.ok(u.meters[1].used >= meta.usage.inputTokens + meta.usage.outputTokens);
   assert.equal(out.task.description, "greeting job");
   assert.match(JSON.stringify(out), /task-says-hi/);
 });

@@ -21,7 +21,7 @@ before(async () => {
     () => TestRelay.start({ settings: SECRETS }),
   );
   // The availability probes at start find each CLI's models; wait for them.
-  await relay.waitFor(async () => (await relay.api("GET", "/api/providers")).json.providers.filter((p: any) => ["claude", "claude-api", "copilot", "grok"].includes(p.id) && p.checkedAt).length === 4);
+  await relay.waitFor(async () => (await relay.api("GET", "/api/providers")).json.providers.filter((p: any) => ["claude", "claude-api", "copilot", "grok"].includes(p.id) && p.checkedAt).length === 4, 90_000);
   boss = await relay.createSession({ title: "boss" });
   mcp = await relay.mcp(boss);
 });

@@ -50,6 +50,9 @@ export interface ProviderAdapter {
   /** A turn that "succeeded" with a reply saying the credentials were refused (Copilot with a
    * wrong provider key ends end_turn with "Error: Authentication failed …"): the error text. */
   replyFailure?(reply: string): string | null;
+  /** A command (the binary with these arguments, in the worker's environment) whose output
+   * says whether someone is signed in: the probe asks it when the agent itself stays silent. */
+  signInCheck?: { args: readonly string[]; signedIn(stdout: string): boolean | undefined };
   /** Whether the sign-in status notification says nobody is signed in (Claude's `_auth/status_update`). */
   signedOut?(method: string, params: Record<string, unknown>): boolean | undefined;
 }

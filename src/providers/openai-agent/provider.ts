@@ -4,7 +4,6 @@
 // that probe discovered, and the per-turn settings the agent reads from `_meta.oar`.
 
 import { createHash } from "node:crypto";
-import OpenAI from "openai";
 import type { ProviderAdapter } from "../adapters/types.ts";
 import { setProbeResult } from "../probe-cache.ts";
 import { ENV } from "./config.ts";
@@ -123,6 +122,9 @@ export async function refreshOpenAiAgents(settings: Settings, force = false, wai
 }
 
 async function probe(id: AgentProvider, e: Endpoint, key: string): Promise<void> {
+  // Loaded on the first probe: the OpenAI SDK is the relay's largest dependency after zod,
+  // and a relay without these providers set up never needs it (start-up and idle memory).
+  const { default: OpenAI } = await import("openai");
   const api = new OpenAI({ baseURL: e.baseUrl!, apiKey: e.apiKey ?? "none", maxRetries: 0, timeout: 5000 });
   const result: Probe = { key, checkedAt: Date.now(), models: null };
   try {

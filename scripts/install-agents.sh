@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the pinned agent CLIs (scripts/agent-clis.json) for the end-to-end tests into a
+# cache OUTSIDE the repository, nothing global:
+#   ${OAR_AGENTS_CACHE:-$HOME/.cache/oar-agents}/<package>@<version>/node_modules/.bin
+# Each is installed once (a marker file); a second run fetches nothing. Prints the bin
+# folders, one a line. Install scripts are not run (--ignore-scripts): none of the three
+# needs its own (Grok's postinstall only links a binary that its launcher finds anyway).
+# Versions are named exactly: on Node 20, npm silently picks claude-agent-acp 0.49.0
+# otherwise (it declares Node >= 22 but runs on 20).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+cache="${OAR_AGENTS_CACHE:-$HOME/.cache/oar-agents}"
+pins=$(node -e 'for (const p of require("./scripts/agent-clis.json")) console.log(`${p.package}@${p.version}`)')
+failed=0
+for spec in $pins; do
+  dir="$cache/$spec"
+  marker="$dir/.oar-installed"
+  if [ ! -f "$marker" ]; then
+    mkdir -p "$dir"
+    [ -f "$dir/package.json" ] || echo '{ "private": true }' > "$dir/package.json"
+    echo "installing $spec into $dir (once)" >&2
+    if (cd "$dir" && npm install --ignore-scripts --no-audit --no-fund --save-exact "$spec" > install.log 2>&1); then
+      echo "$spec" > "$marker"
+    else
+      echo "warning: could not install $spec (see $dir/install.log); its end-to-end tests will be skipped" >&2
+      failed=1
+      continue
+    fi
+  fi
+  echo "$dir/node_modules/.bin"
+done
+exit $failed

@@ -39,11 +39,15 @@ test("Claude: agent mode takes the most autonomous mode offered; models map to a
   assert.deepEqual(configCalls(claudeRoot, claude, { mode: "ask", model: "claude-opus-5-5", effort: "low" }, { mode: "ask", model: "claude-opus-5-5", effort: "low" }), []);
 });
 
-test("Copilot: URL mode ids by suffix, set_mode without a mode option, no model calls offline", () => {
+test("Copilot: URL mode ids by suffix, set_mode without a mode option, set_model without a model list", () => {
   const url = (m: string) => `https://agentclientprotocol.com/protocol/session-modes#${m}`;
   const ad = readAdvertisement({ sessionId: "s", modes: { currentModeId: url("agent"), availableModes: ["agent", "plan", "autopilot"].map((m) => ({ id: url(m), name: m })) } });
   assert.equal(cliModeFor(ad, copilot, "agent"), url("agent"), "its agent mode, not autopilot");
-  assert.deepEqual(configCalls(ad, copilot, { mode: "plan", model: "gpt-5.4", effort: "high" }, {}), [{ method: "session/set_mode", modeId: url("plan"), what: `mode ${url("plan")}` }]);
+  assert.deepEqual(configCalls(ad, copilot, { mode: "plan", model: "gpt-5.4", effort: "high" }, {}), [
+    { method: "session/set_mode", modeId: url("plan"), what: `mode ${url("plan")}` },
+    // It lists no models offline but takes any id by session/set_model.
+    { method: "session/set_model", modelId: "gpt-5.4", what: "model gpt-5.4" },
+  ]);
   assert.equal(copilot.replyFailure!("Info: Retrying...Error: Authentication failed with provider at http://x/v1 (HTTP 401).\n  Check your key"), "Error: Authentication failed with provider at http://x/v1 (HTTP 401).");
   assert.equal(copilot.replyFailure!("All good."), null);
 });

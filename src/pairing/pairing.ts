@@ -162,9 +162,17 @@ export class Pairing {
     return res;
   }
 
+  /** When each relay's state was last written: a call that changes nothing writes nothing
+   * more often than every 30 s (a write per call was a third of a remote send's cost). */
+  private lastWrite = new Map<string, number>();
+
   markOnline(name: string, version: string | null, online: boolean): void {
     const before = this.store.relay(name);
     if (!before) return;
+    const same = !!before.online === online && (!version || before.version === version);
+    const now = this.relay.clock.now();
+    if (same && now - (this.lastWrite.get(name) ?? -Infinity) < 30_000) return;
+    this.lastWrite.set(name, now);
     this.store.seen(name, version, online);
     if (!!before.online !== online || (version && before.version !== version)) this.relay.bus.emit({ type: "settings.updated" });
   }

@@ -17,14 +17,30 @@ export interface PeerResponse {
 
 /** Why a request did not get an answer: the relay is offline (or cut off), or the caller gave up. */
 export class PeerUnreachable extends Error {
-  constructor(message: string, readonly aborted = false) {
+  constructor(message: string, readonly aborted = false, readonly staleSocket = false) {
     super(message);
   }
 }
 
 const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) };
 
-export function peerRequest(
+export async function peerRequest(
+  base: string,
+  method: "GET" | "POST" | "DELETE",
+  path: string,
+  opts: { credential?: string; body?: unknown; version: string; name: string; timeoutMs: number; signal?: AbortSignal },
+): Promise<PeerResponse> {
+  try {
+    return await attempt(base, method, path, opts);
+  } catch (err) {
+    // A kept-alive socket the other side closed as idle just as it was reused: the request
+    // never reached it (Node's documented race), so it is sent once more on a fresh socket.
+    if (err instanceof PeerUnreachable && err.staleSocket) return attempt(base, method, path, opts);
+    throw err;
+  }
+}
+
+function attempt(
   base: string,
   method: "GET" | "POST" | "DELETE",
   path: string,
@@ -68,8 +84,13 @@ export function peerRequest(
       if (!s.connecting) clearTimeout(connectTimer);
       else s.once("connect", () => clearTimeout(connectTimer));
     });
-    req.on("error", (e) => finish(new PeerUnreachable((e as NodeJS.ErrnoException).code ?? e.message)));
+    let gotResponse = false;
+    req.on("error", (e) => {
+      const code = (e as NodeJS.ErrnoException).code ?? e.message;
+      finish(new PeerUnreachable(code, false, req.reusedSocket && !gotResponse && (code === "ECONNRESET" || code === "EPIPE")));
+    });
     req.on("response", (res) => {
+      gotResponse = true;
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("error", (e) => finish(new PeerUnreachable(e.message)));

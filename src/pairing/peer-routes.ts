@@ -41,7 +41,9 @@ export function peerApi(relay: Relay): Hono<Env> {
     if (!client || !timingSafeEqual(Buffer.from(client.credential_hash), Buffer.from(hashSecret(given)))) {
       return c.json({ ok: false, code: "REMOTE_RELAY_AUTH", error: `Relay "${relay.name}" does not know this credential: the pairing was removed or never made. Nothing was done.` }, 401);
     }
-    pairing.store.clientSeen(client.id, c.req.header("oar-version") ?? null);
+    const version = c.req.header("oar-version") ?? null;
+    // Written when something changed, else at most every 30 s (not once per call).
+    if (version !== client.version || !client.last_seen_at || relay.clock.now() - client.last_seen_at > 30_000) pairing.store.clientSeen(client.id, version);
     c.set("client", client);
     await next();
   });

@@ -22,7 +22,7 @@ import { isAuthError, signInReason } from "./turn-errors.ts";
 /** Real time on purpose: a probe waits on a process, not on the relay's schedule. */
 const PROBE_TIMEOUT_MS = 120_000;
 /** Claude pushes its sign-in status after its own background check (seconds; tens on a loaded machine). */
-const SIGN_IN_NOTICE_MS = 30_000;
+const SIGN_IN_NOTICE_MS = 90_000;
 
 class ProbeTimeout extends Error {}
 
@@ -48,17 +48,20 @@ export class ProviderProbes {
     for (const id of Object.keys(CATALOG)) if (this.probeable(id)) void this.check(id);
   }
 
-  /** Runs (or joins) a probe of `id`; undefined when there is nothing to probe. */
-  check(id: string): Promise<ProbeResult | undefined> {
-    // DeepSeek / OpenAI-compatible run no CLI: their probe asks the endpoint's models list.
-    if (isOpenAiAgent(id)) return refreshOpenAiAgents(this.env.settings(), true, PROBE_TIMEOUT_MS).then(() => probeResult(id));
+  /** Runs (or joins) a probe of `id`; undefined when there is nothing to probe. `fresh`: a
+   * probe already running started before what changed (a setting), so another runs after it. */
+  check(id: string, fresh = false): Promise<ProbeResult | undefined> {
     const going = this.running.get(id);
-    if (going) return going;
-    if (!this.probeable(id)) return Promise.resolve(undefined);
-    const p = this.probe(id).then((r) => {
-      setProbeResult(id, r);
-      return r;
-    }).finally(() => this.running.delete(id));
+    if (going && !fresh) return going;
+    const start = () => (this.probeable(id) ? this.probe(id) : Promise.resolve(undefined));
+    const p: Promise<ProbeResult | undefined> = (going ? going.catch(() => undefined).then(start) : start())
+      .then((r) => {
+        if (r) setProbeResult(id, r);
+        return r;
+      })
+      .finally(() => {
+        if (this.running.get(id) === p) this.running.delete(id);
+      });
     this.running.set(id, p);
     return p;
   }
@@ -66,7 +69,7 @@ export class ProviderProbes {
   /** A turn failed on sign-in: probe again, and if the probe still finds it signed in (a key
    * that is set but refused), it stays unavailable until its settings change or the owner checks. */
   async authFailed(id: string): Promise<void> {
-    const r = await this.check(id);
+    const r = await this.check(id, true);
     if (!r?.available) return;
     const adapter = adapterFor(id)!;
     const ctx = { providerName: getProvider(id)?.name ?? id, relayName: this.env.relayName, signIn: adapter.signIn };

@@ -41,6 +41,8 @@ export interface ProviderAdapter {
   signIn: string;
   /** CLI mode ids to pick for each relay mode, most wanted first; none offered: the CLI's current mode. */
   modes?: Partial<Record<Mode, readonly string[]>>;
+  /** The CLI takes `session/set_model` though it advertised no models (Copilot offline: any id). */
+  setModelUnadvertised?: boolean;
   /** The CLI resolves model ids it did not list (Claude takes full Anthropic ids): always set the model. */
   acceptsUnlistedModels?: boolean;
   /** How an advertised model becomes a relay model id (default: its id). null: not a model to list. */

@@ -10,7 +10,7 @@
 //   - a schedule firing and an event reaching its watcher: due → written, on the manual clock
 //     (the clock step that makes it due, until the message is in the store),
 //   - start → serving (spawn until the "listening" line), idle RSS, one scripted worker's RSS.
-// `node --import tsx bench/scale.ts [sizes…]` (default 10 1000 100000). Bounded: 15 min.
+// `node --import tsx bench/scale.ts [sizes…]` (default 10 1000 100000). Bounded: 25 min.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import Database from "better-sqlite3";
 import { McpSession, freePort, realSleep } from "../test/helpers/relay-process.ts";
-import { childPids, loadLine, machineLine, rssMB, summarize, timeCalls, type Summary } from "./lib/stats.ts";
+import { childPids, cpuMs, loadLine, machineLine, rssMB, summarize, timeCalls, type Summary } from "./lib/stats.ts";
 import { rawCaller } from "./lib/mcp-raw.ts";
 import { copyStore, scaleStore, type ScaleStore } from "./lib/scale-store.ts";
 import { distFresh } from "../scripts/dist-fresh.mjs";
@@ -35,7 +35,7 @@ const FIRINGS = 30;
 const EVENTS = 15; // under the wake-up cap of 20 an hour
 const BOOTS = 5;
 const IDLE_MS = Number(process.env.SCALE_IDLE_MS ?? 30_000);
-const DEADLINE_MS = 15 * 60_000;
+const DEADLINE_MS = 25 * 60_000;
 
 const started = Date.now();
 const log = (s: string) => console.log(`[scale ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${s}`);
@@ -49,6 +49,8 @@ interface Booted {
   proc: ChildProcess;
   url: string;
   ms: number;
+  /** CPU the process used until then (user + system): what the start costs, less the machine's load. */
+  cpu: number;
   output: string;
 }
 
@@ -61,7 +63,10 @@ async function boot(dataDir: string): Promise<Booted> {
   return await new Promise<Booted>((res, rej) => {
     const onData = (d: Buffer) => {
       output += d;
-      if (/listening on http/.test(output)) res({ proc, url: `http://127.0.0.1:${port}`, ms: performance.now() - t0, get output() { return output; } });
+      if (/listening on http/.test(output)) {
+        const ms = performance.now() - t0;
+        res({ proc, url: `http://127.0.0.1:${port}`, ms, cpu: cpuMs(proc.pid!), get output() { return output; } });
+      }
     };
     proc.stdout!.on("data", onData);
     proc.stderr!.on("data", (d) => (output += d));
@@ -122,14 +127,17 @@ async function measure(store: ScaleStore): Promise<SizeResult> {
 
   // Start → serving, BOOTS times (SIGKILL between: nothing to shut down cleanly).
   const boots: number[] = [];
+  const cpus: number[] = [];
   let relay!: Booted;
   for (let i = 0; i < BOOTS; i++) {
     relay = await boot(dataDir);
     boots.push(relay.ms);
+    cpus.push(relay.cpu);
     if (i < BOOTS - 1) await stop(relay);
   }
   cleanups.push(() => stop(relay));
   rows.start = summarize(boots);
+  rows.startCpu = summarize(cpus);
   log(`  start → serving: ${boots.map((b) => b.toFixed(0)).join(", ")} ms; idle ${IDLE_MS / 1000} s for its RSS`);
   await realSleep(IDLE_MS);
   const idle: number[] = [];
@@ -218,12 +226,14 @@ async function measure(store: ScaleStore): Promise<SizeResult> {
 /** A fresh relay (empty data folder): start → serving and idle RSS only. */
 async function measureFresh(): Promise<SizeResult> {
   const boots: number[] = [];
+  const cpus: number[] = [];
   let relay!: Booted;
   for (let i = 0; i < BOOTS; i++) {
     const dir = mkdtempSync(join(tmpdir(), "oar-scale-fresh-"));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     relay = await boot(dir);
     boots.push(relay.ms);
+    cpus.push(relay.cpu);
     if (i < BOOTS - 1) await stop(relay);
   }
   log(`fresh: start → serving ${boots.map((b) => b.toFixed(0)).join(", ")} ms; idle ${IDLE_MS / 1000} s for its RSS`);
@@ -234,7 +244,7 @@ async function measureFresh(): Promise<SizeResult> {
     await realSleep(200);
   }
   await stop(relay);
-  return { size: 0, rows: { start: summarize(boots), rss: summarize(idle) }, listBytes: NaN, notes: [] };
+  return { size: 0, rows: { start: summarize(boots), startCpu: summarize(cpus), rss: summarize(idle) }, listBytes: NaN, notes: [] };
 }
 
 /** Issue 14's targets, each with whether the run met it. */
@@ -264,6 +274,7 @@ const METRICS: [key: string, label: string, unit: string][] = [
   ["schedule", "schedule: due → written", "ms"],
   ["event", "event → watcher: due → written", "ms"],
   ["start", "start → serving", "ms"],
+  ["startCpu", "  CPU used until serving", "ms"],
   ["rss", "idle relay RSS", "MB"],
   ["worker", "scripted worker RSS", "MB"],
 ];

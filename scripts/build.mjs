@@ -26,6 +26,25 @@ function entryPoints() {
 }
 
 const { build } = await import("esbuild");
+
+/** The MCP SDK's server and client construct an Ajv JSON Schema validator up front; they use
+ * it only to check elicitation answers (the relay never elicits) and tools' output schemas
+ * (relay_tool has none). Ajv is ~100 ms of start-up and ~5 MB, so the bundle gets a
+ * validator that says so if it is ever asked. */
+const noAjv = {
+  name: "oar-no-ajv",
+  setup(b) {
+    b.onResolve({ filter: /validation\/ajv-provider\.js$/ }, (args) =>
+      args.importer.includes("@modelcontextprotocol") ? { path: "oar-no-ajv", namespace: "oar-no-ajv" } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "oar-no-ajv" }, () => ({
+      contents: `export class AjvJsonSchemaValidator {
+        getValidator() { throw new Error("OAR's build leaves out JSON Schema validation (Ajv): elicitation and tool output schemas are not used."); }
+      }`,
+      loader: "js",
+    }));
+  },
+};
 const sourcesReadAt = Date.now();
 const started = performance.now();
 const entries = entryPoints();
@@ -44,10 +63,13 @@ await build({
   format: "esm",
   target: "node20",
   external: ["better-sqlite3"],
+  plugins: [noAjv],
   // Bundled CommonJS dependencies call require(); an ES module has none of its own.
   banner: { js: 'import { createRequire as __oarRequire } from "node:module"; const require = __oarRequire(import.meta.url);' },
   sourcemap: "linked",
   legalComments: "none",
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: "warning",
 });
 writeFileSync(join(out, "build-info.json"), JSON.stringify({ sourcesReadAt, entries: entries.map((e) => relative(root, e)) }, null, 2) + "\n");

@@ -4,6 +4,7 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { TestRelay, type McpSession } from "./helpers/relay-process.ts";
+import { toolInTurn } from "./helpers/watch.ts";
 
 let relay: TestRelay;
 let mcp: McpSession;
@@ -140,4 +141,21 @@ test("GET /api/sessions takes the same as query parameters (limit up to 500) and
     assert.equal(r.json.ok, false);
   }
   assert.equal((await get("?group=nothing-like-it")).json.code, "REMOTE_RELAY_UNKNOWN_GROUP");
+});
+
+test("an entry's watching counts what its all-scope and named subscriptions watch together", async () => {
+  const watching = async () => (await list({ query: me })).sessions.find((s: any) => s.id === me).watching;
+  const live = async () => (await list({ limit: 1 })).total;
+  const first = await toolInTurn(relay, me, { action: "subscribe", relay: "this", sessions: ["all"], exclude: [made[4], made[6]] });
+  assert.equal(first.result.ok, true, JSON.stringify(first.result));
+  // Every live session but itself and the two left out.
+  assert.equal(await watching(), (await live()) - 3);
+  // A second all-scope one leaving out only one of them: together they leave out what both do.
+  assert.equal((await mcp.call({ action: "subscribe", relay: "this", sessions: ["all"], exclude: [made[4]] })).ok, true);
+  assert.equal(await watching(), (await live()) - 2);
+  // Named: made[4] joins.
+  assert.equal((await mcp.call({ action: "subscribe", relay: "this", sessions: [made[4]] })).ok, true);
+  assert.equal(await watching(), (await live()) - 1);
+  await mcp.call({ action: "unsubscribe", relay: "this", subscription_id: "all" });
+  assert.equal(await watching(), 0);
 });

@@ -70,6 +70,8 @@ export function peerApi(relay: Relay): Hono<Env> {
     const wait = Math.min(Math.max(Number(c.req.query("wait") ?? 0), 0), 30);
     const client = c.get("client").name;
     const subs = (c.req.query("subs") ?? "").split(",").filter(Boolean);
+    const ended = (c.req.query("ended") ?? "").split(",").filter(Boolean).slice(0, 200);
+    if (ended.length) pairing.outbox.endUnsubscribed(client, ended);
     const out = await pairing.outbox.take(client, Number.isFinite(after) ? after : 0, wait * 1000, signalOf(c));
     return c.json({ ...out, subs: pairing.outbox.subStates(client, subs) });
   });

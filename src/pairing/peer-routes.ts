@@ -3,6 +3,8 @@ import { timingSafeEqual } from "node:crypto";
 import type { Relay } from "../relay.ts";
 import { CallBody } from "./peer-protocol.ts";
 import { executeRemote } from "./remote-exec.ts";
+import { answerClientQuestion, clientQuestions } from "./remote-inbox.ts";
+import { RelayError } from "../core/errors.ts";
 import { hashSecret, type ClientRow } from "./store.ts";
 
 // The peer API (/peer/v1), served to relays that paired with this one. Every answer carries
@@ -57,6 +59,22 @@ export function peerApi(relay: Relay): Hono<Env> {
     }
     const answer = await executeRemote(relay, c.get("client"), parsed.data, signalOf(c));
     return c.json(answer);
+  });
+
+  app.get("/questions", (c) => c.json({ questions: clientQuestions(relay, c.get("client")) }));
+  app.post("/questions/:id", async (c) => {
+    const b = ((await c.req.json().catch(() => null)) ?? {}) as Record<string, unknown>;
+    const a = {
+      ...(typeof b.choice === "string" ? { choice: b.choice } : {}),
+      ...(typeof b.answer === "string" ? { answer: b.answer.slice(0, 100_000) } : {}),
+      ...(b.dismiss === true ? { dismiss: true } : {}),
+    };
+    try {
+      return c.json(answerClientQuestion(relay, c.get("client"), c.req.param("id"), a));
+    } catch (err) {
+      if (err instanceof RelayError) return c.json(err.toJSON());
+      throw err;
+    }
   });
 
   app.post("/unpair", (c) => {

@@ -48,7 +48,8 @@ test("agent mode: Claude finds relay_tool through its tool search, reads, sends 
   assert.notEqual(reply.meta?.status, "error", reply.text);
   assert.match(reply.text, /step 1: sessions=\d+/);
   assert.match(reply.text, /step 2: messages=\d+/);
-  assert.match(reply.text, /step 3: status=done reply="pong from the helper"/);
+  // The scripted helper's reply starts with its /reply line (then echoes the prompt's header).
+  assert.match(reply.text, /step 3: status=done reply="pong from the helper/);
   // The deferred tool was loaded by name first, then called as mcp__relay__relay_tool.
   const main = fake.mainCalls;
   assert.ok(toolsCalled(main.at(-1)!).includes("ToolSearch"), "Claude Code was asked to search for the tool");
@@ -99,8 +100,12 @@ test("a model change reaches the model server: Claude Code asks for the new mode
   fake.reset();
   const reply = await say(relay, claudeSession, "Say hello.");
   assert.notEqual(reply.meta?.status, "error", reply.text);
-  const models = new Set(fake.mainCalls.map((c) => c.model));
-  assert.deepEqual([...models], ["claude-sonnet-5-5"]);
+  // The request that produced this reply asked for the new model. (Claude Code may still send
+  // a background request of its own on the old one right after the switch.)
+  const seen = fake.mainCalls.map((c) => `${c.n} ${c.model}: ${JSON.stringify(c.messages.at(-1)).slice(0, 120)}`).join("\n");
+  const answering = fake.mainCalls.filter((c) => /Say hello/.test(JSON.stringify(c.messages.at(-1))));
+  assert.ok(answering.length > 0, seen);
+  assert.deepEqual([...new Set(answering.map((c) => c.model))], ["claude-sonnet-5-5"], seen);
   assert.equal(reply.meta?.model ?? (await relay.session(claudeSession)).model, "claude-sonnet-5-5");
 });
 
@@ -109,29 +114,32 @@ test("a wrong API key: the turn ends with an error in words, not a raw protocol 
   try {
     const reply = await say(relay, claudeSession, "Say hello.", 120_000);
     assert.equal(reply.meta?.status, "error", reply.text);
-    assert.match(reply.text, /Claude/);
-    assert.match(reply.text, /sign|key|log ?in/i);
-    assert.doesNotMatch(reply.text, /^(Error: )?Authentication required$/);
+    // The words are the turn's error (the reply keeps what Claude Code printed, if anything).
+    assert.match(reply.meta.error, /Claude/);
+    assert.match(reply.meta.error, /sign|key|log ?in/i);
+    assert.doesNotMatch(reply.meta.error, /^(Error: )?Authentication required$/);
   } finally {
     fake.apiKey = "test-key";
   }
 });
 
-test("no credentials: the provider is unavailable with a reason to act on, and a turn fails in words", { skip, timeout: 2 * TURN_MS }, async () => {
+test("no credentials: a turn fails in words naming what to run, and the provider becomes unavailable with that reason", { skip, timeout: 3 * TURN_MS }, async () => {
   const bare = await TestRelay.start({ name: "bare", env: agentRelayEnv(["claude"], { ANTHROPIC_BASE_URL: fake.baseUrl }) });
   try {
-    // Made before the probe is done (the catalog says installed until then), so a turn runs.
+    // Claude Code reports "not logged in" only when its own status check answers in time (5 s;
+    // on a loaded machine it stays silent), so the probe may still count it as available:
+    // then the first turn tells, and the relay marks the provider unavailable.
+    await checkedProvider(bare, "claude");
     const made = await bare.api("POST", "/api/sessions", { provider: "claude", title: "unsigned" });
-    const p = await checkedProvider(bare, "claude");
-    assert.equal(p.available, false);
-    assert.match(p.reason, /Claude is not signed in on relay "bare": .* as \w+/);
     if (made.status === 201) {
       const reply = await say(bare, made.json.id, "Say hello.");
-      assert.equal(reply.meta?.status, "error");
-      assert.match(reply.text, /Claude is not signed in on relay "bare"/);
+      assert.equal(reply.meta?.status, "error", reply.text);
+      assert.match(reply.meta.error, /Claude is not signed in on relay "bare": .* as \w+/);
     } else {
       assert.equal(made.json.code, "REMOTE_RELAY_PROVIDER_UNAVAILABLE");
     }
+    const p = await bare.waitFor(async () => (await bare.api("GET", "/api/providers")).json.providers.find((x: any) => x.id === "claude" && !x.available), TURN_MS);
+    assert.match(p.reason, /Claude is not signed in on relay "bare": .* as \w+/);
     const refused = await bare.api("POST", "/api/sessions", { provider: "claude", title: "again" });
     assert.equal(refused.json.code, "REMOTE_RELAY_PROVIDER_UNAVAILABLE");
     assert.match(refused.json.error, /not signed in/);

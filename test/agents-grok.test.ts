@@ -28,7 +28,13 @@ after(async () => {
 });
 
 test("the probe finds Grok signed in with the key, with the models its API lists", { skip, timeout: TURN_MS }, async () => {
-  const p = await checkedProvider(relay, "grok");
+  // The key was saved just after start, so the probe at start may have run without it; saving
+  // a provider's setting probes it again.
+  let last: any;
+  const p = await relay.waitFor(async () => {
+    last = (await relay.api("GET", "/api/providers")).json.providers.find((x: any) => x.id === "grok");
+    return last.available && last.checkedAt && !last.checking ? last : undefined;
+  }, TURN_MS - 5_000).catch(() => last);
   assert.equal(p.available, true, p.reason);
   assert.deepEqual(p.models, ["grok-test-a", "grok-test-b"]);
 });
@@ -46,7 +52,7 @@ test("agent mode: the first prompt already has relay_tool; Grok calls it through
   assert.notEqual(reply.meta?.status, "error", reply.text);
   assert.match(reply.text, /step 1: sessions=\d+/);
   assert.match(reply.text, /step 2: messages=\d+/);
-  assert.match(reply.text, /step 3: status=done reply="pong for grok"/);
+  assert.match(reply.text, /step 3: status=done reply="pong for grok/);
   // Grok lists "always allow" first; in agent mode the relay allows once and raises no card.
   assert.equal((await relay.api("GET", `/api/cards?session=${session}`)).json.cards.length, 0);
   assert.equal(relayActivity(reply, "send")?.status, "completed", JSON.stringify(reply.meta?.activity));
@@ -74,7 +80,9 @@ test("ask mode: Grok's permission request is a card; Allow picks allow-once, Den
   const m2 = await post(relay, session, plan);
   const card2 = await permissionCard(relay, session);
   assert.equal((await relay.api("POST", `/api/cards/${card2.id}`, { decision: "deny" })).json.status, "denied");
-  assert.match((await replyTo(relay, session, m2)).text, /step 1: not run/);
+  const denied = (await replyTo(relay, session, m2)).text;
+  assert.doesNotMatch(denied, /sessions=/);
+  assert.match(denied, /step 1: not run|cancelled/i);
 });
 
 test("a model change reaches the model server", { skip, timeout: 2 * TURN_MS }, async () => {
@@ -96,7 +104,7 @@ test("a wrong key: the provider is unavailable with the reason, and a turn fails
     await relay.api("POST", `/api/sessions/${session}/kill`);
     const reply = await say(relay, session, "Say hello.");
     assert.equal(reply.meta?.status, "error", reply.text);
-    assert.match(reply.text, /Grok is not signed in on relay "desk"/);
+    assert.match(reply.meta.error, /Grok is not signed in on relay "desk"/);
   } finally {
     fake.apiKey = "test-key";
   }

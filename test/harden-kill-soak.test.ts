@@ -102,7 +102,11 @@ test(`${KILLS} SIGKILLs under load: nothing acknowledged lost, no event twice, k
         await Promise.allSettled(jobs);
       }
     })();
-    await realSleep(150 + Math.floor(rand() * 900));
+    // The kill falls at a seeded random moment once this round's load is flowing (at least
+    // one prompt taken: on a loaded machine the first answers can take seconds).
+    const ackedBefore = acked.size;
+    await relay.waitFor(() => acked.size > ackedBefore, 60_000).catch(() => {});
+    await realSleep(Math.floor(rand() * 900));
     await relay.kill();
     live = false;
     await load.catch(() => {});

@@ -3,6 +3,8 @@ import { timingSafeEqual } from "node:crypto";
 import type { Relay } from "../relay.ts";
 import { CallBody } from "./peer-protocol.ts";
 import { executeRemote } from "./remote-exec.ts";
+import { answerClientQuestion, clientQuestions } from "./remote-inbox.ts";
+import { RelayError } from "../core/errors.ts";
 import { hashSecret, type ClientRow } from "./store.ts";
 import { ClientGone, HttpRefusal, readBodyText } from "../api/body.ts";
 
@@ -73,6 +75,22 @@ export function peerApi(relay: Relay): Hono<Env> {
     return c.json(answer);
   });
 
+  app.get("/questions", (c) => c.json({ questions: clientQuestions(relay, c.get("client")) }));
+  app.post("/questions/:id", async (c) => {
+    const b = ((await c.req.json().catch(() => null)) ?? {}) as Record<string, unknown>;
+    const a = {
+      ...(typeof b.choice === "string" ? { choice: b.choice } : {}),
+      ...(typeof b.answer === "string" ? { answer: b.answer.slice(0, 100_000) } : {}),
+      ...(b.dismiss === true ? { dismiss: true } : {}),
+    };
+    try {
+      return c.json(answerClientQuestion(relay, c.get("client"), c.req.param("id"), a));
+    } catch (err) {
+      if (err instanceof RelayError) return c.json(err.toJSON());
+      throw err;
+    }
+  });
+
   app.post("/unpair", (c) => {
     pairing.endIncoming(c.get("client").name, c.get("client").id);
     relay.bus.emit({ type: "settings.updated" });
@@ -84,6 +102,8 @@ export function peerApi(relay: Relay): Hono<Env> {
     const wait = Math.min(Math.max(Number(c.req.query("wait") ?? 0), 0), 30);
     const client = c.get("client").name;
     const subs = (c.req.query("subs") ?? "").split(",").filter(Boolean);
+    const ended = (c.req.query("ended") ?? "").split(",").filter(Boolean).slice(0, 200);
+    if (ended.length) pairing.outbox.endUnsubscribed(client, ended);
     const out = await pairing.outbox.take(client, Number.isFinite(after) ? after : 0, wait * 1000, signalOf(c));
     return c.json({ ...out, subs: pairing.outbox.subStates(client, subs) });
   });

@@ -11,6 +11,8 @@ if [ ! -x /usr/bin/chromium ]; then
     echo "warning: /usr/bin/chromium is missing and this user cannot apt-get install it; UI tests will fail"
   fi
 fi
+# The pinned agent CLIs for the end-to-end tests, once, into a cache outside the repository.
+bash scripts/install-agents.sh >/dev/null || echo "warning: some agent CLIs are missing; their end-to-end tests will be skipped"
 npx tsc --noEmit -p .
 # Tests start bin/oar, which runs the compiled bundle when it is fresh: they test what ships.
 node scripts/build.mjs --if-stale

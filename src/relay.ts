@@ -18,6 +18,8 @@ import { installGroupLifetime } from "./groups/lifetime.ts";
 import type { McpEntry } from "./providers/acp-worker.ts";
 import type { DeliveryApi } from "./watching/delivery.ts";
 import { Watching } from "./watching/watching.ts";
+import { Pairing } from "./pairing/pairing.ts";
+import { remoteGate } from "./pairing/remote-exec.ts";
 import { secureDataDir } from "./ops/data-dir.ts";
 import { SecretMask } from "./core/secret-mask.ts";
 import { wireProviders } from "./providers/relay-wiring.ts";
@@ -66,6 +68,8 @@ export class Relay {
   /** Relay events to a conversation without a subscription (e.g. question_answered): watching/delivery.ts. */
   readonly delivery: DeliveryApi;
   readonly watch: Watching;
+  /** Paired relays (src/pairing/): pairing, the peer API, locking, events across links. */
+  readonly pairing: Pairing;
   /** Masks secrets in text leaving the relay (results, owner API, UI stream). */
   readonly secretMask: SecretMask;
 
@@ -90,6 +94,8 @@ export class Relay {
     this.watch = new Watching(this);
     this.delivery = this.watch.delivery;
     this.asks = new Asks(this);
+    this.pairing = new Pairing(this);
+    this.approvals.remoteGate = (caller, gate) => remoteGate(this, caller, gate);
     this.turns.maxTurnMinutes = () => this.settings.get().maxTurnMinutes;
     installGroupLifetime(this);
     installWorkspaceCleanup(this.db, this.bus, this.dataDir);
@@ -135,11 +141,13 @@ export class Relay {
     for (const sessionId of this.turns.recover()) this.turns.kick(sessionId);
     this.watch.start();
     this.schedules.start();
+    this.pairing.start();
     this.tasks.start();
     this.probes.startAll();
   }
 
   close(): void {
+    this.pairing.stop();
     this.workers.stopAll();
     this.db.close();
   }
@@ -147,7 +155,7 @@ export class Relay {
   /** contract §5.1: relay_tool is offered when agent sessions are on (or, with pairing, a
    * paired relay allows more than off). */
   toolOffered(): boolean {
-    return this.settings.get().agentSessions;
+    return this.settings.get().agentSessions || this.pairing.anyAllowed();
   }
 
   mcpEntry(s: SessionRow): McpEntry {
@@ -163,6 +171,7 @@ export class Relay {
   ownerMessage(sessionId: string, text: string): { messageId: string; turnId: string } {
     this.approvals.resetLoop(sessionId);
     this.schedules.ownerSpoke(sessionId);
+    this.pairing.ownerSaid(sessionId, text);
     const { turn, messageId } = this.turns.enqueue({ sessionId, role: "user", text });
     return { messageId, turnId: turn.id };
   }
@@ -173,7 +182,7 @@ export class Relay {
 
   /** Strings that must never show in results or task output (agent tokens: secretMask). */
   secrets(): string[] {
-    return [this.ownerToken, ...this.settings.secretValues()].filter(Boolean);
+    return [this.ownerToken, ...this.settings.secretValues(), ...(this.pairing?.secrets() ?? [])].filter(Boolean);
   }
 
   /** Archives a session: its turn stops, its worker ends; it stays listed under scope "all". */

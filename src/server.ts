@@ -7,6 +7,7 @@ import { Relay, type RelayOptions } from "./relay.ts";
 import { ownerApi } from "./api/owner.ts";
 import { McpEndpoint } from "./mcp/endpoint.ts";
 import { webUi } from "./web/ui.ts";
+import { peerApi } from "./pairing/peer-routes.ts";
 import { originGuard, type Listening } from "./api/origin-guard.ts";
 
 export interface StartOptions extends RelayOptions {
@@ -41,6 +42,7 @@ export function buildApp(relay: Relay, listening: () => Listening | null = () =>
   const mcp = new McpEndpoint(relay);
   app.all("/mcp", (c) => mcp.handle(c));
   app.route("/api", ownerApi(relay));
+  app.route("/peer/v1", peerApi(relay));
   // A mounted app's notFound does not apply under its parent: unknown API routes answer here.
   app.all("/api/*", (c) => c.json({ ok: false, code: "REMOTE_RELAY_NOT_FOUND", error: `No route ${c.req.method} ${c.req.path}. Nothing was done.` }, 404));
   app.route("/", webUi(relay));

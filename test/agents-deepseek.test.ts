@@ -4,6 +4,7 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import Database from "better-sqlite3";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TestRelay } from "./helpers/relay-process.ts";
@@ -20,12 +21,24 @@ before(async () => {
   folder = mkdtempSync(join(tmpdir(), "oar-ds-"));
 });
 after(async () => {
-  await relay.stop();
-  await fake.close();
+  // A failed start leaves relay unset; the fake server must close either way or the file never ends.
+  await relay?.stop();
+  await fake?.close();
 });
 
-async function deepseekSession(title = "DeepSeek"): Promise<string> {
-  return relay.createSession({ provider: "deepseek", cwd: folder, title });
+async function deepseekSession(title = "DeepSeek", extra: Record<string, unknown> = {}): Promise<string> {
+  return relay.createSession({ provider: "deepseek", cwd: folder, title, ...extra });
+}
+
+/** The reply's meta as the relay stored it (messages.meta_json): activity, usage. */
+function storedMeta(messageId: string): any {
+  const db = new Database(join(relay.dataDir, "oar.db"), { readonly: true, fileMustExist: true });
+  try {
+    const row = db.prepare("SELECT meta_json FROM messages WHERE id = ?").get(messageId) as { meta_json: string } | undefined;
+    return JSON.parse(row?.meta_json ?? "null");
+  } finally {
+    db.close();
+  }
 }
 
 test("relay_info: DeepSeek's models come from its models endpoint; a refused key makes it unavailable with a reason", async () => {
@@ -88,6 +101,18 @@ test("an owner's prompt: the agent reads a file, edits it, runs a background tas
   assert.deepEqual(fake.calls[0].body.thinking, { type: "enabled" });
   assert.equal(fake.calls[1].messages.find((m: any) => m.role === "assistant")?.reasoning_content, "I should read the notes first.");
 
+  // What the agent did is kept with the reply: its thinking, the edit's diff, the relay_tool call, the usage and cost.
+  const meta = storedMeta(reply.id);
+  const edit = meta.activity.find((a: any) => a.kind === "tool" && a.toolKind === "edit");
+  assert.equal(edit.status, "completed");
+  assert.deepEqual(edit.diffs, [{ path: join(folder, "notes.txt"), oldText: "hello\nsecond line\n", newText: "hello world\nsecond line\n" }]);
+  assert.ok(meta.activity.some((a: any) => a.kind === "thought" && /read the notes first/.test(a.text)), JSON.stringify(meta.activity));
+  assert.ok(meta.activity.some((a: any) => a.kind === "tool" && a.toolKind === "execute" && a.status === "completed"));
+  assert.ok(meta.activity.some((a: any) => a.kind === "tool" && /relay_tool: send/.test(a.title)));
+  assert.ok(meta.usage.inputTokens > 0 && meta.usage.outputTokens > 0, JSON.stringify(meta.usage));
+  // DeepSeek's price table: this turn's tokens at deepseek-chat's prices.
+  assert.ok(meta.usage.costUsd > 0 && meta.usage.costUsd < 0.01, JSON.stringify(meta.usage));
+
   // The background task is the relay's: read_task_output sees its output and end.
   assert.ok(taskId, results[2].text);
   const observer = await relay.mcp(helper);
@@ -96,6 +121,11 @@ test("an owner's prompt: the agent reads a file, edits it, runs a background tas
     return r.ok && r.task.status !== "running" ? r : null;
   });
   assert.equal(out.task.status, "completed");
+  // relay_tool usage: DeepSeek's reported tokens and cost this month.
+  const u = (await observer.call({ action: "usage", relay: "this" })).providers.find((p: any) => p.id === "deepseek");
+  assert.equal(u.status, "tracked", JSON.stringify(u));
+  assert.deepEqual(u.meters.map((m: any) => m.name), ["cost reported this month", "tokens this month"]);
+  assert.ok(u.meters[1].used >= meta.usage.inputTokens + meta.usage.outputTokens);
   assert.equal(out.task.description, "greeting job");
   assert.match(JSON.stringify(out), /task-says-hi/);
 });
@@ -167,4 +197,27 @@ test("a long conversation compacts at the session's window (update_session auto_
   assert.match(sent, /SUMMARY: the user talked about apples/);
   assert.doesNotMatch(sent, /first: I like apples/, "the older turn was replaced by its summary");
   assert.match(sent, /second question/);
+});
+
+test("ask mode: an edit raises a permission card; Allow edits, Deny leaves the file", async () => {
+  writeFileSync(join(folder, "ask.txt"), "before\n");
+  const ds = await deepseekSession("Asker", { mode: "ask" });
+  fake.reset();
+  fake.setScript((call) => (toolResults(call).length === 0 ? { toolCalls: [{ name: "edit_file", arguments: { path: "ask.txt", old_string: "before", new_string: lastUserText(call) } }] } : { text: `result: ${toolResults(call)[0].text}` }));
+
+  const decide = async (text: string, body: Record<string, unknown>) => {
+    const reply = relay.say(ds, text, 120_000);
+    const card = await relay.waitFor(async () => (await relay.api("GET", `/api/cards?session=${ds}`)).json.cards.find((c: any) => c.kind === "permission"));
+    assert.deepEqual(card.options.map((o: any) => o.kind), ["allow_once", "allow_always", "reject_once"]);
+    assert.match(JSON.stringify(card), /Edit ask\.txt/);
+    assert.equal((await relay.api("POST", `/api/cards/${card.id}`, body)).status, 200);
+    return reply;
+  };
+  const denied = await decide("denied-text", { decision: "deny" });
+  assert.match(denied.text, /result: The user denied it/);
+  assert.equal(readFileSync(join(folder, "ask.txt"), "utf8"), "before\n");
+  // Allow picks the agent's allow-once option (the relay never picks "always" itself).
+  const allowed = await decide("allowed-text", { decision: "allow" });
+  assert.match(allowed.text, /result: Edited ask\.txt/);
+  assert.equal(readFileSync(join(folder, "ask.txt"), "utf8"), "allowed-text\n");
 });

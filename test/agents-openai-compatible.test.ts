@@ -6,9 +6,11 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { TestRelay } from "./helpers/relay-process.ts";
+import { freePort, TestRelay } from "./helpers/relay-process.ts";
 import { FakeOpenAI, toolResults, type ChatCall } from "./helpers/fake-openai.ts";
 import { startAgent, textOf, toolCalls, type Drive } from "./helpers/openai-agent-drive.ts";
+import { launchSpec } from "../src/providers/launch.ts";
+import { ENV } from "../src/providers/openai-agent/config.ts";
 
 let fake: FakeOpenAI;
 const drives: Drive[] = [];
@@ -17,11 +19,11 @@ before(async () => {
 });
 after(async () => {
   for (const d of drives) d.close();
-  await fake.close();
+  await fake?.close();
 });
 
-function agent(provider: "deepseek" | "openai-compatible" = "openai-compatible"): Drive {
-  const settings = provider === "deepseek" ? { deepseekApiKey: "k", deepseekBaseUrl: fake.baseUrl } : { openaiCompatibleBaseUrl: fake.baseUrl, openaiCompatibleName: "Local box" };
+function agent(provider: "deepseek" | "openai-compatible" = "openai-compatible", baseUrl?: string): Drive {
+  const settings = provider === "deepseek" ? { deepseekApiKey: "k", deepseekBaseUrl: baseUrl ?? fake.baseUrl } : { openaiCompatibleBaseUrl: baseUrl ?? fake.baseUrl, openaiCompatibleName: "Local box" };
   const d = startAgent(provider, settings);
   drives.push(d);
   return d;
@@ -181,4 +183,54 @@ test("relay: openai-compatible needs its base URL, shows its own name and the en
   } finally {
     await relay.stop();
   }
+});
+
+test("the worker's environment holds its own key and no other provider's secret", () => {
+  const settings = { deepseekApiKey: "ds-secret-1", openaiCompatibleApiKey: "oc-secret-2", openaiCompatibleBaseUrl: "http://127.0.0.1:9/v1", claudeApiKey: "cl-secret-3", openaiApiKey: "oa-secret-4" };
+  const ds = launchSpec("deepseek", settings)!;
+  assert.equal(ds.env[ENV.apiKey], "ds-secret-1");
+  assert.equal(ds.env[ENV.provider], "deepseek");
+  const oc = launchSpec("openai-compatible", settings)!;
+  assert.equal(oc.env[ENV.apiKey], "oc-secret-2");
+  assert.equal(oc.env[ENV.baseUrl], "http://127.0.0.1:9/v1");
+  for (const [spec, own] of [[ds, "ds-secret-1"], [oc, "oc-secret-2"]] as const) {
+    const values = Object.values(spec.env);
+    for (const other of ["ds-secret-1", "oc-secret-2", "cl-secret-3", "oa-secret-4"].filter((v) => v !== own)) assert.ok(!values.includes(other), `${other} kept out`);
+  }
+  assert.equal(launchSpec("openai-compatible", { openaiCompatibleApiKey: "k" }), null, "no base URL: nothing to start");
+});
+
+test("an unreachable endpoint ends the turn with words naming it and what to do", async () => {
+  const closed = `http://127.0.0.1:${await freePort()}/v1`; // nothing listens there
+  const d = agent("openai-compatible", closed);
+  const s = await d.newSession(folder(), { model: "some-model" });
+  await assert.rejects(d.prompt(s.sessionId, "hello"), (e: any) => {
+    assert.ok(e.message.startsWith(`Could not reach Local box (${closed}): ECONNREFUSED.`), e.message);
+    assert.match(e.message, /check the network, or that the endpoint runs and the base URL in Settings → Providers → OpenAI-compatible is right/);
+    assert.equal(e.data?.oar?.kind, "config");
+    return true;
+  });
+});
+
+test("without a window, a server saying the context is full makes the agent compact and try again", async () => {
+  const d = agent();
+  const s = await d.newSession(folder());
+  fake.reset();
+  fake.setScript(() => ({ text: "first answer" }));
+  await d.prompt(s.sessionId, "remember: bananas");
+  let refused = false;
+  fake.setScript((call) => {
+    if (!call.stream) return { text: "SUMMARY: bananas were mentioned." };
+    if (!refused) {
+      refused = true;
+      return { error: { status: 400, message: "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens.", type: "invalid_request_error", code: "context_length_exceeded" } };
+    }
+    return { text: "second answer" };
+  });
+  const r = await d.prompt(s.sessionId, "what now?");
+  assert.equal(r.stopReason, "end_turn");
+  const last = JSON.stringify(fake.calls.at(-1)!.messages);
+  assert.match(last, /SUMMARY: bananas were mentioned/);
+  assert.doesNotMatch(last, /remember: bananas/);
+  assert.match(textOf(d.updates, "agent_thought_chunk"), /context is full: summarizing earlier turns/);
 });

@@ -5,6 +5,7 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import Database from "better-sqlite3";
 import { TestRelay, realSleep } from "./helpers/relay-process.ts";
 import { toolInTurn } from "./helpers/sched-helpers.ts";
@@ -28,21 +29,21 @@ function prng(seed: number): () => number {
 let relay: TestRelay;
 const bootTimes: number[] = [];
 
-/** Starts the relay again; on a loaded machine a start can outlast the harness's bound, so a
- * start that did not answer is killed and tried again (a start that fails for a reason fails
- * every time and still fails the test). */
+/** Starts the relay again. On a loaded machine a start can outlast the harness's 15 s bound:
+ * then the same process is given more time (a start that fails for a reason still fails). */
 async function bootAgain(): Promise<void> {
   const t0 = Date.now();
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await relay.boot();
-      bootTimes.push(Date.now() - t0);
-      return;
-    } catch (e) {
-      if (attempt >= 4) throw e;
-      if (relay.proc.exitCode === null) await relay.kill();
-    }
+  try {
+    await relay.boot();
+  } catch (e) {
+    if (relay.proc.exitCode !== null) throw e;
+    await relay.waitFor(async () => {
+      if (relay.proc.exitCode !== null) throw new Error(`relay exited: ${relay.output.slice(-1500)}`);
+      return fetch(`${relay.url}/api/health`).then((r) => r.ok, () => false);
+    }, 90_000);
+    relay.token = readFileSync(join(relay.dataDir, "owner-token"), "utf8").trim();
   }
+  bootTimes.push(Date.now() - t0);
 }
 
 before(async () => {
@@ -101,7 +102,11 @@ test(`${KILLS} SIGKILLs under load: nothing acknowledged lost, no event twice, k
         await Promise.allSettled(jobs);
       }
     })();
-    await realSleep(150 + Math.floor(rand() * 900));
+    // The kill falls at a seeded random moment once this round's load is flowing (at least
+    // one prompt taken: on a loaded machine the first answers can take seconds).
+    const ackedBefore = acked.size;
+    await relay.waitFor(() => acked.size > ackedBefore, 60_000).catch(() => {});
+    await realSleep(Math.floor(rand() * 900));
     await relay.kill();
     live = false;
     await load.catch(() => {});
@@ -111,9 +116,10 @@ test(`${KILLS} SIGKILLs under load: nothing acknowledged lost, no event twice, k
   // Let everything that was due run out: queued turns (real time), then the gathering
   // windows and the turns their messages start.
   const idle = async () => ((await relay.api("GET", "/api/sessions?scope=all")).json.sessions as any[]).every((s) => s.state === "idle");
+  // (Past 20 wake-ups an hour the watcher's events come as a digest every 10 minutes.)
   for (let round = 0; round < 3; round++) {
     await relay.waitFor(idle, 120_000);
-    await relay.advance(31_000);
+    await relay.advance(11 * 60_000);
   }
   await relay.waitFor(idle, 120_000);
 
@@ -141,7 +147,6 @@ test(`${KILLS} SIGKILLs under load: nothing acknowledged lost, no event twice, k
     const twice = [...counts].filter(([, c]) => c > 1);
     assert.deepEqual(twice, [], "no turn_end delivered twice");
     assert.ok(counts.size > 0, "events were delivered");
-    for (const marker of counts.keys()) assert.ok(replies.has(marker) || true);
 
     // Each answered question reached the asker exactly once.
     const askerEvents = (db.prepare("SELECT text FROM messages WHERE session_id = ? AND role = 'event'").pluck().all(asker) as string[]).join("\n");

@@ -212,7 +212,7 @@ test("relay_tool create_session: repo and branch instead of cwd, checked before 
   assert.equal(gitIn(s.cwd, "rev-parse", "--abbrev-ref", "HEAD"), "agent-branch");
 });
 
-test("web page: the Push button in a Claude Cloud session's title bar pushes its branch", async () => {
+test("web page: the Push button in a Claude Cloud session's title bar pushes its branch; New session takes repository and branch", async () => {
   const { bare } = makeRepo();
   const s = (await create({ repo: bare, branch: "feature", title: "cloud ui" })).json;
   writeFileSync(join(s.cwd, "ui.txt"), "ui\n");
@@ -232,6 +232,19 @@ test("web page: the Push button in a Claude Cloud session's title bar pushes its
     await page.getByRole("button", { name: "Push", exact: true }).click();
     await page.getByRole("button", { name: "Pushed 1 commit" }).waitFor();
     assert.equal(subjectOf(bare, "feature"), "from the page");
+
+    // New session: a Claude Cloud session takes a repository and a branch instead of a folder.
+    await page.getByRole("link", { name: "New session" }).click();
+    await page.getByLabel("Provider").selectOption("claude-cloud");
+    assert.equal(await page.getByLabel("Folder").isVisible(), false);
+    await page.getByLabel("Title").fill("cloud from form");
+    await page.getByLabel("Repository").fill(bare);
+    await page.getByLabel("Branch").fill("form-branch");
+    await page.getByRole("button", { name: "Create session" }).click();
+    await page.getByRole("main").getByRole("heading", { name: "cloud from form", exact: true }).waitFor();
+    const made = (await relay.api("GET", "/api/sessions")).json.sessions.find((x: any) => x.title === "cloud from form");
+    assert.equal(made.branch, "form-branch");
+    assert.equal(gitIn(made.cwd, "rev-parse", "--abbrev-ref", "HEAD"), "form-branch");
   } finally {
     await browser.close();
   }

@@ -21,7 +21,7 @@ before(async () => {
     () => TestRelay.start({ settings: SECRETS }),
   );
   // The availability probes at start find each CLI's models; wait for them.
-  await relay.waitFor(async () => (await relay.api("GET", "/api/providers")).json.providers.filter((p: any) => ["claude", "claude-api", "copilot", "grok"].includes(p.id) && p.checkedAt).length === 4);
+  await relay.waitFor(async () => (await relay.api("GET", "/api/providers")).json.providers.filter((p: any) => ["claude", "claude-api", "copilot", "grok"].includes(p.id) && p.checkedAt).length === 4, 90_000);
   boss = await relay.createSession({ title: "boss" });
   mcp = await relay.mcp(boss);
 });
@@ -55,7 +55,7 @@ test("the session's mode, model and effort reach the CLI through its advertised 
 
   // Copilot: modes by its URL ids; ask keeps its agent mode, plan its plan mode.
   const cp = await create({ provider: "copilot", mode: "plan" });
-  assert.deepEqual((await state(cp)).calls, ["set_config_option mode=https://agentclientprotocol.com/protocol/session-modes#plan"]);
+  assert.deepEqual((await state(cp)).calls, ["set_config_option mode=https://agentclientprotocol.com/protocol/session-modes#plan", "set_model claude-sonnet-5.5"]);
 });
 
 test("models come from the agent: relay_info lists them, the default follows them, the check uses them", async () => {

@@ -12,7 +12,7 @@ let relay: TestRelay;
 before(async () => {
   const dir = fakeCliDir();
   relay = await withEnv({ PATH: `${dir}:${process.env.PATH}` }, () => TestRelay.start());
-  await relay.waitFor(async () => (await relay.api("GET", "/api/providers")).json.providers.find((p: any) => p.id === "grok").checkedAt);
+  await relay.waitFor(async () => (await relay.api("GET", "/api/providers")).json.providers.find((p: any) => p.id === "grok").checkedAt, 90_000);
 });
 after(() => relay.stop());
 

@@ -15,7 +15,7 @@ const me = userInfo().username;
 before(async () => {
   const dir = fakeCliDir({ signedOut: ["claude", "copilot"] });
   relay = await withEnv({ PATH: `${dir}:${process.env.PATH}` }, () => TestRelay.start({ settings: { claudeApiKey: "sk-ant-probe-0001", maxWorkers: 2 } }));
-  await relay.waitFor(async () => (await relay.api("GET", "/api/providers")).json.providers.filter((p: any) => ["claude", "claude-api", "copilot", "grok"].includes(p.id) && p.checkedAt).length === 4);
+  await relay.waitFor(async () => (await relay.api("GET", "/api/providers")).json.providers.filter((p: any) => ["claude", "claude-api", "copilot", "grok"].includes(p.id) && p.checkedAt).length === 4, 90_000);
 });
 after(() => relay.stop());
 

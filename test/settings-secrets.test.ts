@@ -10,9 +10,9 @@ let relay: TestRelay;
 let mcp: McpSession;
 let caller: string;
 before(async () => {
-  // Claude API runs the Claude ACP adapter, not installed here: the test switch stands in for
-  // it (its key setting still decides whether it is set up).
-  process.env.OAR_FAKE_PROVIDERS = "claude-api";
+  // Claude API and Claude Cloud run the Claude ACP adapter, not installed here: the test switch
+  // stands in for it (their key settings still decide whether they are set up).
+  process.env.OAR_FAKE_PROVIDERS = "claude-api,claude-cloud";
   relay = await TestRelay.start();
   caller = await relay.createSession({ title: "asker" });
   mcp = await relay.mcp(caller);

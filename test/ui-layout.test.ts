@@ -78,7 +78,8 @@ test("a list of 1,000 sessions draws a page at a time", async () => {
   const ids: string[] = [];
   for (let i = 0; i < 1000; i += 20) ids.push(...(await Promise.all(Array.from({ length: 20 }, (_, k) => relay.createSession({ title: `Bulk ${i + k}` })))));
   await ui.open();
-  await sessionLink(page, ids[999]).waitFor();
+  // (On the manual clock all 1,000 share one activity time: which come first is the relay's tie order.)
+  await page.locator("a.sess").nth(20).waitFor();
   const drawn = await page.locator("a.sess").count();
   assert.ok(drawn > 0 && drawn <= 200, `${drawn} entries drawn`);
   await page.getByRole("button", { name: "Show more" }).click();

@@ -22,6 +22,21 @@ test("Providers say which are available and why not", async () => {
   await ds.getByText(/add an API key in Settings → Providers/).waitFor();
 });
 
+test("Check again asks the relay to probe the provider again", async (t) => {
+  const has = (await ui.relay.api("GET", "/api/providers")).status === 200;
+  if (!has) return t.skip("this relay has no GET /api/providers");
+  const checks: string[] = [];
+  const onRequest = (r: any) => r.method() === "POST" && checks.push(new URL(r.url()).pathname);
+  ui.page.on("request", onRequest);
+  const row = provider("Scripted");
+  await row.getByRole("button", { name: "Check again" }).click();
+  await ui.relay.waitFor(() => checks.includes("/api/providers/scripted/check"));
+  // The row is drawn again from the answer, its button usable again.
+  await provider("Scripted").getByRole("button", { name: "Check again" }).and(ui.page.locator(":enabled")).waitFor();
+  await provider("Scripted").getByText("Available").waitFor();
+  ui.page.off("request", onRequest);
+});
+
 test("a key is set without being shown, makes its provider available, and can be removed", async () => {
   const { page, relay } = ui;
   const ds = provider("DeepSeek");

@@ -3,7 +3,7 @@ import { existsSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import type { ActionDef } from "./types.ts";
 import { RelayError } from "../core/errors.ts";
-import { agentPromptText, checkWorkingLimit, fromInfo } from "./target.ts";
+import { agentPromptText, checkWorkingLimit, fromInfo, promptKind } from "./target.ts";
 import { effortArg, modeArg, modelArg, textArg, waitSecondsArg } from "./args.ts";
 import { statusSummary, waitForTurn } from "./waiting.ts";
 import { checkModel, modelNotes } from "../providers/model-check.ts";
@@ -86,7 +86,8 @@ export const createSession: ActionDef = {
         // The group may have been dissolved while the card waited: refused, nothing created.
         if (group) recheckGroup(relay, group);
         if (group) relay.sessions.update(s.id, { group_id: group.id });
-        else joinStarterGroup(relay, relay.sessions.get(caller.id)!, s.id);
+        // seed §8.2: a session started from a paired relay joins no group unless one is named.
+        else if (!ctx.remote) joinStarterGroup(relay, relay.sessions.get(caller.id)!, s.id);
         // Last: a refusal above leaves the clone in staging, where discard() removes it.
         if (staged) relay.sessions.update(s.id, { cwd: staged.place(s.id) });
         return relay.sessions.get(s.id)!;
@@ -98,7 +99,7 @@ export const createSession: ActionDef = {
     relay.bus.emit({ type: "session.updated", sessionId: session.id });
     relay.bus.emit({ type: "session.updated", sessionId: caller.id });
     const { turn } = relay.turns.enqueue({
-      sessionId: session.id, role: "user", text: agentPromptText(ctx, args.text), from: fromInfo(ctx), fromSession: caller.id, mode, model: model.model,
+      sessionId: session.id, ...promptKind(ctx), text: agentPromptText(ctx, args.text), from: fromInfo(ctx), fromSession: caller.id, mode, model: model.model,
     });
     relay.watchingHooks?.promptSent(caller.id, turn.id);
     const r = await waitForTurn(ctx, turn, args.wait_seconds as number | undefined);

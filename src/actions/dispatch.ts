@@ -4,6 +4,8 @@ import type { SessionRow } from "../sessions/types.ts";
 import { ACTIONS, actionByName } from "./registry.ts";
 import type { ActionDef, ApproveGate, Args } from "./types.ts";
 import { nothingDone } from "./target.ts";
+import type { RemoteContext } from "../pairing/remote-context.ts";
+import { forwardCall } from "../pairing/forward.ts";
 
 const MAX_IGNORED = 20;
 
@@ -24,6 +26,8 @@ export interface CallOptions {
   progress?: (message: string) => void;
   /** The tool name used (relay_tool or the old remote_relay). */
   tool?: string;
+  /** The call comes from a conversation on a paired relay (pairing/remote-exec.ts). */
+  remote?: RemoteContext;
 }
 
 /** Runs one relay_tool call for a conversation and returns the JSON result. Never throws:
@@ -50,6 +54,9 @@ async function run(relay: Relay, caller: SessionRow, raw: unknown, opts: CallOpt
   if (!def) {
     throw new RelayError("REMOTE_RELAY_UNKNOWN_ACTION", `Unknown action "${String(input.action).slice(0, 60)}". Actions: ${ACTIONS.map((a) => a.name).join(", ")}. Nothing was done.`);
   }
+  // A paired relay executes the call under its own rules (pairing/forward.ts).
+  const paired = !opts.remote && def.name !== "list_relays" && !def.thisRelayOnly ? pairedRelay(relay, input.relay) : undefined;
+  if (paired) return forwardCall(relay, caller, def, input, paired, { signal: opts.signal ?? new AbortController().signal });
   if (versionLess(relay.version, def.since)) {
     throw new RelayError("REMOTE_RELAY_UNSUPPORTED", `${def.name} needs OAR ${def.since} or newer; relay "${relay.name}" runs ${relay.version}. Nothing was done.`);
   }
@@ -73,7 +80,8 @@ async function run(relay: Relay, caller: SessionRow, raw: unknown, opts: CallOpt
   }
 
   const relayName = resolveRelay(relay, def, args.relay);
-  if (!def.noSettingNeeded && !relay.settings.get().agentSessions) {
+  // contract §8: serving another relay's agent needs no agentSessions here; levels and Accept prompts decide.
+  if (!opts.remote && !def.noSettingNeeded && !relay.settings.get().agentSessions) {
     throw new RelayError("REMOTE_RELAY_DISABLED", `Agents may not start or use sessions on relay "${relay.name}": the owner has not switched on "Agents may start and use sessions on this relay". Nothing was done.`);
   }
 
@@ -88,10 +96,15 @@ async function run(relay: Relay, caller: SessionRow, raw: unknown, opts: CallOpt
   // Cards read the registry: a write declared there gets the ask/plan card from approve().
   const approve = (gate: ApproveGate = {}) =>
     relay.approvals.require(caller, { action: def.name, relay: relayName, write: def.write, nothing: nothingDone(def.name), ...gate }, signal);
-  const result = await def.handler({ relay, caller, relayName, signal, progress: opts.progress ?? (() => {}), approve }, args);
+  const result = await def.handler({ relay, caller, relayName, signal, progress: opts.progress ?? (() => {}), approve, ...(opts.remote ? { remote: opts.remote } : {}) }, args);
   const out: Record<string, unknown> = { ok: true, relay: relayName, ...result };
   if (extra.length) out.ignored = extra.slice(0, MAX_IGNORED);
   return out;
+}
+
+function pairedRelay(relay: Relay, value: unknown) {
+  if (typeof value !== "string" || !value.trim() || relay.isSelfName(value)) return undefined;
+  return relay.pairing.find(value);
 }
 
 function resolveRelay(relay: Relay, def: ActionDef, value: unknown): string {
@@ -103,7 +116,9 @@ function resolveRelay(relay: Relay, def: ActionDef, value: unknown): string {
   if (typeof value !== "string") throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `relay must be a relay name as text. Nothing was done.`);
   if (relay.isSelfName(value)) return relay.name;
   if (def.thisRelayOnly) throw new RelayError("REMOTE_RELAY_UNSUPPORTED", `${def.thisRelayOnly} Nothing was done.`);
-  throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No paired relay named "${value.slice(0, 100)}": this relay ("${relay.name}") is paired with no other relay. Use "this" for the relay you run on, or list_relays. Nothing was done.`);
+  const names = relay.pairing.store.relays().map((r) => r.name);
+  const paired = names.length ? `this relay ("${relay.name}") is paired with ${names.map((n) => `"${n}"`).join(", ")}` : `this relay ("${relay.name}") is paired with no other relay`;
+  throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No paired relay named "${value.slice(0, 100)}": ${paired}. Use "this" for the relay you run on, or list_relays. Nothing was done.`);
 }
 
 function describeBad(name: string, value: unknown, zodMessage: string): string {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ActionDef } from "./types.ts";
 import { RelayError } from "../core/errors.ts";
-import { agentPromptText, checkWorkingLimit, fromInfo, targetSession } from "./target.ts";
+import { agentPromptText, checkWorkingLimit, fromInfo, promptKind, targetSession } from "./target.ts";
 import { effortArg, modeArg, modelArg, textArg, waitSecondsArg } from "./args.ts";
 import { statusSummary, waitForTurn } from "./waiting.ts";
 import { checkModel, modelNotes } from "../providers/model-check.ts";
@@ -49,7 +49,7 @@ export const send: ActionDef = {
     // The idle CLI still bills the old way: the message starts a fresh one.
     if (billing) relay.workers.stop(s.id);
     const { turn } = relay.turns.enqueue({
-      sessionId: s.id, role: "user", text: agentPromptText(ctx, args.text), from: fromInfo(ctx), fromSession: caller.id,
+      sessionId: s.id, ...promptKind(ctx), text: agentPromptText(ctx, args.text), from: fromInfo(ctx), fromSession: caller.id,
       mode, model: model?.model ?? s.model,
     });
     relay.watchingHooks?.promptSent(caller.id, turn.id);

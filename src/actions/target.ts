@@ -58,9 +58,19 @@ export function checkWorkingLimit(ctx: ActionContext, action: string, target: Se
 
 /** The first line of a prompt from an agent on this relay (contract §4.5). */
 export function agentPromptText(ctx: ActionContext, text: string): string {
+  // seed §7.4: a prompt from an agent on a paired relay names that relay.
+  if (ctx.remote) return `[Remote prompt from an agent on relay "${ctx.remote.relay}" · session "${ctx.caller.title}" · ${ctx.caller.model} · acting for the user]\n${text}`;
   return `[Prompt from an agent on this relay · session "${ctx.caller.title}" · ${ctx.caller.model} · acting for the user]\n${text}`;
 }
 
 export function fromInfo(ctx: ActionContext) {
+  if (ctx.remote) return { relay: ctx.remote.relay, session: ctx.remote.session, title: ctx.caller.title, model: ctx.caller.model };
   return { relay: ctx.relay.name, session: ctx.caller.id, title: ctx.caller.title, model: ctx.caller.model };
+}
+
+/** How an agent's prompt is stored: role `remote` from another relay's agent (no "reply
+ * ready" notification for its turn, seed §7.4), and the origin chain it carries (§5.5). */
+export function promptKind(ctx: ActionContext): { role: "user" | "remote"; origin: unknown } {
+  if (ctx.remote) return { role: "remote", origin: ctx.remote.origin };
+  return { role: "user", origin: ctx.relay.pairing.originOf(ctx.caller) };
 }

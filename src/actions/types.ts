@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Relay } from "../relay.ts";
 import type { SessionRow } from "../sessions/types.ts";
 import type { Gate } from "../approvals/gate.ts";
+import type { RemoteContext } from "../pairing/remote-context.ts";
 
 /** Agents-may levels (contract §5.2); `none` = needs no level (list_relays). */
 export type Level = "none" | "read" | "prompt" | "full";
@@ -21,6 +22,9 @@ export interface ActionContext {
    * (the ask/plan write card) and the refusal tail come from the registry entry; pass what
    * only the handler knows: target, details, once, always, prompts, billing. */
   approve: (gate?: ApproveGate) => Promise<void>;
+  /** Set when a conversation on a paired relay makes the call (pairing/remote-exec.ts);
+   * `caller` is then its stand-in here. */
+  remote?: RemoteContext;
 }
 
 export type ApproveGate = Omit<Gate, "action" | "relay" | "write"> & Partial<Pick<Gate, "write">>;

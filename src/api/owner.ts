@@ -16,6 +16,7 @@ import { subscriptionRoutes } from "./subscriptions.ts";
 import { providerRoutes } from "./providers.ts";
 import { usageRoutes } from "./usage.ts";
 import { timingSafeEqual } from "node:crypto";
+import { pairingRoutes } from "../pairing/routes.ts";
 import { sessionFileRoutes } from "./session-files.ts";
 import { cloudRoutes } from "../cloud/routes.ts";
 
@@ -67,6 +68,7 @@ export function ownerApi(relay: Relay): Hono {
   app.route("/groups", groupRoutes(relay));
   app.route("/schedules", scheduleRoutes(relay));
   app.route("/subscriptions", subscriptionRoutes(relay));
+  app.route("/", pairingRoutes(relay));
   app.route("/providers", providerRoutes(relay));
   app.route("/usage", usageRoutes(relay));
 

@@ -25,7 +25,7 @@ export function providerRoutes(relay: Relay): Hono {
   app.post("/:id/check", async (c) => {
     const id = c.req.param("id");
     if (!getProvider(id)) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No provider '${id.slice(0, 80)}' on this relay. Nothing was checked.`);
-    await relay.probes.check(id);
+    await relay.probes.check(id, true);
     return c.json(entry(id));
   });
   return app;

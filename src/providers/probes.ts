@@ -1,14 +1,15 @@
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AcpWorker } from "./acp-worker.ts";
-import { adapterFor } from "./adapters/index.ts";
+import { AcpWorker, type LaunchSpec } from "./acp-worker.ts";
+import { adapterFor, type ProviderAdapter } from "./adapters/index.ts";
 import { CATALOG, fakeProviders, getProvider, providerAvailability } from "./catalog.ts";
 import { launchSpec } from "./launch.ts";
 import { probeResult, setProbeResult, type ProbeResult } from "./probe-cache.ts";
 import { advertisedModels } from "./session-config.ts";
 import { isOpenAiAgent, refreshOpenAiAgents } from "./openai-agent/provider.ts";
-import { describeFailure, isAuthError, signInReason } from "./turn-errors.ts";
+import { isAuthError, signInReason } from "./turn-errors.ts";
 
 // Availability you can trust (contract §9.2): `available` means installed AND signed in.
 // A probe starts the provider's agent the way a session would (its own secrets only), asks
@@ -19,7 +20,11 @@ import { describeFailure, isAuthError, signInReason } from "./turn-errors.ts";
 // owner call: until a result is in, the catalog reports what it knows (installed or not).
 
 /** Real time on purpose: a probe waits on a process, not on the relay's schedule. */
-const PROBE_TIMEOUT_MS = 45_000;
+const PROBE_TIMEOUT_MS = 120_000;
+/** Claude pushes its sign-in status after its own background check (seconds; tens on a loaded machine). */
+const SIGN_IN_NOTICE_MS = 90_000;
+
+class ProbeTimeout extends Error {}
 
 export interface ProbeEnv {
   relayName: string;
@@ -43,17 +48,20 @@ export class ProviderProbes {
     for (const id of Object.keys(CATALOG)) if (this.probeable(id)) void this.check(id);
   }
 
-  /** Runs (or joins) a probe of `id`; undefined when there is nothing to probe. */
-  check(id: string): Promise<ProbeResult | undefined> {
-    // DeepSeek / OpenAI-compatible run no CLI: their probe asks the endpoint's models list.
-    if (isOpenAiAgent(id)) return refreshOpenAiAgents(this.env.settings(), true, PROBE_TIMEOUT_MS).then(() => probeResult(id));
+  /** Runs (or joins) a probe of `id`; undefined when there is nothing to probe. `fresh`: a
+   * probe already running started before what changed (a setting), so another runs after it. */
+  check(id: string, fresh = false): Promise<ProbeResult | undefined> {
     const going = this.running.get(id);
-    if (going) return going;
-    if (!this.probeable(id)) return Promise.resolve(undefined);
-    const p = this.probe(id).then((r) => {
-      setProbeResult(id, r);
-      return r;
-    }).finally(() => this.running.delete(id));
+    if (going && !fresh) return going;
+    const start = () => (this.probeable(id) ? this.probe(id) : Promise.resolve(undefined));
+    const p: Promise<ProbeResult | undefined> = (going ? going.catch(() => undefined).then(start) : start())
+      .then((r) => {
+        if (r) setProbeResult(id, r);
+        return r;
+      })
+      .finally(() => {
+        if (this.running.get(id) === p) this.running.delete(id);
+      });
     this.running.set(id, p);
     return p;
   }
@@ -61,7 +69,7 @@ export class ProviderProbes {
   /** A turn failed on sign-in: probe again, and if the probe still finds it signed in (a key
    * that is set but refused), it stays unavailable until its settings change or the owner checks. */
   async authFailed(id: string): Promise<void> {
-    const r = await this.check(id);
+    const r = await this.check(id, true);
     if (!r?.available) return;
     const adapter = adapterFor(id)!;
     const ctx = { providerName: getProvider(id)?.name ?? id, relayName: this.env.relayName, signIn: adapter.signIn };
@@ -76,28 +84,37 @@ export class ProviderProbes {
     const adapter = adapterFor(id)!;
     const name = getProvider(id)?.name ?? id;
     const spec = launchSpec(id, this.env.settings())!;
+    const checkedAt = this.env.now();
     const dir = mkdtempSync(join(tmpdir(), "oar-probe-"));
     const worker = new AcpWorker(spec, dir, { onChunk() {}, onTask() {}, onTaskOutput() {}, askUser: async () => ({}), onExit() {} }, adapter);
     const ctx = { providerName: name, relayName: this.env.relayName, signIn: adapter.signIn };
-    const checkedAt = this.env.now();
     let timer: NodeJS.Timeout | undefined;
     try {
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`it did not answer within ${PROBE_TIMEOUT_MS / 1000} s`)), PROBE_TIMEOUT_MS);
+        timer = setTimeout(() => reject(new ProbeTimeout()), PROBE_TIMEOUT_MS);
       });
       const exited = worker.exited.then(() => {
         throw new Error(`it exited at start${worker.stderr ? ` (${worker.stderr.trim().slice(-300)})` : ""}`);
       });
+      const cliCheck = adapter.signInCheck ? runSignInCheck(spec, adapter.signInCheck, dir) : Promise.resolve(undefined);
       await Promise.race([worker.start(null, { probe: true }), timeout, exited]);
-      // A sign-in notification may trail session/new by a moment (Claude sends it meanwhile).
-      if (adapter.signedOut && worker.signedOut === undefined) await worker.waitForNotice("_auth/status_update", 2000);
+      // Claude's status push may trail session/new, or never come; its own CLI tells as well.
+      let signedOut = worker.signedOut;
+      if (signedOut === undefined && adapter.signedOut) {
+        const signedIn = await cliCheck;
+        if (signedIn !== undefined) signedOut = worker.signedOut ?? !signedIn;
+        else if (await worker.waitForNotice("_auth/status_update", SIGN_IN_NOTICE_MS)) signedOut = worker.signedOut;
+      }
       const models = advertisedModels(worker.advertised, adapter);
-      if (worker.signedOut) return { available: false, reason: signInReason(ctx), models: models.length ? models : null, checkedAt };
+      if (signedOut) return { available: false, reason: signInReason(ctx), models: models.length ? models : null, checkedAt };
       return { available: true, models: models.length ? models : null, checkedAt };
     } catch (err) {
       if (isAuthError(err)) return { available: false, reason: signInReason(ctx), checkedAt };
-      const why = describeFailure(err, { ...ctx, stderr: worker.stderr }).message;
-      return { available: false, reason: `${name} did not start on relay "${this.env.relayName}": ${why.replace(/ Send the message again.*$/, "")}`, checkedAt };
+      if (err instanceof ProbeTimeout) {
+        return { available: false, reason: `${name} did not answer its availability check on relay "${this.env.relayName}" within ${PROBE_TIMEOUT_MS / 1000} s (a first start may unpack the CLI; check again)`, checkedAt };
+      }
+      const why = (err instanceof Error ? err.message : String(err)).replace(/^(Error:\s*)+/i, "").slice(0, 400);
+      return { available: false, reason: `${name} did not start on relay "${this.env.relayName}": ${why}`, checkedAt };
     } finally {
       clearTimeout(timer);
       worker.kill();
@@ -111,4 +128,15 @@ export class ProviderProbes {
     const r = probeResult(id);
     return { available: a.available, ...(a.reason ? { reason: a.reason } : {}), checkedAt: r ? new Date(r.checkedAt).toISOString() : null, checking: this.checking(id) };
   }
+}
+
+/** Runs the adapter's sign-in command; undefined when it cannot tell (failed, timed out, unreadable). */
+function runSignInCheck(spec: LaunchSpec, check: NonNullable<ProviderAdapter["signInCheck"]>, cwd: string): Promise<boolean | undefined> {
+  return new Promise((resolve) => {
+    execFile(spec.command, [...check.args], { cwd, env: spec.env, timeout: SIGN_IN_NOTICE_MS }, (err, stdout) => {
+      // Signed out exits 1 while still printing its answer.
+      void err;
+      resolve(typeof stdout === "string" && stdout.trim() ? check.signedIn(stdout) : undefined);
+    });
+  });
 }

@@ -42,7 +42,7 @@ export function wireProviders(d: ProviderWiringDeps): { probes: ProviderProbes; 
   d.bus.on((e) => {
     if (e.type !== "settings.updated") return;
     askEndpoints();
-    for (const [id, before] of seen) if (secretsOf(id) !== before) void probes.check(id);
+    for (const [id, before] of seen) if (secretsOf(id) !== before) void probes.check(id, true);
     remember();
   });
 

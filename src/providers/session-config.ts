@@ -115,7 +115,7 @@ export function configCalls(ad: Advertisement, adapter: ProviderAdapter | undefi
     // runs on the agent's current model and the reply says which (modelNote).
     const value = listed?.id ?? (adapter?.acceptsUnlistedModels || !offered.length ? want.model : null);
     if (value !== null && opt) calls.push({ method: "session/set_config_option", configId: opt.id, value, what: `model ${want.model}` });
-    else if (value !== null && ad.models) calls.push({ method: "session/set_model", modelId: value, what: `model ${want.model}` });
+    else if (value !== null && (ad.models || adapter?.setModelUnadvertised)) calls.push({ method: "session/set_model", modelId: value, what: `model ${want.model}` });
   }
   if (want.effort && want.effort !== applied.effort) {
     const opt = byCategory(ad, "thought_level");

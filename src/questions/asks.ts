@@ -86,7 +86,8 @@ export class Asks {
     const to = new Set([q.asked_by ?? q.session_id, q.session_id]);
     for (const sessionId of to) {
       const s = this.relay.sessions.get(sessionId);
-      if (s && !s.archived_at) deliverAnswer(this.relay, sessionId, q);
+      // An asker on a paired relay gets it through the link (pairing/outbox.ts).
+      if ((s && !s.archived_at) || sessionId.startsWith("rmt_")) deliverAnswer(this.relay, sessionId, q);
     }
   }
 }

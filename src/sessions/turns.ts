@@ -174,7 +174,9 @@ export class Turns {
     db.transaction(() => {
       let replyId: string | null = null;
       if (live.text || status === "error" || extraMeta?.activity) {
-        const text = live.text || (status === "error" ? `Error: ${error}` : "");
+        // A turn that failed after some text keeps it and says why below it (a CLI may print
+        // its own terse line, e.g. "Invalid API key", before failing).
+        const text = status === "error" ? (live.text ? `${live.text}\n\nError: ${error}` : `Error: ${error}`) : live.text;
         replyId = this.store.addMessage(turn.session_id, "agent", text, { turnId, meta: { model, status, error: error ?? null, ...(extraMeta ?? {}) } }).id;
       }
       db.prepare("UPDATE turns SET status = ?, reply_text = ?, reply_message_id = ?, error = ?, model = ?, ended_at = ? WHERE id = ?")

@@ -82,7 +82,7 @@ function listGroup(relay: Relay, s: ListRow, lc: ListContext): ReturnType<typeof
 }
 
 function starterTitle(relay: Relay, id: string, lc: ListContext): string | null {
-  return lc.titles?.get(id) ?? relay.sessions.get(id)?.title ?? null;
+  return lc.titles?.get(id) ?? relay.sessions.get(id)?.title ?? relay.pairing.remoteTitle(id);
 }
 
 /** A `list_sessions` entry (contract §8). */

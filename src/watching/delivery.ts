@@ -89,6 +89,9 @@ export class Delivery implements DeliveryApi {
   /** Writes one event for a watcher (inside the caller's transaction). False when this
    * watcher already has it: the same thing happening is delivered once. */
   add(watcher: string, e: NewEvent): boolean {
+    // A watcher on a paired relay: its relay fetches the event (pairing/outbox.ts) and applies
+    // digests and quiet hours there.
+    if (watcher.startsWith("rmt_")) return this.relay.pairing.outbox.add(watcher, e);
     const r = this.q.insert.run({
       watcher, key: e.key, seq: this.nextSeq(), type: e.type, sessionId: e.sessionId, turnId: e.turnId, line: e.line, urgent: e.urgent ? 1 : 0,
       subs: JSON.stringify(e.subs), at: e.at, state: e.state, hold: e.hold, holdSub: e.holdSub, releaseAt: e.releaseAt,
@@ -247,7 +250,7 @@ export class Delivery implements DeliveryApi {
   /** Something new is due for the watcher by `at`: its timer is brought forward if needed
    * (the cheap path for every captured event; `run` re-arms exactly). */
   dueBy(watcher: string, at: number): void {
-    if (at === Infinity) return;
+    if (at === Infinity || watcher.startsWith("rmt_")) return;
     const cur = this.armed.get(watcher);
     if (cur && cur.at <= at) return;
     this.arm(watcher, at);

@@ -69,6 +69,8 @@ export class SubscriptionStore {
   }
 
   private index(sub: Sub): void {
+    // A subscription on a paired relay (its mirror here): that relay captures its events.
+    if (sub.row.relay !== "this") return;
     this.byId.set(sub.id, sub);
     const own = this.byWatcher.get(sub.watcher);
     if (own) own.push(sub);

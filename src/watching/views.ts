@@ -17,6 +17,7 @@ export function subscriptionView(relay: Relay, store: SubscriptionStore, row: Su
   return {
     id: row.id,
     watcher: row.watcher,
+    ...(row.relay !== "this" ? { relay: row.relay } : {}),
     scope: sub.all ? "all" : "sessions",
     sessions: sub.all ? "all" : sub.sessions.map((id) => ({ id, title: relay.sessions.get(id)?.title ?? null })),
     events: [...sub.events],

@@ -7,8 +7,8 @@ import { staticAsset, type Asset } from "./static-asset.ts";
 import { vendorAssets } from "./vendor.ts";
 
 // The web UI: one static page plus its plain ES modules and stylesheet (no build step), and
-// three pinned libraries served from node_modules (vendor.ts). Every file is read, hashed
-// and compressed once at start; the page reads the owner token from the URL fragment and
+// three pinned libraries served from node_modules (vendor.ts). Every file is read and hashed
+// at start and compressed once on first asking (static-asset.ts); the page reads the owner token from the URL fragment and
 // talks to the owner API and its SSE stream; nothing served here needs or holds the token.
 
 // From the package root: the compiled bundle serves the same files as the sources.

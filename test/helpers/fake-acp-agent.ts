@@ -20,6 +20,12 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 const profile = process.env.FAKE_ACP_PROFILE ?? "claude";
 const signedOut = process.env.FAKE_ACP_SIGNED_OUT === "1";
 
+// `claude-agent-acp --cli auth status --json`: the sign-in check the relay's probe runs.
+if (process.argv.includes("--cli")) {
+  process.stdout.write(JSON.stringify({ loggedIn: !signedOut, authMethod: signedOut ? "none" : "api_key" }) + "\n");
+  process.exit(signedOut ? 1 : 0);
+}
+
 interface State {
   mode: string | null;
   model: string | null;

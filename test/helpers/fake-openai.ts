@@ -4,6 +4,7 @@
 //                               tool_calls deltas, usage in the final chunk) or not
 //   GET  /v1/models             the configured model ids
 //   POST /v1/images/generations and /v1/images/edits   b64_json images
+//   GET  /v1/api-key            xAI's key info (Grok checks its key with it)
 // Paths are matched by their ending, so base URLs with or without `/v1` both work.
 // Each test scripts the answers (a queue, then a function of the request) and reads back
 // what the agent sent (`calls`: model ids, tools, messages). Loopback only.
@@ -175,6 +176,15 @@ export class FakeOpenAI {
     if (!ok) return writeError(res, errors.unauthorized());
     if (req.method === "GET" && req.path.endsWith("/models")) {
       return sendJson(res, 200, { object: "list", data: this.models.map((id) => ({ id, object: "model", created: 1_700_000_000, owned_by: "fake" })) });
+    }
+    if (req.method === "GET" && req.path.endsWith("/api-key")) {
+      // xAI's key info (Grok asks it at start to decide whether its key is good).
+      const key = this.apiKey ?? "any";
+      return sendJson(res, 200, {
+        redacted_api_key: `${key.slice(0, 3)}…${key.slice(-2)}`, user_id: "user-fake", name: "fake key", create_time: "2026-01-01T00:00:00Z",
+        modify_time: "2026-01-01T00:00:00Z", modified_by: "user-fake", team_id: "team-fake", acls: ["api-key:model:*", "api-key:endpoint:*"],
+        api_key_id: "key-fake", team_blocked: false, api_key_blocked: false, api_key_disabled: false,
+      });
     }
     if (req.method === "POST" && (req.path.endsWith("/images/generations") || req.path.endsWith("/images/edits"))) {
       this.imageRequests.push(req);

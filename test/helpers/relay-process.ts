@@ -37,6 +37,17 @@ export interface StartOpts {
   /** Turn agent sessions on right after start (default true). */
   agentSessions?: boolean;
   settings?: Record<string, unknown>;
+  /** Added to (undefined: removed from) the relay process's environment, which its workers inherit. */
+  env?: Record<string, string | undefined>;
+}
+
+function withEnv(base: NodeJS.ProcessEnv, extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env = { ...base };
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
 }
 
 export class TestRelay {
@@ -67,12 +78,12 @@ export class TestRelay {
     if (this.opts.testClock !== false) args.push("--test-clock");
     if (this.opts.emulateVersion) args.push("--emulate-version", this.opts.emulateVersion);
     this.output = "";
-    this.proc = spawn(BIN, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env } });
+    this.proc = spawn(BIN, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: withEnv(process.env, this.opts.env) });
     this.proc.stdout!.on("data", (d) => (this.output += d));
     this.proc.stderr!.on("data", (d) => (this.output += d));
     this.url = `http://127.0.0.1:${port}`;
-    // Up to a minute: a loaded machine (CI on 2 cores) compiles the sources slowly.
-    for (let i = 0; i < 600; i++) {
+    // Up to 90 s: a relay starting from TypeScript sources can take half a minute on a loaded machine.
+    for (const end = Date.now() + 90_000; Date.now() < end; ) {
       if (this.proc.exitCode !== null) break;
       try {
         const r = await fetch(`${this.url}/api/health`);

@@ -37,6 +37,20 @@ const CLAUDE_MODES = {
   plan: ["plan"],
 } as const;
 
+// The adapter pushes its status only after its own `claude auth status` answers within 5 s,
+// which a loaded machine misses (then it says nothing): the probe asks the same command itself.
+const signInCheck = {
+  args: ["--cli", "auth", "status", "--json"],
+  signedIn(stdout: string): boolean | undefined {
+    try {
+      const v = (JSON.parse(stdout) as { loggedIn?: unknown }).loggedIn;
+      return typeof v === "boolean" ? v : undefined;
+    } catch {
+      return undefined;
+    }
+  },
+};
+
 const signedOut = (method: string, params: Record<string, unknown>) => {
   if (method !== "_auth/status_update") return undefined;
   const kind = (params.authStatus as { kind?: unknown } | undefined)?.kind;
@@ -54,6 +68,7 @@ export const claude: ProviderAdapter = {
   modes: CLAUDE_MODES,
   modelId: claudeModelId,
   signedOut,
+  signInCheck,
 };
 
 // The same adapter billed to the owner's API key (setting claudeApiKey).
@@ -71,4 +86,5 @@ export const claudeApi: ProviderAdapter = {
   modes: CLAUDE_MODES,
   modelId: claudeModelId,
   signedOut,
+  signInCheck,
 };

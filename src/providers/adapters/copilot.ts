@@ -17,5 +17,7 @@ export const copilot: ProviderAdapter = {
   },
   signIn: "run `copilot login` (or add a Copilot token in Settings → Providers)",
   modes: { agent: ["#agent"], ask: ["#agent"], plan: ["#plan"] },
+  // Offline (a BYOK provider) it lists no models but takes session/set_model with any id.
+  setModelUnadvertised: true,
   replyFailure: (reply) => /(^|\n|\.\.\.)\s*Error: Authentication failed\b[^\n]*/.exec(reply)?.[0].replace(/^[\s.]*/, "") ?? null,
 };

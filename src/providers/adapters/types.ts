@@ -41,6 +41,8 @@ export interface ProviderAdapter {
   signIn: string;
   /** CLI mode ids to pick for each relay mode, most wanted first; none offered: the CLI's current mode. */
   modes?: Partial<Record<Mode, readonly string[]>>;
+  /** The CLI takes `session/set_model` though it advertised no models (Copilot offline: any id). */
+  setModelUnadvertised?: boolean;
   /** The CLI resolves model ids it did not list (Claude takes full Anthropic ids): always set the model. */
   acceptsUnlistedModels?: boolean;
   /** How an advertised model becomes a relay model id (default: its id). null: not a model to list. */
@@ -50,6 +52,9 @@ export interface ProviderAdapter {
   /** A turn that "succeeded" with a reply saying the credentials were refused (Copilot with a
    * wrong provider key ends end_turn with "Error: Authentication failed …"): the error text. */
   replyFailure?(reply: string): string | null;
+  /** A command (the binary with these arguments, in the worker's environment) whose output
+   * says whether someone is signed in: the probe asks it when the agent itself stays silent. */
+  signInCheck?: { args: readonly string[]; signedIn(stdout: string): boolean | undefined };
   /** Whether the sign-in status notification says nobody is signed in (Claude's `_auth/status_update`). */
   signedOut?(method: string, params: Record<string, unknown>): boolean | undefined;
 }

@@ -120,6 +120,8 @@ const app = acp
     const s = sessions.get(params.sessionId);
     if (!s) throw acp.RequestError.resourceNotFound(params.sessionId);
     applyMeta(s, oarMeta(params._meta));
+    // "default": a session created before the endpoint's list was known runs on its first model.
+    if (s.model === "default" && s.models.length) s.model = s.models[0];
     const text = params.prompt.flatMap((b) => (b.type === "text" ? [b.text] : b.type === "resource_link" ? [`[file: ${b.uri}]`] : [])).join("\n");
     const controller = new AbortController();
     const onAbort = () => controller.abort();
@@ -153,7 +155,8 @@ const app = acp
         _meta: { oar: { usage: oarUsage, model: s.model } },
       } as acp.PromptResponse;
     } catch (e) {
-      if (e instanceof TurnFailed) throw new acp.RequestError(-32000, e.message);
+      // Not -32000 (which the relay reads as "not signed in"): the words are the owner's to read as they are.
+      if (e instanceof TurnFailed) throw new acp.RequestError(-32603, e.message, { oar: { worded: true, kind: e.kind } });
       throw e;
     } finally {
       s.running.delete(controller);

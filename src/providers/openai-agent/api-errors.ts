@@ -8,7 +8,24 @@ import type { AgentConfig } from "./config.ts";
 export const MAX_RETRIES = 4;
 const MAX_DELAY_MS = 30_000;
 
-export class TurnFailed extends Error {}
+/** What kind of failure, in the relay's words (turn-errors.ts): auth failures make it probe again. */
+export type FailedKind = "auth" | "rate_limit" | "config" | "protocol";
+
+export class TurnFailed extends Error {
+  constructor(
+    message: string,
+    readonly kind: FailedKind = "protocol",
+  ) {
+    super(message);
+  }
+}
+
+export function failureKind(e: unknown): FailedKind {
+  const status = e instanceof APIError ? (e.status ?? 0) : 0;
+  if (status === 401 || status === 403) return "auth";
+  if (status === 429) return "rate_limit";
+  return e instanceof APIConnectionError || status === 404 ? "config" : "protocol";
+}
 
 /** The server said the conversation no longer fits its context. */
 export function isContextOverflow(e: unknown): boolean {
@@ -45,12 +62,25 @@ const detail = (e: APIError) => {
   return m ? `: ${m.slice(0, 300)}` : "";
 };
 
+/** The innermost cause's code (ECONNREFUSED, ENOTFOUND) or message: "fetch failed" says nothing. */
+function rootCause(e: Error): string {
+  let c: unknown = e;
+  let best = e.message;
+  for (let i = 0; c && typeof c === "object" && i < 5; i++) {
+    const x = c as { code?: unknown; message?: unknown; cause?: unknown };
+    if (typeof x.code === "string") return x.code;
+    if (typeof x.message === "string" && x.message && x.message !== "fetch failed" && x.message !== "Connection error.") best = x.message;
+    c = x.cause;
+  }
+  return best;
+}
+
 /** The owner-facing sentence for a request that failed for good. */
 export function describeFailure(e: unknown, cfg: AgentConfig, model: string, retries: number): string {
   const where = `${cfg.name} (${cfg.baseUrl})`;
   const stopped = "The turn was stopped;";
   if (e instanceof APIConnectionError) {
-    const cause = (e.cause as { code?: string; message?: string } | undefined)?.code ?? (e.cause as Error | undefined)?.message ?? e.message;
+    const cause = rootCause(e);
     return `Could not reach ${where}: ${cause}. ${stopped} check the network, or that the endpoint runs and the base URL in ${cfg.settingsHint} is right, then send again.`;
   }
   if (!(e instanceof APIError)) return `${cfg.name} failed: ${e instanceof Error ? e.message : String(e)}. ${stopped} send again to retry.`;

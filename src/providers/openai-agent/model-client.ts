@@ -2,7 +2,7 @@
 // below are bounded, honour retry-after, and stop the moment the turn is cancelled).
 
 import OpenAI from "openai";
-import { describeFailure, isAbort, retryDelay, TurnFailed } from "./api-errors.ts";
+import { describeFailure, failureKind, isAbort, retryDelay, TurnFailed } from "./api-errors.ts";
 import type { AgentConfig } from "./config.ts";
 import type { Message } from "./session.ts";
 import { readStream, type ModelReply, type StreamSink } from "./stream.ts";
@@ -70,7 +70,7 @@ export class ModelClient {
         }
         if (e instanceof OpenAI.APIError && e.status === 400 && /context|too long|maximum.*tokens/i.test(e.message)) throw e;
         const delay = retryDelay(e, attempt);
-        if (delay === null) throw new TurnFailed(describeFailure(e, this.cfg, req.model, attempt));
+        if (delay === null) throw new TurnFailed(describeFailure(e, this.cfg, req.model, attempt), failureKind(e));
         onRetry?.(`${this.cfg.name} answered ${(e as { status?: number }).status}; retrying in ${Math.round(delay / 100) / 10} s (attempt ${attempt + 2}).`);
         await sleep(delay, signal);
       }

@@ -121,20 +121,23 @@ export async function refreshOpenAiAgents(settings: Settings, force = false, wai
   clearTimeout(timer);
 }
 
+// A plain GET (not the openai SDK): the relay itself stays light to start; the agent process uses the SDK.
 async function probe(id: AgentProvider, e: Endpoint, key: string): Promise<void> {
-  // Loaded on the first probe: the OpenAI SDK is the relay's largest dependency after zod,
-  // and a relay without these providers set up never needs it (start-up and idle memory).
-  const { default: OpenAI } = await import("openai");
-  const api = new OpenAI({ baseURL: e.baseUrl!, apiKey: e.apiKey ?? "none", maxRetries: 0, timeout: 5000 });
   const result: Probe = { key, checkedAt: Date.now(), models: null };
   try {
-    const page = await api.models.list();
-    result.models = page.data.map((m) => m.id).filter((m) => typeof m === "string" && m !== "");
-  } catch (err) {
-    const status = (err as { status?: number }).status;
-    if (status === 401 || status === 403) result.reason = `${e.name} refused the API key (${status}): set a valid key in ${e.settingsHint}`;
-    else if (status === undefined) result.reason = `${e.name} could not be reached at ${e.baseUrl} (${(err as Error).message}): check that it runs and the base URL in ${e.settingsHint}`;
+    const res = await fetch(`${e.baseUrl!.replace(/\/+$/, "")}/models`, {
+      headers: { authorization: `Bearer ${e.apiKey ?? "none"}`, accept: "application/json" },
+      signal: AbortSignal.timeout(5000),
+    });
+    if (res.status === 401 || res.status === 403) result.reason = `${e.name} refused the API key (${res.status}): set a valid key in ${e.settingsHint}`;
+    else if (res.ok) {
+      const body = (await res.json()) as { data?: { id?: unknown }[] };
+      result.models = (body.data ?? []).map((m) => m.id).filter((m): m is string => typeof m === "string" && m !== "");
+    }
     // Other answers (404: no models endpoint) leave the provider usable without a list.
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
+    result.reason = `${e.name} could not be reached at ${e.baseUrl} (${cause}): check that it runs and the base URL in ${e.settingsHint}`;
   }
   probes.set(id, result);
   // The relay's probe cache: the catalog's discovered model lists and GET /api/providers' checkedAt read it.

@@ -18,6 +18,9 @@ export class NewSessionView {
     const mode = h("select", { class: "input", id: "new-mode" }, ["agent", "ask", "plan"].map((m) => h("option", { value: m }, m)));
     const title = h("input", { class: "input", id: "new-title", maxlength: 200, placeholder: "optional" });
     const cwd = h("input", { class: "input", id: "new-cwd", placeholder: "the relay's default folder" });
+    // Claude Cloud works on a clone of a repository instead of a folder (contract §9.2).
+    const repo = h("input", { class: "input", id: "new-repo", placeholder: "git URL, path on the relay, or owner/name" });
+    const branch = h("input", { class: "input", id: "new-branch", placeholder: "made from the default branch when missing" });
     const text = h("textarea", { class: "input", id: "new-text", rows: 4, placeholder: "optional: starts the first turn" });
     const may = h("input", { type: "checkbox", role: "switch", id: "new-may" });
     const error = h("p", { class: "form-error", role: "alert" });
@@ -37,9 +40,15 @@ export class NewSessionView {
       const a = avail.get(provider.value);
       why.textContent = a && !a.available ? `Not available: ${a.reason ?? "not set up"}` : "";
     };
+    const cloudFields = () => {
+      const cloud = provider.value === "claude-cloud";
+      cwdField.hidden = cloud;
+      repoField.hidden = branchField.hidden = !cloud;
+    };
     provider.addEventListener("change", () => {
       fillModels();
       explain();
+      cloudFields();
     });
     fillModels();
     // Which providers are set up on this relay: each option says so in words.
@@ -55,6 +64,10 @@ export class NewSessionView {
       });
 
     const field = (label, input, id) => h("div", { class: "field" }, h("label", { class: "field-label", for: id }, label), input);
+    const cwdField = field("Folder", cwd, "new-cwd");
+    const repoField = field("Repository", repo, "new-repo");
+    const branchField = field("Branch", branch, "new-branch");
+    cloudFields();
     this.form = h("form", { class: "new-form", "aria-labelledby": "new-title-h", onsubmit: async (e) => {
       e.preventDefault();
       error.textContent = "";
@@ -63,7 +76,10 @@ export class NewSessionView {
       if (model.value.trim()) body.model = model.value.trim();
       if (effort.value) body.effort = effort.value;
       if (title.value.trim()) body.title = title.value.trim();
-      if (cwd.value.trim()) body.cwd = cwd.value.trim();
+      if (provider.value === "claude-cloud") {
+        if (repo.value.trim()) body.repo = repo.value.trim();
+        if (branch.value.trim()) body.branch = branch.value.trim();
+      } else if (cwd.value.trim()) body.cwd = cwd.value.trim();
       if (text.value.trim()) body.text = text.value;
       if (may.checked) body.mayCreateSessions = true;
       try {
@@ -83,7 +99,7 @@ export class NewSessionView {
         field("Effort", effort, "new-effort"),
         field("Relay mode", mode, "new-mode")),
       field("Title", title, "new-title"),
-      field("Folder", cwd, "new-cwd"),
+      cwdField, repoField, branchField,
       field("First message", text, "new-text"),
       h("div", { class: "field" }, h("label", { class: "switch", for: "new-may" }, may, h("span", { class: "switch-track", "aria-hidden": "true" }), "Agents in this conversation may start sessions")),
       error,

@@ -12,7 +12,7 @@ export function notifyButton() {
   const draw = () => {
     const on = wanted() && allowed();
     btn.setAttribute("aria-pressed", String(on));
-    btn.replaceChildren(h("span", { "aria-hidden": "true" }, on ? "🔔 " : "🔕 "), on ? "Notifications on" : "Notify me");
+    btn.replaceChildren(h("span", { "aria-hidden": "true" }, on ? "🔔 " : "🔕 "), h("span", { class: "notify-label" }, on ? "Notifications on" : "Notify me"));
     btn.title = typeof Notification === "undefined" ? "This browser has no desktop notifications" : Notification.permission === "denied" ? "The browser blocks notifications for this page" : "";
   };
   btn.addEventListener("click", async () => {

@@ -62,7 +62,9 @@ export class ProvidersSection {
     return h("div", { class: `provider${p.available ? "" : " is-unavailable"}`, role: "group", "aria-label": `Provider ${p.name}` },
       h("div", { class: "prov-head" }, h("strong", {}, p.name), status, p.checkedAt ? h("span", { class: "field-help" }, `checked ${fmtTime(p.checkedAt)}`) : null, h("span", { class: "ctl-spacer" }), check),
       !p.available && p.reason ? h("p", { class: "prov-reason" }, p.reason) : null,
-      p.setUp ? h("p", { class: "field-help" }, typeof p.setUp === "string" ? p.setUp : JSON.stringify(p.setUp)) : null,
+      // How to set it up, while it is not available (install, sign in, a key here).
+      !p.available && p.setUp?.length ? h("ul", { class: "prov-setup field-help" }, (Array.isArray(p.setUp) ? p.setUp : [String(p.setUp)]).map((x) => h("li", {}, x))) : null,
+      p.checking ? h("span", { class: "field-help" }, "checking…") : null,
       fields.length ? h("div", { class: "prov-fields" }, fields) : null,
       p.id === "claude-api" && "claudeApiMonthlyCapUsd" in this.settings ? this.cap() : null);
   }

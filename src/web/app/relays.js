@@ -54,10 +54,14 @@ export class RelaysSection {
     const path = `/api/relays/${encodeURIComponent(x.name)}`;
     const level = h("select", { class: "input", "aria-label": `Agents may (${x.name})`, onchange: () => this.ctx.call("PATCH", path, { agentsMay: level.value }).catch(() => {}).then(() => this.refresh()) },
       LEVELS.map(([v, label]) => h("option", { value: v, selected: x.agentsMay === v }, label)));
+    // A relay that paired with this one: its agents act here; only unpairing is ours to do.
+    const what = x.direction === "incoming"
+      ? h("span", { class: "relay-url" }, "paired with this relay")
+      : h("label", { class: "ctl" }, h("span", { class: "ctl-label" }, "Agents may"), level);
     return h("li", { class: "relay" },
       h("span", { class: "relay-name" }, x.name),
-      h("span", { class: "relay-url" }, x.url ?? ""),
-      h("label", { class: "ctl" }, h("span", { class: "ctl-label" }, "Agents may"), level),
+      h("span", { class: "relay-url" }, x.url ? `${x.url}${x.online === false ? " · offline" : ""}` : ""),
+      what,
       h("button", { class: "btn btn-danger-quiet", type: "button", onclick: () => confirm(`Unpair ${x.name}?`) && this.ctx.call("DELETE", path).catch(() => {}).then(() => this.refresh()) }, "Unpair"));
   }
 }

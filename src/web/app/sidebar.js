@@ -55,7 +55,8 @@ function entry(s, currentId, waiting) {
         waits ? badge(`needs you${waits > 1 ? ` · ${waits}` : ""}`, "badge-needs") : null,
         s.archived ? badge("archived", "badge-archived") : null,
         s.watched ? badge("watched", "badge-watched") : null),
-      h("span", { class: "sess-meta" }, [s.provider, s.model].filter(Boolean).join(" · ")),
+      // The state in words too, not only the dot's colour.
+      h("span", { class: "sess-meta" }, [s.provider, s.model, waits ? null : s.state === "idle" ? null : STATE_LABEL[s.state] ?? s.state].filter(Boolean).join(" · ")),
       s.viaAgent ? h("span", { class: "sess-via" }, `via agent · "${s.viaAgent.title ?? s.viaAgent.session}"`) : null,
       s.watching > 0 ? h("span", { class: "sess-watching" }, `watching ${plural(s.watching, "session")}`) : null));
 }

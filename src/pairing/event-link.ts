@@ -1,0 +1,204 @@
+import type { Relay } from "../relay.ts";
+import { RelayError } from "../core/errors.ts";
+import { sql } from "../watching/sql.ts";
+import { earliest } from "../watching/release.ts";
+import { URGENT, type SubRow } from "../watching/types.ts";
+import type { Pairing } from "./pairing.ts";
+import type { RelayRow } from "./store.ts";
+import type { OutboxEvent } from "./outbox.ts";
+
+// The watcher's side of events across a link (seed §9 "On paired relays"). One held request
+// per paired relay (GET /peer/v1/events, a long-poll with the resume cursor `after`): the
+// other relay answers the moment it has an event, so a healthy link carries one in well
+// under a second. The events and the new cursor are written in one transaction, as event
+// rows of the local watcher: digests, quiet hours, gathering and wake caps apply here. A
+// SIGKILL before that commit fetches them again; after it, the cursor says they are here.
+// The same loop keeps `online` and `version` of each paired relay current.
+
+const POLL_SECONDS = 25;
+const MAX_BACKOFF_MS = 30_000;
+
+interface Loop {
+  abort: AbortController;
+  stopped: boolean;
+}
+
+export class EventLink {
+  private loops = new Map<string, Loop>();
+  private running = false;
+  /** Relays whose link came back: events of the next fetches are marked replayed. */
+  private replaying = new Map<string, { count: number; held: number; watchers: Set<string> }>();
+
+  constructor(
+    private relay: Relay,
+    private pairing: Pairing,
+  ) {}
+
+  start(): void {
+    this.running = true;
+    this.changed();
+  }
+
+  stop(): void {
+    this.running = false;
+    for (const l of this.loops.values()) {
+      l.stopped = true;
+      l.abort.abort();
+    }
+    this.loops.clear();
+  }
+
+  /** Pairings changed: one loop per paired relay. */
+  changed(): void {
+    if (!this.running) return;
+    const names = new Set(this.pairing.store.relays().map((r) => r.name.toLowerCase()));
+    for (const [name, l] of this.loops) {
+      if (names.has(name)) continue;
+      l.stopped = true;
+      l.abort.abort();
+      this.loops.delete(name);
+    }
+    for (const r of this.pairing.store.relays()) {
+      const key = r.name.toLowerCase();
+      if (this.loops.has(key)) continue;
+      const l: Loop = { abort: new AbortController(), stopped: false };
+      this.loops.set(key, l);
+      void this.loop(r.name, l);
+    }
+  }
+
+  /** A new subscription on that relay: its link asks for it at once. */
+  poke(name: string): void {
+    const l = this.loops.get(name.toLowerCase());
+    if (!l) return;
+    const fresh: Loop = { abort: new AbortController(), stopped: false };
+    l.stopped = true;
+    l.abort.abort();
+    this.loops.set(name.toLowerCase(), fresh);
+    void this.loop(name, fresh);
+  }
+
+  /** Mirror subscriptions this relay holds for watchers here, on that relay. */
+  private mirrors(name: string): SubRow[] {
+    return sql(this.relay.db, "SELECT * FROM subscriptions WHERE relay = ? COLLATE NOCASE AND ended_at IS NULL").all(name) as SubRow[];
+  }
+
+  private async loop(name: string, l: Loop): Promise<void> {
+    let failures = 0;
+    while (!l.stopped && this.running) {
+      const row = this.pairing.store.relay(name);
+      if (!row) return;
+      const subs = this.mirrors(row.name).map((s) => s.id);
+      try {
+        const res = await this.pairing.call(row, "GET", `/peer/v1/events?after=${row.event_cursor}&wait=${POLL_SECONDS}&subs=${subs.join(",")}`, undefined, {
+          timeoutMs: (POLL_SECONDS + 15) * 1000, signal: l.abort.signal,
+        });
+        if (l.stopped) return;
+        failures = 0;
+        this.received(row, (res.json.events ?? []) as OutboxEvent[], (res.json.subs ?? {}) as Record<string, string | null>);
+      } catch (err) {
+        if (l.stopped || !this.running) return;
+        const code = err instanceof RelayError ? err.code : "";
+        if (code === "REMOTE_RELAY_AUTH") {
+          // Removed on the other side: what this relay watched there ends.
+          this.endRelay(row.name);
+        } else {
+          this.lost(row);
+        }
+        failures++;
+        const wait = code === "REMOTE_RELAY_AUTH" ? MAX_BACKOFF_MS : Math.min(500 * 2 ** Math.min(failures, 6), MAX_BACKOFF_MS);
+        await new Promise((r) => setTimeout(r, wait).unref());
+      }
+    }
+  }
+
+  /** Ends the mirrors of subscriptions on that relay (the pairing is gone). */
+  endRelay(name: string): void {
+    const ids = this.mirrors(name).map((s) => s.id);
+    if (ids.length) this.relay.watch.end(ids, "unpaired");
+  }
+
+  private lost(row: RelayRow): void {
+    if (row.link_lost_at != null || !this.relay.db.open) return;
+    const mirrors = this.mirrors(row.name);
+    if (!mirrors.length) return;
+    const now = this.relay.clock.now();
+    const watchers = [...new Set(mirrors.map((m) => m.watcher))];
+    this.relay.db.transaction(() => {
+      this.relay.db.prepare("UPDATE relays SET link_lost_at = ? WHERE name = ?").run(now, row.name);
+      for (const w of watchers) {
+        this.addEvent(w, {
+          key: `link_lost:${row.name}:${now}`, type: "link_lost", sessionId: null, turnId: null, urgent: false, subs: [], at: now,
+          line: `${row.name} · link_lost: relay "${row.name}" stopped answering; it keeps what happens in the sessions watched there (at most 500 events per subscription, for 7 days) and they come as replayed lines when it answers again`,
+        });
+      }
+    })();
+    this.replaying.set(row.name.toLowerCase(), { count: 0, held: 0, watchers: new Set(watchers) });
+    for (const w of watchers) this.relay.watch.delivery.run(w);
+  }
+
+  private received(row: RelayRow, events: OutboxEvent[], subStates: Record<string, string | null>): void {
+    if (!this.relay.db.open) return;
+    const key = row.name.toLowerCase();
+    const replay = row.link_lost_at != null ? (this.replaying.get(key) ?? { count: 0, held: 0, watchers: new Set<string>() }) : null;
+    const touched = new Set<string>();
+    const now = this.relay.clock.now();
+    const watch = this.relay.watch;
+    const endOnce: string[] = [];
+    this.relay.db.transaction(() => {
+      let cursor = row.event_cursor;
+      for (const e of events) {
+        cursor = Math.max(cursor, e.seq);
+        const watcher = this.relay.sessions.get(e.watcher);
+        if (!watcher || watcher.archived_at) continue;
+        const subs = e.subs.map((id) => watch.subs.get(id)).filter((s): s is SubRow => !!s && s.watcher === watcher.id && s.relay.toLowerCase() === key);
+        if (e.subs.length && !subs.length) continue; // its subscription ended here
+        const parsed = subs.map((s) => watch.subs.parse(s));
+        const urgent = URGENT.has(e.type) || e.urgent;
+        const r = parsed.length ? earliest(watch.subs, parsed, now, urgent) : null;
+        const ready = urgent || !r?.hold;
+        const line = `${row.name} · ${replay ? "replayed · " : ""}${e.line.replace(/^\[relay event\] /, "")}`;
+        this.addEvent(watcher.id, {
+          key: `peer:${row.name}:${e.key}`, type: e.type, sessionId: e.sessionId, turnId: null, urgent, subs: subs.map((s) => s.id), at: now, line,
+          ...(ready ? {} : { state: "held", hold: r!.hold, holdSub: r!.sub.id, releaseAt: r!.at }),
+        });
+        for (const s of parsed) if (s.once) endOnce.push(s.id);
+        touched.add(watcher.id);
+        if (replay) {
+          replay.count++;
+          if (!ready) replay.held++;
+          replay.watchers.add(watcher.id);
+        }
+      }
+      // Back: once it has sent all it kept (a short batch), link_restored closes the replay.
+      if (row.link_lost_at != null && events.length < 500) {
+        const r = replay!;
+        for (const w of r.watchers) {
+          this.addEvent(w, {
+            key: `link_restored:${row.name}:${now}`, type: "link_restored", sessionId: null, turnId: null, urgent: false, subs: [], at: now,
+            line: `${row.name} · link_restored: relay "${row.name}" answers again; ${r.count} event${r.count === 1 ? "" : "s"} replayed${r.held ? `, ${r.held} of them held by digest or quiet hours and delivered later` : ""}`,
+          });
+          touched.add(w);
+        }
+        this.relay.db.prepare("UPDATE relays SET link_lost_at = NULL WHERE name = ?").run(row.name);
+        this.replaying.delete(key);
+      } else if (replay) this.replaying.set(key, replay);
+      if (cursor !== row.event_cursor) this.relay.db.prepare("UPDATE relays SET event_cursor = ? WHERE name = ?").run(cursor, row.name);
+    })();
+    // Subscriptions that ended there (once, archived, unsubscribed) end here too.
+    const ended = Object.entries(subStates).filter(([, why]) => why);
+    for (const [id, why] of ended) watch.end([id], why as never);
+    if (endOnce.length) watch.end([...new Set(endOnce)], "once");
+    for (const w of touched) {
+      watch.delivery.noteWatcher(w);
+      watch.delivery.run(w);
+    }
+  }
+
+  private addEvent(watcher: string, e: { key: string; type: string; sessionId: string | null; turnId: string | null; urgent: boolean; subs: string[]; at: number; line: string; state?: "held"; hold?: "digest" | "quiet" | null; holdSub?: string | null; releaseAt?: number | null }): void {
+    this.relay.watch.delivery.add(watcher, {
+      key: e.key, type: e.type, sessionId: e.sessionId, turnId: e.turnId, line: e.line, urgent: e.urgent, subs: e.subs, at: e.at,
+      state: e.state ?? "ready", hold: e.hold ?? null, holdSub: e.holdSub ?? null, releaseAt: e.releaseAt ?? null, echo: false, keep: true,
+    });
+  }
+}

@@ -1,0 +1,129 @@
+import { RelayError } from "../core/errors.ts";
+import type { Relay } from "../relay.ts";
+import type { SessionRow } from "../sessions/types.ts";
+import type { ActionDef, Args } from "../actions/types.ts";
+import { nothingDone } from "../actions/target.ts";
+import { isEmpty } from "../actions/dispatch.ts";
+import { allows, levelNeeded, LEVEL_LABEL } from "./levels.ts";
+import { namesOf } from "./pairing.ts";
+import type { RelayRow } from "./store.ts";
+import type { CallBody } from "./peer-protocol.ts";
+import { mirrorAfter } from "./mirrors.ts";
+
+// A relay_tool call naming a paired relay (seed §5): this relay checks what is its own to
+// decide (the relay is unlocked in this conversation, Agents may allows the action), then
+// the other relay executes it under its rules. A card it asks for is shown here, in the
+// calling conversation. Waits are split into short requests so a link that drops (or a
+// relay restarted mid-wait) costs a retry, not the call.
+
+/** Seconds one peer request waits at most; the rest of a long wait is further `wait` calls. */
+const CHUNK_SECONDS = 50;
+/** How long a wait keeps retrying a relay that stopped answering (real time). */
+const RETRY_MS = 60_000;
+const WAITS = new Set(["send", "create_session", "wait"]);
+
+export interface ForwardOptions {
+  signal: AbortSignal;
+}
+
+export async function forwardCall(relay: Relay, caller: SessionRow, def: ActionDef, input: Args, row: RelayRow, opts: ForwardOptions): Promise<Record<string, unknown>> {
+  const pairing = relay.pairing;
+  const tail = nothingDone(def.name);
+  if (!pairing.isUnlocked(caller.id, row)) {
+    throw new RelayError("REMOTE_RELAY_LOCKED",
+      `Relay "${row.name}" is locked in this conversation: ask the user to mention it in a message here (@${row.name}), then call again. ${tail}`);
+  }
+  const args: Args = {};
+  for (const [k, v] of Object.entries(input)) if (k !== "action" && k !== "relay" && !isEmpty(v)) args[k] = v;
+  const needed = levelNeeded(def, args);
+  if (!allows(row.agents_may, needed)) {
+    const level = needed === "none" ? "read" : needed;
+    throw new RelayError("REMOTE_RELAY_PERMISSION",
+      `${def.name} on relay "${row.name}" needs Agents may "${LEVEL_LABEL[level]}" (${level}); the owner set it to "${LEVEL_LABEL[row.agents_may]}" (${row.agents_may}) under Settings → Relays. ${tail}`,
+      { levelNeeded: level, level: row.agents_may });
+  }
+
+  const origin = pairing.originOf(caller);
+  const lastOwner = relay.db.prepare("SELECT MAX(created_at) AS at FROM messages WHERE session_id = ? AND role = 'user' AND from_json IS NULL").get(caller.id) as { at: number | null };
+  const base: Omit<CallBody, "action" | "args"> = {
+    caller: {
+      session: caller.id, title: caller.title, model: caller.model, provider: caller.provider, effort: caller.effort, mode: caller.mode, cwd: caller.cwd,
+      startedByAgent: !!caller.via_session, mayCreateSessions: !!caller.may_create_sessions, loopEpoch: lastOwner.at ?? 0,
+    },
+    origin: { relays: [...origin.relays, relay.name], ownerUnlocked: origin.ownerUnlocked },
+    unlocked: pairing.store.unlocks(caller.id).flatMap((u) => { const r = pairing.store.relay(u.relay); return r ? namesOf(r) : [u.relay]; }),
+  };
+
+  const waits = WAITS.has(def.name);
+  const longest = relay.settings.get().longestWaitMinutes * 60;
+  const requested = typeof args.wait_seconds === "number" && args.wait_seconds >= 0 ? args.wait_seconds : undefined;
+  const total = Math.min(requested ?? longest, longest);
+  const clampNote = requested !== undefined && requested > longest
+    ? `wait_seconds ${requested} is more than this relay's Longest wait per tool call (${longest} s); waited at most ${longest} s.` : undefined;
+  const deadline = relay.clock.now() + total * 1000;
+  const remaining = () => Math.max(0, Math.ceil((deadline - relay.clock.now()) / 1000));
+
+  // The prompt itself is sent without waiting, so it is known (message_id) before any wait
+  // could be cut off; the waiting follows as `wait` requests.
+  let body: CallBody = { ...base, action: def.name, args: waits ? { ...args, wait_seconds: def.name === "wait" ? Math.min(remaining(), CHUNK_SECONDS) : 0 } : args };
+  let first: Record<string, unknown> | null = null;
+  let last: Record<string, unknown> | null = null;
+  let unreachableSince = 0;
+  for (;;) {
+    let answer: any;
+    try {
+      const chunk = typeof body.args.wait_seconds === "number" ? (body.args.wait_seconds as number) : 0;
+      const res = await pairing.call(row, "POST", "/peer/v1/call", body, { timeoutMs: (chunk + 30) * 1000, signal: opts.signal, tail });
+      answer = res.json;
+      unreachableSince = 0;
+    } catch (err) {
+      // Mid-wait, a relay that stopped answering is tried again until the wait runs out.
+      if (!last || !(err instanceof RelayError) || err.code !== "REMOTE_RELAY_OFFLINE" || opts.signal.aborted) throw err;
+      unreachableSince ||= Date.now();
+      if (remaining() <= 0 || Date.now() - unreachableSince > RETRY_MS) {
+        return finish({ ...last, note: `Relay "${row.name}" stopped answering while this call waited (${err.message.replace(/ Nothing.*$/, "")}); the prompt was queued there before. Call wait with this session and message_id later.` });
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+      continue;
+    }
+    if (answer?.approvalNeeded) {
+      const g = answer.approvalNeeded;
+      await relay.approvals.confirm(caller, {
+        action: def.name, relay: row.name, write: !!g.write, target: g.target ?? null, details: Array.isArray(g.details) ? g.details.map(String) : [],
+        ...(g.billing ? { billing: String(g.billing) } : {}), nothing: tail,
+      }, Array.isArray(g.reasons) ? g.reasons.map(String) : ["the other relay asks for the owner's approval"], opts.signal);
+      body = { ...body, approved: true };
+      continue;
+    }
+    const result = answer?.result as Record<string, unknown> | undefined;
+    if (!result || typeof result !== "object") throw new RelayError("REMOTE_RELAY_OFFLINE", `Paired relay "${row.name}" answered without a result. ${tail}`);
+    if (!first) {
+      first = result;
+      mirrorAfter(relay, row, caller, def.name, args, result);
+    }
+    last = result;
+    const status = result.status;
+    if (!waits || result.ok === false || (status !== "running" && status !== "queued") || remaining() <= 0 || opts.signal.aborted) return finish(result);
+    body = { ...base, action: "wait", args: { session: result.session, message_id: result.message_id, wait_seconds: Math.min(remaining(), CHUNK_SECONDS) } };
+  }
+
+  function finish(result: Record<string, unknown>): Record<string, unknown> {
+    // The first answer says what was done (ids, what a session was started with, ignored);
+    // the latest says where the turn is now.
+    let out: Record<string, unknown> = { ...result };
+    if (first && result !== first && result.ok !== false) {
+      const kept = { ...first };
+      for (const k of ["status", "reply", "note", "queuePosition", "pendingQuestions", "error", "summary"]) delete kept[k];
+      out = { ...kept, ...result };
+    }
+    if (first && result !== first && typeof first.summary === "string" && typeof result.summary === "string") {
+      out.summary = result.summary.replace(/^wait →/, `${def.name} →`);
+      if (first.ignored) out.ignored = first.ignored;
+    }
+    if (out.ok !== false) out.relay = row.name;
+    if (typeof out.summary === "string") out.summary = out.summary.replace(/→ \S+/, `→ ${row.name}`);
+    if (clampNote && out.ok !== false) out.note = [clampNote, out.note].filter(Boolean).join(" ");
+    if (out.ok !== false && (out.status === "running" || out.status === "queued") && !out.note) out.note = "The turn is still going; call wait with this session and message_id to keep waiting.";
+    return out;
+  }
+}

@@ -1,0 +1,114 @@
+import type { Relay } from "../relay.ts";
+import type { NewEvent } from "../watching/types.ts";
+import { HOUR } from "../core/clock.ts";
+import type { PairingStore } from "./store.ts";
+
+// Events for watchers on paired relays (seed §9 "On paired relays"), kept here until the
+// watcher's relay fetches them: written with the capture (same transaction as any other
+// event row), numbered (`seq`, the resume cursor), removed once the other side has written
+// them and asks for what follows. While the link is down at most 500 per subscription are
+// kept, for 7 days.
+
+export const KEEP_PER_SUB = 500;
+export const KEEP_MS = 7 * 24 * HOUR;
+
+export interface OutboxEvent {
+  seq: number;
+  /** The watching conversation's id on its own relay. */
+  watcher: string;
+  key: string;
+  type: string;
+  sessionId: string | null;
+  turnId: string | null;
+  line: string;
+  urgent: boolean;
+  subs: string[];
+  at: number;
+}
+
+export class PeerOutbox {
+  private waiters = new Map<string, Set<() => void>>();
+  private added = 0;
+
+  constructor(
+    private relay: Relay,
+    private store: PairingStore,
+  ) {}
+
+  /** Writes one event for a remote watcher (inside the caller's transaction). */
+  add(watcher: string, e: NewEvent): boolean {
+    const rc = this.store.remoteCallerById(watcher);
+    if (!rc || !this.store.client(rc.client)) return false;
+    const db = this.relay.db;
+    const sub = e.subs[0] ?? null;
+    const r = db.prepare(`INSERT OR IGNORE INTO peer_outbox (client, watcher, key, type, session_id, turn_id, line, urgent, subs_json, sub, at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(rc.client, watcher, e.key, e.type, e.sessionId, e.turnId, e.line, e.urgent ? 1 : 0, JSON.stringify(e.subs), sub, e.at);
+    if (!r.changes) return false;
+    if (sub) {
+      // The oldest beyond 500 for this subscription go (the link has been down a long time).
+      db.prepare(`DELETE FROM peer_outbox WHERE watcher = ? AND sub = ? AND seq <= (
+        SELECT seq FROM peer_outbox WHERE watcher = ? AND sub = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`).run(watcher, sub, watcher, sub, KEEP_PER_SUB);
+    }
+    if (++this.added % 200 === 0) this.prune();
+    const client = rc.client.toLowerCase();
+    queueMicrotask(() => this.wake(client));
+    return true;
+  }
+
+  private prune(): void {
+    this.relay.db.prepare("DELETE FROM peer_outbox WHERE at < ?").run(this.relay.clock.now() - KEEP_MS);
+  }
+
+  private wake(client: string): void {
+    const set = this.waiters.get(client);
+    if (!set) return;
+    this.waiters.delete(client);
+    for (const fn of set) fn();
+  }
+
+  private read(client: string, after: number): OutboxEvent[] {
+    const rows = this.relay.db.prepare(`SELECT o.*, r.session_id AS remote_session FROM peer_outbox o JOIN remote_callers r ON r.id = o.watcher
+      WHERE o.client = ? AND o.seq > ? ORDER BY o.seq LIMIT 500`).all(client, after) as Record<string, any>[];
+    return rows.map((r) => ({
+      seq: r.seq, watcher: r.remote_session, key: r.key, type: r.type, sessionId: r.session_id, turnId: r.turn_id, line: r.line,
+      urgent: !!r.urgent, subs: JSON.parse(r.subs_json), at: r.at,
+    }));
+  }
+
+  /** The client's events after `after` (what it confirmed is removed), waiting up to `waitMs`
+   * (real time: this is about the link) for the first one. */
+  async take(client: string, after: number, waitMs: number, signal: AbortSignal): Promise<{ events: OutboxEvent[] }> {
+    this.relay.db.prepare("DELETE FROM peer_outbox WHERE client = ? AND seq <= ?").run(client, after);
+    this.prune();
+    let events = this.read(client, after);
+    if (!events.length && waitMs > 0 && !signal.aborted) {
+      const key = client.toLowerCase();
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          signal.removeEventListener("abort", done);
+          this.waiters.get(key)?.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, waitMs);
+        signal.addEventListener("abort", done, { once: true });
+        if (!this.waiters.has(key)) this.waiters.set(key, new Set());
+        this.waiters.get(key)!.add(done);
+      });
+      if (!this.relay.db.open) return { events: [] };
+      events = this.read(client, after);
+    }
+    return { events };
+  }
+
+  /** Where each of these subscriptions stands: null while active, else why it ended. */
+  subStates(client: string, ids: string[]): Record<string, string | null> {
+    const out: Record<string, string | null> = {};
+    for (const id of ids.slice(0, 500)) {
+      const row = this.relay.db.prepare(`SELECT s.ended_at, s.end_reason FROM subscriptions s JOIN remote_callers r ON r.id = s.watcher
+        WHERE s.id = ? AND r.client = ?`).get(id, client) as { ended_at: number | null; end_reason: string | null } | undefined;
+      out[id] = !row ? "unpaired" : row.ended_at == null ? null : (row.end_reason ?? "unsubscribed");
+    }
+    return out;
+  }
+}

@@ -1,0 +1,243 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { RelayError } from "../core/errors.ts";
+import type { Relay } from "../relay.ts";
+import type { SessionRow } from "../sessions/types.ts";
+import { checkRelayUrl } from "./url-check.ts";
+import { PairingStore, isRemoteCallerId, type RelayRow } from "./store.ts";
+import { AGENTS_MAY, type AgentsMay } from "./levels.ts";
+import { mentions } from "./mentions.ts";
+import { PeerUnreachable, peerRequest, type PeerResponse } from "./peer-http.ts";
+import { parseOrigin, type Origin } from "./origin.ts";
+import type { RemoteContext } from "./remote-context.ts";
+import { EventLink } from "./event-link.ts";
+import { PeerOutbox } from "./outbox.ts";
+
+/** The paired-relays domain (seed §1, §5, §6; contract §5.6), wired once into the relay. */
+export class Pairing {
+  readonly store: PairingStore;
+  /** The remote call being executed on this relay, for the approval hook (remote-exec.ts). */
+  readonly current = new AsyncLocalStorage<RemoteContext>();
+  readonly link: EventLink;
+  readonly outbox: PeerOutbox;
+
+  constructor(private relay: Relay) {
+    this.store = new PairingStore(relay.db, relay.clock);
+    this.link = new EventLink(relay, this);
+    this.outbox = new PeerOutbox(relay, this.store);
+  }
+
+  start(): void {
+    this.link.start();
+  }
+
+  stop(): void {
+    this.link.stop();
+  }
+
+  /** contract §5.1: a paired relay with Agents-may above off offers relay_tool too. */
+  anyAllowed(): boolean {
+    return this.store.relays().some((r) => r.agents_may !== "off");
+  }
+
+  private credentials: string[] | null = null;
+
+  /** The credentials this relay holds (masked wherever text leaves it; read on every answer). */
+  secrets(): string[] {
+    return (this.credentials ??= this.store.relays().map((r) => r.credential));
+  }
+
+  // ---- pairing and unpairing ----
+
+  /** POST /api/relays on A: exchanges B's token for a credential both sides keep. */
+  async pair(body: Record<string, unknown>): Promise<RelayRow> {
+    const tail = "Nothing was paired.";
+    const name = typeof body.name === "string" ? body.name.trim() : "";
+    if (!name || name.length > 100 || /\s/.test(name)) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `name is what agents call the relay: one word, at most 100 characters. ${tail}`);
+    if (this.relay.isSelfName(name)) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `"${name}" names this relay itself. ${tail}`);
+    const url = checkRelayUrl(body.url);
+    if (typeof body.token !== "string" || !body.token.trim()) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `token is the pairing token made on the other relay (POST /api/pairing-tokens there). ${tail}`);
+    let res: PeerResponse;
+    try {
+      res = await peerRequest(url.toString(), "POST", "/peer/v1/pair", {
+        body: { token: body.token.trim(), name: this.relay.name }, version: this.relay.version, name: this.relay.name, timeoutMs: 15_000,
+      });
+    } catch (err) {
+      throw new RelayError("REMOTE_RELAY_OFFLINE", `Relay at ${url.origin} did not answer (${(err as Error).message}). ${tail}`);
+    }
+    if (res.status === 401 || res.status === 403) throw new RelayError("REMOTE_RELAY_AUTH", `Relay at ${url.origin} refused the pairing token (unknown, used or expired): make a new one there. ${tail}`);
+    if (res.status !== 200 || typeof res.json?.credential !== "string") {
+      throw new RelayError("REMOTE_RELAY_OFFLINE", `${url.origin} did not answer as an OAR relay (HTTP ${res.status}). ${tail}`);
+    }
+    this.credentials = null;
+    this.store.addRelay({ name, url: url.toString().replace(/\/+$/, ""), peerName: String(res.json.name ?? name), credential: res.json.credential, version: res.version ?? String(res.json.version ?? "") });
+    this.relay.bus.emit({ type: "settings.updated" });
+    this.link.changed();
+    return this.store.relay(name)!;
+  }
+
+  setAgentsMay(name: string, level: unknown): RelayRow {
+    const row = this.store.relay(name);
+    if (!row) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No paired relay "${name.slice(0, 100)}". Nothing was changed.`);
+    if (typeof level !== "string" || !(AGENTS_MAY as readonly string[]).includes(level)) {
+      throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `agentsMay must be one of ${AGENTS_MAY.join(", ")}. Nothing was changed.`);
+    }
+    this.store.setAgentsMay(row.name, level as AgentsMay);
+    this.relay.bus.emit({ type: "settings.updated" });
+    return this.store.relay(row.name)!;
+  }
+
+  /** DELETE /api/relays/:name: this relay's end of the pairing (either direction) goes, and
+   * with it the subscriptions and questions on it; the other side is told when it answers. */
+  async unpair(name: string): Promise<{ removed: string[] }> {
+    const removed: string[] = [];
+    const out = this.store.relay(name);
+    if (out) {
+      // Best effort: the other relay drops its end too (it would refuse the credential anyway).
+      await this.call(out, "POST", "/peer/v1/unpair", {}, { timeoutMs: 5_000 }).catch(() => {});
+      this.endOutgoing(out.name);
+      removed.push("outgoing");
+    }
+    const client = this.store.client(name);
+    if (client) {
+      this.endIncoming(client.name);
+      removed.push("incoming");
+    }
+    if (!removed.length) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No paired relay "${name.slice(0, 100)}". Nothing was removed.`);
+    this.relay.bus.emit({ type: "settings.updated" });
+    return { removed };
+  }
+
+  /** This relay stops calling `name`: its subscriptions there end (`unpaired`). */
+  endOutgoing(name: string): void {
+    this.link.endRelay(name);
+    this.store.removeRelay(name);
+    this.credentials = null;
+    this.link.changed();
+  }
+
+  /** `name` may call this relay no more: what its conversations set up here ends. */
+  endIncoming(name: string, id?: string): void {
+    this.store.removeClient(name, id);
+    // Another pairing of the same relay keeps what its conversations set up.
+    if (this.store.client(name)) return;
+    const callers = this.store.remoteCallersOf(name).map((r) => r.id);
+    const watch = this.relay.watch;
+    const subs = callers.flatMap((id) => watch.subs.ofWatcher(id).map((s) => s.id));
+    if (subs.length) watch.end(subs, "unpaired");
+    if (callers.length) {
+      const marks = callers.map(() => "?").join(",");
+      this.relay.db.prepare(`UPDATE questions SET status = 'ended', ended_at = ? WHERE asked_by IN (${marks}) AND status = 'pending'`).run(this.relay.clock.now(), ...callers);
+      this.relay.db.prepare(`DELETE FROM peer_outbox WHERE client = ?`).run(name);
+    }
+  }
+
+  // ---- finding and calling ----
+
+  /** A paired relay by the name agents use, its own name, or its host. */
+  find(name: string): RelayRow | undefined {
+    const n = name.trim().toLowerCase();
+    return this.store.relays().find((r) => r.name.toLowerCase() === n || r.peer_name.toLowerCase() === n || hostOf(r.url) === n);
+  }
+
+  /** One peer request to a paired relay; OFFLINE when it does not answer, AUTH when it
+   * refuses the credential. Records what it presented (version, online). */
+  async call(row: RelayRow, method: "GET" | "POST", path: string, body: unknown, opts: { timeoutMs: number; signal?: AbortSignal; tail?: string }): Promise<PeerResponse> {
+    const tail = opts.tail ?? "Nothing was done.";
+    let res: PeerResponse;
+    try {
+      res = await peerRequest(row.url, method, path, { credential: row.credential, body, version: this.relay.version, name: this.relay.name, timeoutMs: opts.timeoutMs, signal: opts.signal });
+    } catch (err) {
+      if (err instanceof PeerUnreachable && err.aborted) throw new RelayError("REMOTE_RELAY_OFFLINE", `The call to relay "${row.name}" was cancelled. ${tail}`);
+      this.markOnline(row.name, null, false);
+      throw new RelayError("REMOTE_RELAY_OFFLINE", `Paired relay "${row.name}" (${row.url}) is not answering (${(err as Error).message}). ${tail}`);
+    }
+    if (res.status === 401) {
+      this.markOnline(row.name, res.version, true);
+      throw new RelayError("REMOTE_RELAY_AUTH", `Paired relay "${row.name}" refused this relay's credential: the pairing was removed there. Pair again (Settings → Relays). ${tail}`);
+    }
+    if (res.status >= 500 || !res.json || typeof res.json !== "object") {
+      throw new RelayError("REMOTE_RELAY_OFFLINE", `Paired relay "${row.name}" answered HTTP ${res.status} instead of a result. ${tail}`);
+    }
+    this.markOnline(row.name, res.version, true);
+    return res;
+  }
+
+  /** When each relay's state was last written: a call that changes nothing writes nothing
+   * more often than every 30 s (a write per call was a third of a remote send's cost). */
+  private lastWrite = new Map<string, number>();
+
+  markOnline(name: string, version: string | null, online: boolean): void {
+    const before = this.store.relay(name);
+    if (!before) return;
+    const same = !!before.online === online && (!version || before.version === version);
+    const now = this.relay.clock.now();
+    if (same && now - (this.lastWrite.get(name) ?? -Infinity) < 30_000) return;
+    this.lastWrite.set(name, now);
+    this.store.seen(name, version, online);
+    if (!!before.online !== online || (version && before.version !== version)) this.relay.bus.emit({ type: "settings.updated" });
+  }
+
+  // ---- locking (seed §6) ----
+
+  isUnlocked(sessionId: string, row: RelayRow): boolean {
+    return this.store.unlocks(sessionId).some((u) => u.relay.toLowerCase() === row.name.toLowerCase());
+  }
+
+  /** The owner's message: every paired relay it mentions opens in the conversation. */
+  ownerSaid(sessionId: string, text: string): string[] {
+    const opened: string[] = [];
+    for (const r of this.store.relays()) {
+      if (mentions(text, namesOf(r)) && this.store.unlock(sessionId, r.name, "owner")) opened.push(r.name);
+    }
+    for (const r of this.store.relays()) {
+      // A mention already recorded by an agent's write still counts as the owner's (hops).
+      if (mentions(text, namesOf(r))) this.relay.db.prepare("UPDATE relay_unlocks SET via = 'owner' WHERE session_id = ? AND relay = ?").run(sessionId, r.name);
+    }
+    if (opened.length) this.relay.bus.emit({ type: "session.updated", sessionId });
+    return opened;
+  }
+
+  /** An agent of relay `client` wrote into the conversation: that relay opens there, so the
+   * agent here can answer (when this relay is paired with it). */
+  agentWrote(sessionId: string, client: string): void {
+    const c = client.toLowerCase();
+    let any = false;
+    for (const r of this.store.relays()) {
+      if (r.peer_name.toLowerCase() === c || r.name.toLowerCase() === c) any = this.store.unlock(sessionId, r.name, "agent") || any;
+    }
+    if (any) this.relay.bus.emit({ type: "session.updated", sessionId });
+  }
+
+  /** Names under which the owner unlocked relays in the conversation (for hop checks there). */
+  ownerUnlockedNames(sessionId: string): string[] {
+    const owner = new Set(this.store.unlocks(sessionId).filter((u) => u.via === "owner").map((u) => u.relay.toLowerCase()));
+    return this.store.relays().filter((r) => owner.has(r.name.toLowerCase())).flatMap(namesOf);
+  }
+
+  /** The origin a prompt from this conversation carries (contract §5.5): the chain of the turn
+   * it runs in, or this conversation as the start of a new chain. */
+  originOf(caller: SessionRow): Origin {
+    if (isRemoteCallerId(caller.id)) return this.current.getStore()?.origin ?? { relays: [], ownerUnlocked: [] };
+    const running = this.relay.sessions.activeTurns(caller.id).find((t) => t.status === "running");
+    return parseOrigin(running?.origin_json) ?? { relays: [], ownerUnlocked: this.ownerUnlockedNames(caller.id) };
+  }
+
+  /** Title of a conversation on a paired relay that started a session here. */
+  remoteTitle(id: string): string | null {
+    if (!isRemoteCallerId(id)) return null;
+    const r = this.store.remoteCallerById(id);
+    return r ? `${r.title} (relay ${r.client})` : null;
+  }
+}
+
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  } catch {
+    return "";
+  }
+}
+
+export function namesOf(r: RelayRow): string[] {
+  return [...new Set([r.name, r.peer_name, hostOf(r.url)].filter(Boolean))];
+}

@@ -1,0 +1,30 @@
+import { z } from "zod";
+
+// The peer API's shapes (/peer/v1, ARCHITECTURE.md "Paired relays"). Every request carries
+// `oar-version` (the caller's version, as it presents itself) and every answer too.
+
+export const CallerIdentity = z.object({
+  session: z.string().min(1).max(200),
+  title: z.string().max(500),
+  model: z.string().max(200),
+  provider: z.string().max(100),
+  effort: z.string().max(50).nullable(),
+  mode: z.enum(["agent", "ask", "plan"]),
+  cwd: z.string().max(4096),
+  /** The one-level rule (seed §7.3) travels with the caller. */
+  startedByAgent: z.boolean(),
+  mayCreateSessions: z.boolean(),
+  /** The owner's last message in the conversation: a newer one resets the loop count there. */
+  loopEpoch: z.number().int().min(0),
+});
+
+export const CallBody = z.object({
+  action: z.string().min(1).max(100),
+  args: z.record(z.string(), z.unknown()),
+  caller: CallerIdentity,
+  origin: z.object({ relays: z.array(z.string().max(200)).max(20), ownerUnlocked: z.array(z.string().max(300)).max(200) }),
+  /** Relays unlocked in the calling conversation (owner or agent), as the caller knows them. */
+  unlocked: z.array(z.string().max(300)).max(200),
+  approved: z.boolean().optional(),
+});
+export type CallBody = z.infer<typeof CallBody>;

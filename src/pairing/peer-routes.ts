@@ -1,0 +1,82 @@
+import { Hono, type Context } from "hono";
+import { timingSafeEqual } from "node:crypto";
+import type { Relay } from "../relay.ts";
+import { CallBody } from "./peer-protocol.ts";
+import { executeRemote } from "./remote-exec.ts";
+import { hashSecret, type ClientRow } from "./store.ts";
+
+// The peer API (/peer/v1), served to relays that paired with this one. Every answer carries
+// this relay's version (header oar-version) and every request the caller's. Authenticated by
+// the pairing credential (only its hash is kept here); /pair by a one-time pairing token.
+
+type Env = { Variables: { client: ClientRow } };
+
+export function peerApi(relay: Relay): Hono<Env> {
+  const app = new Hono<Env>();
+  const pairing = relay.pairing;
+  app.use("*", async (c, next) => {
+    await next();
+    c.header("oar-version", relay.version);
+  });
+  app.onError((err, c) => {
+    console.error("[peer] request failed:", err);
+    return c.json({ ok: false, code: "REMOTE_RELAY_BUSY", error: "The relay could not carry out the peer request. Try again." }, 500);
+  });
+
+  app.post("/pair", async (c) => {
+    const b = (await c.req.json().catch(() => null)) as { token?: unknown; name?: unknown } | null;
+    const name = typeof b?.name === "string" ? b.name.trim().slice(0, 100) : "";
+    const token = typeof b?.token === "string" ? b.token : "";
+    const used = token && name ? pairing.store.useToken(token) : null;
+    if (!used) return c.json({ ok: false, code: "REMOTE_RELAY_AUTH", error: "Unknown, used or expired pairing token. Nothing was paired." }, 401);
+    const credential = pairing.store.addClient(name, used.label, c.req.header("oar-version") ?? "");
+    relay.bus.emit({ type: "settings.updated" });
+    return c.json({ ok: true, name: relay.name, version: relay.version, credential });
+  });
+
+  app.use("*", async (c, next) => {
+    const given = /^Bearer\s+(.+)$/i.exec(c.req.header("authorization") ?? "")?.[1]?.trim() ?? "";
+    const client = given ? pairing.store.clientByCredential(given) : undefined;
+    // The lookup is by hash; compare again in constant time for good measure.
+    if (!client || !timingSafeEqual(Buffer.from(client.credential_hash), Buffer.from(hashSecret(given)))) {
+      return c.json({ ok: false, code: "REMOTE_RELAY_AUTH", error: `Relay "${relay.name}" does not know this credential: the pairing was removed or never made. Nothing was done.` }, 401);
+    }
+    const version = c.req.header("oar-version") ?? null;
+    // Written when something changed, else at most every 30 s (not once per call).
+    if (version !== client.version || !client.last_seen_at || relay.clock.now() - client.last_seen_at > 30_000) pairing.store.clientSeen(client.id, version);
+    c.set("client", client);
+    await next();
+  });
+
+  app.get("/hello", (c) => c.json({ ok: true, name: relay.name, version: relay.version }));
+
+  app.post("/call", async (c) => {
+    const parsed = CallBody.safeParse(await c.req.json().catch(() => null));
+    if (!parsed.success) {
+      return c.json({ result: { ok: false, code: "REMOTE_RELAY_INVALID_INPUT", error: `The peer call is malformed (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}). Nothing was done.` } });
+    }
+    const answer = await executeRemote(relay, c.get("client"), parsed.data, signalOf(c));
+    return c.json(answer);
+  });
+
+  app.post("/unpair", (c) => {
+    pairing.endIncoming(c.get("client").name, c.get("client").id);
+    relay.bus.emit({ type: "settings.updated" });
+    return c.json({ ok: true });
+  });
+
+  app.get("/events", async (c) => {
+    const after = Number(c.req.query("after") ?? 0);
+    const wait = Math.min(Math.max(Number(c.req.query("wait") ?? 0), 0), 30);
+    const client = c.get("client").name;
+    const subs = (c.req.query("subs") ?? "").split(",").filter(Boolean);
+    const out = await pairing.outbox.take(client, Number.isFinite(after) ? after : 0, wait * 1000, signalOf(c));
+    return c.json({ ...out, subs: pairing.outbox.subStates(client, subs) });
+  });
+
+  return app;
+}
+
+function signalOf(c: Context): AbortSignal {
+  return c.req.raw.signal ?? new AbortController().signal;
+}

@@ -1,0 +1,54 @@
+import { Hono } from "hono";
+import { iso } from "../core/clock.ts";
+import { RelayError } from "../core/errors.ts";
+import type { Relay } from "../relay.ts";
+import { jsonBody } from "../api/http-errors.ts";
+import type { ClientRow, RelayRow } from "./store.ts";
+
+// Owner routes for paired relays (contract §3): tokens for others to pair with this relay,
+// the relays this one paired with (Agents may), and who paired with it; either end unpairs.
+
+export function relayView(r: RelayRow) {
+  return {
+    name: r.name, url: r.url, peerName: r.peer_name, direction: "outgoing" as const, agentsMay: r.agents_may,
+    online: !!r.online, version: r.version, lastSeenAt: iso(r.last_seen_at), createdAt: iso(r.created_at),
+  };
+}
+
+export function clientView(c: ClientRow) {
+  return { name: c.name, direction: "incoming" as const, label: c.label, version: c.version, lastSeenAt: iso(c.last_seen_at), createdAt: iso(c.created_at) };
+}
+
+export function pairingRoutes(relay: Relay): Hono {
+  const app = new Hono();
+  const pairing = relay.pairing;
+
+  app.post("/pairing-tokens", async (c) => {
+    const b: Record<string, unknown> = await jsonBody(c).catch(() => ({}));
+    const label = typeof b?.label === "string" && b.label.trim() ? b.label.trim().slice(0, 200) : null;
+    return c.json({ token: pairing.store.newToken(label) }, 201);
+  });
+
+  app.get("/relays", (c) => c.json({
+    relays: [...pairing.store.relays().map(relayView), ...pairing.store.clients().map(clientView)],
+  }));
+
+  app.post("/relays", async (c) => {
+    const row = await pairing.pair(await jsonBody(c));
+    return c.json(relayView(row), 201);
+  });
+
+  app.patch("/relays/:name", async (c) => {
+    const b = await jsonBody(c);
+    const keys = Object.keys(b ?? {});
+    if (keys.some((k) => k !== "agentsMay") || !keys.length) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "Only agentsMay can be changed: off, read, prompt or full. Nothing was changed.");
+    return c.json(relayView(pairing.setAgentsMay(c.req.param("name"), b.agentsMay)));
+  });
+
+  app.delete("/relays/:name", async (c) => {
+    const r = await pairing.unpair(c.req.param("name"));
+    return c.json({ ok: true, ...r });
+  });
+
+  return app;
+}

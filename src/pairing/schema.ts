@@ -1,0 +1,81 @@
+// Tables of paired relays (seed §1, §6, §9 "On paired relays"; contract §5.6). A relay is on
+// both ends of a pairing: the side that paired (A) keeps the relay it may call in `relays`
+// with the credential; the side that gave the token (B) keeps who may call it in
+// `peer_clients` with only the credential's hash. Each side can revoke its end.
+export const PAIRING_SQL = `
+  CREATE TABLE pairing_tokens (
+    token_hash TEXT PRIMARY KEY,
+    label TEXT,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    used_at INTEGER
+  );
+
+  -- Relays this relay may call (it paired with them).
+  CREATE TABLE relays (
+    name TEXT PRIMARY KEY COLLATE NOCASE,   -- what the owner named it; relay_tool's relay
+    url TEXT NOT NULL,
+    peer_name TEXT NOT NULL,                -- the name that relay gives itself
+    credential TEXT NOT NULL,               -- secret: never in results, logs or output
+    agents_may TEXT NOT NULL DEFAULT 'full',
+    version TEXT,                           -- last version it presented
+    online INTEGER NOT NULL DEFAULT 0,
+    last_seen_at INTEGER,
+    event_cursor INTEGER NOT NULL DEFAULT 0, -- the last of its outbox events written here
+    link_lost_at INTEGER,                   -- the event link is down since (link_lost written)
+    created_at INTEGER NOT NULL
+  );
+
+  -- Relays that paired with this one and may call it.
+  CREATE TABLE peer_clients (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL COLLATE NOCASE,      -- the name that relay gives itself (it may pair more than once)
+    credential_hash TEXT NOT NULL UNIQUE,
+    label TEXT,
+    version TEXT,
+    last_seen_at INTEGER,
+    created_at INTEGER NOT NULL
+  );
+
+  -- Paired relays unlocked in a conversation (seed §6): by the owner's mention or because an
+  -- agent of that relay wrote into it. Once open, open for the rest of the conversation.
+  CREATE TABLE relay_unlocks (
+    session_id TEXT NOT NULL,
+    relay TEXT NOT NULL COLLATE NOCASE,
+    via TEXT NOT NULL,                      -- owner | agent
+    at INTEGER NOT NULL,
+    PRIMARY KEY (session_id, relay)
+  );
+
+  -- Conversations on paired relays that called this one: the stand-in caller every rule
+  -- counts for (starter of sessions, the 4-working limit, loop count, grants, watcher, asker).
+  CREATE TABLE remote_callers (
+    id TEXT PRIMARY KEY,
+    client TEXT NOT NULL COLLATE NOCASE,    -- peer_clients.name
+    session_id TEXT NOT NULL,               -- its id on that relay
+    title TEXT NOT NULL,
+    model TEXT NOT NULL,
+    loop_epoch INTEGER NOT NULL DEFAULT 0,  -- the owner's last message there: a newer one resets the loop count
+    created_at INTEGER NOT NULL,
+    UNIQUE (client, session_id)
+  );
+
+  -- Events for remote watchers, waiting for the watcher's relay to fetch them. seq is the
+  -- resume cursor; rows up to what the other side confirmed are removed.
+  CREATE TABLE peer_outbox (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    client TEXT NOT NULL COLLATE NOCASE,
+    watcher TEXT NOT NULL,                  -- remote_callers.id
+    key TEXT NOT NULL,
+    type TEXT NOT NULL,
+    session_id TEXT,
+    turn_id TEXT,
+    line TEXT NOT NULL,
+    urgent INTEGER NOT NULL,
+    subs_json TEXT NOT NULL,
+    sub TEXT,                               -- the first subscription it is for (the 500 cap counts per subscription)
+    at INTEGER NOT NULL,
+    UNIQUE (watcher, key)
+  );
+  CREATE INDEX peer_outbox_client ON peer_outbox(client, seq);
+`;

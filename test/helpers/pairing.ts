@@ -1,0 +1,77 @@
+// Paired relays in tests: pairs two real relays (token on B, POST /api/relays on A) and a
+// small TCP proxy that can cut and restore the link between them.
+import { createServer, connect, type Server, type Socket } from "node:net";
+import { TestRelay, freePort } from "./relay-process.ts";
+
+/** Pairs `a` with `b` (one way: a may call b) under `name` (default: b's own name). */
+export async function pair(a: TestRelay, b: TestRelay, opts: { name?: string; url?: string } = {}): Promise<any> {
+  const t = await b.api("POST", "/api/pairing-tokens", { label: "test" });
+  if (t.status !== 201) throw new Error(`token: ${t.status} ${JSON.stringify(t.json)}`);
+  const r = await a.api("POST", "/api/relays", { name: opts.name ?? b.opts.name, url: opts.url ?? b.url, token: t.json.token });
+  if (r.status !== 201) throw new Error(`pair: ${r.status} ${JSON.stringify(r.json)}`);
+  return r.json;
+}
+
+/** A TCP proxy in front of a relay: `cut()` drops every connection and refuses new ones until `restore()`. */
+export class LinkProxy {
+  private server!: Server;
+  private sockets = new Set<Socket>();
+  private open = true;
+  port = 0;
+
+  constructor(private target: () => string) {}
+
+  static async start(target: () => string): Promise<LinkProxy> {
+    const p = new LinkProxy(target);
+    p.port = await freePort();
+    await p.listen();
+    return p;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  private listen(): Promise<void> {
+    this.server = createServer((client) => {
+      if (!this.open) return client.destroy();
+      const t = new URL(this.target());
+      const upstream = connect(Number(t.port), t.hostname);
+      this.sockets.add(client);
+      this.sockets.add(upstream);
+      const drop = () => {
+        client.destroy();
+        upstream.destroy();
+        this.sockets.delete(client);
+        this.sockets.delete(upstream);
+      };
+      client.on("error", drop).on("close", drop);
+      upstream.on("error", drop).on("close", drop);
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+    return new Promise((res) => this.server.listen(this.port, "127.0.0.1", () => res()));
+  }
+
+  /** Drops the link: open connections are cut and new ones refused. */
+  cut(): void {
+    this.open = false;
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+  }
+
+  restore(): void {
+    this.open = true;
+  }
+
+  close(): Promise<void> {
+    this.cut();
+    return new Promise((res) => this.server.close(() => res()));
+  }
+}
+
+/** The conversation's messages of role `event` (relay events), as text. */
+export async function eventTexts(r: TestRelay, sessionId: string): Promise<string[]> {
+  const s = await r.session(sessionId);
+  return s.messages.filter((m: any) => m.role === "event").map((m: any) => m.text as string);
+}

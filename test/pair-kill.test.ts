@@ -1,0 +1,55 @@
+// SIGKILL of the other relay during a remote send (issue 11): the prompt is sent once, the
+// call keeps waiting across the restart and answers with where the turn ended.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { TestRelay, realSleep, type McpSession } from "./helpers/relay-process.ts";
+import { LinkProxy, pair } from "./helpers/pairing.ts";
+
+let a: TestRelay;
+let b: TestRelay;
+let proxy: LinkProxy;
+let conv: string;
+let agent: McpSession;
+let target: string;
+
+before(async () => {
+  a = await TestRelay.start({ name: "desk" });
+  b = await TestRelay.start({ name: "bbox" });
+  proxy = await LinkProxy.start(() => b.url);
+  await pair(a, b, { url: proxy.url });
+  conv = await a.createSession({ title: "Sender" });
+  agent = await a.mcp(conv);
+  target = await b.createSession({ title: "Worker" });
+  await a.say(conv, "@bbox");
+});
+
+after(async () => {
+  await proxy?.close();
+  await Promise.all([a?.stop(), b?.stop()]);
+});
+
+test("the other relay is SIGKILLed while a remote send waits: the call survives it, the prompt was sent once", async () => {
+  const call = agent.call({ action: "send", relay: "bbox", session: target, text: "/sleep 60000\n/reply never", wait_seconds: 120 });
+  // The turn runs there; then the relay dies and comes back on the same address.
+  await b.waitFor(async () => (await b.session(target)).state === "running_turn");
+  await b.restart();
+  const r = await call;
+  assert.equal(r.ok, true, JSON.stringify(r));
+  assert.equal(r.relay, "bbox");
+  assert.equal(r.status, "error", JSON.stringify(r));
+  assert.match(r.error, /relay stopped while this turn was running/);
+  const prompts = (await b.session(target)).messages.filter((m: any) => m.role === "remote");
+  assert.equal(prompts.length, 1, "sent once");
+  assert.equal(prompts[0].id, r.message_id);
+});
+
+test("a link cut before the prompt is sent: OFFLINE, and nothing is sent when it comes back", async () => {
+  proxy.cut();
+  const r = await agent.call({ action: "send", relay: "bbox", session: target, text: "/reply not sent", wait_seconds: 5 });
+  assert.equal(r.code, "REMOTE_RELAY_OFFLINE");
+  assert.match(r.error, /Nothing was sent\./);
+  proxy.restore();
+  await realSleep(500);
+  const prompts = (await b.session(target)).messages.filter((m: any) => /not sent/.test(m.text));
+  assert.equal(prompts.length, 0);
+});

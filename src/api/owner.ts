@@ -83,10 +83,12 @@ export function ownerApi(relay: Relay): Hono {
     return c.json(cardView(relay.approvals.decide(c.req.param("id"), "optionId" in b.data ? { optionId: b.data.optionId } : b.data.decision)));
   });
 
-  app.get("/inbox", (c) => c.json({ questions: relay.questions.pending().map(questionView) }));
+  // Questions kept on paired relays (asked from here) are listed and answered too (pairing/remote-inbox.ts).
+  app.get("/inbox", async (c) => c.json({ questions: [...relay.questions.pending().map(questionView), ...(await relay.pairing.inbox.list())] }));
   app.post("/questions/:id", async (c) => {
     const b = z.object({ choice: z.string().optional(), answer: z.string().max(100_000).optional(), dismiss: z.boolean().optional() }).strict().safeParse(await jsonBody(c));
     if (!b.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "Answer with choice, answer or dismiss. Nothing was answered.");
+    if (!relay.questions.get(c.req.param("id")) && relay.pairing.inbox.holds(c.req.param("id"))) return c.json(await relay.pairing.inbox.answer(c.req.param("id"), b.data));
     return c.json(questionView(relay.questions.answer(c.req.param("id"), { ...b.data, via: relay.name })));
   });
 

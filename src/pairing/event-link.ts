@@ -89,8 +89,11 @@ export class EventLink {
       const row = this.pairing.store.relay(name);
       if (!row) return;
       const subs = this.mirrors(row.name).map((s) => s.id);
+      // Mirrors the owner ended here (Unsubscribe) end there too; the other side ignores repeats.
+      const ended = (sql(this.relay.db, "SELECT id FROM subscriptions WHERE relay = ? COLLATE NOCASE AND end_reason = 'unsubscribed' AND ended_at >= ?")
+        .all(row.name, this.relay.clock.now() - 60 * 60_000) as { id: string }[]).map((s) => s.id);
       try {
-        const res = await this.pairing.call(row, "GET", `/peer/v1/events?after=${row.event_cursor}&wait=${POLL_SECONDS}&subs=${subs.join(",")}`, undefined, {
+        const res = await this.pairing.call(row, "GET", `/peer/v1/events?after=${row.event_cursor}&wait=${POLL_SECONDS}&subs=${subs.join(",")}&ended=${ended.join(",")}`, undefined, {
           timeoutMs: (POLL_SECONDS + 15) * 1000, signal: l.abort.signal,
         });
         if (l.stopped) return;

@@ -101,6 +101,15 @@ export class PeerOutbox {
     return { events };
   }
 
+  /** Subscriptions the watcher's owner ended there (Unsubscribe on the mirror) end here too. */
+  endUnsubscribed(client: string, ids: string[]): void {
+    const mine = ids.filter((id) => {
+      const row = this.relay.db.prepare(`SELECT s.ended_at FROM subscriptions s JOIN remote_callers r ON r.id = s.watcher WHERE s.id = ? AND r.client = ?`).get(id, client) as { ended_at: number | null } | undefined;
+      return row && row.ended_at == null;
+    });
+    if (mine.length) this.relay.watch.end(mine, "unsubscribed");
+  }
+
   /** Where each of these subscriptions stands: null while active, else why it ended. */
   subStates(client: string, ids: string[]): Record<string, string | null> {
     const out: Record<string, string | null> = {};

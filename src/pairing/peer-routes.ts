@@ -3,7 +3,10 @@ import { timingSafeEqual } from "node:crypto";
 import type { Relay } from "../relay.ts";
 import { CallBody } from "./peer-protocol.ts";
 import { executeRemote } from "./remote-exec.ts";
+import { answerClientQuestion, clientQuestions } from "./remote-inbox.ts";
+import { RelayError } from "../core/errors.ts";
 import { hashSecret, type ClientRow } from "./store.ts";
+import { ClientGone, HttpRefusal, readBodyText } from "../api/body.ts";
 
 // The peer API (/peer/v1), served to relays that paired with this one. Every answer carries
 // this relay's version (header oar-version) and every request the caller's. Authenticated by
@@ -19,12 +22,25 @@ export function peerApi(relay: Relay): Hono<Env> {
     c.header("oar-version", relay.version);
   });
   app.onError((err, c) => {
+    // A body over maxBodyMb, or a peer that hung up mid-body: coded, and no stack in the log.
+    if (err instanceof HttpRefusal) return c.json(err.toJSON(), err.status);
+    if (err instanceof ClientGone) return c.json({ ok: false, code: "REMOTE_RELAY_INVALID_INPUT", error: err.message }, 400);
     console.error("[peer] request failed:", err);
     return c.json({ ok: false, code: "REMOTE_RELAY_BUSY", error: "The relay could not carry out the peer request. Try again." }, 500);
   });
 
+  /** The JSON body (null when it is not JSON), read as a stream within maxBodyMb. */
+  const peerJson = async (c: Context): Promise<unknown> => {
+    const text = await readBodyText(c.req.raw, relay.settings.get().maxBodyMb * 1024 * 1024);
+    try {
+      return JSON.parse(text);
+    } catch {
+      return null;
+    }
+  };
+
   app.post("/pair", async (c) => {
-    const b = (await c.req.json().catch(() => null)) as { token?: unknown; name?: unknown } | null;
+    const b = (await peerJson(c)) as { token?: unknown; name?: unknown } | null;
     const name = typeof b?.name === "string" ? b.name.trim().slice(0, 100) : "";
     const token = typeof b?.token === "string" ? b.token : "";
     const used = token && name ? pairing.store.useToken(token) : null;
@@ -51,12 +67,28 @@ export function peerApi(relay: Relay): Hono<Env> {
   app.get("/hello", (c) => c.json({ ok: true, name: relay.name, version: relay.version }));
 
   app.post("/call", async (c) => {
-    const parsed = CallBody.safeParse(await c.req.json().catch(() => null));
+    const parsed = CallBody.safeParse(await peerJson(c));
     if (!parsed.success) {
       return c.json({ result: { ok: false, code: "REMOTE_RELAY_INVALID_INPUT", error: `The peer call is malformed (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}). Nothing was done.` } });
     }
     const answer = await executeRemote(relay, c.get("client"), parsed.data, signalOf(c));
     return c.json(answer);
+  });
+
+  app.get("/questions", (c) => c.json({ questions: clientQuestions(relay, c.get("client")) }));
+  app.post("/questions/:id", async (c) => {
+    const b = ((await c.req.json().catch(() => null)) ?? {}) as Record<string, unknown>;
+    const a = {
+      ...(typeof b.choice === "string" ? { choice: b.choice } : {}),
+      ...(typeof b.answer === "string" ? { answer: b.answer.slice(0, 100_000) } : {}),
+      ...(b.dismiss === true ? { dismiss: true } : {}),
+    };
+    try {
+      return c.json(answerClientQuestion(relay, c.get("client"), c.req.param("id"), a));
+    } catch (err) {
+      if (err instanceof RelayError) return c.json(err.toJSON());
+      throw err;
+    }
   });
 
   app.post("/unpair", (c) => {
@@ -70,6 +102,8 @@ export function peerApi(relay: Relay): Hono<Env> {
     const wait = Math.min(Math.max(Number(c.req.query("wait") ?? 0), 0), 30);
     const client = c.get("client").name;
     const subs = (c.req.query("subs") ?? "").split(",").filter(Boolean);
+    const ended = (c.req.query("ended") ?? "").split(",").filter(Boolean).slice(0, 200);
+    if (ended.length) pairing.outbox.endUnsubscribed(client, ended);
     const out = await pairing.outbox.take(client, Number.isFinite(after) ? after : 0, wait * 1000, signalOf(c));
     return c.json({ ...out, subs: pairing.outbox.subStates(client, subs) });
   });

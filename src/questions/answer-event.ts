@@ -15,7 +15,7 @@ export function answerEventText(relay: Relay, q: QuestionRow, forSession: string
   };
   const question = q.question.length > 200 ? `${q.question.slice(0, 199)}…` : q.question;
   const about = q.session_id !== forSession ? ` about session "${relay.sessions.get(q.session_id)?.title ?? "?"}" (${q.session_id})` : "";
-  const by = q.asked_by && q.asked_by !== forSession ? ` asked by session "${relay.sessions.get(q.asked_by)?.title ?? "?"}" (${q.asked_by})` : "";
+  const by = q.asked_by && q.asked_by !== forSession ? ` asked by session "${relay.sessions.get(q.asked_by)?.title ?? relay.pairing.remoteTitle(q.asked_by) ?? "?"}" (${q.asked_by})` : "";
   const options = fromJson<string[]>(q.options_json, []);
   return `question_answered ${q.id}${about}${by}: "${question}"${options.length ? ` [${options.join(" | ")}]` : ""} → ${JSON.stringify(fields)}`;
 }

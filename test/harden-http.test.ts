@@ -74,6 +74,9 @@ test("a chunked body over maxBodyMb is refused with a coded 413 while it streams
   assert.equal(owner.status, 413);
   assert.equal(owner.json.code, "REMOTE_RELAY_INVALID_INPUT");
   assert.equal((await relay.session(s)).messages.length, 0, "nothing was sent");
+  const peer = await endlessChunked("/peer/v1/pair", {});
+  assert.equal(peer.status, 413);
+  assert.equal(peer.json.code, "REMOTE_RELAY_INVALID_INPUT");
   // A declared Content-Length over the limit is refused without reading; under it, taken.
   const big = await raw("PATCH", "/api/settings", { authorization: `Bearer ${relay.token}`, "content-type": "application/json" }, JSON.stringify({ maxTurnMinutes: 61, pad: "x".repeat(1.2 * 1024 * 1024) }));
   assert.equal(big.status, 413);

@@ -4,17 +4,21 @@
 // what the agent did kept with the reply, usage, errors in words, Grok's MCP wait.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { TestRelay, type McpSession } from "./helpers/relay-process.ts";
 import { fakeCliDir, withEnv } from "./helpers/fake-cli.ts";
 import { hash } from "./helpers/fake-acp-agent-hash.ts";
 
 let relay: TestRelay;
+const SIGNED_OUT_FILE = join(mkdtempSync(join(tmpdir(), "oar-signout-")), "signed-out");
 let mcp: McpSession;
 let boss: string;
 const SECRETS = { claudeApiKey: "sk-ant-OwnersKey-111", copilotToken: "ghu_OwnersToken222", xaiApiKey: "xai-OwnersKey-333", deepseekApiKey: "ds-OwnersKey-444" };
 
 before(async () => {
-  const dir = fakeCliDir({ env: { FAKE_ACP_MCP_DELAY_MS: "1500" } });
+  const dir = fakeCliDir({ env: { FAKE_ACP_MCP_DELAY_MS: "1500", FAKE_ACP_SIGNED_OUT_FILE: SIGNED_OUT_FILE } });
   relay = await withEnv(
     // The relay's own environment carries other providers' variables: each worker gets only its own.
     { PATH: `${dir}:${process.env.PATH}`, GH_TOKEN: "gh-relay-env-token", ANTHROPIC_API_KEY: "sk-ant-relay-env", DEEPSEEK_API_KEY: "ds-relay-env", ANTHROPIC_BASE_URL: "http://127.0.0.1:9" },
@@ -165,6 +169,16 @@ test("errors in words: sign-in, rate limit, a crash, a protocol error; send repo
   const sent = await mcp.call({ action: "send", relay: "this", session: id, text: "/fail rate" });
   assert.equal(sent.status, "error");
   assert.match(sent.error, /^Grok hit a rate or usage limit \(.*429 Rate limit exceeded.*\)\. Wait a while and send the message again\.$/);
+
+  // Signed out by the time a fresh worker starts: session/new is refused; still words, not a crash.
+  writeFileSync(SIGNED_OUT_FILE, "");
+  try {
+    await relay.api("POST", `/api/sessions/${id}/kill`);
+    const atStart = await relay.say(id, "hello");
+    assert.match(atStart.text, /^Error: Grok is not signed in on relay "desk": run `grok login`/);
+  } finally {
+    rmSync(SIGNED_OUT_FILE, { force: true });
+  }
 
   const other = await relay.say(id, "/fail boom");
   assert.match(other.text, /^Error: Grok reported an error \(ACP error -32603\): .*something broke: boom.*Kill session/);

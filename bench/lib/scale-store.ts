@@ -9,6 +9,7 @@ import { cpSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from
 import { createHash, randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { openDb } from "../../src/store/db.ts";
 import { MIGRATIONS } from "../../src/store/migrations.ts";
 
@@ -107,12 +108,11 @@ export function scaleStore(n: number, log: (s: string) => void = () => {}): Scal
       const first = now + 2 * 3_600_000 + ((k * 7919) % (7 * DAY - 2 * 3_600_000));
       insSchedule.run(id("sch", k), target, target, `check ${k}`, `Check step ${k} of the plan.`, every, first, first, now - DAY);
     }
-    // n/10 subscriptions by live sessions to one or two others (the first one is the bench's).
+    // n/10 subscriptions (the first one is the bench's).
     const subs = Math.max(1, Math.round(n / 10));
     for (let k = 0; k < subs; k++) {
-      const watcher = live[k % live.length];
-      const sessions = k === 0 ? [info.watched] : [live[(k + 1) % live.length], live[(k + 7) % live.length]];
-      insSub.run(id("sub", k), watcher, JSON.stringify(sessions.filter((s) => s !== watcher)), now - DAY, now - DAY);
+      const { watcher, sessions } = subscriptionLayout(k, info);
+      insSub.run(id("sub", k), watcher, JSON.stringify(sessions), now - DAY, now - DAY);
     }
   })();
   db.pragma("wal_checkpoint(TRUNCATE)");
@@ -125,7 +125,29 @@ export function scaleStore(n: number, log: (s: string) => void = () => {}): Scal
   return info;
 }
 
-/** A fresh copy of a cached store for one relay to write into. */
+/** Who watches whom. The bench's own sessions (the first 16 live ones) are watched by no
+ * one but subscription 0 (live[0] watching live[1]); the others' watchers sit in the first
+ * half of the live sessions and watch two of the second half, which nothing prompts: a turn
+ * in the bench wakes one watcher, never a chain of watchers waking each other. */
+export function subscriptionLayout(k: number, store: Pick<ScaleStore, "live" | "watcher" | "watched">): { watcher: string; sessions: string[] } {
+  const live = store.live;
+  if (k === 0 || live.length < 40) return { watcher: store.watcher, sessions: [store.watched] };
+  const half = Math.floor(live.length / 2);
+  return { watcher: live[16 + (k % (half - 16))], sessions: [...new Set([live[half + (k % half)], live[half + ((k * 7) % half)]])] };
+}
+
+/** A fresh copy of a cached store for one relay to write into. Subscriptions are laid out
+ * again (subscriptionLayout), so a store cached by an older generator behaves the same. */
 export function copyStore(store: ScaleStore, to: string): void {
   cpSync(store.dir, to, { recursive: true });
+  const db = new Database(join(to, "oar.db"));
+  const rows = db.prepare("SELECT id FROM subscriptions ORDER BY id").all() as { id: string }[];
+  const set = db.prepare("UPDATE subscriptions SET watcher = ?, sessions_json = ? WHERE id = ?");
+  db.transaction(() => {
+    rows.forEach((r, k) => {
+      const { watcher, sessions } = subscriptionLayout(k, store);
+      set.run(watcher, JSON.stringify(sessions), r.id);
+    });
+  })();
+  db.close();
 }

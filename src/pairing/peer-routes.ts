@@ -6,6 +6,7 @@ import { executeRemote } from "./remote-exec.ts";
 import { answerClientQuestion, clientQuestions } from "./remote-inbox.ts";
 import { RelayError } from "../core/errors.ts";
 import { hashSecret, type ClientRow } from "./store.ts";
+import { ClientGone, HttpRefusal, readBodyText } from "../api/body.ts";
 
 // The peer API (/peer/v1), served to relays that paired with this one. Every answer carries
 // this relay's version (header oar-version) and every request the caller's. Authenticated by
@@ -21,12 +22,25 @@ export function peerApi(relay: Relay): Hono<Env> {
     c.header("oar-version", relay.version);
   });
   app.onError((err, c) => {
+    // A body over maxBodyMb, or a peer that hung up mid-body: coded, and no stack in the log.
+    if (err instanceof HttpRefusal) return c.json(err.toJSON(), err.status);
+    if (err instanceof ClientGone) return c.json({ ok: false, code: "REMOTE_RELAY_INVALID_INPUT", error: err.message }, 400);
     console.error("[peer] request failed:", err);
     return c.json({ ok: false, code: "REMOTE_RELAY_BUSY", error: "The relay could not carry out the peer request. Try again." }, 500);
   });
 
+  /** The JSON body (null when it is not JSON), read as a stream within maxBodyMb. */
+  const peerJson = async (c: Context): Promise<unknown> => {
+    const text = await readBodyText(c.req.raw, relay.settings.get().maxBodyMb * 1024 * 1024);
+    try {
+      return JSON.parse(text);
+    } catch {
+      return null;
+    }
+  };
+
   app.post("/pair", async (c) => {
-    const b = (await c.req.json().catch(() => null)) as { token?: unknown; name?: unknown } | null;
+    const b = (await peerJson(c)) as { token?: unknown; name?: unknown } | null;
     const name = typeof b?.name === "string" ? b.name.trim().slice(0, 100) : "";
     const token = typeof b?.token === "string" ? b.token : "";
     const used = token && name ? pairing.store.useToken(token) : null;
@@ -53,7 +67,7 @@ export function peerApi(relay: Relay): Hono<Env> {
   app.get("/hello", (c) => c.json({ ok: true, name: relay.name, version: relay.version }));
 
   app.post("/call", async (c) => {
-    const parsed = CallBody.safeParse(await c.req.json().catch(() => null));
+    const parsed = CallBody.safeParse(await peerJson(c));
     if (!parsed.success) {
       return c.json({ result: { ok: false, code: "REMOTE_RELAY_INVALID_INPUT", error: `The peer call is malformed (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}). Nothing was done.` } });
     }

@@ -235,7 +235,10 @@ export class Workers {
     } catch (err) {
       // A dying agent closes the pipe a moment before its exit is seen: say what happened
       // instead of the transport's "connection closed".
-      if (slot.worker.disconnected) {
+      // (An error the agent answered, with its JSON-RPC code, is that error even when the
+      // relay then ended the process, as it does after a failed start.)
+      const answered = typeof (err as { code?: unknown } | null)?.code === "number" || err instanceof TurnFailure;
+      if (!answered && slot.worker.disconnected) {
         await Promise.race([slot.worker.exited, new Promise((r) => setTimeout(r, 2000).unref())]);
         if (!slot.worker.alive) throw failure(exitError(), slot.worker.stderr);
       }

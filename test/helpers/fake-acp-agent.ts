@@ -11,6 +11,7 @@
 // Prompt lines: /state · /pid · /env NAME… · /permission TITLE · /permission-always TITLE · /tool ·
 // /relaytool · /usage IN OUT COST · /refused-reply · /fail auth|rate|other · /crash · /mcp · anything else echoes.
 
+import { existsSync } from "node:fs";
 import { Readable, Writable } from "node:stream";
 import { randomUUID } from "node:crypto";
 
@@ -18,7 +19,9 @@ import { hash } from "./fake-acp-agent-hash.ts";
 import * as acp from "@agentclientprotocol/sdk/unstable";
 
 const profile = process.env.FAKE_ACP_PROFILE ?? "claude";
-const signedOut = process.env.FAKE_ACP_SIGNED_OUT === "1";
+const signedOutAtStart = process.env.FAKE_ACP_SIGNED_OUT === "1";
+// FAKE_ACP_SIGNED_OUT_FILE: signed out while that file exists (a login that goes away later).
+const signedOut = signedOutAtStart || (!!process.env.FAKE_ACP_SIGNED_OUT_FILE && existsSync(process.env.FAKE_ACP_SIGNED_OUT_FILE));
 
 // `claude-agent-acp --cli auth status --json`: the sign-in check the relay's probe runs.
 if (process.argv.includes("--cli")) {

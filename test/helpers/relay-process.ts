@@ -170,7 +170,8 @@ export class TestRelay {
 
   async kill(): Promise<void> {
     for (const c of this.clients.splice(0)) await c.close().catch(() => {});
-    if (this.proc.exitCode !== null) return;
+    // A process ended by a signal keeps exitCode null (signalCode says how it ended).
+    if (this.proc.exitCode !== null || this.proc.signalCode !== null) return;
     const exited = new Promise((r) => this.proc.once("exit", r));
     this.proc.kill("SIGKILL");
     await exited;

@@ -369,7 +369,10 @@ test("/task reports running, output and completed; a failing shell reports faile
   const badEnd = await waitFor("broken to finish", () => done(bad));
 
   const okEvents = agent.tasks.filter((t) => t.taskId === ok);
-  assert.deepEqual(okEvents[0], { sessionId: s, taskId: ok, type: "local_bash", description: "build", status: "running" });
+  // The running notice also carries the task's process group, so the relay can end it on Kill session.
+  const { pgid, ...running } = okEvents[0] as { pgid?: unknown };
+  assert.ok(Number.isInteger(pgid) && (pgid as number) > 0, `pgid: ${pgid}`);
+  assert.deepEqual(running, { sessionId: s, taskId: ok, type: "local_bash", description: "build", status: "running" });
   assert.deepEqual(okEnd, { sessionId: s, taskId: ok, type: "local_bash", description: "build", status: "completed", exitCode: 0 });
   const out = agent.output.filter((o) => o.taskId === ok).map((o) => o.chunk).join("");
   assert.ok(out.includes("out\n") && out.includes("err\n"), out);

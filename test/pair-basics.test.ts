@@ -4,7 +4,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { rmSync } from "node:fs";
 import { TestRelay, type McpSession } from "./helpers/relay-process.ts";
-import { pair } from "./helpers/pairing.ts";
+import { pair, type PairedRelays, pairedRelays } from "./helpers/pairing.ts";
 
 let a: TestRelay;
 let b: TestRelay;
@@ -12,18 +12,13 @@ let conv: string;
 let agent: McpSession;
 let target: string;
 
+let relays: PairedRelays;
 before(async () => {
-  a = await TestRelay.start({ name: "desk" });
-  b = await TestRelay.start({ name: "bbox" });
-  await pair(a, b);
-  conv = await a.createSession({ title: "Planner" });
-  agent = await a.mcp(conv);
-  target = await b.createSession({ title: "Build" });
+  relays = await pairedRelays({ conv: "Planner", target: "Build" });
+  ({ a, b, conv, agent, target } = relays);
 });
 
-after(async () => {
-  await Promise.all([a?.stop(), b?.stop()]);
-});
+after(() => relays?.stop());
 
 test("pairing: both sides list the pairing; tokens pair once; http only for loopback and private ranges", async () => {
   const onA = (await a.api("GET", "/api/relays")).json.relays;

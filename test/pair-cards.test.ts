@@ -5,7 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { TestRelay, type McpSession } from "./helpers/relay-process.ts";
-import { pair } from "./helpers/pairing.ts";
+import { type PairedRelays, pairedRelays } from "./helpers/pairing.ts";
 import { tool, toolResults, waitCard, decide, pendingCards } from "./helpers/control-helpers.ts";
 
 let a: TestRelay;
@@ -14,19 +14,13 @@ let conv: string;
 let agent: McpSession;
 let target: string;
 
+let relays: PairedRelays;
 before(async () => {
-  a = await TestRelay.start({ name: "desk" });
-  b = await TestRelay.start({ name: "bbox" });
-  await pair(a, b);
-  conv = await a.createSession({ title: "Planner" });
-  agent = await a.mcp(conv);
-  target = await b.createSession({ title: "Build" });
-  await a.say(conv, "work with @bbox");
+  relays = await pairedRelays({ conv: "Planner", target: "Build", mention: "work with @bbox" });
+  ({ a, b, conv, agent, target } = relays);
 });
 
-after(async () => {
-  await Promise.all([a?.stop(), b?.stop()]);
-});
+after(() => relays?.stop());
 
 /** Sends the owner's message (a scripted turn) without waiting for it to end. */
 async function start(text: string): Promise<string> {

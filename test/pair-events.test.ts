@@ -4,7 +4,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { TestRelay, type McpSession } from "./helpers/relay-process.ts";
-import { LinkProxy, eventTexts, pair } from "./helpers/pairing.ts";
+import { LinkProxy, type PairedRelays, eventTexts, pairedRelays } from "./helpers/pairing.ts";
 import { tool, toolResults, waitCard, decide } from "./helpers/control-helpers.ts";
 
 let a: TestRelay;
@@ -15,21 +15,13 @@ let agent: McpSession;
 let target: string;
 let subId: string;
 
+let relays: PairedRelays;
 before(async () => {
-  a = await TestRelay.start({ name: "desk" });
-  b = await TestRelay.start({ name: "bbox" });
-  proxy = await LinkProxy.start(() => b.url);
-  await pair(a, b, { url: proxy.url });
-  conv = await a.createSession({ title: "Watcher" });
-  agent = await a.mcp(conv);
-  target = await b.createSession({ title: "Build" });
-  await a.say(conv, "watch bbox");
+  relays = await pairedRelays({ conv: "Watcher", target: "Build", mention: "watch bbox", proxy: true });
+  ({ a, b, proxy, conv, agent, target } = relays as typeof relays & { proxy: LinkProxy });
 });
 
-after(async () => {
-  await proxy?.close();
-  await Promise.all([a?.stop(), b?.stop()]);
-});
+after(() => relays?.stop());
 
 const count = (texts: string[], re: RegExp) => texts.join("\n").split("\n").filter((l) => re.test(l)).length;
 

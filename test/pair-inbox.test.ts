@@ -3,7 +3,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { TestRelay, type McpSession } from "./helpers/relay-process.ts";
-import { eventTexts, pair } from "./helpers/pairing.ts";
+import { type PairedRelays, eventTexts, pairedRelays } from "./helpers/pairing.ts";
 
 let a: TestRelay;
 let b: TestRelay;
@@ -11,19 +11,13 @@ let conv: string;
 let agent: McpSession;
 let target: string;
 
+let relays: PairedRelays;
 before(async () => {
-  a = await TestRelay.start({ name: "desk" });
-  b = await TestRelay.start({ name: "bbox" });
-  await pair(a, b);
-  conv = await a.createSession({ title: "Asker" });
-  agent = await a.mcp(conv);
-  target = await b.createSession({ title: "Build" });
-  await a.say(conv, "@bbox");
+  relays = await pairedRelays({ conv: "Asker", target: "Build", mention: "@bbox" });
+  ({ a, b, conv, agent, target } = relays);
 });
 
-after(async () => {
-  await Promise.all([a?.stop(), b?.stop()]);
-});
+after(() => relays?.stop());
 
 test("this relay's Inbox lists and answers a question kept on the paired relay", async () => {
   const q = await agent.call({ action: "ask", relay: "bbox", session: target, question: "Merge now?", options: ["Merge", "Wait"] });

@@ -3,7 +3,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { TestRelay, realSleep, type McpSession } from "./helpers/relay-process.ts";
-import { LinkProxy, pair } from "./helpers/pairing.ts";
+import { LinkProxy, type PairedRelays, pairedRelays } from "./helpers/pairing.ts";
 
 let a: TestRelay;
 let b: TestRelay;
@@ -12,21 +12,13 @@ let conv: string;
 let agent: McpSession;
 let target: string;
 
+let relays: PairedRelays;
 before(async () => {
-  a = await TestRelay.start({ name: "desk" });
-  b = await TestRelay.start({ name: "bbox" });
-  proxy = await LinkProxy.start(() => b.url);
-  await pair(a, b, { url: proxy.url });
-  conv = await a.createSession({ title: "Sender" });
-  agent = await a.mcp(conv);
-  target = await b.createSession({ title: "Worker" });
-  await a.say(conv, "@bbox");
+  relays = await pairedRelays({ conv: "Sender", target: "Worker", mention: "@bbox", proxy: true });
+  ({ a, b, proxy, conv, agent, target } = relays as typeof relays & { proxy: LinkProxy });
 });
 
-after(async () => {
-  await proxy?.close();
-  await Promise.all([a?.stop(), b?.stop()]);
-});
+after(() => relays?.stop());
 
 test("the other relay is SIGKILLed while a remote send waits: the call survives it, the prompt was sent once", async () => {
   const call = agent.call({ action: "send", relay: "bbox", session: target, text: "/sleep 60000\n/reply never", wait_seconds: 120 });

@@ -2,7 +2,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { TestRelay, type McpSession } from "./helpers/relay-process.ts";
-import { pair } from "./helpers/pairing.ts";
+import { type PairedRelays, pairedRelays } from "./helpers/pairing.ts";
 import { tool, toolResults, waitCard, decide } from "./helpers/control-helpers.ts";
 
 let a: TestRelay;
@@ -11,19 +11,13 @@ let conv: string;
 let agent: McpSession;
 let target: string;
 
+let relays: PairedRelays;
 before(async () => {
-  a = await TestRelay.start({ name: "desk" });
-  b = await TestRelay.start({ name: "bbox" });
-  await pair(a, b);
-  conv = await a.createSession({ title: "Watcher" });
-  agent = await a.mcp(conv);
-  target = await b.createSession({ title: "Build" });
-  await a.say(conv, "@bbox");
+  relays = await pairedRelays({ conv: "Watcher", target: "Build", mention: "@bbox" });
+  ({ a, b, conv, agent, target } = relays);
 });
 
-after(async () => {
-  await Promise.all([a?.stop(), b?.stop()]);
-});
+after(() => relays?.stop());
 
 test("Unsubscribe on the watcher's relay ends the subscription on the watched relay too", async () => {
   const msg = await a.api("POST", `/api/sessions/${conv}/messages`, { text: tool({ action: "subscribe", relay: "bbox", sessions: [target] }) });

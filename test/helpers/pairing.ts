@@ -1,7 +1,7 @@
 // Paired relays in tests: pairs two real relays (token on B, POST /api/relays on A) and a
 // small TCP proxy that can cut and restore the link between them.
 import { createServer, connect, type Server, type Socket } from "node:net";
-import { TestRelay, freePort } from "./relay-process.ts";
+import { TestRelay, freePort, type McpSession } from "./relay-process.ts";
 
 /** Pairs `a` with `b` (one way: a may call b) under `name` (default: b's own name). */
 export async function pair(a: TestRelay, b: TestRelay, opts: { name?: string; url?: string } = {}): Promise<any> {
@@ -74,4 +74,33 @@ export class LinkProxy {
 export async function eventTexts(r: TestRelay, sessionId: string): Promise<string[]> {
   const s = await r.session(sessionId);
   return s.messages.filter((m: any) => m.role === "event").map((m: any) => m.text as string);
+}
+
+/** Two real relays, `desk` paired one way with `bbox` (optionally through a LinkProxy), a
+ * conversation on desk with its agent's MCP session, and a session on bbox: the set-up most
+ * pairing tests share. `mention` is the owner's first message (it unlocks bbox), if any. */
+export interface PairedRelays {
+  a: TestRelay;
+  b: TestRelay;
+  proxy?: LinkProxy;
+  conv: string;
+  agent: McpSession;
+  target: string;
+  stop(): Promise<void>;
+}
+
+export async function pairedRelays(opts: { conv: string; target: string; mention?: string; proxy?: boolean }): Promise<PairedRelays> {
+  const a = await TestRelay.start({ name: "desk" });
+  const b = await TestRelay.start({ name: "bbox" });
+  const proxy = opts.proxy ? await LinkProxy.start(() => b.url) : undefined;
+  await pair(a, b, { url: proxy?.url });
+  const conv = await a.createSession({ title: opts.conv });
+  const agent = await a.mcp(conv);
+  const target = await b.createSession({ title: opts.target });
+  if (opts.mention) await a.say(conv, opts.mention);
+  const stop = async () => {
+    await proxy?.close();
+    await Promise.all([a.stop(), b.stop()]);
+  };
+  return { a, b, proxy, conv, agent, target, stop };
 }

@@ -139,7 +139,13 @@ export class Workers {
       const models = advertisedModels(slot.worker.advertised, adapterFor(session.provider));
       if (models.length) this.env.onModels?.(session.provider, models);
     });
-    slot.ready.catch(() => slot.worker.kill());
+    // A start that failed (e.g. not signed in) leaves no slot behind: its process is ending,
+    // and the next turn must start a fresh one instead of meeting the same failed start.
+    slot.ready.catch(() => {
+      if (this.slots.get(session.id) === slot) this.slots.delete(session.id);
+      slot.worker.kill();
+      this.freed();
+    });
     this.slots.set(session.id, slot);
     return slot;
   }

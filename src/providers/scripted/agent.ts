@@ -81,6 +81,14 @@ const app = acp
     openSession(params.sessionId, params);
     return {};
   })
+  // A worker may set the model the way CLIs take it (Copilot offline takes any id); the
+  // prompt's own _meta still wins, as before.
+  .onRequest("session/set_model", (p) => p as { sessionId: string; modelId: string }, ({ params }) => {
+    const session = sessions.get(params.sessionId);
+    if (!session) throw acp.RequestError.sessionNotFound(params.sessionId);
+    session.model = params.modelId;
+    return {};
+  })
   .onRequest("session/prompt", async ({ params, client, signal }) => {
     const session = sessions.get(params.sessionId);
     if (!session) throw acp.RequestError.sessionNotFound(params.sessionId);

@@ -100,6 +100,8 @@ export class EventLink {
         failures = 0;
         this.received(row, (res.json.events ?? []) as OutboxEvent[], (res.json.subs ?? {}) as Record<string, string | null>);
       } catch (err) {
+        // A fault here (not the link's) is shown, though it counts as a lost poll like any other.
+        if (!(err instanceof RelayError) && !l.stopped) console.error(`event link to "${name}":`, err);
         if (l.stopped || !this.running) return;
         const code = err instanceof RelayError ? err.code : "";
         if (code === "REMOTE_RELAY_AUTH") {
@@ -161,9 +163,16 @@ export class EventLink {
         const r = parsed.length ? earliest(watch.subs, parsed, now, urgent) : null;
         const ready = urgent || !r?.hold;
         const line = `${row.name} · ${replay ? "replayed · " : ""}${e.line.replace(/^\[relay event\] /, "")}`;
+        const eventKey = `peer:${row.name}:${e.key}`;
+        // No echo (remote-waits.ts): a turn_end of a remote prompt this watcher waits on is held
+        // until its reply; one of a once subscription always comes.
+        const keep = parsed.some((s) => s.once);
+        if (keep) sql(this.relay.db, "DELETE FROM watch_events WHERE watcher = ? AND key = ? AND state = 'dropped' AND line = ''").run(watcher.id, eventKey);
+        const echo = !urgent && !keep && e.type === "turn_end" && this.pairing.waits.has(watcher.id, eventKey);
         this.addEvent(watcher.id, {
-          key: `peer:${row.name}:${e.key}`, type: e.type, sessionId: e.sessionId, turnId: null, urgent, subs: subs.map((s) => s.id), at: now, line,
-          ...(ready ? {} : { state: "held", hold: r!.hold, holdSub: r!.sub.id, releaseAt: r!.at }),
+          key: eventKey, type: e.type, sessionId: e.sessionId, turnId: null, urgent, subs: subs.map((s) => s.id), at: now, line, keep,
+          ...(echo ? { state: "held", hold: r?.hold ?? null, holdSub: r?.hold ? r.sub.id : null, releaseAt: r?.at ?? now, echo: true }
+            : ready ? {} : { state: "held", hold: r!.hold, holdSub: r!.sub.id, releaseAt: r!.at }),
         });
         for (const s of parsed) if (s.once) endOnce.push(s.id);
         touched.add(watcher.id);
@@ -198,10 +207,10 @@ export class EventLink {
     }
   }
 
-  private addEvent(watcher: string, e: { key: string; type: string; sessionId: string | null; turnId: string | null; urgent: boolean; subs: string[]; at: number; line: string; state?: "held"; hold?: "digest" | "quiet" | null; holdSub?: string | null; releaseAt?: number | null }): void {
+  private addEvent(watcher: string, e: { key: string; type: string; sessionId: string | null; turnId: string | null; urgent: boolean; subs: string[]; at: number; line: string; state?: "held"; hold?: "digest" | "quiet" | null; holdSub?: string | null; releaseAt?: number | null; echo?: boolean; keep?: boolean }): void {
     this.relay.watch.delivery.add(watcher, {
       key: e.key, type: e.type, sessionId: e.sessionId, turnId: e.turnId, line: e.line, urgent: e.urgent, subs: e.subs, at: e.at,
-      state: e.state ?? "ready", hold: e.hold ?? null, holdSub: e.holdSub ?? null, releaseAt: e.releaseAt ?? null, echo: false, keep: true,
+      state: e.state ?? "ready", hold: e.hold ?? null, holdSub: e.holdSub ?? null, releaseAt: e.releaseAt ?? null, echo: e.echo ?? false, keep: e.keep ?? true,
     });
   }
 }

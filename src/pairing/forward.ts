@@ -69,6 +69,16 @@ export async function forwardCall(relay: Relay, caller: SessionRow, def: ActionD
   let first: Record<string, unknown> | null = null;
   let last: Record<string, unknown> | null = null;
   let unreachableSince = 0;
+  // No echo (remote-waits.ts): the remote turn this call waits on, once the other relay named it.
+  let waitedTurn: string | null = null;
+  try {
+    return await exchange();
+  } finally {
+    const status = (last as Record<string, unknown> | null)?.status;
+    if (waitedTurn) pairing.waits.ended(caller.id, row.name, waitedTurn, typeof status === "string" ? status : "");
+  }
+
+  async function exchange(): Promise<Record<string, unknown>> {
   for (;;) {
     let answer: any;
     try {
@@ -102,9 +112,14 @@ export async function forwardCall(relay: Relay, caller: SessionRow, def: ActionD
       mirrorAfter(relay, row, caller, def.name, args, result);
     }
     last = result;
+    if (waits && !waitedTurn && typeof answer.turn === "string") {
+      waitedTurn = answer.turn as string;
+      pairing.waits.waiting(caller.id, row.name, waitedTurn);
+    }
     const status = result.status;
     if (!waits || result.ok === false || (status !== "running" && status !== "queued") || remaining() <= 0 || opts.signal.aborted) return finish(result);
     body = { ...base, action: "wait", args: { session: result.session, message_id: result.message_id, wait_seconds: Math.min(remaining(), CHUNK_SECONDS) } };
+  }
   }
 
   function finish(result: Record<string, unknown>): Record<string, unknown> {

@@ -11,6 +11,7 @@ import { parseOrigin, type Origin } from "./origin.ts";
 import type { RemoteContext } from "./remote-context.ts";
 import { EventLink } from "./event-link.ts";
 import { PeerOutbox } from "./outbox.ts";
+import { RemoteWaits } from "./remote-waits.ts";
 import { RemoteInbox } from "./remote-inbox.ts";
 
 /** The paired-relays domain (seed §1, §5, §6; contract §5.6), wired once into the relay. */
@@ -20,12 +21,14 @@ export class Pairing {
   readonly current = new AsyncLocalStorage<RemoteContext>();
   readonly link: EventLink;
   readonly outbox: PeerOutbox;
+  readonly waits: RemoteWaits;
   readonly inbox: RemoteInbox;
 
   constructor(private relay: Relay) {
     this.store = new PairingStore(relay.db, relay.clock);
     this.link = new EventLink(relay, this);
     this.outbox = new PeerOutbox(relay, this.store);
+    this.waits = new RemoteWaits(relay);
     this.inbox = new RemoteInbox(relay);
   }
 

@@ -26,7 +26,9 @@ function changesOrWatches(action: string, args: Record<string, unknown>): boolea
 
 const PROMPTS = new Set(["send", "create_session"]);
 
-export type PeerCallAnswer = { result: Record<string, unknown> } | { approvalNeeded: NonNullable<RemoteContext["approvalNeeded"]> };
+/** `turn`: this relay's id of the turn a send/create_session/wait is about, so the calling
+ * relay can tell that turn's turn_end from others (no echo, relay_tool.md §9). */
+export type PeerCallAnswer = { result: Record<string, unknown>; turn?: string } | { approvalNeeded: NonNullable<RemoteContext["approvalNeeded"]> };
 
 export async function executeRemote(relay: Relay, client: ClientRow, body: CallBody, signal: AbortSignal): Promise<PeerCallAnswer> {
   const pairing = relay.pairing;
@@ -74,7 +76,8 @@ export async function executeRemote(relay: Relay, client: ClientRow, body: CallB
   if (remote.approvalNeeded) return { approvalNeeded: remote.approvalNeeded };
   // Seed §6: an agent of that relay wrote into a conversation here, so it opens there.
   if (result.ok && (body.action === "send") && typeof result.session === "string") pairing.agentWrote(result.session, client.name);
-  return { result };
+  const turn = result.ok !== false && typeof result.message_id === "string" ? relay.sessions.turnByMessage(result.message_id)?.id : undefined;
+  return turn ? { result, turn } : { result };
 }
 
 /** The approval gate for a remote caller (called from Approvals.require): this relay's rules

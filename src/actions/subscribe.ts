@@ -32,7 +32,9 @@ export const subscribe: ActionDef = {
     const { relay, caller } = ctx;
     const checked = checkSubscribe(relay, caller, args);
     const watch = relay.watch;
-    const held = watch.subs.ofWatcher(caller.id).length;
+    // Subscriptions on paired relays count too: mirrors here, and what the calling relay holds.
+    const elsewhere = ctx.remote?.heldElsewhere ?? 0;
+    const held = watch.subs.held(caller.id) + elsewhere;
     if (held >= MAX_SUBSCRIPTIONS) {
       throw new RelayError("REMOTE_RELAY_SUBSCRIPTION_LIMIT", `This conversation already holds ${held} subscriptions (at most ${MAX_SUBSCRIPTIONS} at a time); end one with unsubscribe first. ${NOTHING}`);
     }
@@ -43,7 +45,7 @@ export const subscribe: ActionDef = {
     }, ctx.signal);
     // The card may have taken a while: the limit is checked again where it is written.
     const row = relay.db.transaction(() => {
-      const n = watch.subs.ofWatcher(caller.id).length;
+      const n = watch.subs.held(caller.id) + elsewhere;
       if (n >= MAX_SUBSCRIPTIONS) throw new RelayError("REMOTE_RELAY_SUBSCRIPTION_LIMIT", `This conversation already holds ${n} subscriptions (at most ${MAX_SUBSCRIPTIONS} at a time); end one with unsubscribe first. ${NOTHING}`);
       return watch.subs.insert(checked.sub, relay.clock.now());
     })();

@@ -25,7 +25,7 @@ export const transferSubscriptions: ActionDef = {
     if (!from) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No session "${id.slice(0, 80)}" on relay "${relay.name}" (list_sessions shows the sessions there). ${NOTHING}`);
     if (from.id === caller.id) throw new RelayError("REMOTE_RELAY_FORBIDDEN", `transfer_subscriptions moves another conversation's subscriptions to this one; from names this conversation. ${NOTHING}`);
     const watch = relay.watch;
-    const count = () => ({ theirs: watch.subs.ofWatcher(from.id).length, mine: watch.subs.ofWatcher(caller.id).length });
+    const count = () => ({ theirs: watch.subs.ofWatcher(from.id).length, mine: watch.subs.held(caller.id) + (ctx.remote?.heldElsewhere ?? 0) });
     const check = () => {
       const { theirs, mine } = count();
       if (!theirs) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `Session "${from.title}" (${from.id}) holds no active subscriptions on relay "${relay.name}". ${NOTHING}`);

@@ -49,6 +49,8 @@ export async function forwardCall(relay: Relay, caller: SessionRow, def: ActionD
     caller: {
       session: caller.id, title: caller.title, model: caller.model, provider: caller.provider, effort: caller.effort, mode: caller.mode, cwd: caller.cwd,
       startedByAgent: !!caller.via_session, mayCreateSessions: !!caller.may_create_sessions, loopEpoch: lastOwner.at ?? 0,
+      // The 20-subscription limit spans relays: the other relay adds what it does not hold.
+      heldElsewhere: relay.watch.subs.held(caller.id, row.name),
     },
     origin: { relays: [...origin.relays, relay.name], ownerUnlocked: origin.ownerUnlocked },
     unlocked: pairing.store.unlocks(caller.id).flatMap((u) => { const r = pairing.store.relay(u.relay); return r ? namesOf(r) : [u.relay]; }),

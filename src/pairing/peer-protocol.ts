@@ -16,6 +16,9 @@ export const CallerIdentity = z.object({
   mayCreateSessions: z.boolean(),
   /** The owner's last message in the conversation: a newer one resets the loop count there. */
   loopEpoch: z.number().int().min(0),
+  /** Subscriptions the conversation holds elsewhere (its own relay, other paired relays):
+   * they count toward its 20 here too (contract §6). Older relays leave it out. */
+  heldElsewhere: z.number().int().min(0).max(1000).optional(),
 });
 
 export const CallBody = z.object({

@@ -10,6 +10,8 @@ export interface RemoteContext {
   origin: Origin;
   /** The calling relay's owner already allowed this call on a card there. */
   approved: boolean;
+  /** Subscriptions the conversation holds on other relays (its own included). */
+  heldElsewhere?: number;
   /** Set when the call stopped at a card: the calling relay shows it and calls again. */
   approvalNeeded?: { action: string; target: { id: string; title: string } | null; details: string[]; billing?: string; reasons: string[]; write: boolean };
 }

@@ -70,7 +70,7 @@ export async function executeRemote(relay: Relay, client: ClientRow, body: CallB
     may_create_sessions: c.mayCreateSessions ? 1 : 0, group_id: null, acp_session_id: null, extra_json: "{}",
     message_count: 0, created_at: rc.created_at, last_activity_at: now, archived_at: null, deleted_at: null,
   };
-  const remote: RemoteContext = { relay: client.name, session: c.session, origin: body.origin, approved: !!body.approved };
+  const remote: RemoteContext = { relay: client.name, session: c.session, origin: body.origin, approved: !!body.approved, heldElsewhere: c.heldElsewhere ?? 0 };
   const result = await pairing.current.run(remote, () =>
     callRelayTool(relay, caller, { ...args, action: body.action, relay: "this" }, { signal, remote }));
   if (remote.approvalNeeded) return { approvalNeeded: remote.approvalNeeded };

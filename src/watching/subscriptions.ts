@@ -139,6 +139,14 @@ export class SubscriptionStore {
     return this.byWatcher.get(watcher) ?? [];
   }
 
+  /** Active subscriptions the watcher holds here and, as mirrors, on paired relays (except
+   * `but`, a relay that counts its own): what its limit of 20 counts (contract §6). */
+  held(watcher: string, but?: string): number {
+    const mirrors = this.db.prepare("SELECT COUNT(*) AS n FROM subscriptions WHERE watcher = ? AND ended_at IS NULL AND relay != 'this' AND relay != ? COLLATE NOCASE")
+      .get(watcher, but ?? "this") as { n: number };
+    return this.ofWatcher(watcher).length + mirrors.n;
+  }
+
   allActive(): Sub[] {
     return [...this.byId.values()];
   }

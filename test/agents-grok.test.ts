@@ -111,7 +111,6 @@ test("a wrong key: the provider is unavailable with the reason", { skip, timeout
 test("a wrong key: a session made earlier fails its next turn with the sign-in reason", {
   skip,
   timeout: 2 * TURN_MS,
-  todo: skip ? undefined : "relay side (agents-core): when Grok refuses the key at session/new the turn reads 'The Grok agent process exited during the turn…' instead of the sign-in reason (seen 12:20 on main + wt/agents-core)",
 }, async () => {
   fake.apiKey = "another-key";
   try {

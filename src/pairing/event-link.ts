@@ -6,6 +6,7 @@ import { URGENT, type SubRow } from "../watching/types.ts";
 import type { Pairing } from "./pairing.ts";
 import type { RelayRow } from "./store.ts";
 import type { OutboxEvent } from "./outbox.ts";
+import { movesTold, pendingMoves, successor } from "./compaction.ts";
 
 // The watcher's side of events across a link (seed §9 "On paired relays"). One held request
 // per paired relay (GET /peer/v1/events, a long-poll with the resume cursor `after`): the
@@ -92,12 +93,16 @@ export class EventLink {
       // Mirrors the owner ended here (Unsubscribe) end there too; the other side ignores repeats.
       const ended = (sql(this.relay.db, "SELECT id FROM subscriptions WHERE relay = ? COLLATE NOCASE AND end_reason = 'unsubscribed' AND ended_at >= ?")
         .all(row.name, this.relay.clock.now() - 60 * 60_000) as { id: string }[]).map((s) => s.id);
+      // Conversations compacted here: that relay gives their stand-ins to the new ones.
+      const moves = pendingMoves(this.relay, row.name);
+      const moved = moves.map((m) => `${m.from}>${m.to}`).join(",");
       try {
-        const res = await this.pairing.call(row, "GET", `/peer/v1/events?after=${row.event_cursor}&wait=${POLL_SECONDS}&subs=${subs.join(",")}&ended=${ended.join(",")}`, undefined, {
+        const res = await this.pairing.call(row, "GET", `/peer/v1/events?after=${row.event_cursor}&wait=${POLL_SECONDS}&subs=${subs.join(",")}&ended=${ended.join(",")}${moved ? `&moved=${encodeURIComponent(moved)}` : ""}`, undefined, {
           timeoutMs: (POLL_SECONDS + 15) * 1000, signal: l.abort.signal,
         });
         if (l.stopped) return;
         failures = 0;
+        if (moves.length) movesTold(this.relay, row.name, moves);
         this.received(row, (res.json.events ?? []) as OutboxEvent[], (res.json.subs ?? {}) as Record<string, string | null>);
       } catch (err) {
         // A fault here (not the link's) is shown, though it counts as a lost poll like any other.
@@ -154,7 +159,7 @@ export class EventLink {
       let cursor = row.event_cursor;
       for (const e of events) {
         cursor = Math.max(cursor, e.seq);
-        const watcher = this.relay.sessions.get(e.watcher);
+        const watcher = this.relay.sessions.get(successor(this.relay, row.name, e.watcher));
         if (!watcher || watcher.archived_at) continue;
         const subs = e.subs.map((id) => watch.subs.get(id)).filter((s): s is SubRow => !!s && s.watcher === watcher.id && s.relay.toLowerCase() === key);
         if (e.subs.length && !subs.length) continue; // its subscription ended here

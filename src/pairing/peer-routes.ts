@@ -3,6 +3,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { Relay } from "../relay.ts";
 import { CallBody } from "./peer-protocol.ts";
 import { executeRemote } from "./remote-exec.ts";
+import { applyMoves } from "./compaction.ts";
 import { answerClientQuestion, clientQuestions } from "./remote-inbox.ts";
 import { RelayError } from "../core/errors.ts";
 import { hashSecret, type ClientRow } from "./store.ts";
@@ -104,6 +105,8 @@ export function peerApi(relay: Relay): Hono<Env> {
     const subs = (c.req.query("subs") ?? "").split(",").filter(Boolean);
     const ended = (c.req.query("ended") ?? "").split(",").filter(Boolean).slice(0, 200);
     if (ended.length) pairing.outbox.endUnsubscribed(client, ended);
+    const moved = (c.req.query("moved") ?? "").split(",").map((p) => p.split(">")).filter((p) => p.length === 2 && p[0] && p[1]).slice(0, 50);
+    if (moved.length) applyMoves(relay, client, moved.map(([from, to]) => ({ from, to })));
     const out = await pairing.outbox.take(client, Number.isFinite(after) ? after : 0, wait * 1000, signalOf(c));
     return c.json({ ...out, subs: pairing.outbox.subStates(client, subs) });
   });

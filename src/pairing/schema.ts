@@ -79,3 +79,16 @@ export const PAIRING_SQL = `
   );
   CREATE INDEX peer_outbox_client ON peer_outbox(client, seq);
 `;
+
+/** Compaction moved a conversation that holds subscriptions on a paired relay
+ * (compaction.ts): told = that relay has been told (on the link's next poll). */
+export const PAIRING_MOVES_SQL = `
+  CREATE TABLE peer_moves (
+    relay TEXT NOT NULL COLLATE NOCASE,
+    from_session TEXT NOT NULL,
+    to_session TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    told INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (relay, from_session)
+  );
+`;

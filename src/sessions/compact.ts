@@ -1,6 +1,7 @@
 import { RelayError } from "../core/errors.ts";
 import type { Relay } from "../relay.ts";
 import type { SessionRow } from "./types.ts";
+import { moveMirrors } from "../pairing/compaction.ts";
 
 const SUMMARY_MESSAGES = 20;
 const SUMMARY_CHARS = 600;
@@ -30,6 +31,8 @@ export function compactSession(relay: Relay, id: string): SessionRow {
     return relay.sessions.get(s.id)!;
   })();
   relay.watch.transfer(old.id, next.id, "transferred");
+  // Subscriptions held on paired relays move too (there, at the link's next poll).
+  moveMirrors(relay, old.id, next.id);
   relay.archiveSession(old.id);
   relay.bus.emit({ type: "session.updated", sessionId: next.id });
   relay.turns.enqueue({ sessionId: next.id, role: "user", text: summary });

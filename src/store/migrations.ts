@@ -4,7 +4,7 @@
 import { SCHEDULES_SQL } from "../schedules/schema.ts";
 import { WATCHING_SQL } from "../watching/schema.ts";
 import { SCALE_INDEXES_SQL } from "./scale-indexes.ts";
-import { PAIRING_SQL } from "../pairing/schema.ts";
+import { PAIRING_SQL, PAIRING_MOVES_SQL } from "../pairing/schema.ts";
 
 export interface Migration {
   name: string;
@@ -148,4 +148,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "006-schedules", sql: SCHEDULES_SQL },
   { name: "010-scale-indexes", sql: SCALE_INDEXES_SQL },
   { name: "011-pairing", sql: PAIRING_SQL },
+  { name: "011-pairing-moves", sql: PAIRING_MOVES_SQL },
 ];

@@ -21,8 +21,10 @@ test("streamed chunks are appended without re-reading the session", async () => 
   await convTitle(page, "Streamer").waitFor();
   const detailReads = () => requests.filter((r) => r.method === "GET" && r.path === `/api/sessions/${id}`).length;
 
-  const reply = relay.say(id, "/stream 12 250", SLOW);
-  // ("chunk 2" and "chunk 10" are in no other chunk's text)
+  // Long enough that the reply is still streaming when its text is read after chunk 10
+  // (with 12 chunks a loaded machine saw the turn end first). Chunks arrive in order, so
+  // "chunk 2" and "chunk 10" are on screen only once those chunks are.
+  const reply = relay.say(id, "/stream 40 250", SLOW);
   const live = (text: string) => page.locator("article.msg-inflight", { hasText: text });
   await live("chunk 2").waitFor();
   const readsAtChunk2 = detailReads();
@@ -32,7 +34,7 @@ test("streamed chunks are appended without re-reading the session", async () => 
   const shown = await page.locator("article.msg-inflight .md").innerText();
   assert.deepEqual(shown.split("\n").filter(Boolean).slice(0, 10), Array.from({ length: 10 }, (_, i) => `chunk ${i + 1}`));
   await reply;
-  await page.locator("article.msg-agent:not(.msg-inflight)", { hasText: "chunk 12" }).waitFor();
+  await page.locator("article.msg-agent:not(.msg-inflight)", { hasText: "chunk 40" }).waitFor();
   assert.ok(detailReads() - readsAtChunk2 <= 3, `reads after the stream: ${detailReads() - readsAtChunk2}`);
   assert.deepEqual(ui.pageErrors, []);
 });

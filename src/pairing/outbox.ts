@@ -12,19 +12,13 @@ import type { PairingStore } from "./store.ts";
 export const KEEP_PER_SUB = 500;
 export const KEEP_MS = 7 * 24 * HOUR;
 
-export interface OutboxEvent {
+/** An event as the watcher's relay receives it: what a capture writes, less the holding
+ * state the watcher's own relay decides, plus its place in this outbox. */
+export type OutboxEvent = Pick<NewEvent, "key" | "type" | "sessionId" | "turnId" | "line" | "urgent" | "subs" | "at"> & {
   seq: number;
   /** The watching conversation's id on its own relay. */
   watcher: string;
-  key: string;
-  type: string;
-  sessionId: string | null;
-  turnId: string | null;
-  line: string;
-  urgent: boolean;
-  subs: string[];
-  at: number;
-}
+};
 
 export class PeerOutbox {
   private waiters = new Map<string, Set<() => void>>();

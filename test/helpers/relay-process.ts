@@ -73,6 +73,19 @@ export class TestRelay {
   }
 
   async boot(): Promise<void> {
+    // A free port can be taken by another test file's relay between freePort() and listen:
+    // that start fails (EADDRINUSE) and is tried again on another port.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.bootOnce();
+      } catch (err) {
+        if (attempt >= 5 || !/EADDRINUSE/.test(this.output)) throw err;
+        this.proc.kill("SIGKILL");
+      }
+    }
+  }
+
+  private async bootOnce(): Promise<void> {
     const port = await freePort();
     const args = ["start", "--port", String(port), "--data", this.dataDir, "--name", this.opts.name ?? "desk"];
     if (this.opts.testClock !== false) args.push("--test-clock");
@@ -84,10 +97,11 @@ export class TestRelay {
     this.url = `http://127.0.0.1:${port}`;
     // Up to 90 s: a relay starting from TypeScript sources can take half a minute on a loaded machine.
     for (const end = Date.now() + 90_000; Date.now() < end; ) {
-      if (this.proc.exitCode !== null) break;
+      if (this.proc.exitCode !== null || this.output.includes("EADDRINUSE")) break;
       try {
         const r = await fetch(`${this.url}/api/health`);
-        if (r.ok) {
+        // Our own relay's start line, not another process that holds the same port.
+        if (r.ok && this.output.includes(`listening on ${this.url}`)) {
           this.token = readFileSync(join(this.dataDir, "owner-token"), "utf8").trim();
           return;
         }

@@ -16,10 +16,10 @@ export function agentSpec(src = SCRIPTED, env: Record<string, string> = {}) {
   return { ...ownProgram(src), env: { ...(process.env as Record<string, string>), ...env }, cwd: process.cwd() };
 }
 
+/** The process exists and is not a zombie (ended, waiting for its parent to reap it). */
 export function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
     return false;
   }

@@ -13,6 +13,7 @@
 
 import { connect as netConnect, type Socket } from "node:net";
 import { randomBytes } from "node:crypto";
+import { lstatSync } from "node:fs";
 import { LineSplitter, PROTOCOL_VERSION, encode, readKeeperMessage, socketPath, type KeeperMessage, type RelayMessage, type WireWorker } from "./protocol.ts";
 import { startKeeper } from "./start-keeper.ts";
 
@@ -144,7 +145,18 @@ class KeptPipe implements AgentPipe {
   }
 }
 
+/** A socket file someone else owns (possible in the shared temp dir) is not our keeper:
+ * the relay would hand it every agent's environment. */
+function ownedByUs(path: string): boolean {
+  try {
+    return lstatSync(path).uid === process.getuid?.();
+  } catch {
+    return true; // gone meanwhile: connect says so
+  }
+}
+
 function tryConnect(path: string): Promise<Socket | null> {
+  if (process.getuid && !ownedByUs(path)) return Promise.reject(new Error(`${path} belongs to another user: not connecting to it`));
   return new Promise((resolve) => {
     const s = netConnect(path);
     s.once("connect", () => {

@@ -73,6 +73,8 @@ export class KeeperServer {
     const w = this.workers.get(m.id);
     if (m.t === "attach") return this.attach(conn, m.id, w);
     if (!w) return;
+    // Writing to a worker is taking it: its answers must reach this connection.
+    if (m.t === "in" && !conn.attached.has(m.id)) this.attach(conn, m.id, w);
     if (m.t === "in") w.write(m.line, conn.gen);
     else if (m.t === "setState") w.state = m.state;
     else if (m.t === "kill") w.kill();

@@ -128,6 +128,7 @@ test("lines an idle agent sends while no relay listens are buffered and handed o
   const pipe = await a.spawn("ses_b", { command: "sh", args: ["-c", script], env: { PATH: process.env.PATH! }, cwd: kd.dir });
   kd.track(pipe.pid);
   a.detach();
+  await a.closed; // the keeper has let go of the connection: from now on nobody listens
   writeFileSync(go, "");
   await until("agent spoke", () => existsSync(sent));
   await new Promise((r) => setTimeout(r, 200));
@@ -182,6 +183,7 @@ test("an agent that ends while no relay is attached is reported dead in welcome;
   const other = await a.spawn("ses_o", agentSpec());
   kd.track(other.pid);
   a.detach();
+  await a.closed; // the keeper has let go of the connection: from now on nobody listens
   writeFileSync(go, "");
   await until("agent ended", () => !alive(pipe.pid));
   // The keeper notes the end once the agent's output is drained: ask until it says so.

@@ -164,6 +164,22 @@ test("push sends the agent's commit to the repository's branch (made there)", { 
   assert.equal(gitIn(bare, "log", "-1", "--format=%s", "main"), "first");
 });
 
+test("a refused cloud token: the turn ends with an error in words naming Claude Cloud", { skip, timeout: 2 * TURN_MS }, async () => {
+  fake.reset();
+  fake.apiKey = "another-token"; // the cloud token is now refused with Anthropic's 401
+  try {
+    const reply = await say(relay, session.id, "Say hello.", 120_000);
+    assert.equal(reply.meta?.status, "error", reply.text);
+    // What to do, as the owner does it: the token goes into the relay's settings (no "as
+    // <relay user>": the token is made wherever the owner is signed in to Claude).
+    assert.match(reply.meta.error, /^Claude Cloud is not signed in on relay "desk": add the token `claude setup-token` prints .* as the cloud token in Settings → Providers, then send the message again\. The turn did not run\.$/);
+    // Offline, a refused token is only retried (CLAUDE_CODE_MAX_RETRIES): no OAuth refresh or profile call.
+    assert.ok(fake.requests.every((r) => r.path.endsWith("/v1/messages") || r.path === "/api/hello"), fake.requests.map((r) => `${r.method} ${r.path}`).join(", "));
+  } finally {
+    fake.apiKey = TOKEN;
+  }
+});
+
 test("deleting the session removes its workspace", { skip, timeout: TURN_MS }, async () => {
   assert.ok(existsSync(workspace));
   assert.equal((await relay.api("DELETE", `/api/sessions/${session.id}`)).status < 300, true);

@@ -5,7 +5,8 @@
 // (ANTHROPIC_BASE_URL in the relay's environment). The fake model makes Claude Code write a
 // file with its Write tool and commit it with its Bash tool; the owner pushes (the relay's
 // push only pushes commits, it never commits for the agent); deleting the session removes
-// the clone.
+// the clone. A second turn Edits the file without committing: push then sends nothing and
+// counts the file as uncommitted.
 //
 // Offline, Claude Code with CLAUDE_CODE_OAUTH_TOKEN + ANTHROPIC_BASE_URL (checked by hand on
 // claude-agent-acp 0.101.0 / Claude Code 2.1.318): it needs no OAuth or profile endpoint. It
@@ -55,18 +56,25 @@ function makeRepo(): string {
 /** The workspace the scripted model writes into (known once the session exists). */
 let workspace = "";
 
-/** The model: Write greeting.txt in the workspace, then commit it with Bash, then report. */
+/**
+ * The model. "…greeting file and commit it": Write greeting.txt in the workspace, commit it
+ * with Bash, report. "Change the greeting…": Read it, Edit it (no commit), report.
+ */
 function cloudModel(call: MessagesCall) {
-  const results = toolResults(call);
-  const last = results.at(-1);
+  const file = join(workspace, "greeting.txt");
+  const last = toolResults(call).at(-1);
   if (!last) {
-    if (!/greeting/i.test(lastUserText(call))) return { text: "Nothing to do." };
-    return { toolUses: [{ name: "Write", input: { file_path: join(workspace, "greeting.txt"), content: GREETING } }] };
+    const asked = lastUserText(call);
+    if (/greeting file and commit/i.test(asked)) return { toolUses: [{ name: "Write", input: { file_path: file, content: GREETING } }] };
+    if (/change the greeting/i.test(asked)) return { toolUses: [{ name: "Read", input: { file_path: file } }] };
+    return { text: "Nothing to do." };
   }
-  if (last.name === "Write" && !last.isError) {
+  if (last.isError) return { text: `Failed: ${last.name} said ${last.text.slice(0, 300)}` };
+  if (last.name === "Write") {
     return { toolUses: [{ name: "Bash", input: { command: "git add greeting.txt && git commit -q -m 'Add greeting' && git log -1 --format=%s && pwd", description: "Commit the greeting" } }] };
   }
-  return { text: `Done. ${last.name} ${last.isError ? "failed" : "said"}: ${last.text.slice(0, 300)}` };
+  if (last.name === "Read") return { toolUses: [{ name: "Edit", input: { file_path: file, old_string: "Hello from", new_string: "Hello again from" } }] };
+  return { text: `Done. ${last.name} said: ${last.text.slice(0, 300)}` };
 }
 
 let relay: TestRelay;
@@ -157,11 +165,21 @@ test("the model server saw the cloud token as an OAuth bearer, never an API key,
 test("push sends the agent's commit to the repository's branch (made there)", { skip, timeout: TURN_MS }, async () => {
   const p = await relay.api("POST", `/api/sessions/${session.id}/push`);
   assert.equal(p.status, 200, JSON.stringify(p.json));
-  assert.deepEqual(p.json, { ok: true, pushed: true, branch: "feature/greeting", commits: 1, repo: pathToFileURL(bare).href });
+  assert.deepEqual(p.json, { ok: true, pushed: true, branch: "feature/greeting", commits: 1, repo: pathToFileURL(bare).href, uncommitted: 0 });
   assert.equal(gitIn(bare, "log", "-1", "--format=%s", "feature/greeting"), "Add greeting");
   assert.equal(gitIn(bare, "show", "feature/greeting:greeting.txt"), GREETING.trim());
   // main is untouched.
   assert.equal(gitIn(bare, "log", "-1", "--format=%s", "main"), "first");
+});
+
+test("an Edit the agent did not commit: push sends nothing and says one file is left uncommitted", { skip, timeout: 2 * TURN_MS }, async () => {
+  const reply = await say(relay, session.id, "Change the greeting, but do not commit.");
+  assert.notEqual(reply.meta?.status, "error", `${reply.meta?.error} ${reply.text}`);
+  assert.match(reply.text, /Done\. Edit said:/, reply.text);
+  assert.equal(readFileSync(join(workspace, "greeting.txt"), "utf8"), "Hello again from Claude Cloud\n");
+  const p = await relay.api("POST", `/api/sessions/${session.id}/push`);
+  assert.deepEqual(p.json, { ok: true, pushed: false, branch: "feature/greeting", commits: 0, repo: pathToFileURL(bare).href, uncommitted: 1 });
+  assert.equal(gitIn(bare, "show", "feature/greeting:greeting.txt"), GREETING.trim());
 });
 
 test("a refused cloud token: the turn ends with an error in words naming Claude Cloud", { skip, timeout: 2 * TURN_MS }, async () => {

@@ -19,7 +19,7 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -198,10 +198,29 @@ test("a refused cloud token: the turn ends with an error in words naming Claude 
   }
 });
 
-test("deleting the session removes its workspace", { skip, timeout: TURN_MS }, async () => {
-  assert.ok(existsSync(workspace));
+test("deleting the session ends its Claude Code and removes its workspace", { skip, timeout: 2 * TURN_MS }, async () => {
+  // A turn, so a worker runs in the workspace (the refused token may have ended the last one).
+  const reply = await say(relay, session.id, "Say hello.");
+  assert.notEqual(reply.meta?.status, "error", `${reply.meta?.error} ${reply.text}`);
+  assert.ok(processesIn(workspace).length > 0, "Claude Code runs in the workspace");
   assert.equal((await relay.api("DELETE", `/api/sessions/${session.id}`)).status < 300, true);
   await relay.waitFor(() => !existsSync(workspace));
+  await relay.waitFor(() => processesIn(workspace).length === 0);
   // The pushed branch stays in the repository.
   assert.equal(gitIn(bare, "show", "feature/greeting:greeting.txt"), GREETING.trim());
 });
+
+/** Processes whose working directory is `dir` or under it (also once it was removed). */
+function processesIn(dir: string): number[] {
+  const pids: number[] = [];
+  for (const f of readdirSync("/proc")) {
+    if (!/^\d+$/.test(f)) continue;
+    try {
+      const cwd = readlinkSync(`/proc/${f}/cwd`).replace(/ \(deleted\)$/, "");
+      if (cwd === dir || cwd.startsWith(`${dir}/`)) pids.push(Number(f));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return pids;
+}

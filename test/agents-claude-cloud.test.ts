@@ -146,7 +146,7 @@ test("a turn in the clone: Claude Code writes a file with Write and commits it w
   assert.equal(gitIn(bare, "branch", "--list", "feature/greeting"), "");
 });
 
-test("the model server saw the cloud token as an OAuth bearer, never an API key, and none of the relay's own credentials", { skip }, () => {
+test("the model server saw the cloud token as an OAuth bearer, never an API key, and none of the relay's own credentials; nor has the worker's environment", { skip }, () => {
   assert.ok(fake.requests.length > 0);
   const messages = fake.requests.filter((r) => r.path.endsWith("/v1/messages"));
   assert.ok(messages.length >= 3);
@@ -160,6 +160,16 @@ test("the model server saw the cloud token as an OAuth bearer, never an API key,
     assert.ok(!all.includes(RELAY_KEY) && !all.includes(RELAY_AUTH), `${r.method} ${r.path} carried a relay credential`);
   }
   assert.ok(fake.calls.every((c) => c.authorized));
+  // And in the worker's own environment (the adapter and the Claude Code it runs, in the clone).
+  const pids = processesIn(workspace);
+  assert.ok(pids.length > 0, "the worker is still running in the workspace");
+  for (const pid of pids) {
+    const env = environOf(pid);
+    if (!env) continue; // ended meanwhile
+    assert.equal(env.CLAUDE_CODE_OAUTH_TOKEN, TOKEN, `pid ${pid}`);
+    assert.equal(env.ANTHROPIC_API_KEY, undefined, `pid ${pid} has ANTHROPIC_API_KEY`);
+    assert.equal(env.ANTHROPIC_AUTH_TOKEN, undefined, `pid ${pid} has ANTHROPIC_AUTH_TOKEN`);
+  }
 });
 
 test("push sends the agent's commit to the repository's branch (made there)", { skip, timeout: TURN_MS }, async () => {
@@ -223,4 +233,14 @@ function processesIn(dir: string): number[] {
     }
   }
   return pids;
+}
+
+/** A process's environment, or null once it is gone. */
+function environOf(pid: number): Record<string, string> | null {
+  try {
+    const pairs = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
+    return Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)]));
+  } catch {
+    return null;
+  }
 }

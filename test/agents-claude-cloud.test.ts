@@ -19,9 +19,9 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { TestRelay } from "./helpers/relay-process.ts";
 import { FakeAnthropic, lastUserText, toolResults, type MessagesCall } from "./helpers/fake-anthropic.ts";
@@ -93,6 +93,7 @@ before(async () => {
 after(async () => {
   await relay?.stop();
   await fake?.close();
+  if (bare) rmSync(dirname(bare), { recursive: true, force: true });
 });
 
 test("with the cloud token set, the probe finds Claude Cloud available (Claude Code's OAuth-token login counts as signed in)", { skip, timeout: TURN_MS }, async () => {

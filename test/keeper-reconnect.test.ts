@@ -201,3 +201,36 @@ test("an agent that ends while no relay is attached is reported dead in welcome;
   assert.match(p2.stderrTail(), /fatal: gone/);
   b.detach();
 });
+
+test("a turn answered while detached by an agent that then ended is still resumable: replay, promptResult, then the exit", async (t) => {
+  const kd = new KeeperDir();
+  t.after(() => kd.close());
+  const go = join(kd.dir, "go");
+  const chunk = JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "all done" } } } });
+  // The keeper numbers this worker's requests from 1: the prompt is its request 1.
+  const answer = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { stopReason: "end_turn" } });
+  const script = `read prompt; while [ ! -f ${go} ]; do sleep 0.05; done; echo '${chunk}'; echo '${answer}'; exit 0`;
+  const a = (await kd.connect())!;
+  const pipe = await a.spawn("ses_d", { command: "sh", args: ["-c", script], env: { PATH: process.env.PATH! }, cwd: kd.dir });
+  kd.track(pipe.pid);
+  const other = await a.spawn("ses_o", agentSpec()); // keeps the keeper from ending
+  kd.track(other.pid);
+  void new Rpc(pipe).prompt("s1", "work");
+  a.detach();
+  await a.closed;
+  writeFileSync(go, "");
+  await until("agent ended", () => !alive(pipe.pid));
+  let b = (await kd.connect({ start: false }))!;
+  while (b.kept().find((w) => w.id === "ses_d")!.alive) {
+    b.detach();
+    await new Promise((r) => setTimeout(r, 100));
+    b = (await kd.connect({ start: false }))!;
+  }
+  assert.deepEqual((b.kept().find((w) => w.id === "ses_d")!.resumable!.promptParams as any).prompt, [{ type: "text", text: "work" }]);
+  const p2 = b.attach("ses_d");
+  const r2 = new Rpc(p2);
+  assert.deepEqual(await p2.exited, { code: 0, signal: null });
+  assert.deepEqual(r2.results, [{ result: { stopReason: "end_turn" } }], "the answer before the exit");
+  assert.equal(r2.text((s) => s.replay && !s.delivered), "all done");
+  b.detach();
+});

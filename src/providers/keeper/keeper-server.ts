@@ -102,7 +102,8 @@ export class KeeperServer {
       pid: w.pid,
       alive: w.alive,
       state: w.state,
-      resumable: w.alive ? w.rpc.resumable(conn.gen) : null,
+      // A dead agent's turn resumes only if its answer came before it ended.
+      resumable: w.alive || w.rpc.answerKept ? w.rpc.resumable(conn.gen) : null,
     }));
     conn.send({ t: "welcome", v: PROTOCOL_VERSION, keeperPid: process.pid, workers });
   }

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Context } from "hono";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import type { Relay } from "../relay.ts";
 import { callRelayTool } from "../actions/dispatch.ts";
 import { toolInputSchema, TOOL_DESCRIPTION } from "./tool-schema.ts";
@@ -31,6 +31,8 @@ interface Entry {
  * each bound to the agent token that opened it (the SDK does not bind them: STACK gotcha 1). */
 export class McpEndpoint {
   private entries = new Map<string, Entry>();
+  /** Session ids being revived (see handle): the server-side initialize in progress. */
+  private reviving = new Map<string, Promise<void>>();
   private tick = 0;
   private schema = toolInputSchema();
 
@@ -42,15 +44,18 @@ export class McpEndpoint {
     const caller = token ? this.relay.sessions.byToken(token) : undefined;
     if (!caller) return c.json({ jsonrpc: "2.0", error: { code: -32001, message: "Unauthorized: a session's agent token is required." }, id: null }, 401);
     const sid = c.req.header("mcp-session-id");
-    let entry: Entry | undefined;
-    if (sid) {
-      entry = this.entries.get(sid);
-      if (!entry) return c.json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }, 404);
-      if (entry.callerId !== caller.id) {
-        return c.json({ jsonrpc: "2.0", error: { code: -32001, message: "This MCP session belongs to another conversation's token. Nothing was done." }, id: null }, 403);
-      }
-      entry.lastUsed = ++this.tick;
-    }
+    // A session id still being revived by a request just before this one is waited for, so
+    // two requests of one client (its GET stream and a call) never make two transports.
+    if (sid && !this.entries.has(sid)) await this.reviving.get(sid)?.catch(() => {});
+    let entry = sid ? this.entries.get(sid) : undefined;
+    if (sid && !entry && c.req.method === "DELETE") return c.json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }, 404);
+    // A GET stream (server-initiated messages: this server sends none outside a call's own
+    // stream) is not worth reviving a session for: the SDK client reopens it ~1 s after an
+    // eviction closed it, which would evict the next one, round and round. 405 is the
+    // spec's "no GET stream here", which clients take quietly; a POST revives the session.
+    if (sid && !entry && c.req.method === "GET") return c.json({ jsonrpc: "2.0", error: { code: -32000, message: "No GET stream for this MCP session: POST requests take it up again." }, id: null }, 405, { allow: "POST, DELETE" });
+    if (entry && entry.callerId !== caller.id) return this.notYours(c);
+    if (entry) entry.lastUsed = ++this.tick;
     let body: Awaited<ReturnType<McpEndpoint["readBody"]>>;
     try {
       body = await this.readBody(c);
@@ -61,6 +66,24 @@ export class McpEndpoint {
       throw err;
     }
     if (entry) return entry.transport.handleRequest(body.request, body.parsed);
+    // An id this relay does not hold (it restarted, or evicted the session at the cap) from
+    // a valid token is revived as that token's session: clients that do not re-initialize
+    // after a 404 (several real CLIs) keep relay_tool. An initialize opens a new session.
+    const revive = sid && !isInitialize(body.parsed?.parsedBody) ? sid : undefined;
+    const asked = c.req.header("mcp-protocol-version");
+    if (revive && asked && !SUPPORTED_PROTOCOL_VERSIONS.includes(asked)) {
+      return c.json({ jsonrpc: "2.0", error: { code: -32000, message: `Bad Request: Unsupported protocol version: ${asked} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})` }, id: null }, 400);
+    }
+    if (revive) {
+      // Another request of the same id may have revived it while this body was read.
+      await this.reviving.get(revive)?.catch(() => {});
+      entry = this.entries.get(revive);
+      if (entry) {
+        if (entry.callerId !== caller.id) return this.notYours(c);
+        entry.lastUsed = ++this.tick;
+        return entry.transport.handleRequest(body.request, body.parsed);
+      }
+    }
     const full = this.evict();
     if (full) {
       return c.json({ jsonrpc: "2.0", error: { code: -32000, message: `The relay holds its most MCP sessions at once (maxMcpSessions ${full}), each in the middle of a call. Try again when one ends. Nothing was done.`, data: { code: "REMOTE_RELAY_LIMIT" } }, id: null }, 429);
@@ -68,7 +91,7 @@ export class McpEndpoint {
     const calls = { active: 0 };
     const server = this.makeServer(caller.id, calls);
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => revive ?? randomUUID(),
       onsessioninitialized: (id) => {
         this.entries.set(id, { transport, callerId: caller.id, lastUsed: ++this.tick, calls });
       },
@@ -76,8 +99,28 @@ export class McpEndpoint {
         this.entries.delete(id);
       },
     });
-    await server.connect(transport);
+    if (!revive) {
+      await server.connect(transport);
+      return transport.handleRequest(body.request, body.parsed);
+    }
+    // Registered before the first await: a request of the same id arriving now waits for it.
+    const done = server.connect(transport).then(() => reviveSession(transport, c.req.raw, revive));
+    this.reviving.set(revive, done);
+    try {
+      await done;
+    } catch (err) {
+      const e = this.entries.get(revive);
+      if (e?.transport === transport) this.drop(revive, e);
+      else transport.close().catch(() => {});
+      return c.json({ jsonrpc: "2.0", error: { code: -32603, message: `This MCP session could not be taken up again (${(err as Error).message}). Initialize a new one. Nothing was done.` }, id: null }, 500);
+    } finally {
+      this.reviving.delete(revive);
+    }
     return transport.handleRequest(body.request, body.parsed);
+  }
+
+  private notYours(c: Context): Response {
+    return c.json({ jsonrpc: "2.0", error: { code: -32001, message: "This MCP session belongs to another conversation's token. Nothing was done." }, id: null }, 403);
   }
 
   /** Reads a POST body once. Tool arguments that are not an object are wrapped so they reach
@@ -166,4 +209,32 @@ export class McpEndpoint {
     });
     return server;
   }
+}
+
+function isInitialize(parsed: unknown): boolean {
+  return (Array.isArray(parsed) ? parsed : [parsed]).some((m) => !!m && typeof m === "object" && (m as { method?: unknown }).method === "initialize");
+}
+
+/** Initializes a fresh transport (whose generator returns `sid`) as the client did once with
+ * a relay that no longer holds the session: an `initialize` in the protocol version the
+ * request names (else the SDK's latest), then `notifications/initialized`. The answers go
+ * nowhere: the client already had them. After this the transport takes `sid`'s requests. */
+async function reviveSession(transport: WebStandardStreamableHTTPServerTransport, req: Request, sid: string): Promise<void> {
+  const protocolVersion = req.headers.get("mcp-protocol-version") ?? LATEST_PROTOCOL_VERSION;
+  const post = (message: unknown, session?: string) =>
+    new Request(req.url, {
+      method: "POST",
+      headers: {
+        accept: "application/json, text/event-stream",
+        "content-type": "application/json",
+        ...(session ? { "mcp-session-id": session, "mcp-protocol-version": protocolVersion } : {}),
+      },
+      body: JSON.stringify(message),
+    });
+  const init = await transport.handleRequest(post({ jsonrpc: "2.0", id: "oar-revive", method: "initialize", params: { protocolVersion, capabilities: {}, clientInfo: { name: "revived", version: "0" } } }));
+  // The SSE stream ends once the server answered: then the session is initialized.
+  await init.text();
+  if (init.status !== 200) throw new Error(`MCP session revival: initialize answered ${init.status}`);
+  const note = await transport.handleRequest(post({ jsonrpc: "2.0", method: "notifications/initialized" }, sid));
+  await note.text();
 }

@@ -7,10 +7,12 @@ import assert from "node:assert/strict";
 import { TestRelay } from "./helpers/relay-process.ts";
 import { FakeAnthropic, toolResults, type MessagesCall } from "./helpers/fake-anthropic.ts";
 import { FakeOpenAI } from "./helpers/fake-openai.ts";
-import { agentRelayEnv, missingCli } from "./helpers/agent-clis.ts";
+import { AGENTS_CACHE, agentRelayEnv, missingCli } from "./helpers/agent-clis.ts";
 import { claudeAgent, grokAgent, planPrompt } from "./helpers/relay-plan.ts";
 import { TURN_MS, createSession, say } from "./helpers/agents-e2e.ts";
-import { workerPids } from "./helpers/core-helpers.ts";
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 
 const closers: (() => Promise<unknown>)[] = [];
 after(async () => {
@@ -18,6 +20,28 @@ after(async () => {
 });
 
 const plan = (when: string) => planPrompt([{ action: "list_sessions", relay: "this" }], `List the sessions with relay_tool (${when} the restart), then report.`);
+
+/** The agent processes the data folder's keeper holds (its children). */
+function keptPids(relay: TestRelay): number[] {
+  try {
+    const keeper = readFileSync(join(relay.dataDir, "keeper.pid"), "utf8").trim();
+    return execFileSync("pgrep", ["-P", keeper], { encoding: "utf8" }).split("\n").filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** Claude Code's own log of its "relay" MCP connection (it keeps one per start, under the
+ * XDG cache, in a folder named after its working directory: the agent HOME here). */
+function claudeMcpLog(home: string): string {
+  const dir = join(AGENTS_CACHE, "xdg-cache", "claude-cli-nodejs", home.replace(/[^a-zA-Z0-9]/g, "-"), "mcp-logs-relay");
+  if (!existsSync(dir)) return "";
+  return readdirSync(dir).map((f) => readFileSync(join(dir, f), "utf8")).join("");
+}
+const connects = (log: string) => log.split("\n").filter((l) => l.includes("Successfully connected")).length;
+
+/** The relay's log lines saying it took up an MCP session of `session` again. */
+const revivals = (relay: TestRelay, session: string) => relay.output.split("\n").filter((l) => l.includes("[mcp] MCP session") && l.includes(session));
 
 /** The relay_tool results the model server received (tool_result blocks answering relay_tool). */
 function claudeRelayResults(calls: MessagesCall[]): { text: string; isError: boolean }[] {
@@ -27,7 +51,8 @@ function claudeRelayResults(calls: MessagesCall[]): { text: string; isError: boo
 test("Claude Code: a turn calls relay_tool, the relay is SIGKILLed and comes back on the same port, the same agent process's next relay_tool call gets a real answer", { skip: missingCli("claude"), timeout: 4 * TURN_MS }, async () => {
   const fake = await FakeAnthropic.start({ apiKey: "sk-owner-key", script: claudeAgent });
   closers.push(() => fake.close());
-  const relay = await TestRelay.start({ env: agentRelayEnv(["claude"], { ANTHROPIC_BASE_URL: fake.baseUrl }), settings: { claudeApiKey: "sk-owner-key" } });
+  const env = agentRelayEnv(["claude"], { ANTHROPIC_BASE_URL: fake.baseUrl });
+  const relay = await TestRelay.start({ env, settings: { claudeApiKey: "sk-owner-key" } });
   closers.push(() => relay.stop());
   const session = await createSession(relay, { provider: "claude-api", title: "Across a restart" });
   const first = await say(relay, session, plan("before"));
@@ -35,17 +60,25 @@ test("Claude Code: a turn calls relay_tool, the relay is SIGKILLed and comes bac
   assert.match(first.text, /step 1: sessions=\d+/);
   const before = claudeRelayResults(fake.mainCalls);
   assert.ok(before.length >= 1 && before.every((r) => !r.isError), JSON.stringify(before));
-  const pids = workerPids(relay);
+  const pids = keptPids(relay);
   assert.equal(pids.length, 1, `one agent process: ${pids}`);
+  const connectedBefore = connects(claudeMcpLog(env.HOME!));
+  assert.equal(connectedBefore, 1, "Claude Code logs its MCP connections where this test looks");
 
   await relay.restart({ samePort: true });
+  // Claude Code (2.1.318) does not keep its MCP session across the restart: its GET stream
+  // drops, it closes the transport and connects anew (a fresh initialize) with a backoff of
+  // 1, 2, 4, 8, 16 s; a relay_tool call before that is "MCP server "relay" is not connected".
+  // Wait for its reconnect, as a person's next message would come after it.
+  await relay.waitFor(() => connects(claudeMcpLog(env.HOME!)) > connectedBefore, 60_000);
   fake.reset();
   const second = await say(relay, session, plan("after"));
   assert.notEqual(second.meta?.status, "error", second.text);
-  assert.deepEqual(workerPids(relay), pids, "the same agent process ran the turn");
+  assert.deepEqual(keptPids(relay), pids, "the same agent process ran the turn");
   const after = claudeRelayResults(fake.mainCalls);
   assert.equal(after.length, 1, JSON.stringify(after));
   assert.equal(after[0].isError, false, after[0].text);
+  // It connected anew rather than sending its old MCP session id (nothing to take up).
   const answer = JSON.parse(after[0].text.slice(after[0].text.indexOf("{"), after[0].text.lastIndexOf("}") + 1));
   assert.equal(answer.ok, true, after[0].text);
   assert.ok(answer.sessions.some((s: any) => s.id === session), "a real answer from the new relay");
@@ -61,14 +94,44 @@ test("Grok: the same across a restart on the same port", { skip: missingCli("gro
   const first = await say(relay, session, plan("before"));
   assert.notEqual(first.meta?.status, "error", first.text);
   assert.match(first.text, /step 1: sessions=\d+/);
-  const pids = workerPids(relay);
+  const pids = keptPids(relay);
   assert.equal(pids.length, 1, `one agent process: ${pids}`);
 
   await relay.restart({ samePort: true });
   fake.reset();
   const second = await say(relay, session, plan("after"));
   assert.notEqual(second.meta?.status, "error", second.text);
-  assert.deepEqual(workerPids(relay), pids, "the same agent process ran the turn");
+  assert.deepEqual(keptPids(relay), pids, "the same agent process ran the turn");
   // The model's final line summarizes the tool result it received: a real list, not an error.
+  // Grok 1.0.41 sends its old MCP session id: taken up again (without it, it re-initializes
+  // after the 404 and retries, which works too).
+  assert.equal(revivals(relay, session).length, 1, relay.output.slice(-2000));
   assert.match(second.text, /step 1: sessions=\d+/, second.text);
+});
+
+test("Claude Code: its MCP session evicted at the maxMcpSessions cap, its next relay_tool call still gets a real answer", { skip: missingCli("claude"), timeout: 4 * TURN_MS }, async () => {
+  const fake = await FakeAnthropic.start({ apiKey: "sk-owner-key", script: claudeAgent });
+  closers.push(() => fake.close());
+  const env = agentRelayEnv(["claude"], { ANTHROPIC_BASE_URL: fake.baseUrl, OAR_MCP_SESSIONS_MAX: "1" });
+  const relay = await TestRelay.start({ env, settings: { claudeApiKey: "sk-owner-key" } });
+  closers.push(() => relay.stop());
+  const session = await createSession(relay, { provider: "claude-api", title: "Evicted" });
+  const helper = await relay.createSession({ title: "Helper" });
+  const first = await say(relay, session, plan("before"));
+  assert.match(first.text, /step 1: sessions=\d+/);
+  // Another agent's MCP session takes the only slot: Claude's (idle) is evicted.
+  const other = await relay.mcp(helper);
+  assert.equal((await other.call({ action: "list_relays" })).ok, true);
+  fake.reset();
+  const second = await say(relay, session, plan("after"));
+  assert.notEqual(second.meta?.status, "error", second.text);
+  const after = claudeRelayResults(fake.mainCalls);
+  // Claude Code 2.1.318 sends its old MCP session id, which is taken up again (it did not
+  // re-initialize: one connection in its log). Answered 404, that call failed with "MCP
+  // server "relay" is not connected" while it re-initialized.
+  assert.equal(revivals(relay, session).length, 1, relay.output.slice(-2000));
+  assert.equal(connects(claudeMcpLog(env.HOME!)), 1);
+  assert.equal(after.length, 1, JSON.stringify(after));
+  assert.equal(after[0].isError, false, after[0].text);
+  assert.match(second.text, /step 1: sessions=\d+/);
 });

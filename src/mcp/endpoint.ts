@@ -116,6 +116,8 @@ export class McpEndpoint {
     } finally {
       this.reviving.delete(revive);
     }
+    // Rare (once per agent after a restart, or after an eviction) and worth seeing in the log.
+    console.log(`[mcp] MCP session ${revive.slice(0, 8)}… of ${caller.id} taken up again (the relay had restarted or evicted it)`);
     return transport.handleRequest(body.request, body.parsed);
   }
 

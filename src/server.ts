@@ -82,7 +82,8 @@ export async function startRelay(opts: StartOptions = {}): Promise<Running> {
   relay.mcpUrl = `${local}/mcp`;
   relay.baseUrl = local;
   relay.start();
-  // Loaded now that the relay serves, so the first agent's call does not wait for it.
+  // Loaded now that the relay serves, not at the first agent's call: that call would wait
+  // for it, and from dist/ it is a chunk file, which a rebuild while the relay runs replaces.
   setImmediate(() => void mcpEndpoints.get(relay)?.().catch(() => {}));
   return {
     relay,

@@ -131,14 +131,23 @@ export class Relay {
         return this.workers.run(session, turn, text, onChunk, signal);
       },
       abandon: (sessionId) => this.workers.kill(sessionId),
+      resume: (sessionId, turn, onChunk, signal) => {
+        const session = this.sessions.get(sessionId);
+        if (!session) return Promise.reject(new Error("The session was deleted."));
+        return this.workers.resume(session, turn, onChunk, signal);
+      },
     };
   }
 
-  /** Starts what was waiting when the relay went down. */
-  start(): void {
+  /** Starts what was waiting when the relay went down: first the workers that ran on
+   * (the keeper), so their running turns are taken back instead of ended. */
+  async start(): Promise<void> {
     this.questions.recover();
     this.approvals.recover();
-    for (const sessionId of this.turns.recover()) this.turns.kick(sessionId);
+    const kept = await this.workers.attachAll((id) => this.sessions.activeTurns(id).find((t) => t.status === "running"));
+    // Same tick as attachAll's end: the replays of resumed turns come on a later one.
+    for (const sessionId of this.turns.recover(kept.resumable)) this.turns.kick(sessionId);
+    this.tasks.recover(kept.sessions);
     this.watch.start();
     this.schedules.start();
     this.pairing.start();
@@ -146,9 +155,14 @@ export class Relay {
     this.probes.startAll();
   }
 
-  close(): void {
+  /** `keepWorkers` (a graceful stop: upgrade, service restart): the agents stay with the
+   * keeper, their turns running, for the next start to take back. Otherwise they end. */
+  close(opts: { keepWorkers?: boolean } = {}): void {
     this.pairing.stop();
-    this.workers.stopAll();
+    if (opts.keepWorkers) {
+      this.turns.shutdown();
+      this.workers.detachAll();
+    } else this.workers.stopAll();
     this.db.close();
   }
 

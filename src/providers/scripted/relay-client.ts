@@ -49,13 +49,17 @@ export class RelayClient {
    */
   async call(args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
     try {
-      const { client, toolName } = await this.connect(signal);
-      const result = await client.callTool({ name: toolName, arguments: args }, undefined, {
-        signal,
-        timeout: TOOL_TIMEOUT_MS,
-        resetTimeoutOnProgress: true,
-        onprogress: (p) => log(`relay_tool progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ""}`),
-      });
+      let result;
+      try {
+        result = await this.callOnce(args, signal);
+      } catch (e) {
+        // A relay that restarted does not know our MCP session: the MCP rule for clients is
+        // to start a new one and send again (once).
+        if (signal.aborted || !/Session not found|HTTP 404/.test(errorMessage(e))) throw e;
+        log("relay_tool: MCP session not found (the relay restarted?): reconnecting once");
+        await this.reset();
+        result = await this.callOnce(args, signal);
+      }
       const content = (result as { content?: unknown }).content;
       const first = Array.isArray(content) ? content[0] : undefined;
       const text = first && typeof first === "object" && (first as { type?: unknown }).type === "text"
@@ -73,6 +77,16 @@ export class RelayClient {
       await this.reset();
       return JSON.stringify({ ok: false, error: errorMessage(e) });
     }
+  }
+
+  private async callOnce(args: Record<string, unknown>, signal: AbortSignal) {
+    const { client, toolName } = await this.connect(signal);
+    return client.callTool({ name: toolName, arguments: args }, undefined, {
+      signal,
+      timeout: TOOL_TIMEOUT_MS,
+      resetTimeoutOnProgress: true,
+      onprogress: (p) => log(`relay_tool progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ""}`),
+    });
   }
 
   /** Drops the connection (the next call reconnects). */

@@ -11,14 +11,15 @@ import { distFresh } from "./dist-fresh.mjs";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 if (process.argv.includes("--if-stale") && distFresh(root)) process.exit(0);
 
-/** Our own programs: the relay, and every agent worker under src/providers/. */
+/** Our own programs: the relay, every agent worker under src/providers/, and the keeper
+ * that holds them across relay restarts (providers/keeper/keeper-main.ts). */
 function entryPoints() {
   const entries = [join(root, "src", "cli.ts")];
   const walk = (dir) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const p = join(dir, e.name);
       if (e.isDirectory()) walk(p);
-      else if (/^(agent|worker|main)\.ts$/.test(e.name)) entries.push(p);
+      else if (/^(agent|worker|main|keeper-main)\.ts$/.test(e.name)) entries.push(p);
     }
   };
   walk(join(root, "src", "providers"));

@@ -34,6 +34,9 @@ test("service: the unit text runs this oar with the given flags under systemd's 
   assert.match(text, /^\[Unit\]$/m);
   assert.match(text, /^ExecStart=\/usr\/bin\/node \/opt\/oar\/bin\/oar start --port 7421 --data "\/home\/me\/my data"$/m);
   assert.match(text, /^Restart=on-failure$/m);
+  // A restart signals the relay only: the keeper holding the agents outlives it.
+  assert.match(text, /^KillMode=process$/m);
+  assert.doesNotMatch(text, /KillMode=control-group/);
   assert.match(text, /^StandardOutput=journal$/m);
   assert.match(text, /^UMask=0077$/m);
   assert.match(text, /^WantedBy=default.target$/m);

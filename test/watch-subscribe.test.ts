@@ -147,6 +147,8 @@ test("list_subscriptions with watcher shows another conversation's; transfer alw
   assert.equal(denied.cards.length, 1);
   assert.match(denied.cards[0].text, /transfer_subscriptions always asks/);
   assert.equal(denied.result.code, "REMOTE_RELAY_PERMISSION");
+  // The refusal ends with this action's own words, not a generic tail.
+  assert.match(denied.result.error, /Nothing was transferred\.$/);
   assert.equal((await oldMcp.call({ action: "list_subscriptions" })).subscriptions.filter((s: any) => s.active).length, 2);
 
   const moved = await toolInTurn(relay, watcher, { action: "transfer_subscriptions", from: old });
@@ -226,4 +228,14 @@ test("a relay emulating 0.9.12 refuses what came later: digest, quiet hours, exc
   } finally {
     await old.stop();
   }
+});
+
+test("a denied subscribe card says nothing was subscribed", async () => {
+  const fresh = await relay.createSession({ title: "Fresh watcher" });
+  const denied = await toolInTurn(relay, fresh, { action: "subscribe", sessions: [a] }, "deny");
+  assert.equal(denied.cards.length, 1);
+  assert.equal(denied.result.code, "REMOTE_RELAY_PERMISSION");
+  assert.match(denied.result.error, /Nothing was subscribed\.$/);
+  const freshMcp = await relay.mcp(fresh);
+  assert.equal((await freshMcp.call({ action: "list_subscriptions" })).subscriptions.length, 0);
 });

@@ -40,7 +40,7 @@ export const subscribe: ActionDef = {
     }
     const one = checked.sessions.length === 1 ? checked.sessions[0] : null;
     await relay.approvals.require(caller, {
-      action: "subscribe", relay: relay.name, write: true, once: "subscribe",
+      action: "subscribe", relay: relay.name, write: true, once: "subscribe", nothing: NOTHING,
       target: one ? { id: one.id, title: one.title } : null, details: checked.details,
     }, ctx.signal);
     // The card may have taken a while: the limit is checked again where it is written.

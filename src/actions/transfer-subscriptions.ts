@@ -36,7 +36,7 @@ export const transferSubscriptions: ActionDef = {
     };
     const n = check();
     await relay.approvals.require(caller, {
-      action: "transfer_subscriptions", relay: relay.name, write: true, always: "transfer_subscriptions always asks",
+      action: "transfer_subscriptions", relay: relay.name, write: true, always: "transfer_subscriptions always asks", nothing: NOTHING,
       target: { id: from.id, title: from.title }, details: [`Moves ${n} subscription${n === 1 ? "" : "s"} of "${from.title}" (${from.id}) to this conversation`],
     }, ctx.signal);
     check();

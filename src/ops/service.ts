@@ -40,8 +40,10 @@ export function unitText(o: ServiceOptions): string {
     `ExecStart=${[o.nodeBin, o.oarBin, ...args].map(quote).join(" ")}`,
     "Restart=on-failure",
     "RestartSec=2",
-    // The worker processes stay in the unit's cgroup: stopping the service ends them too.
-    "KillMode=control-group",
+    // Only the relay gets the stop signal: the keeper and its agents (providers/keeper) live
+    // on, so `systemctl restart` or an upgrade picks running turns up again; after a stop
+    // with no start they end by themselves after the keeper's orphan bound.
+    "KillMode=process",
     "TimeoutStopSec=10",
     "UMask=0077",
     "StandardOutput=journal",

@@ -91,7 +91,8 @@ export class TestRelay {
     if (this.opts.testClock !== false) args.push("--test-clock");
     if (this.opts.emulateVersion) args.push("--emulate-version", this.opts.emulateVersion);
     this.output = "";
-    this.proc = spawn(BIN, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: withEnv(process.env, this.opts.env) });
+    // The keeper's orphan bound (agents outlive the relay) is short in tests unless a test sets it.
+    this.proc = spawn(BIN, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: withEnv({ OAR_KEEPER_ORPHAN_MS: "60000", ...process.env }, this.opts.env) });
     this.proc.stdout!.on("data", (d) => (this.output += d));
     this.proc.stderr!.on("data", (d) => (this.output += d));
     this.url = `http://127.0.0.1:${port}`;
@@ -199,8 +200,39 @@ export class TestRelay {
 
   async stop(): Promise<void> {
     await this.kill();
+    await endKeeper(this.dataDir);
     if (!this.opts.dataDir) rmSync(this.dataDir, { recursive: true, force: true });
   }
+}
+
+/** Ends a data folder's keeper (the process that holds agents across relay restarts) and
+ * with it the agents, as `oar service` stop does: SIGTERM, wait, SIGKILL if it lingers.
+ * Else a stopped test relay's agents would live on for the orphan bound. */
+export async function endKeeper(dataDir: string): Promise<void> {
+  let pid = 0;
+  try {
+    pid = Number(readFileSync(join(dataDir, "keeper.pid"), "utf8").trim());
+    // Only a keeper: a pid file left by a crash may name a reused pid.
+    if (!readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("keeper-main")) return;
+  } catch {
+    return;
+  }
+  // A zombie (ended, not yet reaped by its new parent) counts as gone.
+  const alive = () => {
+    try {
+      return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    } catch {
+      return false;
+    }
+  };
+  try {
+    process.kill(pid, "SIGTERM");
+  } catch {
+    return;
+  }
+  // The keeper gives its agents 2 s after SIGTERM before it SIGKILLs them.
+  for (const end = Date.now() + 15_000; alive() && Date.now() < end; ) await realSleep(50);
+  if (alive()) process.kill(pid, "SIGKILL");
 }
 
 export class McpSession {

@@ -1,0 +1,146 @@
+// A relay connection goes away mid-turn and a new one takes the worker back (what a relay
+// restart does): the keeper rewrites request ids so the new connection (starting at id 0
+// again) gets its own answers while the old prompt's answer comes as promptResult; the
+// turn log is replayed with delivered marks; the agent's unanswered question is asked
+// again; lines sent while nobody listened are handed over on attach.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { KeeperDir, Rpc, agentSpec, until } from "./helpers/keeper-kit.ts";
+
+const chunks = (n: number) => Array.from({ length: n }, (_, i) => `chunk ${i + 1}`).join("\n");
+
+test("a new connection's ids do not collide with the old prompt: its requests get their answers, the prompt's comes as promptResult after the replay", async (t) => {
+  const kd = new KeeperDir();
+  t.after(() => kd.close());
+  const a = (await kd.connect())!;
+  const pipe = await a.spawn("ses_r", agentSpec());
+  kd.track(pipe.pid);
+  const r1 = new Rpc(pipe);
+  const sid = await r1.openSession(); // ids 0 and 1
+  pipe.setState({ acpSessionId: sid });
+  void r1.prompt(sid, "/stream 8 250"); // id 2, never answered to this connection
+  await until("two chunks live", () => r1.text().includes("chunk 2"));
+  a.detach(); // the relay goes away mid-turn
+
+  const b = (await kd.connect({ start: false }))!;
+  const [kept] = b.kept();
+  assert.equal(kept!.id, "ses_r");
+  assert.equal(kept!.pid, pipe.pid, "the same agent process");
+  assert.deepEqual(kept!.state, { acpSessionId: sid });
+  assert.deepEqual((kept!.resumable!.promptParams as any).prompt, [{ type: "text", text: "/stream 8 250" }]);
+
+  const p2 = b.attach("ses_r");
+  const r2 = new Rpc(p2, { firstId: 0 });
+  // Ids 0, 1, 2 again, as a new ACP connection numbers them: each gets its own answer.
+  for (const model of ["m-a", "m-b", "m-c"]) {
+    const res = await r2.request("session/set_model", { sessionId: sid, modelId: model });
+    assert.deepEqual(res.result, {}, `set_model ${model} answered as itself`);
+  }
+  await until("promptResult", () => r2.results.length === 1);
+  assert.deepEqual(r2.results[0], { result: { stopReason: "end_turn" } });
+  assert.ok(!r2.seen.some((s) => !s.msg.method && s.msg.id !== undefined && s.msg.result?.stopReason), "the old prompt's answer is not a line for the new connection");
+
+  // The whole reply: the replay from the start (delivered marks say what the first
+  // connection had), then the live rest.
+  assert.equal(r2.text(), chunks(8));
+  await a.closed;
+  assert.equal(r2.text((s) => s.replay && s.delivered), r1.text(), "delivered = what the old connection saw");
+  const firstLive = r2.seen.findIndex((s) => !s.replay);
+  assert.ok(r2.seen.slice(firstLive).every((s) => !s.replay), "the replay comes first, in one piece");
+
+  // The worker goes on: a new prompt on the new connection is an ordinary answer.
+  const next = await r2.prompt(sid, "/reply again");
+  assert.deepEqual(next.result, { stopReason: "end_turn" });
+  assert.equal(r2.results.length, 1);
+  b.detach();
+});
+
+test("a prompt answered while no relay is attached is kept: the next attach replays the turn and hands the answer over", async (t) => {
+  const kd = new KeeperDir();
+  t.after(() => kd.close());
+  const mark = join(kd.dir, "turn-done");
+  const a = (await kd.connect())!;
+  const pipe = await a.spawn("ses_k", agentSpec());
+  kd.track(pipe.pid);
+  const r1 = new Rpc(pipe);
+  const sid = await r1.openSession();
+  void r1.prompt(sid, `/stream 3 300\n/task mark touch ${mark}\n/reply the end`);
+  await until("first chunk", () => r1.text().includes("chunk 1"));
+  a.detach();
+  // The script's last steps ran (the mark exists) with nobody attached.
+  await until("turn done", () => existsSync(mark));
+  await new Promise((r) => setTimeout(r, 300));
+
+  const b = (await kd.connect({ start: false }))!;
+  assert.ok(b.kept()[0]!.resumable, "a kept answer makes the worker resumable");
+  const r2 = new Rpc(b.attach("ses_k"));
+  await until("promptResult", () => r2.results.length === 1);
+  assert.deepEqual(r2.results[0], { result: { stopReason: "end_turn" } });
+  const reply = r2.text((s) => s.replay);
+  assert.match(reply, /^chunk 1\nchunk 2\nchunk 3\ntask: \S+ started\nthe end$/);
+  await a.closed;
+  assert.equal(r2.text((s) => s.replay && s.delivered), r1.text(), "delivered = what the old connection saw, the rest unmarked");
+  b.detach();
+
+  // A third connection: nothing outstanding, nothing replayed.
+  const c = (await kd.connect({ start: false }))!;
+  assert.equal(c.kept()[0]!.resumable, null);
+  const r3 = new Rpc(c.attach("ses_k"), { firstId: 0 });
+  const res = await r3.prompt(sid, "/reply fresh");
+  assert.deepEqual(res.result, { stopReason: "end_turn" });
+  assert.equal(r3.text(), "fresh", "no replay of the finished turn");
+  c.detach();
+});
+
+test("the agent's question nobody answered is asked again after attach, and answering it finishes the turn", async (t) => {
+  const kd = new KeeperDir();
+  t.after(() => kd.close());
+  const a = (await kd.connect())!;
+  const pipe = await a.spawn("ses_q", agentSpec());
+  kd.track(pipe.pid);
+  const r1 = new Rpc(pipe); // does not answer requests
+  const sid = await r1.openSession();
+  void r1.prompt(sid, "/reply thinking\n/ask_user colour?|red|blue");
+  const asked = await until("question", () => r1.requests.find((m) => m.method === "_oar/ask_user"));
+  a.detach();
+
+  const b = (await kd.connect({ start: false }))!;
+  const r2 = new Rpc(b.attach("ses_q"), { onRequest: (m) => (m.method === "_oar/ask_user" ? { choice: "red" } : undefined) });
+  await until("promptResult", () => r2.results.length === 1);
+  assert.deepEqual(r2.results[0], { result: { stopReason: "end_turn" } });
+  assert.equal(r2.requests.length, 1, "asked once more");
+  assert.deepEqual(r2.requests[0], asked, "the same request, same id");
+  assert.equal(r2.text(), "thinking\nanswer: red");
+  b.detach();
+});
+
+test("lines an idle agent sends while no relay listens are buffered and handed over on attach, before later answers", async (t) => {
+  const kd = new KeeperDir();
+  t.after(() => kd.close());
+  const go = join(kd.dir, "go");
+  const sent = join(kd.dir, "sent");
+  // A plain agent that speaks on its own once `go` exists (no turn running).
+  const line = JSON.stringify({ jsonrpc: "2.0", method: "_oar/task_output", params: { taskId: "t1", chunk: "later" } });
+  const script = `while [ ! -f ${go} ]; do sleep 0.05; done; echo '${line}'; echo '${line.replace("later", "later 2")}'; touch ${sent}; cat`;
+  const a = (await kd.connect())!;
+  const pipe = await a.spawn("ses_b", { command: "sh", args: ["-c", script], env: { PATH: process.env.PATH! }, cwd: kd.dir });
+  kd.track(pipe.pid);
+  a.detach();
+  writeFileSync(go, "");
+  await until("agent spoke", () => existsSync(sent));
+  await new Promise((r) => setTimeout(r, 200));
+
+  const b = (await kd.connect({ start: false }))!;
+  const p2 = b.attach("ses_b");
+  const got: string[] = [];
+  p2.onLine((l, info) => got.push(`${info.replay}:${l}`));
+  // `cat` echoes what we write: it comes after the buffered lines.
+  p2.write(JSON.stringify({ jsonrpc: "2.0", method: "ping" }));
+  await until("echo", () => got.length === 3);
+  assert.deepEqual(got, [`false:${line}`, `false:${line.replace("later", "later 2")}`, `false:${JSON.stringify({ jsonrpc: "2.0", method: "ping" })}`]);
+  p2.kill();
+  await p2.exited;
+  b.detach();
+});

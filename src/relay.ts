@@ -8,6 +8,7 @@ import { openDb, type Db } from "./store/db.ts";
 import { SessionStore } from "./sessions/session-store.ts";
 import { Turns } from "./sessions/turns.ts";
 import { Workers } from "./providers/workers.ts";
+import { KeeperPipes } from "./providers/worker-pipes.ts";
 import { TaskStore } from "./tasks/task-store.ts";
 import { Questions } from "./questions/ask-user.ts";
 import { Approvals } from "./approvals/approvals.ts";
@@ -104,6 +105,7 @@ export class Relay {
     this.workers = new Workers({
       ...providers.workerEnv,
       clock: this.clock,
+      pipes: new KeeperPipes(this.dataDir),
       idleMinutes: opts.workerIdleMinutes ?? 10,
       session: (id) => this.sessions.get(id),
       mcpEntry: (s) => (this.toolOffered() ? this.mcpEntry(s) : null),

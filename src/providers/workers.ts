@@ -9,7 +9,7 @@ import { launchSpec } from "./launch.ts";
 import { openAiAgentMeta } from "./openai-agent/provider.ts";
 import { advertisedModels } from "./session-config.ts";
 import { describeFailure, TurnFailure } from "./turn-errors.ts";
-import { DirectPipes, type WorkerPipes } from "./worker-pipes.ts";
+import { DirectPipes, type KeptWorker, type WorkerPipes } from "./worker-pipes.ts";
 
 export interface WorkerEnv {
   clock: Clock;
@@ -181,7 +181,10 @@ export class Workers {
     if (!kept) return out;
     // From here to the caller's resume everything runs in this tick: the keeper's replay
     // starts on a later one (keeper/client.ts), so no line passes before its slot is ready.
-    for (const k of kept.kept) {
+    // One worker per session: the live one when the keeper lists an ended one as well.
+    const bySession = new Map<string, KeptWorker>();
+    for (const k of kept.kept) if (!bySession.get(k.id)?.alive) bySession.set(k.id, k);
+    for (const k of bySession.values()) {
       const pipe = kept.attach(k.id);
       const session = this.env.session(k.id);
       const state = readWorkerState(k.state);

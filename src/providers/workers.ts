@@ -208,7 +208,8 @@ export class Workers {
       }
       const current = this.env.mcpEntry(session)?.url ?? null;
       if ((state.mcpUrl ?? null) !== current) slot.stale = true;
-      if (!slot.resuming && slot.stale) this.stop(session.id);
+      // Idle now: replaced at once (a background task it runs keeps it until it is idle).
+      if (!slot.resuming && slot.stale && !this.env.busy(session.id)) this.stop(session.id);
       else if (!slot.resuming) this.armIdle(session.id);
     }
     return out;

@@ -10,7 +10,7 @@ const TOOL_TIMEOUT_MS = 2 * 60 * 60 * 1000;
 
 export type RelayServer = { url: string; headers: { name: string; value: string }[] };
 
-type Connected = { client: Client; toolName: string };
+type Connected = { client: Client; toolName: string; lost: Promise<never> };
 
 export class RelayClient {
   private connecting: Promise<Connected> | undefined;
@@ -23,12 +23,22 @@ export class RelayClient {
         const headers = Object.fromEntries(this.server.headers.map((h) => [h.name, h.value]));
         const client = new Client({ name: "oar-scripted", version: "1.0.0" });
         const transport = new StreamableHTTPClientTransport(new URL(this.server.url), { requestInit: { headers } });
+        // A call's answer stream that breaks (the relay died) is not resumed by the SDK, and
+        // the call would wait for its 2-hour timeout: it fails instead, its outcome unknown.
+        let fail: (e: Error) => void = () => {};
+        const lost = new Promise<never>((_, reject) => (fail = reject));
+        lost.catch(() => {});
         try {
           await client.connect(transport, { signal });
+          const sdkOnError = transport.onerror;
+          transport.onerror = (e) => {
+            sdkOnError?.call(transport, e);
+            if (/SSE stream disconnected/.test(e.message)) fail(new Error(`the connection to the relay was lost during the call (${e.message}); whether it was done is unknown`));
+          };
           const { tools } = await client.listTools(undefined, { signal });
           const names = new Set(tools.map((t) => t.name));
           const toolName = !names.has("relay_tool") && names.has("remote_relay") ? "remote_relay" : "relay_tool";
-          return { client, toolName };
+          return { client, toolName, lost };
         } catch (e) {
           void client.close().catch(() => {});
           throw e;
@@ -80,13 +90,13 @@ export class RelayClient {
   }
 
   private async callOnce(args: Record<string, unknown>, signal: AbortSignal) {
-    const { client, toolName } = await this.connect(signal);
-    return client.callTool({ name: toolName, arguments: args }, undefined, {
+    const { client, toolName, lost } = await this.connect(signal);
+    return Promise.race([lost, client.callTool({ name: toolName, arguments: args }, undefined, {
       signal,
       timeout: TOOL_TIMEOUT_MS,
       resetTimeoutOnProgress: true,
       onprogress: (p) => log(`relay_tool progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ""}`),
-    });
+    })]);
   }
 
   /** Drops the connection (the next call reconnects). */

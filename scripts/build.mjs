@@ -46,6 +46,58 @@ const noAjv = {
     }));
   },
 };
+/** zod re-exports every locale as `z.locales` (~300 KB of the bundle: ~15 ms of compiling
+ * at each start). Nothing here asks for another language: zod's default English (which
+ * its schemas import themselves) stays, the others are left out. */
+const englishOnly = {
+  name: "oar-zod-english",
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: join(dirname(args.importer), "..", "locales", "en.js"), namespace: "oar-zod-english" } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "oar-zod-english" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+      loader: "js",
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+/** A module the relay needs only once some worker runs, loaded then rather than at every
+ * start: its importer in the relay (`importer`) gets a stand-in with the same exports that
+ * evaluates the real module on first use (a module esbuild bundles through require() runs
+ * only when first required). Functions and objects are forwarded (calls, `new`, members,
+ * instanceof); plain constants are the values the module exports. Used for the ACP SDK:
+ * its ~400 zod schemas were ~45 ms of each start and several MB of heap (issue 14). */
+function lazyModule(specifier, importer) {
+  const ns = `oar-lazy-${specifier.replace(/\W+/g, "-")}`;
+  return {
+    name: ns,
+    setup(b) {
+      b.onResolve({ filter: new RegExp(`^${specifier.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$`) }, (args) =>
+        args.namespace === "file" && args.importer.endsWith(importer) ? { path: specifier, namespace: ns } : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace: ns }, async () => {
+        const real = await import(specifier);
+        const lines = [`let m; const load = () => (m ??= require(${JSON.stringify(specifier)}));`];
+        lines.push(`const fwd = (name, target) => new Proxy(target, {
+          apply: (_, self, args) => Reflect.apply(load()[name], self, args),
+          construct: (_, args) => Reflect.construct(load()[name], args),
+          get: (_, p) => Reflect.get(load()[name], p),
+          has: (_, p) => Reflect.has(load()[name], p),
+          getPrototypeOf: () => Reflect.getPrototypeOf(load()[name]),
+        });`);
+        for (const [name, value] of Object.entries(real)) {
+          if (!/^[A-Za-z_$][\w$]*$/.test(name)) continue;
+          if (typeof value === "function") lines.push(`export const ${name} = fwd(${JSON.stringify(name)}, function () {});`);
+          else if (value !== null && typeof value === "object") lines.push(`export const ${name} = fwd(${JSON.stringify(name)}, {});`);
+          else if (["string", "number", "boolean"].includes(typeof value) || value === null) lines.push(`export const ${name} = ${JSON.stringify(value)};`);
+          else throw new Error(`build: ${specifier} exports ${name} (${typeof value}), which the lazy stand-in cannot forward`);
+        }
+        return { contents: lines.join("\n"), loader: "js", resolveDir: root };
+      });
+    },
+  };
+}
 const sourcesReadAt = Date.now();
 const started = performance.now();
 const entries = entryPoints();
@@ -62,9 +114,13 @@ await build({
   bundle: true,
   platform: "node",
   format: "esm",
+  // Modules imported with import() (loaded on first use: the MCP endpoint, …) go into chunks
+  // of their own, so a start compiles only what it runs (dist/chunks/).
+  splitting: true,
+  chunkNames: "chunks/[name]-[hash]",
   target: "node20",
   external: ["better-sqlite3"],
-  plugins: [noAjv],
+  plugins: [noAjv, englishOnly, lazyModule("@agentclientprotocol/sdk/unstable", join("src", "providers", "acp-worker.ts"))],
   // Bundled CommonJS dependencies call require(); an ES module has none of its own.
   banner: { js: 'import { createRequire as __oarRequire } from "node:module"; const require = __oarRequire(import.meta.url);' },
   sourcemap: "linked",

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { newToken } from "./core/ids.ts";
 import { Relay, type RelayOptions } from "./relay.ts";
 import { ownerApi } from "./api/owner.ts";
-import { McpEndpoint } from "./mcp/endpoint.ts";
+import type { McpEndpoint } from "./mcp/endpoint.ts";
 import { webUi } from "./web/ui.ts";
 import { peerApi } from "./pairing/peer-routes.ts";
 import { originGuard, type Listening } from "./api/origin-guard.ts";
@@ -40,8 +40,10 @@ export function ownerToken(dataDir: string): string {
 export function buildApp(relay: Relay, listening: () => Listening | null = () => null): Hono {
   const app = new Hono();
   app.use("*", originGuard(listening));
-  const mcp = new McpEndpoint(relay);
-  app.all("/mcp", (c) => mcp.handle(c));
+  // The MCP endpoint (the MCP SDK, the tool's schema) loads on the first /mcp request: a
+  // start compiles and builds none of it until an agent calls (issue 14).
+  let mcp: Promise<McpEndpoint> | undefined;
+  app.all("/mcp", async (c) => (await (mcp ??= import("./mcp/endpoint.ts").then((m) => new m.McpEndpoint(relay)))).handle(c));
   app.route("/api", ownerApi(relay));
   app.route("/peer/v1", peerApi(relay));
   // A mounted app's notFound does not apply under its parent: unknown API routes answer here.

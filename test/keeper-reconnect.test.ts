@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { KeeperDir, Rpc, agentSpec, until } from "./helpers/keeper-kit.ts";
+import { FAKE_ACP, KeeperDir, Rpc, agentSpec, alive, until } from "./helpers/keeper-kit.ts";
 
 const chunks = (n: number) => Array.from({ length: n }, (_, i) => `chunk ${i + 1}`).join("\n");
 
@@ -128,6 +128,7 @@ test("lines an idle agent sends while no relay listens are buffered and handed o
   const pipe = await a.spawn("ses_b", { command: "sh", args: ["-c", script], env: { PATH: process.env.PATH! }, cwd: kd.dir });
   kd.track(pipe.pid);
   a.detach();
+  await a.closed; // the keeper has let go of the connection: from now on nobody listens
   writeFileSync(go, "");
   await until("agent spoke", () => existsSync(sent));
   await new Promise((r) => setTimeout(r, 200));
@@ -142,5 +143,94 @@ test("lines an idle agent sends while no relay listens are buffered and handed o
   assert.deepEqual(got, [`false:${line}`, `false:${line.replace("later", "later 2")}`, `false:${JSON.stringify({ jsonrpc: "2.0", method: "ping" })}`]);
   p2.kill();
   await p2.exited;
+  b.detach();
+});
+
+test("a CLI-like agent's permission request left unanswered is asked again after attach (fake claude)", async (t) => {
+  const kd = new KeeperDir();
+  t.after(() => kd.close());
+  const a = (await kd.connect())!;
+  const pipe = await a.spawn("ses_p", agentSpec(FAKE_ACP, { FAKE_ACP_PROFILE: "claude" }));
+  kd.track(pipe.pid);
+  const r1 = new Rpc(pipe);
+  const sid = await r1.openSession();
+  void r1.prompt(sid, "/permission Run ls");
+  const asked = await until("permission request", () => r1.requests.find((m) => m.method === "session/request_permission"));
+  a.detach();
+
+  const b = (await kd.connect({ start: false }))!;
+  const r2 = new Rpc(b.attach("ses_p"), {
+    onRequest: (m) => (m.method === "session/request_permission" ? { outcome: { outcome: "selected", optionId: "allow" } } : undefined),
+  });
+  await until("promptResult", () => r2.results.length === 1);
+  assert.equal((r2.results[0]!.result as any).stopReason, "end_turn");
+  assert.deepEqual(r2.requests, [asked]);
+  const replayed = r2.seen.filter((s) => s.replay).map((s) => s.msg.params?.update?.sessionUpdate);
+  assert.ok(replayed.includes("tool_call"), "the pending tool call is in the replay");
+  assert.match(r2.text(), /permission: allow/);
+  b.detach();
+});
+
+test("an agent that ends while no relay is attached is reported dead in welcome; attach gives its last lines, stderr and exit", async (t) => {
+  const kd = new KeeperDir();
+  t.after(() => kd.close());
+  const go = join(kd.dir, "go");
+  const last = JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "bye" } } } });
+  const a = (await kd.connect())!;
+  const pipe = await a.spawn("ses_c", { command: "sh", args: ["-c", `while [ ! -f ${go} ]; do sleep 0.05; done; echo '${last}'; echo "fatal: gone" >&2; exit 3`], env: { PATH: process.env.PATH! }, cwd: kd.dir });
+  kd.track(pipe.pid);
+  // A second worker keeps the keeper from ending when no relay and no live worker is left.
+  const other = await a.spawn("ses_o", agentSpec());
+  kd.track(other.pid);
+  a.detach();
+  await a.closed; // the keeper has let go of the connection: from now on nobody listens
+  writeFileSync(go, "");
+  await until("agent ended", () => !alive(pipe.pid));
+  // The keeper notes the end once the agent's output is drained: ask until it says so.
+  let b = (await kd.connect({ start: false }))!;
+  while (b.kept().find((w) => w.id === "ses_c")!.alive) {
+    b.detach();
+    await new Promise((r) => setTimeout(r, 100));
+    b = (await kd.connect({ start: false }))!;
+  }
+  assert.equal(b.kept().find((w) => w.id === "ses_o")!.alive, true);
+  const p2 = b.attach("ses_c");
+  const r2 = new Rpc(p2);
+  assert.deepEqual(await p2.exited, { code: 3, signal: null });
+  assert.equal(r2.text(), "bye", "lines before the end come first");
+  assert.match(p2.stderrTail(), /fatal: gone/);
+  b.detach();
+});
+
+test("a turn answered while detached by an agent that then ended is still resumable: replay, promptResult, then the exit", async (t) => {
+  const kd = new KeeperDir();
+  t.after(() => kd.close());
+  const go = join(kd.dir, "go");
+  const chunk = JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "all done" } } } });
+  // The keeper numbers this worker's requests from 1: the prompt is its request 1.
+  const answer = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { stopReason: "end_turn" } });
+  const script = `read prompt; while [ ! -f ${go} ]; do sleep 0.05; done; echo '${chunk}'; echo '${answer}'; exit 0`;
+  const a = (await kd.connect())!;
+  const pipe = await a.spawn("ses_d", { command: "sh", args: ["-c", script], env: { PATH: process.env.PATH! }, cwd: kd.dir });
+  kd.track(pipe.pid);
+  const other = await a.spawn("ses_o", agentSpec()); // keeps the keeper from ending
+  kd.track(other.pid);
+  void new Rpc(pipe).prompt("s1", "work");
+  a.detach();
+  await a.closed;
+  writeFileSync(go, "");
+  await until("agent ended", () => !alive(pipe.pid));
+  let b = (await kd.connect({ start: false }))!;
+  while (b.kept().find((w) => w.id === "ses_d")!.alive) {
+    b.detach();
+    await new Promise((r) => setTimeout(r, 100));
+    b = (await kd.connect({ start: false }))!;
+  }
+  assert.deepEqual((b.kept().find((w) => w.id === "ses_d")!.resumable!.promptParams as any).prompt, [{ type: "text", text: "work" }]);
+  const p2 = b.attach("ses_d");
+  const r2 = new Rpc(p2);
+  assert.deepEqual(await p2.exited, { code: 0, signal: null });
+  assert.deepEqual(r2.results, [{ result: { stopReason: "end_turn" } }], "the answer before the exit");
+  assert.equal(r2.text((s) => s.replay && !s.delivered), "all done");
   b.detach();
 });

@@ -82,6 +82,9 @@ export class ProviderProbes {
   }
 
   private async probe(id: string): Promise<ProbeResult> {
+    // Started at relay start: it shows as checking at once, but its process (and the ACP
+    // SDK) start after the relay has begun serving, not before (issue 14).
+    await new Promise((r) => setImmediate(r));
     const adapter = adapterFor(id)!;
     const name = getProvider(id)?.name ?? id;
     const spec = launchSpec(id, this.env.settings())!;

@@ -156,10 +156,11 @@ export class Schedules {
         fromSession: row.set_by, origin: fromJson(row.origin_json, null), mode: null,
       });
       if (other) relay.approvals.countPrompts(row.set_by, 1);
+      // A one-off ends in the same write (what store.end sets: next_fire_at and held_since null).
       this.store.update(row.id, {
         fired_count: row.fired_count + 1, last_fired_at: now, last_turn_id: turn.id, held_since: null, next_fire_at: next,
+        ...(next == null ? { ended_at: now, end_reason: "fired" as const } : {}),
       });
-      if (next == null) this.store.end(row.id, "fired", now);
     })();
     this.changed(row.session_id, row.id);
   }

@@ -3,6 +3,7 @@ import { MINUTE } from "../core/clock.ts";
 import type { Bus } from "../core/bus.ts";
 import { newId } from "../core/ids.ts";
 import { toJson } from "../store/db.ts";
+import { sql } from "../store/sql.ts";
 import type { SessionStore } from "./session-store.ts";
 import type { FromInfo, Mode, Role, TurnRow } from "./types.ts";
 
@@ -65,9 +66,9 @@ export class Turns {
     const res = db.transaction(() => {
       const msg = this.store.addMessage(e.sessionId, e.role, e.text, { from: e.from ?? null });
       const id = newId("trn");
-      db.prepare(`INSERT INTO turns (id, session_id, message_id, status, mode, model, from_session, origin_json, queued_at)
+      sql(db, `INSERT INTO turns (id, session_id, message_id, status, mode, model, from_session, origin_json, queued_at)
         VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?)`).run(id, e.sessionId, msg.id, e.mode ?? null, e.model ?? null, e.fromSession ?? null, toJson(e.origin), this.clock.now());
-      db.prepare("UPDATE messages SET turn_id = ? WHERE id = ?").run(id, msg.id);
+      sql(db, "UPDATE messages SET turn_id = ? WHERE id = ?").run(id, msg.id);
       return { turn: this.store.turn(id)!, messageId: msg.id };
     })();
     this.bus.emit({ type: "message.created", sessionId: e.sessionId, messageId: res.messageId, role: e.role });
@@ -96,7 +97,7 @@ export class Turns {
     const session = this.store.get(sessionId);
     if (!session) return;
     const startedAt = this.clock.now();
-    this.store.db.prepare("UPDATE turns SET status = 'running', started_at = ? WHERE id = ? AND status = 'queued'").run(startedAt, next.id);
+    sql(this.store.db, "UPDATE turns SET status = 'running', started_at = ? WHERE id = ? AND status = 'queued'").run(startedAt, next.id);
     this.bus.emit({ type: "turn.started", sessionId, turnId: next.id });
     this.bus.emit({ type: "session.updated", sessionId });
     const msg = this.store.message(next.message_id);

@@ -203,6 +203,6 @@ export class Monitors {
   /** Start-up and index changes: every active heartbeat armed from its stored due time. */
   rearmAll(): void {
     for (const id of [...this.beats.keys()]) this.disarmBeat(id);
-    for (const sub of this.subs.allActive()) this.armBeat(sub);
+    for (const sub of this.subs.withHeartbeat()) this.armBeat(sub);
   }
 }

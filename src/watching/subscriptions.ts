@@ -1,6 +1,8 @@
 // Subscription rows and the in-memory index the capture path reads: which active
 // subscriptions watch a session. The store is the truth; the index is rebuilt from it
-// whenever a subscription starts or ends (rare next to events).
+// whenever a subscription starts or ends (rare next to events). The index holds what it
+// indexes by (watcher, scope, sessions, exclusions); the rest of a subscription's row is
+// read from the store the first time it is asked for (LazySub).
 import { sql } from "./sql.ts";
 import type { Db } from "../store/db.ts";
 import { fromJson } from "../store/db.ts";
@@ -43,15 +45,38 @@ export class SubscriptionStore {
     this.wb.flush();
   }
 
-  /** Re-reads the active subscriptions into the index (start-up, transfers). */
+  /** Re-reads the active subscriptions into the index (start-up, transfers): their index
+   * fields only (a relay holding 10,000 reads and parses no more at start; issue 14). */
   reload(): void {
     this.wb.flush();
-    const rows = activeRows(this.db);
     this.byId.clear();
     this.bySession.clear();
     this.byWatcher.clear();
     this.allScope = [];
-    for (const row of rows) this.index(this.parse(row));
+    const load = (id: string) => {
+      const row = this.get(id);
+      if (!row) throw new Error(`Subscription ${id} is in the index but not in the store.`);
+      return this.parse(row);
+    };
+    for (const [id, watcher, scope, sessions, exclude] of activeIndexRows(this.db)) {
+      this.index(new LazySub(id, watcher, scope === "all", fromJson<string[]>(sessions, []), exclude === "[]" ? new Set() : new Set(fromJson<string[]>(exclude, [])), load));
+    }
+  }
+
+  /** Active subscriptions here with a heartbeat (start-up arms their timers). */
+  withHeartbeat(): Sub[] {
+    return this.activeWhere("heartbeat_minutes IS NOT NULL");
+  }
+
+  /** Active subscriptions here whose all_idle is armed (a watched session worked since the last one). */
+  idleArmed(): Sub[] {
+    return this.activeWhere("idle_armed = 1");
+  }
+
+  private activeWhere(cond: "heartbeat_minutes IS NOT NULL" | "idle_armed = 1"): Sub[] {
+    this.wb.flush();
+    const ids = sql(this.db, `SELECT id FROM subscriptions WHERE ended_at IS NULL AND relay = 'this' AND ${cond} ORDER BY created_at, rowid`).pluck().all() as string[];
+    return ids.flatMap((id) => this.byId.get(id) ?? []);
   }
 
   /** A subscription just written goes into the index; the others stay as they are (a
@@ -70,7 +95,7 @@ export class SubscriptionStore {
 
   private index(sub: Sub): void {
     // A subscription on a paired relay (its mirror here): that relay captures its events.
-    if (sub.row.relay !== "this") return;
+    if (!(sub instanceof LazySub) && sub.row.relay !== "this") return;
     this.byId.set(sub.id, sub);
     const own = this.byWatcher.get(sub.watcher);
     if (own) own.push(sub);
@@ -200,32 +225,82 @@ export class SubscriptionStore {
     return r.changes > 0;
   }
 
+  // The setters below keep a row already read in step with the store; a row not read yet
+  // is read later from the store (after the write-behind queue is written).
   setIdleArmed(id: string, armed: boolean): void {
-    const s = this.byId.get(id);
-    if (s) s.row.idle_armed = armed ? 1 : 0;
+    const s = this.loadedRow(id);
+    if (s) s.idle_armed = armed ? 1 : 0;
     this.wb.push(() => sql(this.db, "UPDATE subscriptions SET idle_armed = ? WHERE id = ?").run(armed ? 1 : 0, id));
   }
 
   setDigestAnchor(id: string, at: number): void {
     sql(this.db, "UPDATE subscriptions SET digest_anchor_at = ? WHERE id = ?").run(at, id);
-    const s = this.byId.get(id);
-    if (s) s.row.digest_anchor_at = at;
+    const s = this.loadedRow(id);
+    if (s) s.digest_anchor_at = at;
   }
 
   /** Written with the heartbeat's own event (write-behind): both or neither survive a kill. */
   setHeartbeatDue(id: string, at: number | null): void {
-    const s = this.byId.get(id);
-    if (s) s.row.heartbeat_due_at = at;
+    const s = this.loadedRow(id);
+    if (s) s.heartbeat_due_at = at;
     this.wb.push(() => sql(this.db, "UPDATE subscriptions SET heartbeat_due_at = ? WHERE id = ?").run(at, id));
+  }
+
+  /** The row of an indexed subscription if it was read already (else undefined). */
+  private loadedRow(id: string): SubRow | undefined {
+    const s = this.byId.get(id);
+    return s instanceof LazySub ? s.loadedRow() : s?.row;
   }
 }
 
-/** Every active subscription row. Rows come raw and one object literal makes each, so all
- * share one shape: better-sqlite3's own row objects cost ~2.5× as much, and start-up reads
- * every active subscription (10,000 on a big relay) into the index. */
-function activeRows(db: Db): SubRow[] {
-  const stmt = db.prepare("SELECT * FROM subscriptions WHERE ended_at IS NULL ORDER BY created_at, rowid");
-  const names = stmt.columns().map((c) => c.name);
-  const make = new Function("v", `return { ${names.map((n, i) => `${JSON.stringify(n)}: v[${i}]`).join(", ")} };`) as (v: unknown[]) => SubRow;
-  return (stmt.raw(true).all() as unknown[][]).map(make);
+/** The index fields of every active subscription here, raw (start-up reads every active
+ * subscription: 10,000 on a big relay; raw arrays of five columns, not row objects of twenty). */
+function activeIndexRows(db: Db): [id: string, watcher: string, scope: string, sessions: string, exclude: string][] {
+  return db.prepare("SELECT id, watcher, scope, sessions_json, exclude_json FROM subscriptions WHERE ended_at IS NULL AND relay = 'this' ORDER BY created_at, rowid")
+    .raw(true).all() as [string, string, string, string, string][];
+}
+
+/** A subscription of the index: what the index needs is here from the start; the rest of its
+ * row (events, options, timers) is read from the store, once, when something first asks. */
+class LazySub implements Sub {
+  private full?: Sub;
+
+  constructor(
+    readonly id: string,
+    readonly watcher: string,
+    readonly all: boolean,
+    readonly sessions: string[],
+    readonly exclude: Set<string>,
+    private load: (id: string) => Sub,
+  ) {}
+
+  private get f(): Sub {
+    return (this.full ??= this.load(this.id));
+  }
+
+  loadedRow(): SubRow | undefined {
+    return this.full?.row;
+  }
+
+  get row(): SubRow {
+    return this.f.row;
+  }
+  get events(): Set<EventType> {
+    return this.f.events;
+  }
+  get once(): boolean {
+    return this.f.once;
+  }
+  get match(): string | null {
+    return this.f.match;
+  }
+  get stalledMinutes(): number {
+    return this.f.stalledMinutes;
+  }
+  get digestMinutes(): number | null {
+    return this.f.digestMinutes;
+  }
+  get quiet(): QuietHours | null {
+    return this.f.quiet;
+  }
 }

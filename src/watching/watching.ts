@@ -52,7 +52,7 @@ export class Watching {
     // Stall clocks start for the sessions working now (few: a restart ended every running
     // turn and task), not by asking the store once per subscription.
     this.monitors.startStallClocksOfBusy();
-    for (const sub of this.subs.allActive()) if (sub.row.idle_armed && sub.events.has("all_idle")) this.monitors.checkAllIdle(sub);
+    for (const sub of this.subs.idleArmed()) if (sub.events.has("all_idle")) this.monitors.checkAllIdle(sub);
   }
 
   private onBus(e: BusEvent): void {

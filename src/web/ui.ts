@@ -8,7 +8,7 @@ import { vendorAssets } from "./vendor.ts";
 
 // The web UI: one static page plus its plain ES modules and stylesheet (no build step), and
 // three pinned libraries served from node_modules (vendor.ts). Every file is read and hashed
-// at start and compressed once on first asking (static-asset.ts); the page reads the owner token from the URL fragment and
+// on the first request for the page and compressed once on first asking (static-asset.ts); the page reads the owner token from the URL fragment and
 // talks to the owner API and its SSE stream; nothing served here needs or holds the token.
 
 // From the package root: the compiled bundle serves the same files as the sources.
@@ -16,23 +16,36 @@ const dir = (p: string) => packageFile(`src/web/${p}`);
 
 /** The provider table for the New session form: static data only; availability comes from
  * GET /api/providers when the relay has it. */
-const catalogJson = JSON.stringify(Object.values(CATALOG).map((p) => ({ id: p.id, name: p.name, defaultModel: p.defaultModel, models: p.models ?? [], efforts: p.efforts })))
-  // Inside <script>, "<" could close the element; JSON allows it escaped.
-  .replace(/</g, "\\u003c");
+const catalogJson = () =>
+  JSON.stringify(Object.values(CATALOG).map((p) => ({ id: p.id, name: p.name, defaultModel: p.defaultModel, models: p.models ?? [], efforts: p.efforts })))
+    // Inside <script>, "<" could close the element; JSON allows it escaped.
+    .replace(/</g, "\\u003c");
 
 const TYPES: Record<string, string> = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8" };
-/** Every asset is read once at start: a fixed list, so no request can name another file. */
-const ASSETS = new Map<string, Asset>();
-for (const name of readdirSync(dir("./app/"))) {
-  const ext = name.split(".").pop() ?? "";
-  if (TYPES[ext]) ASSETS.set(name, staticAsset(readFileSync(dir(`./app/${name}`), "utf8"), TYPES[ext]));
-}
-for (const [name, body] of vendorAssets()) ASSETS.set(`vendor-${name}`, staticAsset(body, TYPES.js));
 
-/** Every module the page imports at start, announced up front: the browser fetches them in
- * parallel instead of discovering them import by import. (vendor-diff loads only on demand.) */
-const preload = [...ASSETS.keys()].filter((n) => n.endsWith(".js") && n !== "vendor-diff.js").map((n) => `<link rel="modulepreload" href="/app/${n}">`).join("\n");
-const PAGE = staticAsset(readFileSync(dir("./index.html"), "utf8").replace("__CATALOG__", () => catalogJson).replace("__PRELOAD__", () => preload), "text/html; charset=utf-8");
+interface Files {
+  page: Asset;
+  assets: Map<string, Asset>;
+}
+let files: Files | undefined;
+
+/** Every asset is read once, on the first request for the page or one of its files (not at
+ * start: a relay nobody opens the page of never holds them; issue 14). A fixed list, so no
+ * request can name another file. */
+function pageFiles(): Files {
+  if (files) return files;
+  const assets = new Map<string, Asset>();
+  for (const name of readdirSync(dir("./app/"))) {
+    const ext = name.split(".").pop() ?? "";
+    if (TYPES[ext]) assets.set(name, staticAsset(readFileSync(dir(`./app/${name}`), "utf8"), TYPES[ext]));
+  }
+  for (const [name, body] of vendorAssets()) assets.set(`vendor-${name}`, staticAsset(body, TYPES.js));
+  /** Every module the page imports at start, announced up front: the browser fetches them in
+   * parallel instead of discovering them import by import. (vendor-diff loads only on demand.) */
+  const preload = [...assets.keys()].filter((n) => n.endsWith(".js") && n !== "vendor-diff.js").map((n) => `<link rel="modulepreload" href="/app/${n}">`).join("\n");
+  const page = staticAsset(readFileSync(dir("./index.html"), "utf8").replace("__CATALOG__", () => catalogJson()).replace("__PRELOAD__", () => preload), "text/html; charset=utf-8");
+  return (files = { page, assets });
+}
 
 const CSP = [
   "default-src 'self'",
@@ -67,9 +80,9 @@ export function webUi(_relay: Relay): Hono {
   const app = new Hono();
   // Headers set per route: a "*" middleware here would also match paths of the other
   // apps mounted on the same server.
-  app.get("/", (c) => send(c, PAGE));
+  app.get("/", (c) => send(c, pageFiles().page));
   app.get("/app/:name", (c) => {
-    const a = ASSETS.get(c.req.param("name"));
+    const a = pageFiles().assets.get(c.req.param("name"));
     if (!a) return c.text("Not found", 404, SECURITY);
     return send(c, a);
   });

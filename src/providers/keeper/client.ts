@@ -13,6 +13,7 @@
 
 import { connect as netConnect, type Socket } from "node:net";
 import { randomBytes } from "node:crypto";
+import { lstatSync } from "node:fs";
 import { LineSplitter, PROTOCOL_VERSION, encode, readKeeperMessage, socketPath, type KeeperMessage, type RelayMessage, type WireWorker } from "./protocol.ts";
 import { startKeeper } from "./start-keeper.ts";
 
@@ -144,7 +145,20 @@ class KeptPipe implements AgentPipe {
   }
 }
 
+/** A socket file someone else owns (possible in the shared temp dir) is not our keeper:
+ * the relay would hand it every agent's environment. */
+function ownedByUs(path: string): boolean {
+  try {
+    return lstatSync(path).uid === process.getuid?.();
+  } catch {
+    return true; // gone meanwhile: connect says so
+  }
+}
+
+class KeeperGone extends Error {}
+
 function tryConnect(path: string): Promise<Socket | null> {
+  if (process.getuid && !ownedByUs(path)) return Promise.reject(new Error(`${path} belongs to another user: not connecting to it`));
   return new Promise((resolve) => {
     const s = netConnect(path);
     s.once("connect", () => {
@@ -169,16 +183,23 @@ export class KeeperClient {
    * does not answer `hello` (the caller may then spawn directly, saying why). */
   static async connect(dataDir: string, opts: { start: boolean; orphanMs?: number }): Promise<KeeperClient | null> {
     const path = socketPath(dataDir);
-    let socket = await tryConnect(path);
-    if (!socket) {
-      if (!opts.start) return null;
-      await startKeeper(dataDir, opts.orphanMs);
-      socket = await tryConnect(path);
-      if (!socket) throw new Error(`the keeper started but does not answer on ${path}`);
+    for (let attempt = 1; ; attempt++) {
+      let socket = await tryConnect(path);
+      if (!socket) {
+        if (!opts.start) return null;
+        await startKeeper(dataDir, opts.orphanMs);
+        socket = await tryConnect(path);
+        if (!socket) throw new Error(`the keeper started but does not answer on ${path}`);
+      }
+      const client = new KeeperClient(socket);
+      try {
+        await client.greet(opts.orphanMs);
+        return client;
+      } catch (err) {
+        // A keeper that was ending by itself (no relay, no worker) as we came: once more.
+        if (attempt >= 2 || !(err instanceof KeeperGone)) throw err;
+      }
     }
-    const client = new KeeperClient(socket);
-    await client.greet(opts.orphanMs);
-    return client;
   }
 
   private constructor(private socket: Socket) {
@@ -202,7 +223,7 @@ export class KeeperClient {
       }, WELCOME_TIMEOUT_MS);
       this.socket.once("close", () => {
         clearTimeout(timer);
-        reject(new Error("the keeper closed the connection before its welcome"));
+        reject(new KeeperGone("the keeper closed the connection before its welcome"));
       });
       const lines = new LineSplitter((line) => {
         const m = readKeeperMessage(line);

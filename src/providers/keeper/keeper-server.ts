@@ -73,6 +73,8 @@ export class KeeperServer {
     const w = this.workers.get(m.id);
     if (m.t === "attach") return this.attach(conn, m.id, w);
     if (!w) return;
+    // Writing to a worker is taking it: its answers must reach this connection.
+    if (m.t === "in" && !conn.attached.has(m.id)) this.attach(conn, m.id, w);
     if (m.t === "in") w.write(m.line, conn.gen);
     else if (m.t === "setState") w.state = m.state;
     else if (m.t === "kill") w.kill();
@@ -100,7 +102,8 @@ export class KeeperServer {
       pid: w.pid,
       alive: w.alive,
       state: w.state,
-      resumable: w.alive ? w.rpc.resumable(conn.gen) : null,
+      // A dead agent's turn resumes only if its answer came before it ended.
+      resumable: w.alive || w.rpc.answerKept ? w.rpc.resumable(conn.gen) : null,
     }));
     conn.send({ t: "welcome", v: PROTOCOL_VERSION, keeperPid: process.pid, workers });
   }

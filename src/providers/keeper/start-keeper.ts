@@ -40,7 +40,7 @@ export async function startKeeper(dataDir: string, orphanMs?: number): Promise<v
   const fd = openSync(log, fresh ? "w" : "a", 0o600);
   const prog = ownProgram(KEEPER_PROGRAM);
   const args = [...prog.args, dataDir, ...(orphanMs ? ["--orphan-ms", String(orphanMs)] : [])];
-  const child = spawn(prog.command, args, { detached: true, stdio: ["ignore", "pipe", fd], env: keeperEnv() });
+  const child = spawn(prog.command, args, { cwd: dataDir, detached: true, stdio: ["ignore", "pipe", fd], env: keeperEnv() });
   closeSync(fd);
   try {
     await new Promise<void>((resolve, reject) => {

@@ -93,6 +93,11 @@ export class WorkerRpc {
     return null;
   }
 
+  /** The running turn's answer came and waits for a relay to take it. */
+  get answerKept(): boolean {
+    return !!this.turn?.result;
+  }
+
   /** A line the relay (connection `gen`) sends to the agent: what to write to its stdin. */
   fromRelay(line: string, gen: number): string {
     const m = parse(line);

@@ -4,14 +4,16 @@
 // make a turn reply, stream, sleep, hang, fail, ask the user, call relay_tool and
 // start background tasks — all without a real model. Logs go to stderr only.
 
-import { Readable, Writable } from "node:stream";
 import { randomUUID } from "node:crypto";
-import * as acp from "@agentclientprotocol/sdk";
+import type * as acp from "@agentclientprotocol/sdk";
+import { RequestError, serveAcp } from "./acp-agent.ts";
 import { RelayClient, type RelayServer } from "./relay-client.ts";
 import { runTurn, type ScriptSession, type TurnIo } from "./script.ts";
 import { errorMessage, log } from "./util.ts";
 
 const DEFAULT_MODEL = "scripted-1";
+/** ACP's protocol version (the SDK's PROTOCOL_VERSION). */
+const PROTOCOL_VERSION = 1;
 const RELAY_SERVER_NAME = "relay";
 
 type OarMeta = { sessionId?: unknown; model?: unknown; effort?: unknown; mode?: unknown };
@@ -32,10 +34,10 @@ function oarMeta(meta: { [key: string]: unknown } | null | undefined): OarMeta {
 
 const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
 
-function relayServer(mcpServers: acp.McpServer[]): RelayServer | undefined {
-  for (const s of mcpServers) {
+function relayServer(mcpServers: acp.McpServer[] | undefined): RelayServer | undefined {
+  for (const s of mcpServers ?? []) {
     if (s.name === RELAY_SERVER_NAME && "type" in s && s.type === "http") {
-      return { url: s.url, headers: s.headers.map((h) => ({ name: h.name, value: h.value })) };
+      return { url: s.url, headers: (s.headers ?? []).map((h) => ({ name: h.name, value: h.value })) };
     }
   }
   return undefined;
@@ -66,86 +68,88 @@ function openSession(
   return session;
 }
 
-const app = acp
-  .agent({ name: "oar-scripted" })
-  .onRequest("initialize", ({ params }) => ({
-    protocolVersion: params.protocolVersion ?? acp.PROTOCOL_VERSION,
-    agentCapabilities: { loadSession: true, mcpCapabilities: { http: true } },
-    agentInfo: { name: "oar-scripted", version: "1.0.0" },
-  }))
-  .onRequest("session/new", ({ params }) => {
-    const session = openSession(randomUUID(), params);
-    return { sessionId: session.id };
-  })
-  .onRequest("session/load", ({ params }) => {
-    openSession(params.sessionId, params);
-    return {};
-  })
-  // A worker may set the model the way CLIs take it (Copilot offline takes any id); the
-  // prompt's own _meta still wins, as before.
-  .onRequest("session/set_model", (p) => p as { sessionId: string; modelId: string }, ({ params }) => {
-    const session = sessions.get(params.sessionId);
-    if (!session) throw acp.RequestError.sessionNotFound(params.sessionId);
-    session.model = params.modelId;
-    return {};
-  })
-  .onRequest("session/prompt", async ({ params, client, signal }) => {
-    const session = sessions.get(params.sessionId);
-    if (!session) throw acp.RequestError.sessionNotFound(params.sessionId);
-    const meta = oarMeta(params._meta);
-    session.model = str(meta.model) ?? session.model;
-    session.effort = str(meta.effort) ?? session.effort;
-    session.mode = str(meta.mode) ?? session.mode;
+type PromptParams = { sessionId: string; prompt?: acp.ContentBlock[]; _meta?: { [key: string]: unknown } | null };
 
-    const script = params.prompt
-      .flatMap((block) => (block.type === "text" ? [block.text] : []))
-      .join("\n");
+const done = serveAcp(
+  {
+    requests: {
+      initialize: (params: { protocolVersion?: number }) => ({
+        protocolVersion: params.protocolVersion ?? PROTOCOL_VERSION,
+        agentCapabilities: { loadSession: true, mcpCapabilities: { http: true } },
+        agentInfo: { name: "oar-scripted", version: "1.0.0" },
+      }),
+      "session/new": (params: acp.NewSessionRequest) => {
+        const session = openSession(randomUUID(), params);
+        return { sessionId: session.id };
+      },
+      "session/load": (params: acp.LoadSessionRequest) => {
+        openSession(params.sessionId, params);
+        return {};
+      },
+      // A worker may set the model the way CLIs take it (Copilot offline takes any id); the
+      // prompt's own _meta still wins, as before.
+      "session/set_model": (params: { sessionId: string; modelId: string }) => {
+        const session = sessions.get(params.sessionId);
+        if (!session) throw RequestError.sessionNotFound(params.sessionId);
+        session.model = params.modelId;
+        return {};
+      },
+      "session/prompt": async (params: PromptParams, client, signal) => {
+        const session = sessions.get(params.sessionId);
+        if (!session) throw RequestError.sessionNotFound(params.sessionId);
+        const meta = oarMeta(params._meta);
+        session.model = str(meta.model) ?? session.model;
+        session.effort = str(meta.effort) ?? session.effort;
+        session.mode = str(meta.mode) ?? session.mode;
 
-    const controller = new AbortController();
-    // A protocol-level $/cancel_request of this prompt cancels the turn as well.
-    const onRequestAbort = () => controller.abort();
-    signal.addEventListener("abort", onRequestAbort, { once: true });
-    session.running.add(controller);
+        const script = (params.prompt ?? [])
+          .flatMap((block) => (block.type === "text" ? [block.text] : []))
+          .join("\n");
 
-    const io: TurnIo = {
-      sendText: (text) =>
-        client.notify("session/update", {
-          sessionId: session.id,
-          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } },
-        }),
-      request: (method, reqParams, cancel) =>
-        client.request(method, reqParams, { cancellationSignal: cancel, stopWaitingOnCancel: true }),
-      notify: (method, notifyParams) => client.notify(method, notifyParams),
-    };
+        const controller = new AbortController();
+        // A protocol-level $/cancel_request of this prompt cancels the turn as well.
+        const onRequestAbort = () => controller.abort();
+        signal.addEventListener("abort", onRequestAbort, { once: true });
+        session.running.add(controller);
 
-    try {
-      const stopReason = await runTurn(session, script, io, controller.signal);
-      return { stopReason };
-    } finally {
-      session.running.delete(controller);
-      signal.removeEventListener("abort", onRequestAbort);
-    }
-  })
-  .onNotification("session/cancel", ({ params }) => {
-    const session = sessions.get(params.sessionId);
-    if (!session) return;
-    for (const c of session.running) c.abort();
-  });
+        const io: TurnIo = {
+          sendText: (text) =>
+            client.notify("session/update", {
+              sessionId: session.id,
+              update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } },
+            }),
+          request: (method, reqParams, cancel) =>
+            client.request(method, reqParams, { cancellationSignal: cancel, stopWaitingOnCancel: true }),
+          notify: (method, notifyParams) => client.notify(method, notifyParams),
+        };
 
-const connection = app.connect(
-  acp.ndJsonStream(
-    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
-    Readable.toWeb(process.stdin) as unknown as ReadableStream<Uint8Array>,
-  ),
+        try {
+          const stopReason = await runTurn(session, script, io, controller.signal);
+          return { stopReason };
+        } finally {
+          session.running.delete(controller);
+          signal.removeEventListener("abort", onRequestAbort);
+        }
+      },
+    },
+    notifications: {
+      "session/cancel": (params: { sessionId?: string }) => {
+        const session = sessions.get(params.sessionId ?? "");
+        if (!session) return;
+        for (const c of session.running) c.abort();
+      },
+    },
+  },
+  process.stdin,
+  process.stdout,
 );
 
 // stdin closed (or the stream broke): the relay is gone. Background /task shells are
 // not killed, but the agent does not stay alive for them.
 process.stdin.on("end", () => process.exit(0));
-connection.closed.then(
-  () => process.exit(0),
-  (e) => {
-    log(`connection closed: ${errorMessage(e)}`);
-    process.exit(0);
-  },
-);
+void done.then(() => process.exit(0));
+// The relay closed our stdout (EPIPE): nobody is listening any more.
+process.stdout.on("error", (e) => {
+  log(`connection closed: ${errorMessage(e)}`);
+  process.exit(0);
+});

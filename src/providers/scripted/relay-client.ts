@@ -1,12 +1,16 @@
 // The scripted agent's side of relay_tool: a lazily opened MCP client to the
 // session's "relay" MCP server (Streamable HTTP). `/tool JSON` lines go through here.
 
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { Cancelled, errorMessage, log } from "./util.ts";
 
 /** Long relay actions (waits, approvals) may take a while; progress resets the clock. */
 const TOOL_TIMEOUT_MS = 2 * 60 * 60 * 1000;
+
+/** The MCP client SDK (and the zod it builds its schemas with) is several MB of every worker
+ * process: loaded by the first `/tool`, which most scripted sessions never send. */
+const mcpSdk = () =>
+  Promise.all([import("@modelcontextprotocol/sdk/client/index.js"), import("@modelcontextprotocol/sdk/client/streamableHttp.js")]);
 
 export type RelayServer = { url: string; headers: { name: string; value: string }[] };
 
@@ -20,6 +24,7 @@ export class RelayClient {
   private connect(signal: AbortSignal): Promise<Connected> {
     if (!this.connecting) {
       const attempt = (async () => {
+        const [{ Client }, { StreamableHTTPClientTransport }] = await mcpSdk();
         const headers = Object.fromEntries(this.server.headers.map((h) => [h.name, h.value]));
         const client = new Client({ name: "oar-scripted", version: "1.0.0" });
         const transport = new StreamableHTTPClientTransport(new URL(this.server.url), { requestInit: { headers } });

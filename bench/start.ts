@@ -4,7 +4,9 @@
 // the listening line, the CPU the process used until then (user + system: what the start
 // costs, less the machine's load) and the load average; then the idle RSS of the last boot.
 // `node --import tsx bench/start.ts [sizes…]` (default 0 and 100000; 0 is the empty folder).
-// START_BOOTS (default 7), START_IDLE_MS (default 30000; 0 skips the RSS).
+// START_BOOTS (default 7), START_IDLE_MS (default 30000; 0 skips the RSS). START_ROOTS: other
+// checkouts (built) to compare, comma-separated; their boots alternate with this one's, so
+// each sees the same load.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -17,7 +19,7 @@ import { copyStore, scaleStore } from "./lib/scale-store.ts";
 import { distFresh } from "../scripts/dist-fresh.mjs";
 
 const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
-const BIN = join(ROOT, "bin", "oar");
+const ROOTS = [ROOT, ...(process.env.START_ROOTS ?? "").split(",").filter(Boolean).map((r) => resolve(r))];
 const SIZES = process.argv.slice(2).length ? process.argv.slice(2).map(Number) : [0, 100_000];
 const BOOTS = Number(process.env.START_BOOTS ?? 7);
 const IDLE_MS = Number(process.env.START_IDLE_MS ?? 30_000);
@@ -29,10 +31,10 @@ interface Booted {
   cpu: number;
 }
 
-async function boot(dataDir: string): Promise<Booted> {
+async function boot(root: string, dataDir: string): Promise<Booted> {
   const port = await freePort();
   const t0 = performance.now();
-  const proc = spawn(BIN, ["start", "--port", String(port), "--data", dataDir, "--name", "bench", "--test-clock"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(join(root, "bin", "oar"), ["start", "--port", String(port), "--data", dataDir, "--name", "bench", "--test-clock"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   return await new Promise<Booted>((res, rej) => {
     proc.stdout!.on("data", (d: Buffer) => {
@@ -51,45 +53,55 @@ async function stop(b: Booted, signal: NodeJS.Signals = "SIGKILL"): Promise<void
   await exited;
 }
 
-console.log(`${machineLine()} · bin/oar runs ${distFresh(ROOT) ? "dist/" : "the sources through tsx (dist/ stale)"}`);
+console.log(machineLine());
+for (const root of ROOTS) console.log(`${root}: bin/oar runs ${distFresh(root) ? "dist/" : "the sources through tsx (dist/ stale)"}`);
 const dirs: string[] = [];
 try {
   for (const size of SIZES) {
     const store = size ? scaleStore(size, console.log) : null;
-    const walls: number[] = [];
-    const cpus: number[] = [];
-    const loads: string[] = [];
-    let last!: Booted;
-    // The store is copied once and booted BOOTS times (SIGKILL between: nothing runs yet);
-    // an empty folder is new each time, so every boot makes its store and token.
-    const storeDir = store ? mkdtempSync(join(tmpdir(), `oar-start-${size}-`)) : "";
-    if (store) {
-      dirs.push(storeDir);
-      copyStore(store, storeDir);
-    }
-    for (let i = 0; i < BOOTS; i++) {
-      const dir = storeDir || mkdtempSync(join(tmpdir(), "oar-start-empty-"));
-      if (!store) dirs.push(dir);
-      loads.push(load());
-      last = await boot(dir);
-      walls.push(last.ms);
-      cpus.push(last.cpu);
-      if (i < BOOTS - 1) await stop(last);
-    }
-    const w = summarize(walls);
-    const c = summarize(cpus);
     const label = size ? `${size.toLocaleString("en")} sessions` : "empty";
-    console.log(`${label}: wall ${walls.map((v) => v.toFixed(0)).join(", ")} ms (p50 ${w.p50.toFixed(0)}); CPU ${cpus.join(", ")} ms (p50 ${c.p50}); load ${loads.join(", ")}`);
+    const runs = ROOTS.map((root) => {
+      // The store is copied once per checkout and booted BOOTS times (SIGKILL between:
+      // nothing runs yet); an empty folder is new each time, so every boot makes its store.
+      const storeDir = store ? mkdtempSync(join(tmpdir(), `oar-start-${size}-`)) : "";
+      if (store) {
+        dirs.push(storeDir);
+        copyStore(store, storeDir);
+      }
+      return { root, storeDir, walls: [] as number[], cpus: [] as number[], loads: [] as string[], last: undefined as Booted | undefined };
+    });
+    for (let i = 0; i < BOOTS; i++) {
+      for (const run of runs) {
+        const dir = run.storeDir || mkdtempSync(join(tmpdir(), "oar-start-empty-"));
+        if (!store) dirs.push(dir);
+        run.loads.push(load());
+        const b = await boot(run.root, dir);
+        run.walls.push(b.ms);
+        run.cpus.push(b.cpu);
+        // Every checkout's last boot stays up for its idle RSS.
+        if (i < BOOTS - 1) await stop(b);
+        else run.last = b;
+      }
+    }
+    for (const run of runs) {
+      const w = summarize(run.walls);
+      const c = summarize(run.cpus);
+      const who = ROOTS.length > 1 ? ` [${run.root}]` : "";
+      console.log(`${label}${who}: wall ${run.walls.map((v) => v.toFixed(0)).join(", ")} ms (p50 ${w.p50.toFixed(0)}); CPU ${run.cpus.join(", ")} ms (p50 ${c.p50}); load ${run.loads.join(", ")}`);
+    }
     if (IDLE_MS > 0) {
       await realSleep(IDLE_MS);
-      const rss: number[] = [];
-      for (let i = 0; i < 5; i++) {
-        rss.push(rssMB(last.proc.pid!));
-        await realSleep(200);
+      for (const run of runs) {
+        const rss: number[] = [];
+        for (let i = 0; i < 5; i++) {
+          rss.push(rssMB(run.last!.proc.pid!));
+          await realSleep(200);
+        }
+        const who = ROOTS.length > 1 ? ` [${run.root}]` : "";
+        console.log(`${label}${who}: idle RSS after ${IDLE_MS / 1000} s ${summarize(rss).p50.toFixed(1)} MB (load ${load()})`);
       }
-      console.log(`${label}: idle RSS after ${IDLE_MS / 1000} s ${summarize(rss).p50.toFixed(1)} MB (load ${load()})`);
     }
-    await stop(last, "SIGTERM");
+    for (const run of runs) await stop(run.last!, "SIGTERM");
   }
 } finally {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });

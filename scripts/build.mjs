@@ -107,20 +107,14 @@ const dist = join(root, "dist");
 const out = join(root, `.dist-${process.pid}`);
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
-await build({
-  entryPoints: entries,
+const common = {
   outbase: join(root, "src"),
   outdir: out,
   bundle: true,
   platform: "node",
   format: "esm",
-  // Modules imported with import() (loaded on first use: the MCP endpoint, …) go into chunks
-  // of their own, so a start compiles only what it runs (dist/chunks/).
-  splitting: true,
-  chunkNames: "chunks/[name]-[hash]",
   target: "node20",
   external: ["better-sqlite3"],
-  plugins: [noAjv, englishOnly, lazyModule("@agentclientprotocol/sdk/unstable", join("src", "providers", "acp-worker.ts"))],
   // Bundled CommonJS dependencies call require(); an ES module has none of its own.
   banner: { js: 'import { createRequire as __oarRequire } from "node:module"; const require = __oarRequire(import.meta.url);' },
   sourcemap: "linked",
@@ -128,7 +122,19 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: "warning",
+};
+// The relay: modules it loads with import() (on first use: the MCP endpoint, the oar
+// subcommands) go into chunks of their own, so a start compiles only what it runs. Built
+// apart from the workers, so its start reads a few files, not chunks shared with them.
+await build({
+  ...common,
+  entryPoints: entries.filter((e) => e.endsWith(join("src", "cli.ts"))),
+  splitting: true,
+  chunkNames: "chunks/[name]-[hash]",
+  plugins: [noAjv, englishOnly, lazyModule("@agentclientprotocol/sdk/unstable", join("src", "providers", "acp-worker.ts"))],
 });
+// Each agent worker (and the keeper): one file each.
+await build({ ...common, entryPoints: entries.filter((e) => !e.endsWith(join("src", "cli.ts"))), plugins: [noAjv, englishOnly] });
 writeFileSync(join(out, "build-info.json"), JSON.stringify({ sourcesReadAt, entries: entries.map((e) => relative(root, e)) }, null, 2) + "\n");
 if (!existsSync(join(out, "cli.js"))) throw new Error("build: cli.js was not written");
 const old = join(root, `.dist-old-${process.pid}`);

@@ -37,13 +37,25 @@ export function ownerToken(dataDir: string): string {
   return t;
 }
 
+/** Loads a relay's MCP endpoint (once). */
+const mcpEndpoints = new WeakMap<Relay, () => Promise<unknown>>();
+
 export function buildApp(relay: Relay, listening: () => Listening | null = () => null): Hono {
   const app = new Hono();
   app.use("*", originGuard(listening));
-  // The MCP endpoint (the MCP SDK, the tool's schema) loads on the first /mcp request: a
-  // start compiles and builds none of it until an agent calls (issue 14).
+  // The MCP endpoint (the MCP SDK, the tool's schema) loads after the relay is serving
+  // (startRelay) or on the first /mcp request, whichever comes first: not part of the start.
   let mcp: Promise<McpEndpoint> | undefined;
-  app.all("/mcp", async (c) => (await (mcp ??= import("./mcp/endpoint.ts").then((m) => new m.McpEndpoint(relay)))).handle(c));
+  const endpoint = () =>
+    (mcp ??= import("./mcp/endpoint.ts").then(
+      (m) => new m.McpEndpoint(relay),
+      (err) => {
+        mcp = undefined;
+        throw err;
+      },
+    ));
+  mcpEndpoints.set(relay, endpoint);
+  app.all("/mcp", async (c) => (await endpoint()).handle(c));
   app.route("/api", ownerApi(relay));
   app.route("/peer/v1", peerApi(relay));
   // A mounted app's notFound does not apply under its parent: unknown API routes answer here.
@@ -71,6 +83,9 @@ export async function startRelay(opts: StartOptions = {}): Promise<Running> {
   relay.mcpUrl = `${local}/mcp`;
   relay.baseUrl = local;
   await relay.start();
+  // Loaded now, not when the first agent calls: from dist/ it is a chunk file, and a build
+  // made while the relay runs replaces dist/ whole (issue 14: start first, then this).
+  setImmediate(() => void mcpEndpoints.get(relay)?.().catch(() => {}));
   return {
     relay,
     server,

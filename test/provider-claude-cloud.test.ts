@@ -71,14 +71,14 @@ test("an existing branch is cloned into the workspace; the agent's commit is pus
 
   // Nothing new yet.
   let p = await push(s.id);
-  assert.deepEqual(p.json, { ok: true, pushed: false, branch: "feature", commits: 0, repo: bare });
+  assert.deepEqual(p.json, { ok: true, pushed: false, branch: "feature", commits: 0, repo: bare, uncommitted: 0 });
 
   // The agent (running in the workspace) commits; the commit stays there until pushed.
   await agentShell(s.id, "commit", "echo hello > hello.txt && git add hello.txt && git commit -qm 'agent change'");
   assert.equal(subjectOf(bare, "feature"), "feature work");
   p = await push(s.id);
   assert.equal(p.status, 200, JSON.stringify(p.json));
-  assert.deepEqual(p.json, { ok: true, pushed: true, branch: "feature", commits: 1, repo: bare });
+  assert.deepEqual(p.json, { ok: true, pushed: true, branch: "feature", commits: 1, repo: bare, uncommitted: 0 });
   assert.equal(subjectOf(bare, "feature"), "agent change");
   assert.equal(subjectOf(bare, "main"), "first", "only the session's branch is pushed");
 });
@@ -94,7 +94,7 @@ test("a missing branch is made from the default branch; the agent may push it it
   assert.equal(subjectOf(bare, "oar/new-work"), "new work");
   assert.equal(gitIn(bare, "rev-parse", "oar/new-work~1"), gitIn(bare, "rev-parse", "main"));
   // The owner's push then finds nothing left to push.
-  assert.deepEqual((await push(s.id)).json, { ok: true, pushed: false, branch: "oar/new-work", commits: 0, repo: bare });
+  assert.deepEqual((await push(s.id)).json, { ok: true, pushed: false, branch: "oar/new-work", commits: 0, repo: bare, uncommitted: 0 });
 
   // Without a branch: the repository's default branch.
   const d = (await create({ repo: bare })).json;
@@ -112,7 +112,7 @@ test("a new branch made by the relay is pushed by the owner too (the test commit
   gitIn(s.cwd, "add", "b.txt");
   gitIn(s.cwd, "commit", "-qm", "two");
   const p = await push(s.id);
-  assert.deepEqual(p.json, { ok: true, pushed: true, branch: "topic", commits: 2, repo: bare });
+  assert.deepEqual(p.json, { ok: true, pushed: true, branch: "topic", commits: 2, repo: bare, uncommitted: 0 });
   assert.equal(subjectOf(bare, "topic"), "two");
 });
 
@@ -218,6 +218,8 @@ test("web page: the Push button in a Claude Cloud session's title bar pushes its
   writeFileSync(join(s.cwd, "ui.txt"), "ui\n");
   gitIn(s.cwd, "add", "ui.txt");
   gitIn(s.cwd, "commit", "-qm", "from the page");
+  // Left uncommitted: push sends commits only, and the button says what stayed behind.
+  writeFileSync(join(s.cwd, "draft.txt"), "draft\n");
   const plain = await relay.createSession({ title: "plain ui" });
   const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
   try {
@@ -230,7 +232,8 @@ test("web page: the Push button in a Claude Cloud session's title bar pushes its
     await page.goto(`${relay.url}/#session=${s.id}`);
     await page.getByRole("main").getByRole("heading", { name: "cloud ui", exact: true }).waitFor();
     await page.getByRole("button", { name: "Push", exact: true }).click();
-    await page.getByRole("button", { name: "Pushed 1 commit" }).waitFor();
+    await page.getByRole("button", { name: "Pushed 1 commit (1 changed file not committed)" }).waitFor();
+    assert.match((await page.getByRole("button", { name: /^Pushed/ }).getAttribute("title")) ?? "", /ask the agent to commit them/);
     assert.equal(subjectOf(bare, "feature"), "from the page");
 
     // New session: a Claude Cloud session takes a repository and a branch instead of a folder.

@@ -7,6 +7,8 @@ import { maskIn } from "./repo.ts";
 // Pushing a Claude Cloud session's branch back to its repository (POST
 // /api/sessions/:id/push). The agent's commits stay in the workspace until then; the agent
 // may also push itself (`git push`: the clone's branch tracks the same branch there).
+// Push sends commits only: it never commits for the agent. What the agent changed without
+// committing is counted (`uncommitted`), so "nothing to push" does not read as "all sent".
 
 export interface PushResult {
   ok: true;
@@ -15,6 +17,8 @@ export interface PushResult {
   /** Commits the repository did not have before this push. */
   commits: number;
   repo: string;
+  /** Files changed in the workspace but not committed (not pushed; ask the agent to commit). */
+  uncommitted: number;
 }
 
 const NOTHING = "Nothing was pushed.";
@@ -41,5 +45,7 @@ export async function pushWorkspace(s: SessionRow): Promise<PushResult> {
       `git push of branch "${s.branch}" to ${s.repo} failed: ${words}${behind ? " The branch there has commits this workspace lacks: ask the agent to pull them (git pull --rebase) and push again." : ""} ${NOTHING}`,
     );
   }
-  return { ok: true, pushed: commits > 0 || !tracked, branch: s.branch, commits, repo: s.repo };
+  const status = await git(["status", "--porcelain", "--untracked-files=all"], { cwd: s.cwd });
+  const uncommitted = status.ok ? status.stdout.split("\n").filter(Boolean).length : 0;
+  return { ok: true, pushed: commits > 0 || !tracked, branch: s.branch, commits, repo: s.repo, uncommitted };
 }

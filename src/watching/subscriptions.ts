@@ -58,8 +58,13 @@ export class SubscriptionStore {
       if (!row) throw new Error(`Subscription ${id} is in the index but not in the store.`);
       return this.parse(row);
     };
-    for (const [id, watcher, scope, sessions, exclude] of activeIndexRows(this.db)) {
-      this.index(new LazySub(id, watcher, scope === "all", fromJson<string[]>(sessions, []), exclude === "[]" ? new Set() : new Set(fromJson<string[]>(exclude, [])), load));
+    // Each row brings its own copy of every id: one copy each is kept (thousands of
+    // subscriptions name the same few hundred sessions and watchers).
+    const ids = new Map<string, string>();
+    const one = (s: string) => ids.get(s) ?? (ids.set(s, s), s);
+    for (const [id, watcher, all, sessions, exclude] of activeIndexRows(this.db)) {
+      const excluded = exclude === null ? NO_EXCLUSIONS : new Set(fromJson<string[]>(exclude, []));
+      this.index(new LazySub(id, one(watcher), all === 1, sessions === null ? [] : fromJson<string[]>(sessions, []).map(one), excluded, load));
     }
   }
 
@@ -253,11 +258,16 @@ export class SubscriptionStore {
   }
 }
 
+/** The exclusions of a subscription without any: one shared set (nothing adds to a
+ * subscription's exclusions; they are set when it is made). */
+const NO_EXCLUSIONS: Set<string> = new Set();
+
 /** The index fields of every active subscription here, raw (start-up reads every active
- * subscription: 10,000 on a big relay; raw arrays of five columns, not row objects of twenty). */
-function activeIndexRows(db: Db): [id: string, watcher: string, scope: string, sessions: string, exclude: string][] {
-  return db.prepare("SELECT id, watcher, scope, sessions_json, exclude_json FROM subscriptions WHERE ended_at IS NULL AND relay = 'this' ORDER BY created_at, rowid")
-    .raw(true).all() as [string, string, string, string, string][];
+ * subscription: 10,000 on a big relay; raw arrays of five values, not row objects of twenty
+ * strings and numbers), and no string where there is nothing to parse. */
+function activeIndexRows(db: Db): [id: string, watcher: string, all: number, sessions: string | null, exclude: string | null][] {
+  return db.prepare(`SELECT id, watcher, scope = 'all', NULLIF(sessions_json, '[]'), NULLIF(exclude_json, '[]') FROM subscriptions
+    WHERE ended_at IS NULL AND relay = 'this' ORDER BY created_at, rowid`).raw(true).all() as [string, string, number, string | null, string | null][];
 }
 
 /** A subscription of the index: what the index needs is here from the start; the rest of its

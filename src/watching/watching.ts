@@ -157,6 +157,20 @@ export class Watching {
 
   // ---- badges ----
 
+  private live = { changes: -1, n: 0 };
+
+  /** Live sessions: a walk of the live index (10,000 entries at 100,000 stored), once per
+   * list entry of an all-scope watcher. Kept until this connection writes anything (as the
+   * list's `total`, sessions/list-query.ts): a page of such watchers counts once. */
+  private liveCount(): number {
+    const db = this.relay.db;
+    const changes = (sql(db, "SELECT total_changes() AS c").get() as { c: number }).c;
+    if (changes !== this.live.changes) {
+      this.live = { changes, n: (sql(db, "SELECT COUNT(*) AS n FROM sessions INDEXED BY sessions_live_order WHERE deleted_at IS NULL AND archived_at IS NULL").get() as { n: number }).n };
+    }
+    return this.live.n;
+  }
+
   watchingCount(watcher: string): number {
     const subs = this.subs.ofWatcher(watcher);
     if (!subs.length) return 0;
@@ -168,7 +182,7 @@ export class Watching {
     // them exclude: a count on the live index, not a read of every session's id.
     const common = [...alls[0].exclude].filter((id) => alls.every((s) => s.exclude.has(id)));
     const db = this.relay.db;
-    const live = (sql(db, "SELECT COUNT(*) AS n FROM sessions INDEXED BY sessions_live_order WHERE deleted_at IS NULL AND archived_at IS NULL AND id != ?").get(watcher) as { n: number }).n;
+    const live = this.liveCount() - (sql(db, "SELECT 1 FROM sessions WHERE id = ? AND deleted_at IS NULL AND archived_at IS NULL").get(watcher) ? 1 : 0);
     const asked = [...new Set([...named, ...common])];
     const liveIds = new Set(
       asked.length

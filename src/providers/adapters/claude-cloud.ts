@@ -18,5 +18,14 @@ export const claudeCloud: ProviderAdapter = {
     const spec = claude.launch(ctx);
     return spec && { ...spec, env: { ...spec.env, CLAUDE_CODE_OAUTH_TOKEN: token } };
   },
-  signIn: "run `claude setup-token` and add the token it prints as the cloud token in Settings → Providers",
+  // Not "run …": the relay appends "as <relay user>" to those, but the token is made by the
+  // owner wherever they are signed in to Claude and lives in the relay's settings.
+  signIn: "add the token `claude setup-token` prints (run it wherever you are signed in to Claude) as the cloud token in Settings → Providers",
+  // The adapter maps a CLAUDE_CODE_OAUTH_TOKEN login (`claude auth status`: loggedIn true,
+  // authMethod "oauth_token", no plan, no key source) to `_auth/status_update { kind: "none",
+  // "Not logged in" }`, so that notice cannot tell signed out here: only a signed-in kind
+  // counts, and the probe asks `claude auth status` itself (signInCheck reads `loggedIn`).
+  signedOut(method, params) {
+    return claude.signedOut?.(method, params) === false ? false : undefined;
+  },
 };

@@ -3,8 +3,8 @@
 // `openai` SDK. The relay starts it with the environment of config.ts; logs go to stderr only.
 
 import { randomUUID } from "node:crypto";
-import { Readable, Writable } from "node:stream";
-import * as acp from "@agentclientprotocol/sdk";
+import type * as acp from "@agentclientprotocol/sdk";
+import { PROTOCOL_VERSION, RequestError, serveAcp, type Peer } from "../agent-acp.ts";
 import { TurnFailed } from "./api-errors.ts";
 import { loadConfig } from "./config.ts";
 import { ModelClient } from "./model-client.ts";
@@ -51,15 +51,16 @@ function configOptions(s: AgentSession): acp.SessionConfigOption[] {
   return out;
 }
 
-const app = acp
-  .agent({ name: "oar-openai-agent" })
-  .onRequest("initialize", ({ params }) => ({
-    protocolVersion: params.protocolVersion ?? acp.PROTOCOL_VERSION,
+type PromptParams = { sessionId: string; prompt?: acp.ContentBlock[]; _meta?: { [k: string]: unknown } | null };
+
+const requests = {
+  initialize: (params: { protocolVersion?: number }) => ({
+    protocolVersion: params.protocolVersion ?? PROTOCOL_VERSION,
     agentCapabilities: { loadSession: false, mcpCapabilities: { http: true }, promptCapabilities: {} },
     agentInfo: { name: "oar-openai-agent", title: cfg.name, version: "1.0.0" },
     authMethods: [],
-  }))
-  .onRequest("session/new", async ({ params }) => {
+  }),
+  "session/new": async (params: acp.NewSessionRequest) => {
     const meta = oarMeta(params._meta);
     const models = await client.listModels().catch((e) => {
       log(`models list failed: ${(e as Error).message}`);
@@ -91,38 +92,38 @@ const app = acp
       // The models field real CLIs send (not in the 2.4 schema): kept for clients that read it.
       ...(s.models.length ? { models: modelState(s) } : {}),
     } as acp.NewSessionResponse;
-  })
-  .onRequest("session/set_mode", ({ params }) => {
+  },
+  "session/set_mode": (params: acp.SetSessionModeRequest) => {
     const s = sessions.get(params.sessionId);
-    if (!s) throw acp.RequestError.resourceNotFound(params.sessionId);
-    if (!isMode(params.modeId)) throw acp.RequestError.invalidParams(undefined, `Unknown mode '${params.modeId}'; modes: agent, ask, plan.`);
+    if (!s) throw RequestError.resourceNotFound(params.sessionId);
+    if (!isMode(params.modeId)) throw RequestError.invalidParams(undefined, `Unknown mode '${params.modeId}'; modes: agent, ask, plan.`);
     s.mode = params.modeId;
     return {};
-  })
-  .onRequest("session/set_config_option", ({ params }) => {
+  },
+  "session/set_config_option": (params: acp.SetSessionConfigOptionRequest) => {
     const s = sessions.get(params.sessionId);
-    if (!s) throw acp.RequestError.resourceNotFound(params.sessionId);
+    if (!s) throw RequestError.resourceNotFound(params.sessionId);
     const value = (params as { value?: unknown }).value;
     if (params.configId === "model" && typeof value === "string" && value) s.model = value;
     else if (params.configId === "effort" && typeof value === "string" && EFFORTS.includes(value)) s.effort = value;
     else if (params.configId === "auto_compact_window" && windowFrom(value) !== undefined) s.window = windowFrom(value)!;
-    else throw acp.RequestError.invalidParams(undefined, `Unknown option '${params.configId}' or value.`);
+    else throw RequestError.invalidParams(undefined, `Unknown option '${params.configId}' or value.`);
     return { configOptions: configOptions(s) };
-  })
-  .onRequest("session/set_model", (p) => p as { sessionId: string; modelId: string }, ({ params }) => {
+  },
+  "session/set_model": (params: { sessionId: string; modelId: string }) => {
     const s = sessions.get(params.sessionId);
-    if (!s) throw acp.RequestError.resourceNotFound(params.sessionId);
-    if (typeof params.modelId !== "string" || !params.modelId) throw acp.RequestError.invalidParams(undefined, "modelId is required.");
+    if (!s) throw RequestError.resourceNotFound(params.sessionId);
+    if (typeof params.modelId !== "string" || !params.modelId) throw RequestError.invalidParams(undefined, "modelId is required.");
     s.model = params.modelId;
     return {};
-  })
-  .onRequest("session/prompt", async ({ params, client: peer, signal }) => {
+  },
+  "session/prompt": async (params: PromptParams, peer: Peer, signal: AbortSignal) => {
     const s = sessions.get(params.sessionId);
-    if (!s) throw acp.RequestError.resourceNotFound(params.sessionId);
+    if (!s) throw RequestError.resourceNotFound(params.sessionId);
     applyMeta(s, oarMeta(params._meta));
     // "default": a session created before the endpoint's list was known runs on its first model.
     if (s.model === "default" && s.models.length) s.model = s.models[0];
-    const text = params.prompt.flatMap((b) => (b.type === "text" ? [b.text] : b.type === "resource_link" ? [`[file: ${b.uri}]`] : [])).join("\n");
+    const text = (params.prompt ?? []).flatMap((b) => (b.type === "text" ? [b.text] : b.type === "resource_link" ? [`[file: ${b.uri}]`] : [])).join("\n");
     const controller = new AbortController();
     const onAbort = () => controller.abort();
     signal.addEventListener("abort", onAbort, { once: true });
@@ -138,7 +139,7 @@ const app = acp
           io: {
             update: (update) => peer.notify("session/update", { sessionId: s.id, update }),
             notify: (method, p) => peer.notify(method, p),
-            requestPermission: (p, cancel) => peer.request("session/request_permission", p, { cancellationSignal: cancel, stopWaitingOnCancel: true }),
+            requestPermission: (p, cancel) => peer.request("session/request_permission", p, { cancellationSignal: cancel, stopWaitingOnCancel: true }) as Promise<acp.RequestPermissionResponse>,
           },
         },
         controller.signal,
@@ -156,23 +157,32 @@ const app = acp
       } as acp.PromptResponse;
     } catch (e) {
       // Not -32000 (which the relay reads as "not signed in"): the words are the owner's to read as they are.
-      if (e instanceof TurnFailed) throw new acp.RequestError(-32603, e.message, { oar: { worded: true, kind: e.kind } });
+      if (e instanceof TurnFailed) throw new RequestError(-32603, e.message, { oar: { worded: true, kind: e.kind } });
       throw e;
     } finally {
       s.running.delete(controller);
       signal.removeEventListener("abort", onAbort);
     }
-  })
-  .onNotification("session/cancel", ({ params }) => {
-    for (const c of sessions.get(params.sessionId)?.running ?? []) c.abort();
-  });
+  },
+};
 
-const connection = app.connect(
-  acp.ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as unknown as ReadableStream<Uint8Array>),
+const done = serveAcp(
+  {
+    requests,
+    notifications: {
+      "session/cancel": (params: { sessionId?: string }) => {
+        for (const c of sessions.get(params.sessionId ?? "")?.running ?? []) c.abort();
+      },
+    },
+  },
+  process.stdin,
+  process.stdout,
 );
 const exit = () => {
   for (const s of sessions.values()) void s.mcp?.close();
   process.exit(0);
 };
 process.stdin.on("end", exit);
-connection.closed.then(exit, exit);
+void done.then(exit);
+// The relay closed our stdout (EPIPE): nobody is listening any more.
+process.stdout.on("error", exit);

@@ -6,14 +6,12 @@
 
 import { randomUUID } from "node:crypto";
 import type * as acp from "@agentclientprotocol/sdk";
-import { RequestError, serveAcp } from "./acp-agent.ts";
+import { PROTOCOL_VERSION, RequestError, serveAcp } from "../agent-acp.ts";
 import { RelayClient, type RelayServer } from "./relay-client.ts";
 import { runTurn, type ScriptSession, type TurnIo } from "./script.ts";
 import { errorMessage, log } from "./util.ts";
 
 const DEFAULT_MODEL = "scripted-1";
-/** ACP's protocol version (the SDK's PROTOCOL_VERSION). */
-const PROTOCOL_VERSION = 1;
 const RELAY_SERVER_NAME = "relay";
 
 type OarMeta = { sessionId?: unknown; model?: unknown; effort?: unknown; mode?: unknown };

@@ -1,7 +1,7 @@
 // One prompt turn of the scripted agent: reads the prompt line by line, runs the
 // directives in order and streams each reply line as an agent_message_chunk.
 
-import { RequestError } from "./acp-agent.ts";
+import { RequestError } from "../agent-acp.ts";
 import type { RelayClient } from "./relay-client.ts";
 import { startShellTask, startSubagent, type Notify } from "./tasks.ts";
 import { Cancelled, abortable, hang, sleep, throwIfAborted } from "./util.ts";

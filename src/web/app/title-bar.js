@@ -121,7 +121,13 @@ function controls(d0, ctx) {
   const push = d0.provider === "claude-cloud" ? h("button", { class: "btn", type: "button", title: `Push branch ${d0.branch ?? ""} to ${d0.repo ?? "the repository"}`, onclick: async () => {
     push.disabled = true;
     const said = await ctx.call("POST", `${path}/push`).then(
-      (r) => (r.pushed ? `Pushed ${r.commits} commit${r.commits === 1 ? "" : "s"}` : "Nothing to push"),
+      (r) => {
+        // Push sends commits only: files the agent changed without committing stay behind.
+        const left = r.uncommitted ? `${r.uncommitted} changed file${r.uncommitted === 1 ? "" : "s"} not committed` : "";
+        push.title = left ? `${left}: ask the agent to commit them, then push again` : `Push branch ${d0.branch ?? ""} to ${d0.repo ?? "the repository"}`;
+        const said = r.pushed ? `Pushed ${r.commits} commit${r.commits === 1 ? "" : "s"}` : "Nothing to push";
+        return left ? `${said} (${left})` : said;
+      },
       (e) => { push.title = e.message; return "Push failed"; });
     push.textContent = said;
     setTimeout(() => { push.textContent = "Push"; push.disabled = false; }, 4000);

@@ -1,8 +1,8 @@
 // The agent side of an ACP connection (JSON-RPC 2.0, one JSON message a line on
-// stdin/stdout), written out for the scripted agent instead of taken from the ACP SDK:
-// the SDK builds several hundred zod schemas when it loads (~10 MB of every worker
-// process, a scripted worker was 58 MB with it; bench/RESULTS.md "Scale"), and a test
-// agent that reads five methods does not need them. What goes on the wire is the SDK's:
+// stdin/stdout) for our own agent processes (scripted/, openai-agent/), written out instead
+// of taken from the ACP SDK: the SDK builds several hundred zod schemas when it loads (~5–10 MB
+// of every worker process, a scripted worker was 58 MB with it; bench/RESULTS.md "Scale"), and
+// agents that answer a handful of methods do not need them. What goes on the wire is the SDK's:
 // the same error codes and texts, `$/cancel_request` both ways, requests refused until
 // `initialize` was answered, "method not found" for anything else. Params are read
 // defensively by the handlers (every field optional) instead of parsed by a schema.
@@ -20,9 +20,20 @@ export class RequestError extends Error {
   static sessionNotFound(sessionId: string): RequestError {
     return new RequestError(-32002, "Resource not found", { sessionId });
   }
+
+  static resourceNotFound(uri?: string): RequestError {
+    return new RequestError(-32002, `Resource not found${uri ? `: ${uri}` : ""}`, uri && { uri });
+  }
+
+  static invalidParams(data?: unknown, additionalMessage?: string): RequestError {
+    return new RequestError(-32602, `Invalid params${additionalMessage ? `: ${additionalMessage}` : ""}`, data);
+  }
 }
 
 const CANCEL_REQUEST = "$/cancel_request";
+
+/** ACP's protocol version (the SDK's PROTOCOL_VERSION). */
+export const PROTOCOL_VERSION = 1;
 
 type Id = string | number | null;
 type Message = { jsonrpc?: unknown; id?: Id; method?: unknown; params?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } };

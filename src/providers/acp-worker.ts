@@ -73,10 +73,6 @@ export function readWorkerState(s: Record<string, unknown> | null | undefined): 
   return s as unknown as WorkerState;
 }
 
-/** The prompt answer the keeper kept for a turn sent by an earlier relay: fed through the
- * ACP connection as a notification so it arrives after the replayed lines before it. */
-const PROMPT_RESULT = "_oar_relay/prompt_result";
-
 export class AcpWorker {
   private pipe: AgentPipe | null = null;
   private pipeReady: Promise<AgentPipe | null>;
@@ -136,7 +132,9 @@ export class AcpWorker {
         resolve();
         this.host.onExit();
       };
-      void this.pipeReady.then((p) => (p ? p.exited.then(gone, gone) : gone()));
+      // After the lines and a kept prompt answer that came before the exit were handled.
+      const later = () => new Promise<void>((r) => setImmediate(() => setImmediate(r)));
+      void this.pipeReady.then((p) => (p ? p.exited.then(later, later).then(gone) : gone()));
     });
     const enc = new TextEncoder();
     const dec = new TextDecoder();
@@ -157,7 +155,9 @@ export class AcpWorker {
             if (info.replay && !replayed(line, info.delivered)) return;
             push(line);
           });
-          p.onPromptResult((response) => push(JSON.stringify({ jsonrpc: "2.0", method: PROMPT_RESULT, params: response })));
+          // On the next macrotask: the lines before it have been dispatched by then (reading
+          // queued lines and their handlers run on microtasks).
+          p.onPromptResult((response) => setImmediate(() => this.earlierAnswered(response)));
           void p.exited.then(close);
         });
       },
@@ -204,13 +204,6 @@ export class AcpWorker {
       })
       .onNotification("_oar/task_output", (p) => obj(p), ({ params }) => {
         this.host.onTaskOutput(str(params.taskId), str(params.chunk));
-      })
-      .onNotification(PROMPT_RESULT, (p) => obj(p), ({ params }) => {
-        // After the handlers of the lines before it have run (they are dispatched in order
-        // but each through a few awaits).
-        setImmediate(() => {
-          for (const w of this.resultWaiters.splice(0)) w(params);
-        });
       })
       // Extension notifications (Claude's `_auth/status_update`, Grok's `_x.ai/mcp_initialized`, …).
       .onNotification("*", ({ method, params }) => this.noticed(method, obj(params)))
@@ -278,7 +271,14 @@ export class AcpWorker {
 
   /** Resolves with the answer to a prompt an earlier relay sent (the keeper kept it). */
   earlierPromptResult(): Promise<{ result?: unknown; error?: unknown }> {
+    if (this.earlierAnswer) return Promise.resolve(this.earlierAnswer);
     return new Promise((resolve) => this.resultWaiters.push(resolve));
+  }
+  private earlierAnswer: { result?: unknown; error?: unknown } | null = null;
+
+  private earlierAnswered(response: { result?: unknown; error?: unknown }): void {
+    this.earlierAnswer = response;
+    for (const w of this.resultWaiters.splice(0)) w(response);
   }
 
   /** The ACP connection ended (the process is gone or going). */

@@ -188,13 +188,16 @@ export class Workers {
       const pipe = kept.attach(k.id);
       const session = this.env.session(k.id);
       const state = readWorkerState(k.state);
-      if (!k.alive || !session || session.archived_at != null || session.deleted_at != null || !state) {
+      const gone = !session || session.archived_at != null || session.deleted_at != null || !state;
+      const turn = session && runningTurn(session.id);
+      // An agent that ended after answering its prompt still hands the answer over.
+      const answered = !k.alive && !!k.resumable && !!turn && turn.id === state?.turnId;
+      if (gone || (!k.alive && !answered)) {
         pipe.kill();
         continue;
       }
       const slot = this.slot(session, (host) => new AcpWorker(pipe, session.cwd, host, adapterFor(session.provider), state));
-      out.sessions.add(session.id);
-      const turn = runningTurn(session.id);
+      if (k.alive) out.sessions.add(session.id);
       if (state.turnId && k.resumable && turn?.id === state.turnId) {
         slot.resuming = { turnId: turn.id, early: "" };
         slot.turn = { turnId: turn.id, mode: turn.mode ?? session.mode, log: new ActivityLog() };

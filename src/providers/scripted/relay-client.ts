@@ -14,7 +14,7 @@ const mcpSdk = () =>
 
 export type RelayServer = { url: string; headers: { name: string; value: string }[] };
 
-type Connected = { client: Client; toolName: string; lost: Promise<never> };
+type Connected = { client: Client; toolName: string; inFlight: Set<(e: Error) => void> };
 
 export class RelayClient {
   private connecting: Promise<Connected> | undefined;
@@ -29,21 +29,21 @@ export class RelayClient {
         const client = new Client({ name: "oar-scripted", version: "1.0.0" });
         const transport = new StreamableHTTPClientTransport(new URL(this.server.url), { requestInit: { headers } });
         // A call's answer stream that breaks (the relay died) is not resumed by the SDK, and
-        // the call would wait for its 2-hour timeout: it fails instead, its outcome unknown.
-        let fail: (e: Error) => void = () => {};
-        const lost = new Promise<never>((_, reject) => (fail = reject));
-        lost.catch(() => {});
+        // the call would wait for its 2-hour timeout: the calls in flight fail instead, their
+        // outcome unknown.
+        const inFlight = new Set<(e: Error) => void>();
         try {
           await client.connect(transport, { signal });
           const sdkOnError = transport.onerror;
           transport.onerror = (e) => {
             sdkOnError?.call(transport, e);
-            if (/SSE stream disconnected/.test(e.message)) fail(new Error(`the connection to the relay was lost during the call (${e.message}); whether it was done is unknown`));
+            if (!/SSE stream disconnected/.test(e.message)) return;
+            for (const fail of inFlight) fail(new Error(`the connection to the relay was lost during the call (${e.message}); whether it was done is unknown`));
           };
           const { tools } = await client.listTools(undefined, { signal });
           const names = new Set(tools.map((t) => t.name));
           const toolName = !names.has("relay_tool") && names.has("remote_relay") ? "remote_relay" : "relay_tool";
-          return { client, toolName, lost };
+          return { client, toolName, inFlight };
         } catch (e) {
           void client.close().catch(() => {});
           throw e;
@@ -95,13 +95,16 @@ export class RelayClient {
   }
 
   private async callOnce(args: Record<string, unknown>, signal: AbortSignal) {
-    const { client, toolName, lost } = await this.connect(signal);
+    const { client, toolName, inFlight } = await this.connect(signal);
+    let fail: (e: Error) => void = () => {};
+    const lost = new Promise<never>((_, reject) => (fail = reject));
+    inFlight.add(fail);
     return Promise.race([lost, client.callTool({ name: toolName, arguments: args }, undefined, {
       signal,
       timeout: TOOL_TIMEOUT_MS,
       resetTimeoutOnProgress: true,
       onprogress: (p) => log(`relay_tool progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ""}`),
-    })]);
+    })]).finally(() => inFlight.delete(fail));
   }
 
   /** Drops the connection (the next call reconnects). */

@@ -36,7 +36,8 @@ const bootTimes: number[] = [];
 async function bootAgain(): Promise<void> {
   const t0 = Date.now();
   try {
-    await relay.boot();
+    // The same port: the agents kept by the keeper keep a valid relay_tool address.
+    await relay.boot(Number(new URL(relay.url).port));
   } catch (e) {
     if (relay.proc.exitCode !== null) throw e;
     await relay.waitFor(async () => {

@@ -133,6 +133,7 @@ export class Relay {
         return this.workers.run(session, turn, text, onChunk, signal);
       },
       abandon: (sessionId) => this.workers.kill(sessionId),
+      recorded: (sessionId, turnId) => this.workers.recorded(sessionId, turnId),
       resume: (sessionId, turn, onChunk, signal) => {
         const session = this.sessions.get(sessionId);
         if (!session) return Promise.reject(new Error("The session was deleted."));

@@ -156,7 +156,8 @@ test(`${KILLS} SIGKILLs under load: nothing acknowledged lost, no event twice, c
       assert.equal(t.reply_text, marker, `turn ${t.id} done with its full reply`);
       if (cutOff.has(t.id)) resumed++;
     }
-    console.log(`# turns cut off by a kill: ${cutOff.size}, of which done after the restart: ${resumed}, errors: ${errors.length}`);
+    const errorsBy = db.prepare("SELECT s.title, COUNT(*) AS n FROM turns t JOIN sessions s ON s.id = t.session_id WHERE t.status = 'error' GROUP BY s.title").all();
+    console.log(`# turns cut off by a kill: ${cutOff.size}, of which done after the restart: ${resumed}, errors: ${JSON.stringify(errorsBy)}`);
 
     // No event delivered twice: each reply marker at most once in the watcher's event lines.
     const events = (db.prepare("SELECT text FROM messages WHERE session_id = ? AND role = 'event'").pluck().all(watcher) as string[]).join("\n");

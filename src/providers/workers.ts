@@ -283,10 +283,7 @@ export class Workers {
     // Only our own: a turn given up on (see Turns.end) must not cut off the next one's chunks.
     if (slot.onChunk === mine) slot.onChunk = null;
     if (slot.turn?.log === log) slot.turn = null;
-    if (slot.worker.turnId) {
-      slot.worker.turnId = null;
-      slot.worker.saveState();
-    }
+    // (The worker's turnId stays stored until the turn's end is in the store: recorded.)
     slot.lastUsed = this.env.clock.now();
     this.armIdle(sessionId);
     // The turn is recorded as ended just after this (Turns.finish): look for room then, and
@@ -401,6 +398,15 @@ export class Workers {
       signal.removeEventListener("abort", onAbort);
       this.afterTurn(session.id, slot, log, collect);
     }
+  }
+
+  /** The turn's end is in the store: a restart from now on must not take it back (the
+   * keeper may keep a delivered prompt answer until this state says so). */
+  recorded(sessionId: string, turnId: string): void {
+    const w = this.slots.get(sessionId)?.worker;
+    if (!w || w.turnId !== turnId) return;
+    w.turnId = null;
+    w.saveState();
   }
 
   /** Stops the worker once the session has been idle a while (checked again when due). */

@@ -15,6 +15,8 @@ export interface TurnRunner {
   /** Takes back a turn that was running when the relay went down and whose worker ran on
    * (the keeper): resolves as run does once the agent answers the earlier prompt. */
   resume?(sessionId: string, turn: TurnRow, onChunk: (t: string) => void, signal: AbortSignal): Promise<{ stopReason: string; meta?: Record<string, unknown> }>;
+  /** The turn's end is in the store: its worker need not keep it for a restart any more. */
+  recorded?(sessionId: string, turnId: string): void;
 }
 
 /** How long (real time) an agent has to answer a cancel before its process is ended. */
@@ -197,6 +199,7 @@ export class Turns {
     })();
     // Who started the turn: the page notifies the owner of their own turns, not of an agent's
     // (a prompt from an agent carries `from`; one from another relay has role "remote").
+    this.runner.recorded?.(turn.session_id, turnId);
     const prompt = this.store.message(turn.message_id);
     const byOwner = prompt?.role === "user" && !prompt.from_json;
     this.bus.emit({ type: "turn.ended", sessionId: turn.session_id, turnId, status, role: prompt?.role, byOwner });

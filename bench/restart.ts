@@ -7,9 +7,9 @@
 import { TestRelay, realSleep } from "../test/helpers/relay-process.ts";
 import { loadLine, machineLine, summarize } from "./lib/stats.ts";
 
-const SESSIONS = 1000;
+const SESSIONS = Number(process.env.OAR_BENCH_SESSIONS ?? 1000);
 const RUNNING = 10;
-const ROUNDS = 5;
+const ROUNDS = Number(process.env.OAR_BENCH_ROUNDS ?? 5);
 
 const relay = await TestRelay.start({ testClock: false });
 const t0 = Date.now();

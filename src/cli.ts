@@ -76,6 +76,8 @@ async function start(rest: string[]): Promise<void> {
   console.log(`OAR ${relay.version} relay "${relay.name}" listening on ${running.url}`);
   console.log(`Web UI: ${relay.baseUrl}/#token=${relay.ownerToken}`);
   if (values["test-clock"]) console.log("Manual test clock: move it with POST /api/test/clock");
+  // Run from dist/: its loader saves V8's code cache of this build now (scripts/build.mjs).
+  (globalThis as { __oarServing?: () => void }).__oarServing?.();
   const shutdown = () => {
     removePidFile(relay.dataDir);
     // An upgrade or service restart: the agents run on with the keeper and the next start

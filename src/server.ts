@@ -83,8 +83,7 @@ export async function startRelay(opts: StartOptions = {}): Promise<Running> {
   relay.mcpUrl = `${local}/mcp`;
   relay.baseUrl = local;
   await relay.start();
-  // Loaded now, not when the first agent calls: from dist/ it is a chunk file, and a build
-  // made while the relay runs replaces dist/ whole (issue 14: start first, then this).
+  // Loaded now that the relay serves, so the first agent's call does not wait for it.
   setImmediate(() => void mcpEndpoints.get(relay)?.().catch(() => {}));
   return {
     relay,

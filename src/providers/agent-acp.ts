@@ -1,5 +1,5 @@
 // The agent side of an ACP connection (JSON-RPC 2.0, one JSON message a line on
-// stdin/stdout) for our own agent processes (scripted/, openai-agent/), written out instead
+// stdin/stdout) for our own agent processes (scripted/, openai-agent/, openai-image/), written out instead
 // of taken from the ACP SDK: the SDK builds several hundred zod schemas when it loads (~5–10 MB
 // of every worker process, a scripted worker was 58 MB with it; bench/RESULTS.md "Scale"), and
 // agents that answer a handful of methods do not need them. What goes on the wire is the SDK's:

@@ -163,3 +163,29 @@ test("SIGTERM leaves the workers running (a turn too); the next start takes them
   assert.equal(reply.text, CHUNKS(6));
   assert.ok(!reply.error);
 });
+
+test("back on another port: a running turn still finishes, then its worker (which knows the old relay_tool address) is replaced", async () => {
+  const s = await relay.createSession({ title: "Mover" });
+  const msg = await post(s, "/pid\n/stream 5 400");
+  const before = await streamed(s, "chunk 1");
+  const pid = Number(/pid (\d+)/.exec(before)![1]);
+  await relay.restart(); // a new port
+  const reply = await replyTo(s, msg);
+  assert.equal(reply.text, `pid ${pid}\n${CHUNKS(5)}`);
+  await relay.waitFor(() => !alive(pid), SLOW);
+  const next = (await relay.say(s, "/pid", SLOW)).text;
+  assert.notEqual(next, `pid ${pid}`, "a fresh agent");
+  assert.match((await relay.say(s, `/tool {"action":"relay_info","relay":"this"}`, SLOW)).text, /^tool: \{"ok":true/);
+});
+
+test("a worker whose session was deleted while the relay was down is ended at start", async () => {
+  const s = await relay.createSession({ title: "Doomed" });
+  const pid = Number(/pid (\d+)/.exec((await relay.say(s, "/pid", SLOW)).text)![1]);
+  await relay.kill();
+  const db = new Database(join(relay.dataDir, "oar.db"));
+  db.prepare("UPDATE sessions SET deleted_at = ? WHERE id = ?").run(Date.now(), s);
+  db.close();
+  assert.ok(alive(pid));
+  await relay.boot(Number(new URL(relay.url).port));
+  await relay.waitFor(() => !alive(pid), SLOW);
+});

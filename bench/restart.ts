@@ -7,9 +7,9 @@
 import { TestRelay, realSleep } from "../test/helpers/relay-process.ts";
 import { loadLine, machineLine, summarize } from "./lib/stats.ts";
 
-const SESSIONS = 1000;
+const SESSIONS = Number(process.env.OAR_BENCH_SESSIONS ?? 1000);
 const RUNNING = 10;
-const ROUNDS = 5;
+const ROUNDS = Number(process.env.OAR_BENCH_ROUNDS ?? 5);
 
 const relay = await TestRelay.start({ testClock: false });
 const t0 = Date.now();
@@ -26,10 +26,12 @@ let resumedTurns = 0;
 for (let round = 0; round < ROUNDS; round++) {
   // A few workers in the middle of a turn.
   const busy = ids.slice(round * RUNNING, (round + 1) * RUNNING);
-  for (const id of busy) await relay.api("POST", `/api/sessions/${id}/messages`, { text: "/hang" });
+  // "started" shows the prompt reached the agent (a turn is running_turn from before its
+  // worker is up; one killed that early has nothing to resume and ends as an error).
+  for (const id of busy) await relay.api("POST", `/api/sessions/${id}/messages`, { text: "/reply started\n/hang" });
   await relay.waitFor(async () => {
     const all = await Promise.all(busy.map((id) => relay.session(id)));
-    return all.every((s) => s.state === "running_turn" && s.inFlight) ? true : undefined;
+    return all.every((s) => s.state === "running_turn" && s.inFlight?.text.includes("started")) ? true : undefined;
   }, 120_000).catch(() => undefined);
   await realSleep(300);
 

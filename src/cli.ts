@@ -80,7 +80,9 @@ async function start(rest: string[]): Promise<void> {
   (globalThis as { __oarServing?: () => void }).__oarServing?.();
   const shutdown = () => {
     removePidFile(relay.dataDir);
-    running.close().finally(() => process.exit(0));
+    // An upgrade or service restart: the agents run on with the keeper and the next start
+    // takes them back (they end after OAR_KEEPER_ORPHAN_MS if no relay returns).
+    running.close({ keepWorkers: true }).finally(() => process.exit(0));
     setTimeout(() => process.exit(0), 3000).unref();
   };
   process.on("SIGINT", shutdown);

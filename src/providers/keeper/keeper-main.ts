@@ -58,6 +58,8 @@ const keeper = new KeeperServer(orphanMs, cleanUp, () => {
 process.on("SIGTERM", () => void keeper.shutdown());
 process.on("SIGINT", () => void keeper.shutdown());
 process.on("SIGHUP", () => {});
+// A relay killed while it waited for "ready" closed our stdout: nothing to tell it then.
+process.stdout.on("error", () => {});
 // A bug in one message must not take every agent down with the keeper.
 process.on("uncaughtException", (e) => log(`uncaught: ${e.stack ?? e.message}`));
 

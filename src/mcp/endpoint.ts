@@ -28,7 +28,10 @@ interface Entry {
 }
 
 /** The /mcp endpoint (contract §2): Streamable HTTP, one MCP session per agent connection,
- * each bound to the agent token that opened it (the SDK does not bind them: STACK gotcha 1). */
+ * each bound to the agent token that opened it (the SDK does not bind them: STACK gotcha 1).
+ * A session id it does not hold, sent with a valid token, is taken up again under that id
+ * (see handle): agents outlive relay restarts and keep their id, and not every CLI
+ * re-initializes after a 404. */
 export class McpEndpoint {
   private entries = new Map<string, Entry>();
   /** Session ids being revived (see handle): the server-side initialize in progress. */

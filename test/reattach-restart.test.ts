@@ -104,8 +104,8 @@ test("an idle worker survives a restart and runs the next turn", async () => {
   assert.match(first, /^pid \d+$/);
   await relay.restart({ samePort: true });
   assert.equal((await relay.say(s, "/pid", SLOW)).text, first);
-  // Its relay_tool works after the restart too (the agent's MCP client reconnects after the
-  // new relay's 404 for the old MCP session).
+  // Its relay_tool works after the restart too (the new relay takes up the agent's old MCP
+  // session id: test/mcp-resume.test.ts).
   const tool = (await relay.say(s, `/tool {"action":"relay_info","relay":"this"}`, SLOW)).text;
   assert.match(tool, /^tool: \{"ok":true/);
 });

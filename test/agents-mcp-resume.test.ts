@@ -8,7 +8,7 @@ import { TestRelay } from "./helpers/relay-process.ts";
 import { FakeAnthropic, toolResults, type MessagesCall } from "./helpers/fake-anthropic.ts";
 import { FakeOpenAI } from "./helpers/fake-openai.ts";
 import { AGENTS_CACHE, agentRelayEnv, missingCli } from "./helpers/agent-clis.ts";
-import { claudeAgent, grokAgent, planPrompt } from "./helpers/relay-plan.ts";
+import { claudeAgent, copilotAgent, grokAgent, planPrompt } from "./helpers/relay-plan.ts";
 import { TURN_MS, createSession, say } from "./helpers/agents-e2e.ts";
 import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -134,4 +134,28 @@ test("Claude Code: its MCP session evicted at the maxMcpSessions cap, its next r
   assert.equal(after.length, 1, JSON.stringify(after));
   assert.equal(after[0].isError, false, after[0].text);
   assert.match(second.text, /step 1: sessions=\d+/);
+});
+
+test("Copilot: the same across a restart on the same port", { skip: missingCli("copilot"), timeout: 4 * TURN_MS }, async () => {
+  const fake = await FakeOpenAI.start({ apiKey: "test-key", models: ["gpt-5.4", "gpt-5.4-mini"], script: copilotAgent });
+  closers.push(() => fake.close());
+  const offline = { COPILOT_OFFLINE: "true", COPILOT_PROVIDER_BASE_URL: fake.baseUrl, COPILOT_PROVIDER_API_KEY: "test-key", COPILOT_MODEL: "gpt-5.4-mini" };
+  const relay = await TestRelay.start({ env: agentRelayEnv(["copilot"], offline) });
+  closers.push(() => relay.stop());
+  const session = await createSession(relay, { provider: "copilot", model: "gpt-5.4", title: "Across a restart" });
+  const first = await say(relay, session, plan("before"));
+  assert.notEqual(first.meta?.status, "error", first.text);
+  assert.match(first.text, /step 1: sessions=\d+/);
+  const pids = keptPids(relay);
+  assert.equal(pids.length, 1, `one agent process: ${pids}`);
+
+  await relay.restart({ samePort: true });
+  fake.reset();
+  const second = await say(relay, session, plan("after"));
+  // Copilot 1.0.102 sends its old MCP session id: taken up again (answered 404, it
+  // re-initializes and retries, which works too).
+  assert.equal(revivals(relay, session).length, 1, relay.output.slice(-2000));
+  assert.notEqual(second.meta?.status, "error", second.text);
+  assert.deepEqual(keptPids(relay), pids, "the same agent process ran the turn");
+  assert.match(second.text, /step 1: sessions=\d+/, second.text);
 });

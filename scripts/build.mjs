@@ -123,20 +123,60 @@ const common = {
   minifySyntax: true,
   logLevel: "warning",
 };
-// The relay: modules it loads with import() (on first use: the MCP endpoint, the oar
-// subcommands) go into chunks of their own, so a start compiles only what it runs. Built
-// apart from the workers, so its start reads a few files, not chunks shared with them.
+// The relay: one CommonJS file (dist/relay.js) that dist/cli.js runs through V8's code cache
+// (Node 20 has no compile cache for ES modules): after the first start, a start neither
+// compiles the bundle nor the functions its start runs (issue 14). What it loads with
+// import() (the MCP endpoint, the oar subcommands) is evaluated on first use.
+const buildId = `${Date.now().toString(36)}${process.pid.toString(36)}`;
 await build({
   ...common,
+  outbase: undefined,
+  outdir: undefined,
+  outfile: join(out, "relay.js"),
   entryPoints: entries.filter((e) => e.endsWith(join("src", "cli.ts"))),
-  splitting: true,
-  chunkNames: "chunks/[name]-[hash]",
+  format: "cjs",
+  // An ES module's import.meta, in a CommonJS file: the same values, from its path.
+  define: { "import.meta.url": "__oarMetaUrl", "import.meta.resolve": "__oarMetaResolve" },
+  banner: {
+    js: 'const __oarMetaUrl = require("node:url").pathToFileURL(__filename).href; const __oarMetaResolve = (s) => require("node:url").pathToFileURL(require.resolve(s)).href;',
+  },
   plugins: [noAjv, englishOnly, lazyModule("@agentclientprotocol/sdk/unstable", join("src", "providers", "acp-worker.ts"))],
 });
+writeFileSync(join(out, "cli.js"), `// Written by scripts/build.mjs: runs the relay (relay.js, CommonJS) with V8's code cache.
+// The cache is made by a start of this build once it is serving (it then holds the code the
+// start ran) and named by the build, so a relay of an older build never feeds its cache to
+// this one (V8 checks a cache against the source's length only).
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Script } from "node:vm";
+
+const file = join(dirname(fileURLToPath(import.meta.url)), "relay.js");
+const cacheFile = join(dirname(file), "relay-${buildId}.cache");
+let cachedData;
+try {
+  cachedData = readFileSync(cacheFile);
+} catch {}
+const source = "(function (exports, require, module, __filename, __dirname) {\\"use strict\\";" + readFileSync(file, "utf8") + "\\n})";
+const script = new Script(source, { filename: file, cachedData });
+if (!cachedData || script.cachedDataRejected) {
+  globalThis.__oarServing = () =>
+    setImmediate(() => {
+      try {
+        const tmp = \`\${cacheFile}.\${process.pid}\`;
+        writeFileSync(tmp, script.createCachedData());
+        renameSync(tmp, cacheFile);
+      } catch {}
+    });
+}
+const module = { exports: {} };
+script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
+`);
 // Each agent worker (and the keeper): one file each.
 await build({ ...common, entryPoints: entries.filter((e) => !e.endsWith(join("src", "cli.ts"))), plugins: [noAjv, englishOnly] });
 writeFileSync(join(out, "build-info.json"), JSON.stringify({ sourcesReadAt, entries: entries.map((e) => relative(root, e)) }, null, 2) + "\n");
-if (!existsSync(join(out, "cli.js"))) throw new Error("build: cli.js was not written");
+if (!existsSync(join(out, "relay.js"))) throw new Error("build: relay.js was not written");
 const old = join(root, `.dist-old-${process.pid}`);
 if (existsSync(dist)) renameSync(dist, old);
 renameSync(out, dist);

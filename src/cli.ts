@@ -76,9 +76,13 @@ async function start(rest: string[]): Promise<void> {
   console.log(`OAR ${relay.version} relay "${relay.name}" listening on ${running.url}`);
   console.log(`Web UI: ${relay.baseUrl}/#token=${relay.ownerToken}`);
   if (values["test-clock"]) console.log("Manual test clock: move it with POST /api/test/clock");
+  // Run from dist/: its loader saves V8's code cache of this build now (scripts/build.mjs).
+  (globalThis as { __oarServing?: () => void }).__oarServing?.();
   const shutdown = () => {
     removePidFile(relay.dataDir);
-    running.close().finally(() => process.exit(0));
+    // An upgrade or service restart: the agents run on with the keeper and the next start
+    // takes them back (they end after OAR_KEEPER_ORPHAN_MS if no relay returns).
+    running.close({ keepWorkers: true }).finally(() => process.exit(0));
     setTimeout(() => process.exit(0), 3000).unref();
   };
   process.on("SIGINT", shutdown);

@@ -8,6 +8,7 @@ import { openDb, type Db } from "./store/db.ts";
 import { SessionStore } from "./sessions/session-store.ts";
 import { Turns } from "./sessions/turns.ts";
 import { Workers } from "./providers/workers.ts";
+import { KeeperPipes } from "./providers/worker-pipes.ts";
 import { TaskStore } from "./tasks/task-store.ts";
 import { Questions } from "./questions/ask-user.ts";
 import { Approvals } from "./approvals/approvals.ts";
@@ -104,6 +105,7 @@ export class Relay {
     this.workers = new Workers({
       ...providers.workerEnv,
       clock: this.clock,
+      pipes: new KeeperPipes(this.dataDir),
       idleMinutes: opts.workerIdleMinutes ?? 10,
       session: (id) => this.sessions.get(id),
       mcpEntry: (s) => (this.toolOffered() ? this.mcpEntry(s) : null),
@@ -131,14 +133,24 @@ export class Relay {
         return this.workers.run(session, turn, text, onChunk, signal);
       },
       abandon: (sessionId) => this.workers.kill(sessionId),
+      recorded: (sessionId, turnId) => this.workers.recorded(sessionId, turnId),
+      resume: (sessionId, turn, onChunk, signal) => {
+        const session = this.sessions.get(sessionId);
+        if (!session) return Promise.reject(new Error("The session was deleted."));
+        return this.workers.resume(session, turn, onChunk, signal);
+      },
     };
   }
 
-  /** Starts what was waiting when the relay went down. */
-  start(): void {
+  /** Starts what was waiting when the relay went down: first the workers that ran on
+   * (the keeper), so their running turns are taken back instead of ended. */
+  async start(): Promise<void> {
     this.questions.recover();
     this.approvals.recover();
-    for (const sessionId of this.turns.recover()) this.turns.kick(sessionId);
+    const kept = await this.workers.attachAll((id) => this.sessions.activeTurns(id).find((t) => t.status === "running"));
+    // Same tick as attachAll's end: the replays of resumed turns come on a later one.
+    for (const sessionId of this.turns.recover(kept.resumable)) this.turns.kick(sessionId);
+    this.tasks.recover(kept.sessions);
     this.watch.start();
     this.schedules.start();
     this.pairing.start();
@@ -146,9 +158,14 @@ export class Relay {
     this.probes.startAll();
   }
 
-  close(): void {
+  /** `keepWorkers` (a graceful stop: upgrade, service restart): the agents stay with the
+   * keeper, their turns running, for the next start to take back. Otherwise they end. */
+  close(opts: { keepWorkers?: boolean } = {}): void {
     this.pairing.stop();
-    this.workers.stopAll();
+    if (opts.keepWorkers) {
+      this.turns.shutdown();
+      this.workers.detachAll();
+    } else this.workers.stopAll();
     this.db.close();
   }
 

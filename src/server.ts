@@ -19,7 +19,8 @@ export interface Running {
   relay: Relay;
   server: ServerType;
   url: string;
-  close(): Promise<void>;
+  /** `keepWorkers`: a graceful stop that leaves the agents running (Relay.close). */
+  close(opts?: { keepWorkers?: boolean }): Promise<void>;
 }
 
 /** DIR/owner-token: made on first start, mode 0600. */
@@ -81,17 +82,17 @@ export async function startRelay(opts: StartOptions = {}): Promise<Running> {
   const local = host === "0.0.0.0" || host === "::" ? `http://127.0.0.1:${port}` : url;
   relay.mcpUrl = `${local}/mcp`;
   relay.baseUrl = local;
-  relay.start();
-  // Loaded now, not when the first agent calls: from dist/ it is a chunk file, and a build
-  // made while the relay runs replaces dist/ whole (issue 14: start first, then this).
+  await relay.start();
+  // Loaded now that the relay serves, not at the first agent's call: that call would wait
+  // for it, and from dist/ it is a chunk file, which a rebuild while the relay runs replaces.
   setImmediate(() => void mcpEndpoints.get(relay)?.().catch(() => {}));
   return {
     relay,
     server,
     url,
-    close: () =>
+    close: (opts) =>
       new Promise<void>((resolve) => {
-        relay.close();
+        relay.close(opts);
         server.close(() => resolve());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       }),

@@ -84,3 +84,25 @@ test("bin/oar with OAR_REQUIRE_DIST=1 refuses a stale or missing build instead o
     rmSync(copy, { recursive: true, force: true });
   }
 });
+
+test("bin/oar in an installed package (no git checkout) runs its build without comparing the sources' times; in a checkout it still compares", () => {
+  const root = mkdtempSync(join(tmpdir(), "oar-installed-"));
+  try {
+    mkdirSync(join(root, "bin"));
+    mkdirSync(join(root, "scripts"));
+    mkdirSync(join(root, "src"));
+    mkdirSync(join(root, "dist"));
+    for (const f of ["bin/oar", "scripts/dist-fresh.mjs"]) writeFileSync(join(root, f), readFileSync(join(ROOT, f)));
+    writeFileSync(join(root, "package.json"), '{ "type": "module" }\n');
+    writeFileSync(join(root, "dist", "cli.js"), "console.log('dist ran');\n");
+    writeFileSync(join(root, "dist", "build-info.json"), JSON.stringify({ sourcesReadAt: Date.now() - 60_000 }));
+    writeFileSync(join(root, "src", "cli.ts"), "console.log('sources ran');\n");
+    const run = () => execFileSync(process.execPath, [join(root, "bin", "oar")], { env: { ...process.env, OAR_REQUIRE_DIST: "1" }, stdio: "pipe" }).toString();
+    assert.equal(run(), "dist ran\n", "no .git: the build runs though a source is newer");
+    mkdirSync(join(root, ".git"));
+    assert.throws(run, /dist\/ is missing or older than the sources/, "a checkout being edited never runs an old build");
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+

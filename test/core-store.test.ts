@@ -1,9 +1,10 @@
 // The store survives SIGKILL (issue 2 "Store"): sessions, messages, turns, tasks and
-// settings are all there after a restart; a turn running at the kill ends as an error that
-// says so; queued turns run after the restart.
+// settings are all there after a restart; a turn running at the kill whose agent is gone
+// too (its keeper ended: a reboot) ends as an error that says so; queued turns run after
+// the restart. (Agents that ran on with the keeper: reattach-restart.test.ts.)
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
-import { TestRelay } from "./helpers/relay-process.ts";
+import { TestRelay, endKeeper } from "./helpers/relay-process.ts";
 import { agentToken, workerPids, UNTIL_AGENT_ENDS } from "./helpers/core-helpers.ts";
 
 let relay: TestRelay;
@@ -11,6 +12,13 @@ before(async () => {
   relay = await TestRelay.start({ settings: { longestWaitMinutes: 7, quietAfterMinutes: 3 } });
 });
 after(() => relay.stop());
+
+/** SIGKILL the relay and end its keeper (and so its agents), then start again. */
+async function restartWithoutAgents(): Promise<void> {
+  await relay.kill();
+  await endKeeper(relay.dataDir);
+  await relay.boot();
+}
 
 test("SIGKILL and start again: everything committed is there, the running turn ends as an error, the queued one runs", async () => {
   // A finished conversation with a background task whose output was captured.
@@ -30,7 +38,7 @@ test("SIGKILL and start again: everything committed is there, the running turn e
 
   const tokenBefore = await agentToken(relay, done);
   const detailBefore = await relay.session(done);
-  await relay.restart();
+  await restartWithoutAgents();
 
   // Settings, sessions and their fields.
   const settings = (await relay.api("GET", "/api/settings")).json;
@@ -80,8 +88,12 @@ test("a restart during a task marks it ended (its agent is gone) and the session
   const s = await relay.createSession({ title: "tasker" });
   await relay.say(s, `/task long ${UNTIL_AGENT_ENDS}`);
   await relay.waitFor(async () => (await relay.session(s)).state === "background_only");
-  await relay.restart();
-  const after = await relay.session(s);
+  await restartWithoutAgents();
+  // Its process group is ended first (it may outlive the agent), then it shows killed.
+  const after = await relay.waitFor(async () => {
+    const x = await relay.session(s);
+    return x.tasks[0].status !== "running" && x;
+  });
   assert.equal(after.state, "idle");
   assert.equal(after.tasks[0].status, "killed");
   assert.ok(after.tasks[0].endedAt);

@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDb } from "../src/store/db.ts";
 import { newToken } from "../src/core/ids.ts";
-import { SecretMask } from "../src/core/secret-mask.ts";
+import fc from "fast-check";
+import { replaceTokenRuns, SecretMask } from "../src/core/secret-mask.ts";
 import { MASK } from "../src/tasks/mask-secrets.ts";
 
 function withMask(fn: (mask: SecretMask, tokens: string[]) => void, known: string[] = []): void {
@@ -73,4 +74,26 @@ test("known secrets are masked as they are and JSON-escaped", () => {
     assert.equal(mask.maskText(`key ${secret} end`), `key ${MASK} end`);
     assert.equal(mask.maskJson(JSON.stringify({ k: secret })), JSON.stringify({ k: MASK }));
   }, [secret]);
+});
+
+test("the run scanner finds exactly what /[A-Za-z0-9_-]{32,}/g finds, and replaces the same", () => {
+  // Strings of short and long runs of token characters between other characters (JSON
+  // punctuation, spaces, non-ASCII), at every offset.
+  const piece = fc.oneof(
+    fc.stringMatching(/^[A-Za-z0-9_-]{0,40}$/),
+    fc.stringMatching(/^[A-Za-z0-9_-]{28,70}$/),
+    fc.constantFrom('"', ":", ",", " ", "/", "{", "}", "é", "\n", "=", "."),
+  );
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 30 }), (parts) => {
+      const text = parts.join("");
+      const seen: string[] = [];
+      const expected = text.replace(/[A-Za-z0-9_-]{32,}/g, (r) => (seen.push(r), r.length % 2 ? "<odd>" : r));
+      const got: string[] = [];
+      const actual = replaceTokenRuns(text, (r) => (got.push(r), r.length % 2 ? "<odd>" : r));
+      assert.deepEqual(got, seen);
+      assert.equal(actual, expected);
+    }),
+    { numRuns: 2000 },
+  );
 });

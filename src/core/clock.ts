@@ -166,4 +166,27 @@ export class ManualClock extends TimerQueue {
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
-export const iso = (ms: number | null | undefined): string | null => (ms == null ? null : new Date(ms).toISOString());
+const DAY = 24 * HOUR;
+/** "YYYY-MM-DDT" of a day (days since the epoch): few days recur, so they are kept. */
+const dayPrefixes = new Map<number, string>();
+
+/** Epoch ms as ISO 8601 (`Date#toISOString`, exactly). Every view formats its times with it
+ * (a list page: 50 of them); a Date object each cost ~1.5 µs, the day's text kept and the
+ * time of day formatted by arithmetic cost a fraction of that. */
+export const iso = (ms: number | null | undefined): string | null => {
+  if (ms == null) return null;
+  if (!Number.isInteger(ms) || ms < 0 || ms >= 253402300800000) return new Date(ms).toISOString(); // before 1970, after 9999, fractions: as Date says
+  const day = Math.floor(ms / DAY);
+  let prefix = dayPrefixes.get(day);
+  if (prefix === undefined) {
+    if (dayPrefixes.size >= 4096) dayPrefixes.clear();
+    prefix = new Date(day * DAY).toISOString().slice(0, 11);
+    dayPrefixes.set(day, prefix);
+  }
+  const t = ms - day * DAY;
+  const h = Math.floor(t / HOUR);
+  const m = Math.floor((t % HOUR) / MINUTE);
+  const sec = Math.floor((t % MINUTE) / 1000);
+  const milli = t % 1000;
+  return `${prefix}${h < 10 ? "0" : ""}${h}:${m < 10 ? "0" : ""}${m}:${sec < 10 ? "0" : ""}${sec}.${milli < 10 ? "00" : milli < 100 ? "0" : ""}${milli}Z`;
+};

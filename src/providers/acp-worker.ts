@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { Readable, Writable } from "node:stream";
+import type { AgentPipe } from "./agent-pipe.ts";
 // The unstable schema keeps `usage` in the prompt response (the stable one drops it).
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { ProviderAdapter } from "./adapters/types.ts";
@@ -51,13 +50,38 @@ export interface WorkerHost {
 const obj = (p: unknown): Record<string, unknown> => (p && typeof p === "object" ? (p as Record<string, unknown>) : {});
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
 
+/** What the relay keeps with the agent process (the keeper's `setState`), so a relay that
+ * starts again can take the worker back without initialize/session/new. */
+export interface WorkerState {
+  v: 1;
+  acpSessionId: string;
+  advertised: Advertisement;
+  applied: Partial<Desired>;
+  promptedOnce: boolean;
+  mcpGiven: boolean;
+  /** The relay_tool address the agent was given at session/new (fixed for its life). */
+  mcpUrl: string | null;
+  costSoFar: number | null;
+  /** The relay turn whose session/prompt is outstanding, else null. */
+  turnId: string | null;
+  runningModel: string | null;
+}
+
+/** The stored state, or null when it is not one this relay wrote (another version). */
+export function readWorkerState(s: Record<string, unknown> | null | undefined): WorkerState | null {
+  if (!s || s.v !== 1 || typeof s.acpSessionId !== "string" || !s.acpSessionId) return null;
+  return s as unknown as WorkerState;
+}
+
 export class AcpWorker {
-  private child: ChildProcess;
+  private pipe: AgentPipe | null = null;
+  private pipeReady: Promise<AgentPipe | null>;
   private conn: acp.ClientConnection;
   private acpSessionId = "";
-  private stderrTail = "";
+  private spawnError = "";
   private seen = new Set<string>();
   private seenWaiters = new Map<string, (() => void)[]>();
+  private resultWaiters: ((r: { result?: unknown; error?: unknown }) => void)[] = [];
   readonly exited: Promise<void>;
   alive = true;
   /** What session/new advertised (models, modes, config options). */
@@ -69,21 +93,38 @@ export class AcpWorker {
   private promptedOnce = false;
   /** Set when the agent runs another model than the session's (it did not list that one). */
   runningModel: string | null = null;
+  /** The agent's cumulative session cost (usage_update), to take each turn's share. */
+  costSoFar: number | null = null;
+  /** The relay turn whose prompt is outstanding (kept with the process for a restart). */
+  turnId: string | null = null;
+  mcpUrl: string | null = null;
 
+  /** `kept`: a worker taken back after a relay restart (its ACP session is open already). */
   constructor(
-    spec: LaunchSpec,
+    pipe: AgentPipe | Promise<AgentPipe>,
     private cwd: string,
     private host: WorkerHost,
     private adapter?: ProviderAdapter,
+    kept?: WorkerState,
   ) {
-    this.child = spawn(spec.command, spec.args, {
-      cwd,
-      env: spec.env ?? process.env,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    this.child.stderr!.on("data", (d: Buffer) => {
-      this.stderrTail = (this.stderrTail + d.toString()).slice(-2000);
-    });
+    this.pipeReady = Promise.resolve(pipe).then(
+      (p) => (this.pipe = p),
+      (err: unknown) => {
+        this.spawnError = (err as Error)?.message ?? String(err);
+        return null;
+      },
+    );
+    if (kept) {
+      this.acpSessionId = kept.acpSessionId;
+      this.advertised = kept.advertised;
+      this.applied = kept.applied ?? {};
+      this.promptedOnce = kept.promptedOnce;
+      this.mcpGiven = kept.mcpGiven;
+      this.mcpUrl = kept.mcpUrl;
+      this.costSoFar = kept.costSoFar;
+      this.turnId = kept.turnId;
+      this.runningModel = kept.runningModel;
+    }
     this.exited = new Promise((resolve) => {
       const gone = () => {
         if (!this.alive) return;
@@ -91,16 +132,53 @@ export class AcpWorker {
         resolve();
         this.host.onExit();
       };
-      this.child.once("exit", gone);
-      this.child.once("error", (err) => {
-        this.stderrTail += `\n${err.message}`;
-        gone();
-      });
+      // After the lines and a kept prompt answer that came before the exit were handled.
+      const later = () => new Promise<void>((r) => setImmediate(() => setImmediate(r)));
+      void this.pipeReady.then((p) => (p ? p.exited.then(later, later).then(gone) : gone()));
     });
-    const stream = acp.ndJsonStream(
-      Writable.toWeb(this.child.stdin!) as unknown as WritableStream<Uint8Array>,
-      Readable.toWeb(this.child.stdout!) as unknown as ReadableStream<Uint8Array>,
-    );
+    const enc = new TextEncoder();
+    const dec = new TextDecoder();
+    let closed = false;
+    const readable = new ReadableStream<Uint8Array>({
+      start: (ctrl) => {
+        const push = (line: string) => {
+          if (!closed) ctrl.enqueue(enc.encode(line + "\n"));
+        };
+        const close = () => {
+          if (closed) return;
+          closed = true;
+          ctrl.close();
+        };
+        void this.pipeReady.then((p) => {
+          if (!p) return close();
+          p.onLine((line, info) => {
+            if (info.replay && !replayed(line, info.delivered)) return;
+            push(line);
+          });
+          // On the next macrotask: the lines before it have been dispatched by then (reading
+          // queued lines and their handlers run on microtasks).
+          p.onPromptResult((response) => setImmediate(() => this.earlierAnswered(response)));
+          void p.exited.then(close);
+        });
+      },
+      // The connection was closed from our side (kill, stop): nothing more is read.
+      cancel: () => {
+        closed = true;
+      },
+    });
+    let pending = "";
+    const writable = new WritableStream<Uint8Array>({
+      write: async (chunk) => {
+        pending += dec.decode(chunk, { stream: true });
+        const p = await this.pipeReady;
+        for (let i = pending.indexOf("\n"); i >= 0; i = pending.indexOf("\n")) {
+          const line = pending.slice(0, i);
+          pending = pending.slice(i + 1);
+          if (line.trim()) p?.write(line);
+        }
+      },
+    });
+    const stream = acp.ndJsonStream(writable, readable);
     const app = acp
       .client({ name: "oar" })
       .onNotification("session/update", ({ params }) => {
@@ -165,7 +243,42 @@ export class AcpWorker {
   }
 
   get stderr(): string {
-    return this.stderrTail;
+    return (this.pipe?.stderrTail() ?? "") + (this.spawnError ? `\n${this.spawnError}` : "");
+  }
+
+  /** The agent process id (0 until it is spawned). */
+  get pid(): number {
+    return this.pipe?.pid ?? 0;
+  }
+
+  /** Stores what a relay that starts again needs to take this worker back. */
+  saveState(): void {
+    if (!this.acpSessionId) return;
+    const state: WorkerState = {
+      v: 1,
+      acpSessionId: this.acpSessionId,
+      advertised: this.advertised,
+      applied: this.applied,
+      promptedOnce: this.promptedOnce,
+      mcpGiven: this.mcpGiven,
+      mcpUrl: this.mcpUrl,
+      costSoFar: this.costSoFar,
+      turnId: this.turnId,
+      runningModel: this.runningModel,
+    };
+    void this.pipeReady.then((p) => p?.setState(state as unknown as Record<string, unknown>));
+  }
+
+  /** Resolves with the answer to a prompt an earlier relay sent (the keeper kept it). */
+  earlierPromptResult(): Promise<{ result?: unknown; error?: unknown }> {
+    if (this.earlierAnswer) return Promise.resolve(this.earlierAnswer);
+    return new Promise((resolve) => this.resultWaiters.push(resolve));
+  }
+  private earlierAnswer: { result?: unknown; error?: unknown } | null = null;
+
+  private earlierAnswered(response: { result?: unknown; error?: unknown }): void {
+    this.earlierAnswer = response;
+    for (const w of this.resultWaiters.splice(0)) w(response);
   }
 
   /** The ACP connection ended (the process is gone or going). */
@@ -192,6 +305,8 @@ export class AcpWorker {
     this.acpSessionId = res.sessionId;
     this.advertised = readAdvertisement(res);
     this.mcpGiven = mcp !== null;
+    this.mcpUrl = mcp?.url ?? null;
+    this.saveState();
   }
   private mcpGiven = false;
 
@@ -212,6 +327,7 @@ export class AcpWorker {
       done.push(what);
     }
     this.applied = { ...want };
+    if (done.length) this.saveState();
     return done;
   }
 
@@ -219,6 +335,7 @@ export class AcpWorker {
   async beforePrompt(): Promise<void> {
     if (this.promptedOnce) return;
     this.promptedOnce = true;
+    this.saveState();
     const w = this.adapter?.waitsForBeforeFirstPrompt;
     if (w && this.mcpGiven) await this.waitForNotice(w.method, w.timeoutMs);
   }
@@ -236,17 +353,31 @@ export class AcpWorker {
     this.conn.agent.notify("session/cancel", { sessionId: this.acpSessionId }).catch(() => {});
   }
 
+  /** Ends the agent's process (its whole process group when the keeper holds it). */
   kill(): void {
     if (!this.alive) return;
     this.conn.close();
-    this.child.kill("SIGKILL");
+    void this.pipeReady.then((p) => p?.kill());
   }
 
   /** Ends the worker politely: closing stdin lets the agent exit on its own. */
   stop(): void {
     if (!this.alive) return;
     this.conn.close();
-    this.child.stdin?.end();
-    setTimeout(() => this.child.kill("SIGKILL"), 2000).unref();
+    void this.pipeReady.then((p) => p?.end());
   }
+}
+
+/** Which lines of a replayed turn log the new relay takes: notifications only (requests the
+ * agent still waits on are sent again after the replay; old responses belong to the old
+ * connection), and no task output the old relay already wrote to the task's log. */
+function replayed(line: string, delivered: boolean): boolean {
+  let m: Record<string, unknown>;
+  try {
+    m = obj(JSON.parse(line));
+  } catch {
+    return false;
+  }
+  if ("id" in m || typeof m.method !== "string") return false;
+  return !(delivered && m.method === "_oar/task_output");
 }

@@ -1,8 +1,8 @@
 // The agent side of an ACP connection (JSON-RPC 2.0, one JSON message a line on
-// stdin/stdout) for our own agent processes (scripted/, openai-agent/), written out instead
-// of taken from the ACP SDK: the SDK builds several hundred zod schemas when it loads (~5–10 MB
-// of every worker process, a scripted worker was 58 MB with it; bench/RESULTS.md "Scale"), and
-// agents that answer a handful of methods do not need them. What goes on the wire is the SDK's:
+// stdin/stdout) for our own agent processes (scripted/, openai-agent/, openai-image/),
+// written out instead of taken from the ACP SDK: the SDK builds several hundred zod schemas
+// when it loads (~5–10 MB of every worker process, a scripted worker was 58 MB with it;
+// bench/RESULTS.md "Scale"), and agents that answer a handful of methods do not need them. What goes on the wire is the SDK's:
 // the same error codes and texts, `$/cancel_request` both ways, requests refused until
 // `initialize` was answered, "method not found" for anything else. Params are read
 // defensively by the handlers (every field optional) instead of parsed by a schema.
@@ -61,7 +61,8 @@ function errorBody(e: unknown, signal: AbortSignal): { code: number; message: st
   if (e instanceof RequestError) return { code: e.code, message: e.message, data: e.data };
   const name = (e as { name?: unknown } | null)?.name;
   if (signal.aborted && (name === "AbortError" || (e as { code?: unknown } | null)?.code === "ABORT_ERR")) {
-    return { code: -32800, message: "Request cancelled", data: signal.reason };
+    const r = signal.reason;
+    return r instanceof RequestError && r.code === -32800 ? { code: r.code, message: r.message, data: r.data } : { code: -32800, message: "Request cancelled", data: r };
   }
   const details = e instanceof Error ? e.message : undefined;
   try {

@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawnDirect } from "./direct-pipe.ts";
 import { AcpWorker, type LaunchSpec } from "./acp-worker.ts";
 import { adapterFor, type ProviderAdapter } from "./adapters/index.ts";
 import { CATALOG, fakeProviders, getProvider, providerAvailability } from "./catalog.ts";
@@ -89,7 +90,8 @@ export class ProviderProbes {
     const spec = launchSpec(id, this.env.settings())!;
     const checkedAt = this.env.now();
     const dir = mkdtempSync(join(tmpdir(), "oar-probe-"));
-    const worker = new AcpWorker(spec, dir, { onChunk() {}, onTask() {}, onTaskOutput() {}, askUser: async () => ({}), onExit() {} }, adapter);
+    // A probe is short-lived: its own child, never the keeper's.
+    const worker = new AcpWorker(spawnDirect(`probe-${id}`, { ...spec, cwd: dir }), dir, { onChunk() {}, onTask() {}, onTaskOutput() {}, askUser: async () => ({}), onExit() {} }, adapter);
     const ctx = { providerName: name, relayName: this.env.relayName, signIn: adapter.signIn };
     let timer: NodeJS.Timeout | undefined;
     try {

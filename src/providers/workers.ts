@@ -1,7 +1,7 @@
 import type { Clock, Cancel } from "../core/clock.ts";
 import { MINUTE } from "../core/clock.ts";
 import type { Mode, SessionRow, TurnRow } from "../sessions/types.ts";
-import { AcpWorker, type McpEntry, type PermissionOutcome, type PermissionRequest, type WorkerHost } from "./acp-worker.ts";
+import { AcpWorker, readWorkerState, type McpEntry, type PermissionOutcome, type PermissionRequest, type WorkerHost } from "./acp-worker.ts";
 import { ActivityLog, type Usage } from "./activity.ts";
 import { adapterFor } from "./adapters/index.ts";
 import { fakeProviders, getProvider } from "./catalog.ts";
@@ -9,6 +9,7 @@ import { launchSpec } from "./launch.ts";
 import { openAiAgentMeta } from "./openai-agent/provider.ts";
 import { advertisedModels } from "./session-config.ts";
 import { describeFailure, TurnFailure } from "./turn-errors.ts";
+import { DirectPipes, type KeptWorker, type WorkerPipes } from "./worker-pipes.ts";
 
 export interface WorkerEnv {
   clock: Clock;
@@ -35,6 +36,8 @@ export interface WorkerEnv {
   idleMinutes: number;
   /** Agent processes at most (setting maxWorkers, contract §9.3). */
   maxWorkers?(): number;
+  /** Who holds the agent processes (the keeper); default: the relay's own children. */
+  pipes?: WorkerPipes;
 }
 
 interface TurnCtx {
@@ -50,8 +53,18 @@ interface Slot {
   idle?: Cancel;
   turn: TurnCtx | null;
   lastUsed: number;
-  /** The agent's cumulative session cost (usage_update), to take each turn's share. */
-  costSoFar: number | null;
+  /** The agent was given another relay_tool address than the relay's current one (it came
+   * back on another port): it is replaced at its next idle moment. */
+  stale?: boolean;
+  /** A turn an earlier relay started on this worker, taken back at start (resume). */
+  resuming?: { turnId: string; early: string };
+}
+
+/** What attachAll took back: sessions whose worker runs on, and turns to resume. */
+export interface Reattached {
+  sessions: Set<string>;
+  /** turnId → session id: prompts still running (or answered) on a kept worker. */
+  resumable: Map<string, string>;
 }
 
 export interface RunResult {
@@ -66,8 +79,13 @@ const DEFAULT_MAX_WORKERS = 8;
 export class Workers {
   private slots = new Map<string, Slot>();
   private roomWaiters: (() => void)[] = [];
+  private pipes: WorkerPipes;
+  /** The relay let go of its workers (graceful stop): their ends are no longer ours. */
+  private detached = false;
 
-  constructor(private env: WorkerEnv) {}
+  constructor(private env: WorkerEnv) {
+    this.pipes = env.pipes ?? new DirectPipes();
+  }
 
   get count(): number {
     return this.slots.size;
@@ -105,36 +123,13 @@ export class Workers {
 
   private ensure(session: SessionRow): Slot {
     const existing = this.slots.get(session.id);
-    if (existing?.worker.alive) return existing;
+    if (existing?.worker.alive && !existing.stale) return existing;
+    // A worker that knows an old relay_tool address: a fresh one gets the current one.
+    if (existing) this.stop(session.id);
     const spec = launchSpec(session.provider, this.env.settings());
     const name = getProvider(session.provider)?.name ?? session.provider;
     if (!spec) throw new TurnFailure(`${name} cannot be started on relay "${this.env.relayName}": it is not installed or not set up there (see relay_info).`, "config");
-    const slot = { onChunk: null, turn: null, lastUsed: this.env.clock.now(), costSoFar: null } as unknown as Slot;
-    const hostExtras = this.env.hostFor(session.id, () => slot.onChunk);
-    slot.worker = new AcpWorker(
-      spec,
-      session.cwd,
-      {
-        ...hostExtras,
-        onChunk: (t) => slot.onChunk?.(t),
-        onUpdate: (u) => this.update(slot, u),
-        permission: (req, signal) => {
-          const t = slot.turn;
-          // A request outside a turn has nobody to answer it: refused.
-          if (!t) return Promise.resolve({ outcome: "cancelled" });
-          return this.env.permission({ sessionId: session.id, turnId: t.turnId, mode: t.mode, provider: session.provider }, req, signal);
-        },
-        onExit: () => {
-          // stop() and kill() take the slot out first: still here means the process died by itself.
-          const unexpected = this.slots.get(session.id) === slot;
-          if (unexpected) this.slots.delete(session.id);
-          slot.idle?.();
-          this.env.onWorkerExit(session.id, !unexpected);
-          this.freed();
-        },
-      },
-      adapterFor(session.provider),
-    );
+    const slot = this.slot(session, (host) => new AcpWorker(this.pipes.spawn(session.id, { ...spec, cwd: session.cwd }), session.cwd, host, adapterFor(session.provider)));
     slot.ready = slot.worker.start(this.env.mcpEntry(session), { sessionId: session.id, model: session.model, effort: session.effort, mode: session.mode }).then(() => {
       const models = advertisedModels(slot.worker.advertised, adapterFor(session.provider));
       if (models.length) this.env.onModels?.(session.provider, models);
@@ -146,8 +141,89 @@ export class Workers {
       slot.worker.kill();
       this.freed();
     });
+    return slot;
+  }
+
+  /** A slot around a worker (new or taken back), wired to the relay. */
+  private slot(session: SessionRow, make: (host: WorkerHost) => AcpWorker): Slot {
+    const slot = { onChunk: null, turn: null, lastUsed: this.env.clock.now(), ready: Promise.resolve() } as unknown as Slot;
+    const hostExtras = this.env.hostFor(session.id, () => slot.onChunk);
+    slot.worker = make({
+      ...hostExtras,
+      onChunk: (t) => slot.onChunk?.(t),
+      onUpdate: (u) => this.update(slot, u),
+      permission: (req, signal) => {
+        const t = slot.turn;
+        // A request outside a turn has nobody to answer it: refused.
+        if (!t) return Promise.resolve({ outcome: "cancelled" });
+        return this.env.permission({ sessionId: session.id, turnId: t.turnId, mode: t.mode, provider: session.provider }, req, signal);
+      },
+      onExit: () => {
+        if (this.detached) return;
+        // stop() and kill() take the slot out first: still here means the process died by itself.
+        const unexpected = this.slots.get(session.id) === slot;
+        if (unexpected) this.slots.delete(session.id);
+        slot.idle?.();
+        this.env.onWorkerExit(session.id, !unexpected);
+        this.freed();
+      },
+    });
     this.slots.set(session.id, slot);
     return slot;
+  }
+
+  /** At start: takes back the workers a keeper held for sessions that still exist (their
+   * idle timers armed again); the others end. A worker whose prompt is still outstanding
+   * for the session's running turn (`runningTurn`) is set to resume it (see resume). */
+  async attachAll(runningTurn: (sessionId: string) => TurnRow | undefined): Promise<Reattached> {
+    const out: Reattached = { sessions: new Set(), resumable: new Map() };
+    const kept = await this.pipes.reattach();
+    if (!kept) return out;
+    // From here to the caller's resume everything runs in this tick: the keeper's replay
+    // starts on a later one (keeper/client.ts), so no line passes before its slot is ready.
+    // One worker per session: the live one when the keeper lists an ended one as well.
+    const bySession = new Map<string, KeptWorker>();
+    for (const k of kept.kept) if (!bySession.get(k.id)?.alive) bySession.set(k.id, k);
+    for (const k of bySession.values()) {
+      const pipe = kept.attach(k.id);
+      const session = this.env.session(k.id);
+      const state = readWorkerState(k.state);
+      const gone = !session || session.archived_at != null || session.deleted_at != null || !state;
+      const turn = session && runningTurn(session.id);
+      // An agent that ended after answering its prompt still hands the answer over.
+      const answered = !k.alive && !!k.resumable && !!turn && turn.id === state?.turnId;
+      if (gone || (!k.alive && !answered)) {
+        pipe.kill();
+        continue;
+      }
+      const slot = this.slot(session, (host) => new AcpWorker(pipe, session.cwd, host, adapterFor(session.provider), state));
+      if (k.alive) out.sessions.add(session.id);
+      if (state.turnId && k.resumable && turn?.id === state.turnId) {
+        slot.resuming = { turnId: turn.id, early: "" };
+        slot.turn = { turnId: turn.id, mode: turn.mode ?? session.mode, log: new ActivityLog() };
+        slot.onChunk = (t) => (slot.resuming!.early += t);
+        out.resumable.set(turn.id, session.id);
+      } else if (state.turnId) {
+        // Its prompt belongs to no running turn any more: whatever it still does is cancelled.
+        slot.worker.cancel();
+        slot.worker.turnId = null;
+        slot.worker.saveState();
+      }
+      const current = this.env.mcpEntry(session)?.url ?? null;
+      if ((state.mcpUrl ?? null) !== current) slot.stale = true;
+      // Idle now: replaced at once (a background task it runs keeps it until it is idle).
+      if (!slot.resuming && slot.stale && !this.env.busy(session.id)) this.stop(session.id);
+      else if (!slot.resuming) this.armIdle(session.id);
+    }
+    return out;
+  }
+
+  /** Graceful stop: the workers stay with the keeper for the next start. */
+  detachAll(): void {
+    this.detached = true;
+    for (const slot of this.slots.values()) slot.idle?.();
+    this.slots.clear();
+    this.pipes.detach();
   }
 
   /** A session/update other than reply text: kept with the turn (activity, usage). */
@@ -156,8 +232,9 @@ export class Workers {
     if (u.sessionUpdate === "usage_update") {
       const cost = (u.cost as { amount?: unknown; currency?: unknown } | null | undefined) ?? null;
       if (cost && typeof cost.amount === "number" && (cost.currency ?? "USD") === "USD") {
-        const share = cost.amount - (slot.costSoFar ?? 0);
-        slot.costSoFar = cost.amount;
+        const share = cost.amount - (slot.worker.costSoFar ?? 0);
+        slot.worker.costSoFar = cost.amount;
+        slot.worker.saveState();
         if (t && share > 0) t.log.usage.costUsd = round((t.log.usage.costUsd ?? 0) + share);
       }
       return;
@@ -165,14 +242,14 @@ export class Workers {
     t?.log.add(u);
   }
 
-  async run(session: SessionRow, turn: TurnRow, text: string, onChunk: (t: string) => void, signal: AbortSignal): Promise<RunResult> {
+  /** Turns an error into the turn's failure (provider's words, sign-in hints, activity). */
+  private failure(session: SessionRow, log: ActivityLog) {
     const name = getProvider(session.provider)?.name ?? session.provider;
-    const log = new ActivityLog();
     // The scripted test agent's errors are its script's words (contract §4.1 `/error TEXT`): kept as they are.
     const scriptedAgent = session.provider === "scripted" || fakeProviders().ids.has(session.provider);
-    const failure = (err: unknown, stderr?: string) => {
+    return (err: unknown, stderr?: string) => {
       if (scriptedAgent) {
-        const e = err instanceof Error ? err : new Error(String(err));
+        const e = err instanceof Error ? err : new Error(String((err as { message?: unknown } | null)?.message ?? err));
         if (stderr && /exited during the turn/.test(e.message)) e.message += ` Its last output: ${stderr.trim().slice(-300)}`;
         return Object.assign(e, { meta: log.meta() });
       }
@@ -180,6 +257,47 @@ export class Workers {
       if (f.kind === "auth") this.env.onAuthFailure?.(session.provider);
       return Object.assign(f, { meta: log.meta() });
     };
+  }
+
+  /** The prompt's answer made into the turn's result (usage, the model that ran). */
+  private settle(session: SessionRow, slot: Slot, log: ActivityLog, res: { stopReason: string }, replyText: string): RunResult {
+    const refused = adapterFor(session.provider)?.replyFailure?.(replyText);
+    if (refused) throw new Error(refused);
+    // The standard `usage` field; Grok puts the same counts in the response's `_meta`.
+    const r = res as { usage?: Record<string, unknown> | null; _meta?: Record<string, unknown> | null };
+    const u = r.usage ?? (typeof r._meta?.inputTokens === "number" ? r._meta : null);
+    if (u) {
+      const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+      if (n(u.inputTokens) !== undefined) log.usage.inputTokens = n(u.inputTokens);
+      if (n(u.outputTokens) !== undefined) log.usage.outputTokens = n(u.outputTokens);
+      const cached = (n(u.cachedReadTokens) ?? 0) + (n(u.cachedWriteTokens) ?? 0);
+      if (cached) log.usage.cachedTokens = cached;
+    }
+    if (Object.keys(log.usage).length) this.env.onUsage?.(session.provider, session.id, log.usage);
+    const ran = slot.worker.runningModel;
+    return { stopReason: res.stopReason, meta: { ...log.meta(), ...(ran ? { model: ran } : {}) } };
+  }
+
+  /** After a turn on the slot: its chunks and activity go nowhere, its idle time starts. */
+  private afterTurn(sessionId: string, slot: Slot, log: ActivityLog, mine: ((t: string) => void) | null): void {
+    // Only our own: a turn given up on (see Turns.end) must not cut off the next one's chunks.
+    if (slot.onChunk === mine) slot.onChunk = null;
+    if (slot.turn?.log === log) slot.turn = null;
+    // (The worker's turnId stays stored until the turn's end is in the store: recorded.)
+    slot.lastUsed = this.env.clock.now();
+    this.armIdle(sessionId);
+    // The turn is recorded as ended just after this (Turns.finish): look for room then, and
+    // replace a worker that knows an old relay_tool address.
+    setImmediate(() => {
+      if (slot.stale && this.slots.get(sessionId) === slot && !slot.turn && !this.env.busy(sessionId)) this.stop(sessionId);
+      this.freed();
+    });
+  }
+
+  async run(session: SessionRow, turn: TurnRow, text: string, onChunk: (t: string) => void, signal: AbortSignal): Promise<RunResult> {
+    const name = getProvider(session.provider)?.name ?? session.provider;
+    const log = new ActivityLog();
+    const failure = this.failure(session, log);
     await this.room(session.id, signal);
     if (signal.aborted) return { stopReason: "cancelled" };
     let slot: Slot;
@@ -219,25 +337,14 @@ export class Workers {
       };
       slot.onChunk = mine = collect;
       signal.addEventListener("abort", onAbort, { once: true });
+      // Kept with the process: a relay that starts again mid-prompt resumes this turn.
+      slot.worker.turnId = turn.id;
+      slot.worker.saveState();
       const res = await Promise.race([
         slot.worker.prompt(text, { model: turn.model ?? now.model, effort: now.effort, mode: turn.mode ?? now.mode, ...openAiAgentMeta(session.provider, now.extra_json) }),
         exited,
       ]);
-      const refused = adapterFor(session.provider)?.replyFailure?.(replyText);
-      if (refused) throw new Error(refused);
-      // The standard `usage` field; Grok puts the same counts in the response's `_meta`.
-      const r = res as { usage?: Record<string, unknown> | null; _meta?: Record<string, unknown> | null };
-      const u = r.usage ?? (typeof r._meta?.inputTokens === "number" ? r._meta : null);
-      if (u) {
-        const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
-        if (n(u.inputTokens) !== undefined) log.usage.inputTokens = n(u.inputTokens);
-        if (n(u.outputTokens) !== undefined) log.usage.outputTokens = n(u.outputTokens);
-        const cached = (n(u.cachedReadTokens) ?? 0) + (n(u.cachedWriteTokens) ?? 0);
-        if (cached) log.usage.cachedTokens = cached;
-      }
-      if (Object.keys(log.usage).length) this.env.onUsage?.(session.provider, session.id, log.usage);
-      const ran = slot.worker.runningModel;
-      return { stopReason: res.stopReason, meta: { ...log.meta(), ...(ran ? { model: ran } : {}) } };
+      return this.settle(session, slot, log, res, replyText);
     } catch (err) {
       // A dying agent closes the pipe a moment before its exit is seen: say what happened
       // instead of the transport's "connection closed".
@@ -251,14 +358,55 @@ export class Workers {
       throw failure(err, slot.worker.stderr);
     } finally {
       signal.removeEventListener("abort", onAbort);
-      // Only our own: a turn given up on (see Turns.end) must not cut off the next one's chunks.
-      if (slot.onChunk === mine) slot.onChunk = null;
-      if (slot.turn?.log === log) slot.turn = null;
-      slot.lastUsed = this.env.clock.now();
-      this.armIdle(session.id);
-      // The turn is recorded as ended just after this (Turns.finish): look for room then.
-      setImmediate(() => this.freed());
+      this.afterTurn(session.id, slot, log, mine);
     }
+  }
+
+  /** A turn an earlier relay started, still running (or answered) on a worker taken back
+   * at start: its whole reply so far is replayed by the keeper, then the prompt's answer. */
+  async resume(session: SessionRow, turn: TurnRow, onChunk: (t: string) => void, signal: AbortSignal): Promise<RunResult> {
+    const slot = this.slots.get(session.id);
+    const log = slot?.turn?.turnId === turn.id ? slot.turn.log : new ActivityLog();
+    const failure = this.failure(session, log);
+    if (!slot || slot.resuming?.turnId !== turn.id) throw failure(new Error("The agent process exited during the turn."));
+    let replyText = "";
+    const collect = (t: string) => {
+      replyText += t;
+      onChunk(t);
+    };
+    const early = slot.resuming.early;
+    slot.resuming = undefined;
+    slot.onChunk = collect;
+    if (early) collect(early);
+    const exited = slot.worker.exited.then(() => {
+      throw new Error("The agent process exited during the turn.");
+    });
+    exited.catch(() => {});
+    const onAbort = () => slot.worker.cancel();
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      const answer = await Promise.race([slot.worker.earlierPromptResult(), exited]);
+      if (answer.error !== undefined) {
+        const e = answer.error as { message?: unknown; code?: unknown; data?: unknown } | null;
+        throw Object.assign(new Error(typeof e?.message === "string" ? e.message : JSON.stringify(e)), typeof e?.code === "number" ? { code: e.code, data: e.data } : {});
+      }
+      const res = (answer.result ?? {}) as { stopReason?: unknown };
+      return this.settle(session, slot, log, { ...res, stopReason: typeof res.stopReason === "string" ? res.stopReason : "end_turn" }, replyText);
+    } catch (err) {
+      throw failure(err, slot.worker.stderr);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      this.afterTurn(session.id, slot, log, collect);
+    }
+  }
+
+  /** The turn's end is in the store: a restart from now on must not take it back (the
+   * keeper may keep a delivered prompt answer until this state says so). */
+  recorded(sessionId: string, turnId: string): void {
+    const w = this.slots.get(sessionId)?.worker;
+    if (!w || w.turnId !== turnId) return;
+    w.turnId = null;
+    w.saveState();
   }
 
   /** Stops the worker once the session has been idle a while (checked again when due). */

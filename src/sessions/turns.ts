@@ -12,6 +12,11 @@ export interface TurnRunner {
   run(sessionId: string, turn: TurnRow, text: string, onChunk: (t: string) => void, signal: AbortSignal): Promise<{ stopReason: string; meta?: Record<string, unknown> }>;
   /** The agent did not answer a cancel: end its process so the next turn gets a fresh one. */
   abandon?(sessionId: string): void;
+  /** Takes back a turn that was running when the relay went down and whose worker ran on
+   * (the keeper): resolves as run does once the agent answers the earlier prompt. */
+  resume?(sessionId: string, turn: TurnRow, onChunk: (t: string) => void, signal: AbortSignal): Promise<{ stopReason: string; meta?: Record<string, unknown> }>;
+  /** The turn's end is in the store: its worker need not keep it for a restart any more. */
+  recorded?(sessionId: string, turnId: string): void;
 }
 
 /** How long (real time) an agent has to answer a cancel before its process is ended. */
@@ -42,6 +47,7 @@ export class Turns {
   private live = new Map<string, Live>();
   private waiters = new Map<string, Set<() => void>>();
   runner!: TurnRunner;
+  private closing = false;
   maxTurnMinutes: () => number = () => 60;
 
   constructor(
@@ -94,26 +100,31 @@ export class Turns {
     if (!session) return;
     const startedAt = this.clock.now();
     sql(this.store.db, "UPDATE turns SET status = 'running', started_at = ? WHERE id = ? AND status = 'queued'").run(startedAt, next.id);
-    const live: Live = { text: "", startedAt, abort: new AbortController() };
-    this.live.set(next.id, live);
-    live.cancelTimer = this.clock.at(startedAt + this.maxTurnMinutes() * MINUTE, () =>
-      this.end(next.id, "error", `The turn ran longer than Max turn duration (${this.maxTurnMinutes()} min) and was ended.`),
-    );
     this.bus.emit({ type: "turn.started", sessionId, turnId: next.id });
     this.bus.emit({ type: "session.updated", sessionId });
     const msg = this.store.message(next.message_id);
     const turn = this.store.turn(next.id)!;
-    this.runner
-      .run(sessionId, turn, msg?.text ?? "", (t) => {
-        // The chunk and where it starts ride on the event: the page appends it (turn.delta).
-        const offset = live.text.length;
-        live.text += t;
-        this.bus.emit({ type: "turn.progress", sessionId, turnId: next.id, text: t, offset });
-      }, live.abort.signal)
+    this.launch(turn, startedAt, (onChunk, signal) => this.runner.run(sessionId, turn, msg?.text ?? "", onChunk, signal));
+  }
+
+  /** Follows a running turn to its end: what it streams, its max duration, how it ends. */
+  private launch(turn: TurnRow, startedAt: number, go: (onChunk: (t: string) => void, signal: AbortSignal) => Promise<{ stopReason: string; meta?: Record<string, unknown> }>): void {
+    const sessionId = turn.session_id;
+    const live: Live = { text: "", startedAt, abort: new AbortController() };
+    this.live.set(turn.id, live);
+    live.cancelTimer = this.clock.at(startedAt + this.maxTurnMinutes() * MINUTE, () =>
+      this.end(turn.id, "error", `The turn ran longer than Max turn duration (${this.maxTurnMinutes()} min) and was ended.`),
+    );
+    go((t) => {
+      // The chunk and where it starts ride on the event: the page appends it (turn.delta).
+      const offset = live.text.length;
+      live.text += t;
+      this.bus.emit({ type: "turn.progress", sessionId, turnId: turn.id, text: t, offset });
+    }, live.abort.signal)
       .then(
-        (r) => this.finish(next.id, r.stopReason === "cancelled" ? "stopped" : "done", undefined, r.meta),
+        (r) => this.finish(turn.id, r.stopReason === "cancelled" ? "stopped" : "done", undefined, r.meta),
         // A failed turn keeps what the agent did before it failed (providers/workers.ts attaches it).
-        (err: unknown) => this.finish(next.id, "error", errorText(err), (err as { meta?: Record<string, unknown> } | null)?.meta),
+        (err: unknown) => this.finish(turn.id, "error", errorText(err), (err as { meta?: Record<string, unknown> } | null)?.meta),
       );
   }
 
@@ -159,6 +170,9 @@ export class Turns {
   }
 
   private finish(turnId: string, status: "done" | "stopped" | "error", error?: string, extraMeta?: Record<string, unknown>): void {
+    // The relay is closing and its workers stay (graceful stop): the turn is still running
+    // for the next start to take back, not ended by the closing connection.
+    if (this.closing) return;
     const live = this.live.get(turnId);
     if (!live) return;
     this.live.delete(turnId);
@@ -185,6 +199,7 @@ export class Turns {
     })();
     // Who started the turn: the page notifies the owner of their own turns, not of an agent's
     // (a prompt from an agent carries `from`; one from another relay has role "remote").
+    this.runner.recorded?.(turn.session_id, turnId);
     const prompt = this.store.message(turn.message_id);
     const byOwner = prompt?.role === "user" && !prompt.from_json;
     this.bus.emit({ type: "turn.ended", sessionId: turn.session_id, turnId, status, role: prompt?.role, byOwner });
@@ -213,10 +228,13 @@ export class Turns {
     for (const k of keys) if (this.waiters.get(k)?.size === 0) this.waiters.delete(k);
   }
 
-  /** After a restart: a turn that was running when the relay died ended with it. */
-  recover(): string[] {
+  /** After a restart: a turn whose worker ran on (`resumable`: turn id → session, see
+   * Workers.attachAll) is taken back and finishes as usual; any other turn that was running
+   * when the relay died ended with it. Returns the sessions with queued turns to start. */
+  recover(resumable: Map<string, string> = new Map()): string[] {
     const db = this.store.db;
-    const died = db.prepare("SELECT * FROM turns WHERE status = 'running'").all() as TurnRow[];
+    const running = db.prepare("SELECT * FROM turns WHERE status = 'running'").all() as TurnRow[];
+    const died = running.filter((t) => !(resumable.has(t.id) && this.runner.resume));
     const now = this.clock.now();
     db.transaction(() => {
       for (const t of died) {
@@ -224,10 +242,19 @@ export class Turns {
         const reply = this.store.addMessage(t.session_id, "agent", `Error: ${error}`, { turnId: t.id, meta: { status: "error", error } });
         db.prepare("UPDATE turns SET status = 'error', error = ?, reply_text = '', reply_message_id = ?, ended_at = ? WHERE id = ?").run(error, reply.id, now, t.id);
       }
-      db.prepare("UPDATE tasks SET status = 'killed', ended_at = ? WHERE status = 'running'").run(now);
     })();
+    for (const t of running) {
+      if (died.includes(t)) continue;
+      this.launch(t, t.started_at ?? now, (onChunk, signal) => this.runner.resume!(t.session_id, t, onChunk, signal));
+    }
     const queued = db.prepare("SELECT DISTINCT session_id FROM turns WHERE status = 'queued'").all() as { session_id: string }[];
     return queued.map((r) => r.session_id);
+  }
+
+  /** The relay closes while its workers stay (graceful stop): running turns stay running. */
+  shutdown(): void {
+    this.closing = true;
+    for (const l of this.live.values()) l.cancelTimer?.();
   }
 }
 

@@ -70,6 +70,8 @@ export interface TaskRow {
   started_at: number;
   ended_at: number | null;
   last_output_at: number | null;
+  /** The running shell task's own process group (null once ended, or none reported). */
+  pgid?: number | null;
 }
 
 /** Who sent an agent prompt: the "↗ from" badge (contract §4.5). */

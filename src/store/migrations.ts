@@ -5,6 +5,7 @@ import { SCHEDULES_SQL } from "../schedules/schema.ts";
 import { WATCHING_SQL } from "../watching/schema.ts";
 import { SCALE_INDEXES_SQL } from "./scale-indexes.ts";
 import { PAIRING_SQL, PAIRING_MOVES_SQL } from "../pairing/schema.ts";
+import { TASKS_PGID_SQL } from "../tasks/schema.ts";
 
 export interface Migration {
   name: string;
@@ -149,4 +150,5 @@ export const MIGRATIONS: Migration[] = [
   { name: "010-scale-indexes", sql: SCALE_INDEXES_SQL },
   { name: "011-pairing", sql: PAIRING_SQL },
   { name: "011-pairing-moves", sql: PAIRING_MOVES_SQL },
+  { name: "012-tasks-pgid", sql: TASKS_PGID_SQL },
 ];

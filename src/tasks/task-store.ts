@@ -20,8 +20,6 @@ const MAX_READ = 2 * 1024 * 1024;
 export class TaskStore {
   private dir: string;
   readonly files: OutputFiles;
-  /** Process groups of running shell tasks, by task key (the agent reported them). */
-  private groups = new Map<string, number>();
   private sweepTimer: Cancel | null = null;
   private sweepAt = Infinity;
 
@@ -44,6 +42,13 @@ export class TaskStore {
   /** At start-up: delete the output whose read window ended while the relay was down. */
   start(): void {
     this.sweep();
+  }
+
+  /** At start-up: tasks of sessions whose worker was not taken back (`kept`) can no longer
+   * report; their process groups end and they show killed. */
+  recover(kept: Set<string>): void {
+    const sessions = this.store.db.prepare("SELECT DISTINCT session_id FROM tasks WHERE status = 'running'").pluck().all() as string[];
+    for (const id of sessions) if (!kept.has(id)) this.agentGone(id);
   }
 
   /** Deletes output files of tasks ended more than an hour ago; arms for the next one. */
@@ -92,11 +97,8 @@ export class TaskStore {
     } else if (existing.status === "running" && t.status !== "running") {
       db.prepare("UPDATE tasks SET status = ?, exit_code = ?, ended_at = ? WHERE id = ? AND session_id = ?").run(t.status, t.exitCode ?? null, now, t.taskId, sessionId);
     } else return;
-    if (t.status === "running" && t.pgid) this.groups.set(this.key(sessionId, t.taskId), t.pgid);
-    if (t.status !== "running") {
-      this.groups.delete(this.key(sessionId, t.taskId));
-      this.armSweep(now + OUTPUT_KEPT_MS);
-    }
+    if (t.status === "running" && t.pgid) db.prepare("UPDATE tasks SET pgid = ? WHERE id = ? AND session_id = ?").run(t.pgid, t.taskId, sessionId);
+    if (t.status !== "running") this.armSweep(now + OUTPUT_KEPT_MS);
     this.bus.emit({ type: "task.updated", sessionId, taskId: t.taskId, status: t.status, taskType: t.type });
     this.bus.emit({ type: "session.updated", sessionId });
   }
@@ -108,7 +110,7 @@ export class TaskStore {
     if (!running.length) return;
     // Their process groups outlive the agent: end them, and show the tasks killed only once
     // they are really gone.
-    const groups = running.map((t) => this.groups.get(this.key(sessionId, t.id))).filter((g): g is number => !!g);
+    const groups = running.map((t) => t.pgid).filter((g): g is number => !!g);
     if (groups.length) {
       void Promise.all(groups.map((g) => endGroup(g))).then(() => this.markKilled(sessionId, running));
       return;
@@ -117,7 +119,6 @@ export class TaskStore {
   }
 
   private markKilled(sessionId: string, running: TaskRow[]): void {
-    for (const t of running) this.groups.delete(this.key(sessionId, t.id));
     const now = this.clock.now();
     const db = this.store.db;
     db.transaction(() => {

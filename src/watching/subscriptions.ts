@@ -31,13 +31,20 @@ export class SubscriptionStore {
   private allScope: Sub[] = [];
   private byWatcher = new Map<string, Sub[]>();
   private windows = new Map<string, QuietWindow>();
+  /** The index is built on first use (every method that reads it asks `ensure`), which
+   * Watching.start makes right after the relay begins serving: a relay holding 10,000
+   * subscriptions starts without it, and no caller ever sees it unbuilt (issue 14). */
+  private built = false;
 
   constructor(
     private db: Db,
     private oldDefaults: () => boolean,
     private wb: WriteBehind,
-  ) {
-    this.reload();
+  ) {}
+
+  /** Builds the index if it is not yet. */
+  ensure(): void {
+    if (!this.built) this.reload();
   }
 
   /** Writes still gathered for this turn of the event loop go to the store now. */
@@ -48,6 +55,7 @@ export class SubscriptionStore {
   /** Re-reads the active subscriptions into the index (start-up, transfers): their index
    * fields only (a relay holding 10,000 reads and parses no more at start; issue 14). */
   reload(): void {
+    this.built = true;
     this.wb.flush();
     this.byId.clear();
     this.bySession.clear();
@@ -81,12 +89,15 @@ export class SubscriptionStore {
   private activeWhere(cond: "heartbeat_minutes IS NOT NULL" | "idle_armed = 1"): Sub[] {
     this.wb.flush();
     const ids = sql(this.db, `SELECT id FROM subscriptions WHERE ended_at IS NULL AND relay = 'this' AND ${cond} ORDER BY created_at, rowid`).pluck().all() as string[];
+    if (!ids.length) return [];
+    this.ensure();
     return ids.flatMap((id) => this.byId.get(id) ?? []);
   }
 
   /** A subscription just written goes into the index; the others stay as they are (a
    * subscribe costs the same with 10 or 10,000 subscriptions stored). */
   add(id: string): void {
+    this.ensure();
     const row = this.get(id);
     if (!row || row.ended_at != null || this.byId.has(id)) return;
     this.index(this.parse(row));
@@ -94,6 +105,7 @@ export class SubscriptionStore {
 
   /** An ended subscription leaves the index. */
   drop(id: string): void {
+    this.ensure();
     const sub = this.byId.get(id);
     if (sub) this.unindex(sub);
   }
@@ -154,11 +166,13 @@ export class SubscriptionStore {
   }
 
   active(id: string): Sub | undefined {
+    this.ensure();
     return this.byId.get(id);
   }
 
   /** Active subscriptions that watch this session (its own watcher's never do). */
   watching(sessionId: string): Sub[] {
+    this.ensure();
     const list = this.bySession.get(sessionId);
     const out: Sub[] = list ? [...list] : [];
     for (const s of this.allScope) if (s.watcher !== sessionId && !s.exclude.has(sessionId)) out.push(s);
@@ -166,6 +180,7 @@ export class SubscriptionStore {
   }
 
   ofWatcher(watcher: string): Sub[] {
+    this.ensure();
     return this.byWatcher.get(watcher) ?? [];
   }
 
@@ -178,15 +193,20 @@ export class SubscriptionStore {
   }
 
   allActive(): Sub[] {
+    this.ensure();
     return [...this.byId.values()];
   }
 
   isWatched(sessionId: string): boolean {
+    this.ensure();
     if (this.bySession.has(sessionId)) return true;
     return this.allScope.some((s) => s.watcher !== sessionId && !s.exclude.has(sessionId));
   }
 
   hasWatchers(): boolean {
+    // Asked on every bus event and by start-up's catch-up: before the index is built, the
+    // store answers.
+    if (!this.built) return sql(this.db, "SELECT 1 FROM subscriptions WHERE ended_at IS NULL AND relay = 'this' LIMIT 1").get() !== undefined;
     return this.byId.size > 0;
   }
 
@@ -219,6 +239,7 @@ export class SubscriptionStore {
   /** A `once` subscription that fired: out of the index at once, ended in the store with the
    * event's own write (write-behind). */
   endLater(sub: Sub, now: number): void {
+    this.ensure();
     this.unindex(sub);
     this.wb.push(() => this.end(sub.id, "once", now));
   }

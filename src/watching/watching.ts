@@ -53,6 +53,9 @@ export class Watching {
     // turn and task), not by asking the store once per subscription.
     this.monitors.startStallClocksOfBusy();
     for (const sub of this.subs.idleArmed()) if (sub.events.has("all_idle")) this.monitors.checkAllIdle(sub);
+    // The index of who watches what, if nothing above needed it yet: built once the relay
+    // serves (the first request or event that needs it first builds it then).
+    setImmediate(() => this.relay.db.open && this.subs.ensure());
   }
 
   private onBus(e: BusEvent): void {

@@ -2,6 +2,8 @@
 // scripted turn, allowing the approval cards such a call raises, raw MCP requests, and
 // counting the relay's worker processes.
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { realSleep, TestRelay } from "./relay-process.ts";
 
 // The machine is shared (2 cores, many relays and agent processes at once): polling for real
@@ -61,13 +63,20 @@ export async function agentCreate(relay: TestRelay, starter: string, args: Recor
   return r;
 }
 
-/** PIDs of the relay daemon's direct children: its agent worker processes. */
+/** PIDs of the agent worker processes: the children of the data folder's keeper (which
+ * holds them across relay restarts), and the relay daemon's own (probes, or workers when
+ * no keeper could start). */
 export function workerPids(relay: TestRelay): number[] {
+  const parents = [relay.proc.pid];
   try {
-    return execFileSync("pgrep", ["-P", String(relay.proc.pid)], { encoding: "utf8" })
+    parents.push(Number(readFileSync(join(relay.dataDir, "keeper.pid"), "utf8").trim()));
+  } catch {}
+  try {
+    return execFileSync("pgrep", ["-P", parents.join(",")], { encoding: "utf8" })
       .split("\n")
       .filter(Boolean)
-      .map(Number);
+      .map(Number)
+      .filter((pid) => !parents.includes(pid)); // the keeper is the relay's child too
   } catch {
     return []; // pgrep exits 1 when nothing matches
   }

@@ -72,21 +72,22 @@ export class TestRelay {
     return relay;
   }
 
-  async boot(): Promise<void> {
+  async boot(port?: number): Promise<void> {
     // A free port can be taken by another test file's relay between freePort() and listen:
     // that start fails (EADDRINUSE) and is tried again on another port.
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.bootOnce();
+        return await this.bootOnce(port);
       } catch (err) {
         if (attempt >= 5 || !/EADDRINUSE/.test(this.output)) throw err;
+        if (port) await realSleep(500); // the same port is asked for: wait for it
         this.proc.kill("SIGKILL");
       }
     }
   }
 
-  private async bootOnce(): Promise<void> {
-    const port = await freePort();
+  private async bootOnce(samePort?: number): Promise<void> {
+    const port = samePort ?? (await freePort());
     const args = ["start", "--port", String(port), "--data", this.dataDir, "--name", this.opts.name ?? "desk"];
     if (this.opts.testClock !== false) args.push("--test-clock");
     if (this.opts.emulateVersion) args.push("--emulate-version", this.opts.emulateVersion);
@@ -192,10 +193,11 @@ export class TestRelay {
     await exited;
   }
 
-  /** SIGKILL and start again on the same data dir (a new port). */
-  async restart(): Promise<void> {
+  /** SIGKILL and start again on the same data dir (a new port; `samePort`: the same one,
+   * so the relay_tool address agents kept across the restart stays valid). */
+  async restart(opts: { samePort?: boolean } = {}): Promise<void> {
     await this.kill();
-    await this.boot();
+    await this.boot(opts.samePort ? Number(new URL(this.url).port) : undefined);
   }
 
   async stop(): Promise<void> {

@@ -4,16 +4,20 @@
 // as an ACP `resource_link` chunk so the relay keeps it in the reply's `meta.images`.
 // Launched by the relay with OPENAI_API_KEY and OPENAI_BASE_URL from the owner's settings.
 // stdout belongs to ACP; logs go to stderr.
-import { Readable, Writable } from "node:stream";
 import { randomUUID } from "node:crypto";
 import { existsSync, realpathSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import * as acp from "@agentclientprotocol/sdk";
+import type * as acp from "@agentclientprotocol/sdk";
+import { PROTOCOL_VERSION, RequestError, serveAcp, type Peer } from "../agent-acp.ts";
 import { configOptions, DEFAULT_OPTIONS, setOption, turnOptions, type ImageOptions, type TurnOptions } from "./options.ts";
 import { decide, type Intent } from "./intent.ts";
 import { isInside } from "../../core/paths.ts";
 import { Gallery, type SavedImage } from "./gallery.ts";
-import { Cancelled, ImagesFailure, openaiClient, requestImages } from "./images-api.ts";
+import type * as ImagesApi from "./images-api.ts";
+
+/** The OpenAI SDK is loaded by the first prompt, not at start: a worker waiting for its
+ * first prompt (or never sent one) does not carry it. */
+const imagesApi = (): Promise<typeof ImagesApi> => import("./images-api.ts");
 
 interface Session {
   id: string;
@@ -67,15 +71,16 @@ type PromptEnd = { stopReason: acp.StopReason; usage?: { inputTokens: number; ou
 /** Relay header lines (an agent's prompt, a schedule) are for the reader, not for the image model. */
 const RELAY_HEADER = /^\[(?:Remote prompt from an agent|Prompt from an agent|relay schedule|relay event)\b[^\n]*\]\s*$/;
 
-async function runPrompt(session: Session, params: acp.PromptRequest, client: acp.AgentContext, signal: AbortSignal): Promise<PromptEnd> {
+async function runPrompt(session: Session, params: acp.PromptRequest, client: Peer, signal: AbortSignal): Promise<PromptEnd> {
   const meta = oarMeta(params._meta);
   session.options.model = str(meta.model) ?? session.options.model;
   session.effort = str(meta.effort) ?? session.effort;
-  const text = params.prompt.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n")
+  const text = (params.prompt ?? []).flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n")
     .split("\n").filter((l) => !RELAY_HEADER.test(l)).join("\n").trim();
-  if (!text) throw new acp.RequestError(-32602, "The prompt is empty: describe the image to make or the change to the last one. No image was made.", { oar: { kind: "protocol" } });
+  if (!text) throw new RequestError(-32602, "The prompt is empty: describe the image to make or the change to the last one. No image was made.", { oar: { kind: "protocol" } });
   const apiKey = process.env.OPENAI_API_KEY;
-  if (!apiKey) throw new acp.RequestError(-32603, "OpenAI Image has no API key: add one in Settings → Providers (openaiApiKey). No image was made.", { oar: { kind: "auth" } });
+  if (!apiKey) throw new RequestError(-32603, "OpenAI Image has no API key: add one in Settings → Providers (openaiApiKey). No image was made.", { oar: { kind: "auth" } });
+  const { Cancelled, ImagesFailure, openaiClient, requestImages } = await imagesApi();
   const o = turnOptions(session.options, session.effort, text);
   const intent = decide(text, session.cwd, session.gallery.last, attachedImage(params.prompt, session.cwd));
   log(`${intent.kind} with ${o.model} (${o.size}, ${o.quality}, n=${o.n})`);
@@ -86,7 +91,7 @@ async function runPrompt(session: Session, params: acp.PromptRequest, client: ac
   } catch (err) {
     if (err instanceof Cancelled) return { stopReason: "cancelled" };
     // Worded for the owner; the relay keeps the words (turn-errors.ts). -32603: not ACP's "auth required".
-    throw new acp.RequestError(-32603, (err as Error).message, { oar: { kind: err instanceof ImagesFailure ? err.kind : "protocol" } });
+    throw new RequestError(-32603, (err as Error).message, { oar: { kind: err instanceof ImagesFailure ? err.kind : "protocol" } });
   }
   if (signal.aborted) return { stopReason: "cancelled" };
   const saved = session.gallery.save(result.b64s, result.format, new Date());
@@ -111,48 +116,51 @@ async function runPrompt(session: Session, params: acp.PromptRequest, client: ac
   return end;
 }
 
-const app = acp
-  .agent({ name: "oar-openai-image" })
-  .onRequest("initialize", ({ params }) => ({
-    protocolVersion: params.protocolVersion ?? acp.PROTOCOL_VERSION,
-    agentCapabilities: { loadSession: false, promptCapabilities: { image: false, embeddedContext: false } },
-    agentInfo: { name: "oar-openai-image", version: "1.0.0" },
-  }))
-  .onRequest("session/new", ({ params }) => {
-    const s = openSession(randomUUID(), params);
-    return { sessionId: s.id, configOptions: configOptions(s.options) };
-  })
-  .onRequest("session/set_config_option", ({ params }) => {
-    const s = sessions.get(params.sessionId);
-    if (!s) throw acp.RequestError.resourceNotFound(params.sessionId);
-    const bad = setOption(s.options, params.configId, (params as { value?: unknown }).value);
-    if (bad) throw acp.RequestError.invalidParams(undefined, bad);
-    return { configOptions: configOptions(s.options) };
-  })
-  .onRequest("session/prompt", async ({ params, client, signal }) => {
-    const s = sessions.get(params.sessionId);
-    if (!s) throw acp.RequestError.resourceNotFound(params.sessionId);
-    const controller = new AbortController();
-    const onAbort = () => controller.abort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    s.running.add(controller);
-    try {
-      const end = await runPrompt(s, params, client, controller.signal);
-      return end;
-    } finally {
-      s.running.delete(controller);
-      signal.removeEventListener("abort", onAbort);
-    }
-  })
-  .onNotification("session/cancel", ({ params }) => {
-    for (const c of sessions.get(params.sessionId)?.running ?? []) c.abort();
-  });
-
-const connection = app.connect(
-  acp.ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as unknown as ReadableStream<Uint8Array>),
+const done = serveAcp(
+  {
+    requests: {
+      initialize: (params: { protocolVersion?: number }) => ({
+        protocolVersion: params.protocolVersion ?? PROTOCOL_VERSION,
+        agentCapabilities: { loadSession: false, promptCapabilities: { image: false, embeddedContext: false } },
+        agentInfo: { name: "oar-openai-image", version: "1.0.0" },
+      }),
+      "session/new": (params: acp.NewSessionRequest) => {
+        const s = openSession(randomUUID(), params);
+        return { sessionId: s.id, configOptions: configOptions(s.options) };
+      },
+      "session/set_config_option": (params: acp.SetSessionConfigOptionRequest) => {
+        const s = sessions.get(params.sessionId);
+        if (!s) throw RequestError.resourceNotFound(params.sessionId);
+        const bad = setOption(s.options, params.configId, (params as { value?: unknown }).value);
+        if (bad) throw RequestError.invalidParams(undefined, bad);
+        return { configOptions: configOptions(s.options) };
+      },
+      "session/prompt": async (params: acp.PromptRequest, client: Peer, signal: AbortSignal) => {
+        const s = sessions.get(params.sessionId);
+        if (!s) throw RequestError.resourceNotFound(params.sessionId);
+        const controller = new AbortController();
+        const onAbort = () => controller.abort();
+        signal.addEventListener("abort", onAbort, { once: true });
+        s.running.add(controller);
+        try {
+          const end = await runPrompt(s, params, client, controller.signal);
+          return end;
+        } finally {
+          s.running.delete(controller);
+          signal.removeEventListener("abort", onAbort);
+        }
+      },
+    },
+    notifications: {
+      "session/cancel": (params: { sessionId?: string }) => {
+        for (const c of sessions.get(params.sessionId ?? "")?.running ?? []) c.abort();
+      },
+    },
+  },
+  process.stdin,
+  process.stdout,
 );
 process.stdin.on("end", () => process.exit(0));
-connection.closed.then(
-  () => process.exit(0),
-  () => process.exit(0),
-);
+void done.then(() => process.exit(0));
+// The relay closed our stdout (EPIPE): nobody is listening any more.
+process.stdout.on("error", () => process.exit(0));

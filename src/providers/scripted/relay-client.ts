@@ -14,7 +14,7 @@ const mcpSdk = () =>
 
 export type RelayServer = { url: string; headers: { name: string; value: string }[] };
 
-type Connected = { client: Client; toolName: string };
+type Connected = { client: Client; toolName: string; inFlight: Set<(e: Error) => void> };
 
 export class RelayClient {
   private connecting: Promise<Connected> | undefined;
@@ -28,12 +28,22 @@ export class RelayClient {
         const headers = Object.fromEntries(this.server.headers.map((h) => [h.name, h.value]));
         const client = new Client({ name: "oar-scripted", version: "1.0.0" });
         const transport = new StreamableHTTPClientTransport(new URL(this.server.url), { requestInit: { headers } });
+        // A call's answer stream that breaks (the relay died) is not resumed by the SDK, and
+        // the call would wait for its 2-hour timeout: the calls in flight fail instead, their
+        // outcome unknown.
+        const inFlight = new Set<(e: Error) => void>();
         try {
           await client.connect(transport, { signal });
+          const sdkOnError = transport.onerror;
+          transport.onerror = (e) => {
+            sdkOnError?.call(transport, e);
+            if (!/SSE stream disconnected/.test(e.message)) return;
+            for (const fail of inFlight) fail(new Error(`the connection to the relay was lost during the call (${e.message}); whether it was done is unknown`));
+          };
           const { tools } = await client.listTools(undefined, { signal });
           const names = new Set(tools.map((t) => t.name));
           const toolName = !names.has("relay_tool") && names.has("remote_relay") ? "remote_relay" : "relay_tool";
-          return { client, toolName };
+          return { client, toolName, inFlight };
         } catch (e) {
           void client.close().catch(() => {});
           throw e;
@@ -54,13 +64,17 @@ export class RelayClient {
    */
   async call(args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
     try {
-      const { client, toolName } = await this.connect(signal);
-      const result = await client.callTool({ name: toolName, arguments: args }, undefined, {
-        signal,
-        timeout: TOOL_TIMEOUT_MS,
-        resetTimeoutOnProgress: true,
-        onprogress: (p) => log(`relay_tool progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ""}`),
-      });
+      let result;
+      try {
+        result = await this.callOnce(args, signal);
+      } catch (e) {
+        // A relay that restarted does not know our MCP session: the MCP rule for clients is
+        // to start a new one and send again (once).
+        if (signal.aborted || !/Session not found|HTTP 404/.test(errorMessage(e))) throw e;
+        log("relay_tool: MCP session not found (the relay restarted?): reconnecting once");
+        await this.reset();
+        result = await this.callOnce(args, signal);
+      }
       const content = (result as { content?: unknown }).content;
       const first = Array.isArray(content) ? content[0] : undefined;
       const text = first && typeof first === "object" && (first as { type?: unknown }).type === "text"
@@ -78,6 +92,19 @@ export class RelayClient {
       await this.reset();
       return JSON.stringify({ ok: false, error: errorMessage(e) });
     }
+  }
+
+  private async callOnce(args: Record<string, unknown>, signal: AbortSignal) {
+    const { client, toolName, inFlight } = await this.connect(signal);
+    let fail: (e: Error) => void = () => {};
+    const lost = new Promise<never>((_, reject) => (fail = reject));
+    inFlight.add(fail);
+    return Promise.race([lost, client.callTool({ name: toolName, arguments: args }, undefined, {
+      signal,
+      timeout: TOOL_TIMEOUT_MS,
+      resetTimeoutOnProgress: true,
+      onprogress: (p) => log(`relay_tool progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ""}`),
+    })]).finally(() => inFlight.delete(fail));
   }
 
   /** Drops the connection (the next call reconnects). */

@@ -147,6 +147,10 @@ async function runDirective(
     case "/model":
       return reply(session.model);
 
+    case "/pid":
+      // Which process ran the turn (tests: the same worker across a relay restart).
+      return reply(`pid ${process.pid}`);
+
     default:
       return reply(`unknown directive: ${name}`);
   }

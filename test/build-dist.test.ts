@@ -38,7 +38,15 @@ test("the relay runs from dist: health answers, and a scripted turn runs in a wo
   const s = await relay.createSession({ title: "Built" });
   const reply = await relay.say(s, "hello from dist");
   assert.equal(reply.text, "echo: hello from dist");
-  const workers = children(relay.proc.pid!).map(cmdline);
+  // The relay's child is the keeper (which holds the agents across restarts), from dist too;
+  // the agent is the keeper's child.
+  const keepers = children(relay.proc.pid!);
+  assert.equal(keepers.length, 1, JSON.stringify(keepers.map(cmdline)));
+  const [kNode, ...kArgs] = cmdline(keepers[0]);
+  assert.equal(kNode, process.execPath);
+  assert.ok(kArgs.includes(join(ROOT, "dist", "providers", "keeper", "keeper-main.js")), JSON.stringify(kArgs));
+  assert.ok(!kArgs.some((a) => a.includes("tsx")), JSON.stringify(kArgs));
+  const workers = children(keepers[0]).map(cmdline);
   assert.equal(workers.length, 1, JSON.stringify(workers));
   const [node, ...args] = workers[0];
   assert.equal(node, process.execPath);

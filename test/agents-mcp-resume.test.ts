@@ -1,8 +1,8 @@
-// The real CLIs across a relay restart: their agent process outlives the relay (the keeper)
-// and keeps the MCP session id it had; the new relay takes that id up again (the endpoint
-// revives unknown ids sent with a valid agent token), so the next turn's relay_tool call
-// gets a real answer, whatever the CLI would have done with a 404.
-import { test, after } from "node:test";
+// The real CLIs across a relay restart (their agent process outlives the relay: the keeper)
+// and after an eviction at the maxMcpSessions cap: the relay takes up an MCP session id it
+// does not hold, sent with a valid agent token, so the next turn's relay_tool call gets a
+// real answer. Each test also notes what the pinned CLI does (README, "What survives").
+import { test, afterEach } from "node:test";
 import assert from "node:assert/strict";
 import { TestRelay } from "./helpers/relay-process.ts";
 import { FakeAnthropic, toolResults, type MessagesCall } from "./helpers/fake-anthropic.ts";
@@ -14,9 +14,10 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
+// Each test's relay and model server end with it (agents are heavy on a shared machine).
 const closers: (() => Promise<unknown>)[] = [];
-after(async () => {
-  for (const c of closers.reverse()) await c().catch(() => {});
+afterEach(async () => {
+  for (const c of closers.splice(0).reverse()) await c().catch(() => {});
 });
 
 const plan = (when: string) => planPrompt([{ action: "list_sessions", relay: "this" }], `List the sessions with relay_tool (${when} the restart), then report.`);

@@ -23,6 +23,7 @@ import { childPids, cpuMs, loadLine, machineLine, rssMB, summarize, timeCalls, t
 import { rawCaller } from "./lib/mcp-raw.ts";
 import { copyStore, scaleStore, type ScaleStore } from "./lib/scale-store.ts";
 import { distFresh } from "../scripts/dist-fresh.mjs";
+import { stopProc } from "./lib/proc.ts";
 
 const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const BIN = join(ROOT, "bin", "oar");
@@ -74,13 +75,7 @@ async function boot(dataDir: string): Promise<Booted> {
   });
 }
 
-/** SIGKILL between boots (nothing runs yet); SIGTERM at the end, so the relay stops its workers. */
-async function stop(b: Booted, signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
-  if (b.proc.exitCode !== null || b.proc.signalCode !== null) return;
-  const exited = new Promise((r) => b.proc.once("exit", r));
-  b.proc.kill(signal);
-  await exited;
-}
+const stop = (b: Booted, signal?: NodeJS.Signals) => stopProc(b.proc, signal);
 
 function api(url: string, token: string) {
   return async (method: string, path: string, body?: unknown): Promise<any> => {

@@ -17,6 +17,7 @@ import { freePort, realSleep } from "../test/helpers/relay-process.ts";
 import { cpuMs, machineLine, rssMB, summarize } from "./lib/stats.ts";
 import { copyStore, scaleStore } from "./lib/scale-store.ts";
 import { distFresh } from "../scripts/dist-fresh.mjs";
+import { stopProc } from "./lib/proc.ts";
 
 const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const ROOTS = [ROOT, ...(process.env.START_ROOTS ?? "").split(",").filter(Boolean).map((r) => resolve(r))];
@@ -46,12 +47,7 @@ async function boot(root: string, dataDir: string): Promise<Booted> {
   });
 }
 
-async function stop(b: Booted, signal: NodeJS.Signals = "SIGKILL"): Promise<void> {
-  if (b.proc.exitCode !== null || b.proc.signalCode !== null) return;
-  const exited = new Promise((r) => b.proc.once("exit", r));
-  b.proc.kill(signal);
-  await exited;
-}
+const stop = (b: Booted, signal?: NodeJS.Signals) => stopProc(b.proc, signal);
 
 console.log(machineLine());
 for (const root of ROOTS) console.log(`${root}: bin/oar runs ${distFresh(root) ? "dist/" : "the sources through tsx (dist/ stale)"}`);

@@ -1,15 +1,9 @@
 import type { AgentPipe, PipeSpec } from "./agent-pipe.ts";
 import { spawnDirect } from "./direct-pipe.ts";
-import { KeeperClient } from "./keeper/client.ts";
+import { KeeperClient, type KeptWorker } from "./keeper/client.ts";
 
-/** A worker the keeper held when this relay started (the keeper client's KeptWorker). */
-export interface KeptWorker {
-  id: string;
-  pid: number;
-  alive: boolean;
-  state: Record<string, unknown> | null;
-  resumable: { promptParams: unknown } | null;
-}
+/** A worker the keeper held when this relay started. */
+export type { KeptWorker };
 
 /** Where agent processes come from: the keeper (they outlive a relay restart) or, when it
  * cannot start, the relay's own children. */

@@ -75,13 +75,16 @@ test("a prompt answered while no relay is attached is kept: the next attach repl
 
   const b = (await kd.connect({ start: false }))!;
   assert.ok(b.kept()[0]!.resumable, "a kept answer makes the worker resumable");
-  const r2 = new Rpc(b.attach("ses_k"));
+  const p2 = b.attach("ses_k");
+  const r2 = new Rpc(p2);
   await until("promptResult", () => r2.results.length === 1);
   assert.deepEqual(r2.results[0], { result: { stopReason: "end_turn" } });
   const reply = r2.text((s) => s.replay);
   assert.match(reply, /^chunk 1\nchunk 2\nchunk 3\ntask: \S+ started\nthe end$/);
   await a.closed;
   assert.equal(r2.text((s) => s.replay && s.delivered), r1.text(), "delivered = what the old connection saw, the rest unmarked");
+  // The relay recorded the turn: its state no longer names one (the keeper may forget it).
+  p2.setState({ acpSessionId: sid, turnId: null });
   b.detach();
 
   // A third connection: nothing outstanding, nothing replayed.
@@ -233,4 +236,51 @@ test("a turn answered while detached by an agent that then ended is still resuma
   assert.deepEqual(r2.results, [{ result: { stopReason: "end_turn" } }], "the answer before the exit");
   assert.equal(r2.text((s) => s.replay && !s.delivered), "all done");
   b.detach();
+});
+
+test("an answer delivered to a relay that died before recording the turn is handed to the next one; once a relay's state says recorded, it is forgotten", async (t) => {
+  const kd = new KeeperDir();
+  t.after(() => kd.close());
+  const a = (await kd.connect())!;
+  const pipe = await a.spawn("ses_ack", agentSpec());
+  kd.track(pipe.pid);
+  const r1 = new Rpc(pipe);
+  const sid = await r1.openSession();
+  pipe.setState({ acpSessionId: sid, turnId: "trn_1" });
+  const answered = await r1.prompt(sid, "/stream 2 10\n/reply done");
+  assert.deepEqual(answered.result, { stopReason: "end_turn" }, "the answer reached the first relay as its own line");
+  // That relay dies before it writes the turn's end (no state saying so reaches the keeper).
+  a.detach();
+  await a.closed;
+
+  const b = (await kd.connect({ start: false }))!;
+  assert.ok(b.kept()[0]!.resumable, "a delivered but unrecorded answer keeps the worker resumable");
+  const p2 = b.attach("ses_ack");
+  const r2 = new Rpc(p2);
+  await until("promptResult", () => r2.results.length === 1);
+  assert.deepEqual(r2.results[0], { result: { stopReason: "end_turn" } });
+  assert.equal(r2.text((s) => s.replay), "chunk 1\nchunk 2\ndone", "the whole reply again");
+  assert.ok(r2.seen.filter((s) => s.replay).every((s) => s.delivered), "all of it had been delivered");
+  // A state that still names the turn is no acknowledgement.
+  p2.setState({ acpSessionId: sid, turnId: "trn_1" });
+  b.detach();
+  await b.closed;
+
+  const c = (await kd.connect({ start: false }))!;
+  assert.ok(c.kept()[0]!.resumable, "still kept: no relay recorded it yet");
+  const p3 = c.attach("ses_ack");
+  const r3 = new Rpc(p3);
+  await until("promptResult again", () => r3.results.length === 1);
+  p3.setState({ acpSessionId: sid, turnId: null });
+  c.detach();
+  await c.closed;
+
+  const d = (await kd.connect({ start: false }))!;
+  assert.equal(d.kept()[0]!.resumable, null, "recorded: nothing to hand over any more");
+  const r4 = new Rpc(d.attach("ses_ack"), { firstId: 0 });
+  const res = await r4.prompt(sid, "/reply fresh");
+  assert.deepEqual(res.result, { stopReason: "end_turn" });
+  assert.equal(r4.text(), "fresh", "no replay of the recorded turn");
+  assert.equal(r4.results.length, 0);
+  d.detach();
 });

@@ -76,7 +76,11 @@ export class KeeperServer {
     // Writing to a worker is taking it: its answers must reach this connection.
     if (m.t === "in" && !conn.attached.has(m.id)) this.attach(conn, m.id, w);
     if (m.t === "in") w.write(m.line, conn.gen);
-    else if (m.t === "setState") w.state = m.state;
+    else if (m.t === "setState") {
+      w.state = m.state;
+      // The relay clears its turnId once the turn's end is written (providers/workers.ts recorded).
+      if (!m.state || typeof (m.state as { turnId?: unknown }).turnId !== "string") w.rpc.ack();
+    }
     else if (m.t === "kill") w.kill();
     else if (m.t === "end") w.end();
   }

@@ -6,7 +6,9 @@
 //   one. The answer goes back under the relay's id only to the connection that asked.
 // - A session/prompt opens a turn log: every agent line until its answer, marked delivered
 //   or not. When the asking connection is gone, the answer is kept, and the next attach
-//   replays the log and then hands over the answer as `promptResult`.
+//   replays the log and then hands over the answer as `promptResult`. A delivered answer is
+//   kept too, until the relay's next state says the turn is recorded (`ack`): a relay killed
+//   between receiving the answer and writing the turn's end would otherwise lose the reply.
 // - Requests the agent sent and nobody answered yet are sent again on attach.
 // - Other agent lines while no relay listens are buffered (bounded).
 
@@ -33,6 +35,8 @@ interface Turn {
   params: unknown;
   log: BoundedLines;
   result: { result?: unknown; error?: unknown } | null;
+  /** The connection the answer went to (its own line or promptResult); null: not yet. */
+  handedTo: number | null;
 }
 
 export const BUFFER_BYTES = 8 * 1024 * 1024;
@@ -89,7 +93,8 @@ export class WorkerRpc {
     const t = this.turn;
     if (!t) return null;
     const asker = this.pending.get(t.keeperId);
-    if (t.result || (asker && asker.gen !== currentGen)) return { promptParams: t.params };
+    if (t.result) return t.handedTo === currentGen ? null : { promptParams: t.params };
+    if (asker && asker.gen !== currentGen) return { promptParams: t.params };
     return null;
   }
 
@@ -106,7 +111,7 @@ export class WorkerRpc {
       const k = this.nextId++;
       const prompt = m.method === "session/prompt";
       this.pending.set(k, { gen, relayId: m.id, prompt });
-      if (prompt) this.turn = { keeperId: k, params: m.params, log: new BoundedLines(TURN_LOG_BYTES), result: null };
+      if (prompt) this.turn = { keeperId: k, params: m.params, log: new BoundedLines(TURN_LOG_BYTES), result: null, handedTo: null };
       return JSON.stringify({ ...m, id: k });
     }
     if (hasId(m)) {
@@ -155,7 +160,7 @@ export class WorkerRpc {
     this.pending.delete(k);
     const isTurn = this.turn?.keeperId === k;
     if (to && to.gen === p.gen) {
-      if (isTurn) this.turn = null;
+      if (isTurn) this.turn = { ...this.turn!, result: "error" in m ? { error: m.error } : { result: m.result }, handedTo: to.gen };
       to.send({ t: "out", id: this.id, line: JSON.stringify({ ...m, id: p.relayId }) });
       return;
     }
@@ -167,15 +172,21 @@ export class WorkerRpc {
   private handOverResult(to: Outlet): void {
     const t = this.turn;
     if (!t?.result) return;
-    this.turn = null;
+    t.handedTo = to.gen;
     to.send({ t: "promptResult", id: this.id, response: t.result });
+  }
+
+  /** The relay's state says no turn of its is outstanding on this worker (the turn's end is
+   * in its store): a delivered answer need not be kept for another relay any more. */
+  ack(): void {
+    if (this.turn?.result && this.turn.handedTo !== null) this.turn = null;
   }
 
   /** A connection takes this worker: the running turn's log (all of it, marked), the kept
    * answer, lines buffered meanwhile, then the agent's unanswered requests once more. */
   attach(to: Outlet): void {
     const t = this.turn;
-    if (t && this.pending.get(t.keeperId)?.gen !== to.gen) {
+    if (t && t.handedTo !== to.gen && this.pending.get(t.keeperId)?.gen !== to.gen) {
       for (const x of t.log.items) {
         to.send({ t: "out", id: this.id, line: x.line, replay: true, delivered: x.delivered });
         x.delivered = true;

@@ -107,6 +107,7 @@ export class Relay {
       clock: this.clock,
       pipes: new KeeperPipes(this.dataDir),
       idleMinutes: opts.workerIdleMinutes ?? 10,
+      onPrompt: (turnId) => this.sessions.markPrompted(turnId, this.clock.now()),
       session: (id) => this.sessions.get(id),
       mcpEntry: (s) => (this.toolOffered() ? this.mcpEntry(s) : null),
       busy: (id) => this.sessions.state(id) !== "idle",

@@ -31,8 +31,9 @@ test("SIGKILL and start again: everything committed is there, the running turn e
 
   // A conversation with a turn running at the kill and one queued behind it.
   const busy = await relay.createSession({ title: "busy" });
-  const hang = await relay.api("POST", `/api/sessions/${busy}/messages`, { text: "/hang" });
-  await relay.waitFor(async () => (await relay.session(busy)).state === "running_turn" && workerPids(relay).length >= 2);
+  // Its prompt reached the agent (a turn whose prompt never went out would run again instead).
+  const hang = await relay.api("POST", `/api/sessions/${busy}/messages`, { text: "/reply started\n/hang" });
+  await relay.waitFor(async () => (await relay.session(busy)).inFlight?.text.includes("started") && workerPids(relay).length >= 2);
   const queued = await relay.api("POST", `/api/sessions/${busy}/messages`, { text: "after the restart" });
   assert.equal(queued.status, 201);
 

@@ -189,3 +189,27 @@ test("a worker whose session was deleted while the relay was down is ended at st
   await relay.boot(Number(new URL(relay.url).port));
   await relay.waitFor(() => !alive(pid), SLOW);
 });
+
+test("a turn whose prompt never reached an agent (it waited for room under maxWorkers) runs again after a SIGKILL instead of failing", async () => {
+  await relay.api("PATCH", "/api/settings", { maxWorkers: 1 });
+  try {
+    const busy = await relay.createSession({ title: "Holds the only worker" });
+    const waiting = await relay.createSession({ title: "Waits for room" });
+    await post(busy, "/stream 200 200");
+    await streamed(busy, "chunk 1");
+    const msg = await post(waiting, "/reply ran after the restart");
+    // Running in the store, but its worker is not started: the one slot is taken.
+    await relay.waitFor(async () => ((await relay.session(waiting)).state === "running_turn" ? true : undefined), SLOW);
+    await relay.restart({ samePort: true });
+    // The busy turn was taken back; stop it so the waiting one gets the worker slot.
+    assert.equal((await relay.session(busy)).state, "running_turn");
+    await relay.api("POST", `/api/sessions/${busy}/stop`);
+    const reply = await replyTo(waiting, msg);
+    assert.equal(reply.text, "ran after the restart");
+    const all = (await relay.session(waiting)).messages;
+    assert.equal(all.filter((m: any) => m.role === "agent").length, 1, "one reply, no error before it");
+    assert.ok(!all.some((m: any) => /relay stopped/.test(m.text)), JSON.stringify(all));
+  } finally {
+    await relay.api("PATCH", "/api/settings", { maxWorkers: 8 });
+  }
+});

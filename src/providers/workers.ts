@@ -34,6 +34,8 @@ export interface WorkerEnv {
   /** What a finished turn used, as the agent reported it. */
   onUsage?(provider: string, sessionId: string, usage: Usage): void;
   idleMinutes: number;
+  /** The turn's prompt is about to go to its agent (recorded for recovery after a crash). */
+  onPrompt?(turnId: string): void;
   /** Agent processes at most (setting maxWorkers, contract §9.3). */
   maxWorkers?(): number;
   /** Who holds the agent processes (the keeper); default: the relay's own children. */
@@ -337,6 +339,9 @@ export class Workers {
       };
       slot.onChunk = mine = collect;
       signal.addEventListener("abort", onAbort, { once: true });
+      // In the store before the agent can see it: a turn whose prompt never went out is run
+      // again after a crash (Turns.recover), one that went out is resumed or ends as an error.
+      this.env.onPrompt?.(turn.id);
       // Kept with the process: a relay that starts again mid-prompt resumes this turn.
       slot.worker.turnId = turn.id;
       slot.worker.saveState();

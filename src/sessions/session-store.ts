@@ -41,6 +41,7 @@ export class SessionStore {
       messages: db.prepare("SELECT * FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?"),
       message: db.prepare("SELECT * FROM messages WHERE id = ?"),
       turn: db.prepare("SELECT * FROM turns WHERE id = ?"),
+      markPrompted: db.prepare("UPDATE turns SET prompted_at = ? WHERE id = ?"),
       turnByMessage: db.prepare("SELECT * FROM turns WHERE message_id = ?"),
       activeTurns: db.prepare("SELECT * FROM turns WHERE session_id = ? AND status IN ('queued','running') ORDER BY queued_at, rowid"),
       allActive: db.prepare("SELECT DISTINCT session_id FROM turns WHERE status IN ('queued','running')"),
@@ -110,6 +111,11 @@ export class SessionStore {
 
   turn(id: string): TurnRow | undefined {
     return this.q.turn.get(id) as TurnRow | undefined;
+  }
+
+  /** The turn's prompt goes to its agent now (Turns.recover tells the two cases apart). */
+  markPrompted(turnId: string, at: number): void {
+    this.q.markPrompted.run(at, turnId);
   }
 
   turnByMessage(messageId: string): TurnRow | undefined {

@@ -234,9 +234,14 @@ export class Turns {
   recover(resumable: Map<string, string> = new Map()): string[] {
     const db = this.store.db;
     const running = db.prepare("SELECT * FROM turns WHERE status = 'running'").all() as TurnRow[];
-    const died = running.filter((t) => !(resumable.has(t.id) && this.runner.resume));
+    const lost = running.filter((t) => !(resumable.has(t.id) && this.runner.resume));
+    // A prompt no agent ever saw (its worker was starting, or the turn waited for room under
+    // maxWorkers) is simply run again, in its place in the queue: nothing of it happened yet.
+    const unsent = lost.filter((t) => t.prompted_at == null);
+    const died = lost.filter((t) => t.prompted_at != null);
     const now = this.clock.now();
     db.transaction(() => {
+      for (const t of unsent) db.prepare("UPDATE turns SET status = 'queued', started_at = NULL WHERE id = ? AND status = 'running'").run(t.id);
       for (const t of died) {
         const error = "The relay stopped while this turn was running; the turn did not finish. Send the prompt again if it is still needed.";
         const reply = this.store.addMessage(t.session_id, "agent", `Error: ${error}`, { turnId: t.id, meta: { status: "error", error } });
@@ -244,7 +249,7 @@ export class Turns {
       }
     })();
     for (const t of running) {
-      if (died.includes(t)) continue;
+      if (lost.includes(t)) continue;
       this.launch(t, t.started_at ?? now, (onChunk, signal) => this.runner.resume!(t.session_id, t, onChunk, signal));
     }
     const queued = db.prepare("SELECT DISTINCT session_id FROM turns WHERE status = 'queued'").all() as { session_id: string }[];

@@ -56,6 +56,8 @@ export interface TurnRow {
   error: string | null;
   queued_at: number;
   started_at: number | null;
+  /** When its prompt was handed to the agent (null: the agent never saw it). */
+  prompted_at?: number | null;
   ended_at: number | null;
 }
 

@@ -151,4 +151,7 @@ export const MIGRATIONS: Migration[] = [
   { name: "011-pairing", sql: PAIRING_SQL },
   { name: "011-pairing-moves", sql: PAIRING_MOVES_SQL },
   { name: "012-tasks-pgid", sql: TASKS_PGID_SQL },
+  // When a turn's prompt went to its agent: a turn running at a crash whose prompt never did
+  // (its worker was starting, or waiting for room under maxWorkers) runs again after the start.
+  { name: "013-turns-prompted", sql: "ALTER TABLE turns ADD COLUMN prompted_at INTEGER;" },
 ];

@@ -98,6 +98,9 @@ export class AcpWorker {
   /** The relay turn whose prompt is outstanding (kept with the process for a restart). */
   turnId: string | null = null;
   mcpUrl: string | null = null;
+  /** Set when this relay resumes the worker's running turn (Workers.attachAll): only then
+   * are the keeper's replayed lines taken. */
+  takesReplay = false;
 
   /** `kept`: a worker taken back after a relay restart (its ACP session is open already). */
   constructor(
@@ -152,12 +155,14 @@ export class AcpWorker {
         void this.pipeReady.then((p) => {
           if (!p) return close();
           p.onLine((line, info) => {
-            if (info.replay && !replayed(line, info.delivered)) return;
+            // A replay belongs to the turn this relay resumes; a kept turn it does not resume
+            // (already recorded, or ended) must not leak into the next turn's reply.
+            if (info.replay && (!this.takesReplay || !replayed(line, info.delivered))) return;
             push(line);
           });
           // On the next macrotask: the lines before it have been dispatched by then (reading
           // queued lines and their handlers run on microtasks).
-          p.onPromptResult((response) => setImmediate(() => this.earlierAnswered(response)));
+          p.onPromptResult((response) => setImmediate(() => this.takesReplay && this.earlierAnswered(response)));
           void p.exited.then(close);
         });
       },

@@ -202,6 +202,7 @@ export class Workers {
       if (k.alive) out.sessions.add(session.id);
       if (state.turnId && k.resumable && turn?.id === state.turnId) {
         slot.resuming = { turnId: turn.id, early: "" };
+        slot.worker.takesReplay = true;
         slot.turn = { turnId: turn.id, mode: turn.mode ?? session.mode, log: new ActivityLog() };
         slot.onChunk = (t) => (slot.resuming!.early += t);
         out.resumable.set(turn.id, session.id);

@@ -110,16 +110,18 @@ test("revival keeps the rules: another conversation's token on a live or revived
   assert.equal(JSON.parse(revived.json.result.content[0].text).ok, true);
   const stolen = await rawMcp(relay, tb, read(2), "made-up-by-the-client");
   assert.equal(stolen.status, 403, "a revived id is bound to the token that revived it");
+  assert.equal(stolen.json.error.data.code, "REMOTE_RELAY_FORBIDDEN");
   const live = await rawMcpOpen(relay, ta);
   assert.equal((await rawMcp(relay, tb, read(3), live)).status, 403);
   assert.equal((await rawMcp(relay, null, read(4), "never-seen")).status, 401);
   assert.equal((await rawMcp(relay, "not-a-token", read(5), "never-seen")).status, 401);
   const del = await fetch(`${relay.url}/mcp`, { method: "DELETE", headers: { authorization: `Bearer ${ta}`, "mcp-session-id": "never-seen", "mcp-protocol-version": "2025-06-18" } });
   assert.equal(del.status, 404, "nothing to revive for a DELETE");
+  assert.equal((await del.json()).error.data.code, "REMOTE_RELAY_NOT_FOUND");
   // A GET stream for an unknown id is declined (405: no GET stream) and does not take a slot.
   const get = await fetch(`${relay.url}/mcp`, { headers: { authorization: `Bearer ${ta}`, accept: "text/event-stream", "mcp-session-id": "get-only", "mcp-protocol-version": "2025-06-18" } });
   assert.equal(get.status, 405);
-  await get.body?.cancel();
+  assert.equal((await get.json()).error.data.code, "REMOTE_RELAY_INVALID_INPUT");
   // Body limits come before a revival.
   const huge = await rawMcp(relay, ta, { ...read(6), params: { name: "relay_tool", arguments: { action: "list_relays", pad: "x".repeat(5 * 1024 * 1024) } } }, "big-one");
   assert.equal(huge.status, 413);

@@ -51,12 +51,12 @@ export class McpEndpoint {
     // two requests of one client (its GET stream and a call) never make two transports.
     if (sid && !this.entries.has(sid)) await this.reviving.get(sid)?.catch(() => {});
     let entry = sid ? this.entries.get(sid) : undefined;
-    if (sid && !entry && c.req.method === "DELETE") return c.json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }, 404);
+    if (sid && !entry && c.req.method === "DELETE") return c.json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found", data: { code: "REMOTE_RELAY_NOT_FOUND" } }, id: null }, 404);
     // A GET stream (server-initiated messages: this server sends none outside a call's own
     // stream) is not worth reviving a session for: the SDK client reopens it ~1 s after an
     // eviction closed it, which would evict the next one, round and round. 405 is the
     // spec's "no GET stream here", which clients take quietly; a POST revives the session.
-    if (sid && !entry && c.req.method === "GET") return c.json({ jsonrpc: "2.0", error: { code: -32000, message: "No GET stream for this MCP session: POST requests take it up again." }, id: null }, 405, { allow: "POST, DELETE" });
+    if (sid && !entry && c.req.method === "GET") return c.json({ jsonrpc: "2.0", error: { code: -32000, message: "No GET stream for this MCP session: POST requests take it up again.", data: { code: "REMOTE_RELAY_INVALID_INPUT" } }, id: null }, 405, { allow: "POST, DELETE" });
     if (entry && entry.callerId !== caller.id) return this.notYours(c);
     if (entry) entry.lastUsed = ++this.tick;
     let body: Awaited<ReturnType<McpEndpoint["readBody"]>>;
@@ -125,7 +125,7 @@ export class McpEndpoint {
   }
 
   private notYours(c: Context): Response {
-    return c.json({ jsonrpc: "2.0", error: { code: -32001, message: "This MCP session belongs to another conversation's token. Nothing was done." }, id: null }, 403);
+    return c.json({ jsonrpc: "2.0", error: { code: -32001, message: "This MCP session belongs to another conversation's token. Nothing was done.", data: { code: "REMOTE_RELAY_FORBIDDEN" } }, id: null }, 403);
   }
 
   /** Reads a POST body once. Tool arguments that are not an object are wrapped so they reach

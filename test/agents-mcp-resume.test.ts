@@ -55,6 +55,7 @@ test("Claude Code: a turn calls relay_tool, the relay is SIGKILLed and comes bac
   const env = agentRelayEnv(["claude"], { ANTHROPIC_BASE_URL: fake.baseUrl });
   const relay = await TestRelay.start({ env, settings: { claudeApiKey: "sk-owner-key" } });
   closers.push(() => relay.stop());
+  await availableProvider(relay, "claude-api");
   const session = await createSession(relay, { provider: "claude-api", title: "Across a restart" });
   const first = await say(relay, session, plan("before"));
   assert.notEqual(first.meta?.status, "error", first.text);
@@ -103,6 +104,7 @@ test("Grok: the same across a restart on the same port", { skip: missingCli("gro
   closers.push(() => fake.close());
   const relay = await TestRelay.start({ env: agentRelayEnv(["grok"], { OAR_GROK_BASE_URL: fake.baseUrl }), settings: { xaiApiKey: "test-key" } });
   closers.push(() => relay.stop());
+  await availableProvider(relay, "grok");
   const session = await createSession(relay, { provider: "grok", title: "Across a restart" });
   const first = await say(relay, session, plan("before"));
   assert.notEqual(first.meta?.status, "error", first.text);
@@ -118,6 +120,7 @@ test("Claude Code: its MCP session evicted at the maxMcpSessions cap, its next r
   const env = agentRelayEnv(["claude"], { ANTHROPIC_BASE_URL: fake.baseUrl, OAR_MCP_SESSIONS_MAX: "1" });
   const relay = await TestRelay.start({ env, settings: { claudeApiKey: "sk-owner-key" } });
   closers.push(() => relay.stop());
+  await availableProvider(relay, "claude-api");
   const session = await createSession(relay, { provider: "claude-api", title: "Evicted" });
   const helper = await relay.createSession({ title: "Helper" });
   const first = await say(relay, session, plan("before"));
@@ -145,6 +148,7 @@ test("Copilot: the same across a restart on the same port", { skip: missingCli("
   const offline = { COPILOT_OFFLINE: "true", COPILOT_PROVIDER_BASE_URL: fake.baseUrl, COPILOT_PROVIDER_API_KEY: "test-key", COPILOT_MODEL: "gpt-5.4-mini" };
   const relay = await TestRelay.start({ env: agentRelayEnv(["copilot"], offline) });
   closers.push(() => relay.stop());
+  await availableProvider(relay, "copilot");
   const session = await createSession(relay, { provider: "copilot", model: "gpt-5.4", title: "Across a restart" });
   const first = await say(relay, session, plan("before"));
   assert.notEqual(first.meta?.status, "error", first.text);
@@ -167,4 +171,14 @@ async function askAgainAfterRestart(relay: TestRelay, fake: { reset(): void }, s
   assert.notEqual(second.meta?.status, "error", second.text);
   assert.deepEqual(keptPids(relay), pids, "the same agent process ran the turn");
   assert.match(second.text, /step 1: sessions=\d+/, second.text);
+}
+
+/** The provider's key is saved just after start, so the probe at start may have run without it
+ * (saving it probes again): wait until the relay says it is available. */
+async function availableProvider(relay: TestRelay, id: string): Promise<void> {
+  let last: any;
+  await relay.waitFor(async () => {
+    last = (await relay.api("GET", "/api/providers")).json.providers.find((x: any) => x.id === id);
+    return last?.available && last.checkedAt && !last.checking ? last : undefined;
+  }, TURN_MS).catch(() => assert.fail(`${id} not available: ${last?.reason}`));
 }

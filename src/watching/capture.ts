@@ -65,7 +65,7 @@ export class Capture {
       const e: NewEvent = {
         key: h.key, type: h.type, sessionId: h.sessionId, turnId: h.turnId ?? null, line: h.line, urgent, subs: subs.map((s) => s.id), at: h.at,
         state: ready ? "ready" : "held", hold: urgent ? null : r.hold, holdSub: urgent || !r.hold ? null : r.sub.id,
-        releaseAt: ready ? null : r.at, echo, keep,
+        releaseAt: ready ? null : r.at, echo, keep, seq: this.delivery.nextSeq(),
       };
       this.wb.push(() => this.delivery.add(watcher, e));
       // A one-time subscription ends at once; its event still obeys its digest and quiet hours.

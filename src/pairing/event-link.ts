@@ -15,9 +15,31 @@ import { movesTold, pendingMoves, successor } from "./compaction.ts";
 // rows of the local watcher: digests, quiet hours, gathering and wake caps apply here. A
 // SIGKILL before that commit fetches them again; after it, the cursor says they are here.
 // The same loop keeps `online` and `version` of each paired relay current.
+//
+// A relay that stops answering is asked again every 250 ms for the first minute (a restart,
+// an upgrade), then every second (a refused connection costs next to nothing), so its return
+// is noticed within a fraction of a second. The first request after a failure, and every one
+// while the link is down, asks not to be held (wait=0): the relay answers at once with what
+// it kept, and link_restored is written with it; what happens there from then on is live.
+// (What it kept until this relay reached it again is replayed, also an event of the first
+// moments after its return: no clock is shared to tell them apart.)
 
 const POLL_SECONDS = 25;
+/** Retries while the other relay does not answer at all: soon after it went, and later. */
+const OFFLINE_RETRY_MS = 250;
+const LONG_OFFLINE_RETRY_MS = 1_000;
+/** About a minute of quick retries (more when each attempt waits for its connect timeout). */
+const QUICK_RETRIES = 240;
+/** Retries after a refused credential or an answer that was not an event batch. */
 const MAX_BACKOFF_MS = 30_000;
+
+/** REMOTE_RELAY_OFFLINE because the other relay did not answer at all (not an answer that
+ * was refused or malformed): the link asks again soon (Pairing.call throws it). */
+export class PeerOffline extends RelayError {
+  constructor(message: string) {
+    super("REMOTE_RELAY_OFFLINE", message);
+  }
+}
 
 interface Loop {
   abort: AbortController;
@@ -96,8 +118,9 @@ export class EventLink {
       // Conversations compacted here: that relay gives their stand-ins to the new ones.
       const moves = pendingMoves(this.relay, row.name);
       const moved = moves.map((m) => `${m.from}>${m.to}`).join(",");
+      const wait = failures || row.link_lost_at != null ? 0 : POLL_SECONDS;
       try {
-        const res = await this.pairing.call(row, "GET", `/peer/v1/events?after=${row.event_cursor}&wait=${POLL_SECONDS}&subs=${subs.join(",")}&ended=${ended.join(",")}${moved ? `&moved=${encodeURIComponent(moved)}` : ""}`, undefined, {
+        const res = await this.pairing.call(row, "GET", `/peer/v1/events?after=${row.event_cursor}&wait=${wait}&subs=${subs.join(",")}&ended=${ended.join(",")}${moved ? `&moved=${encodeURIComponent(moved)}` : ""}`, undefined, {
           timeoutMs: (POLL_SECONDS + 15) * 1000, signal: l.abort.signal,
         });
         if (l.stopped) return;
@@ -116,8 +139,10 @@ export class EventLink {
           this.lost(row);
         }
         failures++;
-        const wait = code === "REMOTE_RELAY_AUTH" ? MAX_BACKOFF_MS : Math.min(500 * 2 ** Math.min(failures, 6), MAX_BACKOFF_MS);
-        await new Promise((r) => setTimeout(r, wait).unref());
+        const pause = err instanceof PeerOffline ? (failures <= QUICK_RETRIES ? OFFLINE_RETRY_MS : LONG_OFFLINE_RETRY_MS)
+          : code === "REMOTE_RELAY_AUTH" ? MAX_BACKOFF_MS : Math.min(500 * 2 ** Math.min(failures, 6), MAX_BACKOFF_MS);
+        // Real time: this paces the link, it is not a relay timer.
+        await new Promise((r) => setTimeout(r, pause).unref());
       }
     }
   }

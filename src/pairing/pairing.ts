@@ -9,7 +9,7 @@ import { mentions } from "./mentions.ts";
 import { PeerUnreachable, peerRequest, type PeerResponse } from "./peer-http.ts";
 import { parseOrigin, type Origin } from "./origin.ts";
 import type { RemoteContext } from "./remote-context.ts";
-import { EventLink } from "./event-link.ts";
+import { EventLink, PeerOffline } from "./event-link.ts";
 import { PeerOutbox } from "./outbox.ts";
 import { RemoteWaits } from "./remote-waits.ts";
 import { RemoteInbox } from "./remote-inbox.ts";
@@ -161,7 +161,7 @@ export class Pairing {
     } catch (err) {
       if (err instanceof PeerUnreachable && err.aborted) throw new RelayError("REMOTE_RELAY_OFFLINE", `The call to relay "${row.name}" was cancelled. ${tail}`);
       this.markOnline(row.name, null, false);
-      throw new RelayError("REMOTE_RELAY_OFFLINE", `Paired relay "${row.name}" (${row.url}) is not answering (${(err as Error).message}). ${tail}`);
+      throw new PeerOffline(`Paired relay "${row.name}" (${row.url}) is not answering (${(err as Error).message}). ${tail}`);
     }
     if (res.status === 401) {
       this.markOnline(row.name, res.version, true);

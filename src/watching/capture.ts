@@ -74,8 +74,9 @@ export class Capture {
       touched.push(watcher);
     }
     // Only turns, tasks and questions can be found again at start-up (recovery.ts): the rest
-    // must not wait in the batch.
-    if (!RECOVERABLE.has(h.type)) this.wb.flush();
+    // must not wait in the batch. Nor do events for watchers on paired relays: the held
+    // event-link request is answered the moment their outbox row is written.
+    if (!RECOVERABLE.has(h.type) || touched.some((w) => w.startsWith("rmt_"))) this.wb.flush();
     return touched;
   }
 

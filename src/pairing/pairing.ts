@@ -6,7 +6,7 @@ import { checkRelayUrl } from "./url-check.ts";
 import { PairingStore, isRemoteCallerId, type RelayRow } from "./store.ts";
 import { AGENTS_MAY, type AgentsMay } from "./levels.ts";
 import { mentions } from "./mentions.ts";
-import { PeerUnreachable, peerRequest, type PeerResponse } from "./peer-http.ts";
+import { PeerAnswerTooLarge, PeerUnreachable, answerLimitBytes, peerRequest, type PeerResponse } from "./peer-http.ts";
 import { parseOrigin, type Origin } from "./origin.ts";
 import type { RemoteContext } from "./remote-context.ts";
 import { EventLink } from "./event-link.ts";
@@ -66,6 +66,7 @@ export class Pairing {
     try {
       res = await peerRequest(url.toString(), "POST", "/peer/v1/pair", {
         body: { token: body.token.trim(), name: this.relay.name }, version: this.relay.version, name: this.relay.name, timeoutMs: 15_000,
+        maxBytes: this.answerLimit(),
       });
     } catch (err) {
       throw new RelayError("REMOTE_RELAY_OFFLINE", `Relay at ${url.origin} did not answer (${(err as Error).message}). ${tail}`);
@@ -151,8 +152,12 @@ export class Pairing {
     const tail = opts.tail ?? "Nothing was done.";
     let res: PeerResponse;
     try {
-      res = await peerRequest(row.url, method, path, { credential: row.credential, body, version: this.relay.version, name: this.relay.name, timeoutMs: opts.timeoutMs, signal: opts.signal });
+      res = await peerRequest(row.url, method, path, {
+        credential: row.credential, body, version: this.relay.version, name: this.relay.name, timeoutMs: opts.timeoutMs, maxBytes: this.answerLimit(), signal: opts.signal,
+      });
     } catch (err) {
+      // It answered, but more than an answer may hold: refused, and it stays as online as it was.
+      if (err instanceof PeerAnswerTooLarge) throw new RelayError("REMOTE_RELAY_OFFLINE", `Paired relay "${row.name}" answered with more than ${err.limit} bytes; the answer was dropped. ${tail}`);
       if (err instanceof PeerUnreachable && err.aborted) throw new RelayError("REMOTE_RELAY_OFFLINE", `The call to relay "${row.name}" was cancelled. ${tail}`);
       this.markOnline(row.name, null, false);
       throw new RelayError("REMOTE_RELAY_OFFLINE", `Paired relay "${row.name}" (${row.url}) is not answering (${(err as Error).message}). ${tail}`);
@@ -166,6 +171,11 @@ export class Pairing {
     }
     this.markOnline(row.name, res.version, true);
     return res;
+  }
+
+  /** The most one peer answer may hold (peer-http.ts answerLimitBytes). */
+  private answerLimit(): number {
+    return answerLimitBytes(this.relay.settings.get().maxBodyMb);
   }
 
   /** When each relay's state was last written: a call that changes nothing writes nothing

@@ -13,6 +13,7 @@ import { EventLink } from "./event-link.ts";
 import { PeerOutbox } from "./outbox.ts";
 import { RemoteWaits } from "./remote-waits.ts";
 import { RemoteInbox } from "./remote-inbox.ts";
+import { StandIns } from "./stand-ins.ts";
 
 /** The paired-relays domain (seed §1, §5, §6; contract §5.6), wired once into the relay. */
 export class Pairing {
@@ -23,6 +24,7 @@ export class Pairing {
   readonly outbox: PeerOutbox;
   readonly waits: RemoteWaits;
   readonly inbox: RemoteInbox;
+  readonly standIns: StandIns;
 
   constructor(private relay: Relay) {
     this.store = new PairingStore(relay.db, relay.clock);
@@ -30,6 +32,7 @@ export class Pairing {
     this.outbox = new PeerOutbox(relay, this.store);
     this.waits = new RemoteWaits(relay);
     this.inbox = new RemoteInbox(relay);
+    this.standIns = new StandIns(relay.db, this.store);
   }
 
   start(): void {
@@ -122,19 +125,23 @@ export class Pairing {
     this.link.changed();
   }
 
-  /** `name` may call this relay no more: what its conversations set up here ends. */
+  /** Pairings under `name` (or only the one with that id) may call this relay no more: what
+   * their conversations set up here ends. Each pairing owns what came through it; another
+   * pairing under the same name keeps its own. */
   endIncoming(name: string, id?: string): void {
-    this.store.removeClient(name, id);
-    // Another pairing of the same relay keeps what its conversations set up.
-    if (this.store.client(name)) return;
-    const callers = this.store.remoteCallersOf(name).map((r) => r.id);
-    const watch = this.relay.watch;
-    const subs = callers.flatMap((id) => watch.subs.ofWatcher(id).map((s) => s.id));
-    if (subs.length) watch.end(subs, "unpaired");
-    if (callers.length) {
-      const marks = callers.map(() => "?").join(",");
-      this.relay.db.prepare(`UPDATE questions SET status = 'ended', ended_at = ? WHERE asked_by IN (${marks}) AND status = 'pending'`).run(this.relay.clock.now(), ...callers);
-      this.relay.db.prepare(`DELETE FROM peer_outbox WHERE client = ?`).run(name);
+    const ended = id ? [this.store.clientById(id)].filter((c) => !!c) : this.store.clientsNamed(name);
+    for (const client of ended) {
+      this.store.removeClient(client.name, client.id);
+      const callers = this.store.remoteCallersOf(client.id).map((r) => r.id);
+      const watch = this.relay.watch;
+      const subs = callers.flatMap((id) => watch.subs.ofWatcher(id).map((s) => s.id));
+      if (subs.length) watch.end(subs, "unpaired");
+      if (callers.length) {
+        const marks = callers.map(() => "?").join(",");
+        this.relay.db.prepare(`UPDATE questions SET status = 'ended', ended_at = ? WHERE asked_by IN (${marks}) AND status = 'pending'`).run(this.relay.clock.now(), ...callers);
+      }
+      this.relay.db.prepare(`DELETE FROM peer_outbox WHERE pairing = ?`).run(client.id);
+      this.standIns.forget(client.id);
     }
   }
 
@@ -242,7 +249,7 @@ export class Pairing {
   remoteTitle(id: string): string | null {
     if (!isRemoteCallerId(id)) return null;
     const r = this.store.remoteCallerById(id);
-    return r ? `${r.title} (relay ${r.client})` : null;
+    return r ? `${r.title} (relay ${r.relay})` : null;
   }
 }
 

@@ -101,7 +101,8 @@ export function peerApi(relay: Relay): Hono<Env> {
   app.get("/events", async (c) => {
     const after = Number(c.req.query("after") ?? 0);
     const wait = Math.min(Math.max(Number(c.req.query("wait") ?? 0), 0), 30);
-    const client = c.get("client").name;
+    // Everything here is the pairing's own, not its name's (issue 18).
+    const client = c.get("client").id;
     const subs = (c.req.query("subs") ?? "").split(",").filter(Boolean);
     const ended = (c.req.query("ended") ?? "").split(",").filter(Boolean).slice(0, 200);
     if (ended.length) pairing.outbox.endUnsubscribed(client, ended);

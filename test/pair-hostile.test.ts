@@ -10,6 +10,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { TestRelay, freePort } from "./helpers/relay-process.ts";
 import { HandPeer, OAR_VERSION } from "./helpers/pairing.ts";
+import { chunkedPost } from "./helpers/raw-http.ts";
 
 let a: TestRelay;
 let b: TestRelay;
@@ -205,47 +206,13 @@ test("stand-ins: a refused call makes none; one pairing holds at most 100, then 
   assert.deepEqual(standIns(b), [], "unpaired: stand-ins that hold nothing go");
 });
 
-/** Sends `mb` MB as a chunked body (no Content-Length), ends it, and reads the answer. */
-function chunkedPost(relay: TestRelay, path: string, headers: Record<string, string>, mb: number): Promise<{ status: number; json: any }> {
-  const u = new URL(relay.url);
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    const req = request({ host: u.hostname, port: u.port, method: "POST", path, agent: false, headers: { ...headers, "content-type": "application/json", "transfer-encoding": "chunked" } }, (res) => {
-      answered = true;
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (d) => (text += d));
-      res.on("end", () => {
-        req.destroy();
-        let json: any = text;
-        try {
-          json = JSON.parse(text);
-        } catch {}
-        resolve({ status: res.statusCode!, json });
-      });
-    });
-    req.on("error", (e) => (answered ? undefined : reject(e)));
-    const chunk = Buffer.alloc(256 * 1024, "a");
-    let sent = 0;
-    req.write('{"answer":"');
-    const pump = () => {
-      while (!answered && sent < mb * 1024 * 1024) {
-        sent += chunk.length;
-        if (!req.write(chunk)) return void req.once("drain", pump);
-      }
-      if (!answered) req.end('"}');
-    };
-    pump();
-  });
-}
-
 test("every /peer/v1 route holds to maxBodyMb: a body over it is a coded 413, chunked or declared", async () => {
   const peer = await HandPeer.pair(b, "bulky");
   const auth = { authorization: `Bearer ${peer.credential}`, "oar-version": OAR_VERSION };
   try {
     // bbox allows 1 MB: 3 MB sent in chunks, then the body ends.
     for (const path of ["/peer/v1/questions/ask_x", "/peer/v1/call", "/peer/v1/pair"]) {
-      const r = await chunkedPost(b, path, auth, 3);
+      const r = await chunkedPost(b.url, path, auth, { mb: 3, end: true, prefix: '{"answer":"' });
       assert.equal(r.status, 413, `${path}: ${JSON.stringify(r.json)}`);
       assert.equal(r.json.code, "REMOTE_RELAY_INVALID_INPUT", path);
       assert.match(r.json.error, /larger than 1048576 bytes.*Nothing was done\./);

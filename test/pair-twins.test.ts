@@ -11,7 +11,7 @@ import Database from "better-sqlite3";
 import { MIGRATIONS } from "../src/store/migrations.ts";
 import { TestRelay } from "./helpers/relay-process.ts";
 import { OAR_VERSION, eventTexts, pair } from "./helpers/pairing.ts";
-import { decide, tool, toolResults, waitCard } from "./helpers/control-helpers.ts";
+import { agentTool } from "./helpers/core-helpers.ts";
 
 let b: TestRelay;
 let twins: TestRelay[] = [];
@@ -21,18 +21,12 @@ before(async () => {
 });
 after(() => Promise.all([b, ...twins].map((r) => r?.stop())));
 
-/** A conversation on `a` that subscribes (on a card the owner allows) to `target` on bbox. */
+/** A conversation on `a` that subscribes (on the card the owner allows) to `target` on bbox. */
 async function watcher(a: TestRelay, target: string): Promise<string> {
   const conv = await a.createSession({ title: "Watcher" });
   await a.say(conv, "watch bbox");
-  const r = await a.api("POST", `/api/sessions/${conv}/messages`, { text: tool({ action: "subscribe", relay: "bbox", sessions: [target], events: ["turn_end"] }) });
-  await decide(a, (await waitCard(a, conv)).id, "allow");
-  const reply = await a.waitFor(async () => {
-    const s = await a.session(conv);
-    const i = s.messages.findIndex((m: any) => m.id === r.json.message_id);
-    return s.state !== "running_turn" && i >= 0 ? s.messages.slice(i + 1).find((m: any) => m.role === "agent") : undefined;
-  });
-  assert.equal(toolResults(reply)[0].ok, true, JSON.stringify(toolResults(reply)));
+  const sub = await agentTool(a, conv, { action: "subscribe", relay: "bbox", sessions: [target], events: ["turn_end"] });
+  assert.equal(sub.ok, true, JSON.stringify(sub));
   return conv;
 }
 

@@ -164,6 +164,12 @@ test("one relay per data folder: a second start is refused naming the first and 
     assert.match(none.out, new RegExp(`^oar: No relay runs on the data folder ${escape(first.dataDir)}\\. Start one: oar start --data `, "m"));
     const restored = await oar(["restore", file, "--data", first.dataDir]);
     assert.equal(restored.code, 0, restored.out);
+    // A relay of an OAR from before the lock holds none: relay.pid naming a live process whose
+    // port answers as OAR (here: the other relay's) still stops a restore.
+    writeFileSync(pidFile, JSON.stringify({ ...JSON.parse(pidBefore), pid: process.pid, port: Number(new URL(relay.url).port) }) + "\n");
+    const older = await oar(["restore", file, "--data", first.dataDir]);
+    assert.equal(older.code, 1, older.out);
+    assert.match(older.out, new RegExp(`A relay holds this data folder: relay "desk" \\(OAR 0\\.9\\.19, pid ${process.pid}\\) at ${escape(relay.url)}\\. Stop it first`));
     await first.boot();
     assert.equal(JSON.parse(readFileSync(pidFile, "utf8")).pid, first.proc.pid);
     assert.equal((await oar(["url", "--data", first.dataDir])).out.trim(), `${first.url}/#token=${first.token}`);

@@ -3,7 +3,7 @@ import { chmodSync, closeSync, existsSync, fchmodSync, linkSync, lstatSync, open
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
 import { lockDataDir } from "./folder-lock.ts";
-import { describeHolder, runningRelay } from "./pid-file.ts";
+import { describeHolder, runningRelay, unlockedRelay, type FolderHolder } from "./pid-file.ts";
 import { FILE_MODE, secureDataDir, touchPrivate } from "./data-dir.ts";
 
 // `oar backup FILE` and `oar restore FILE` (contract §9.3). The backup uses SQLite's online
@@ -98,17 +98,20 @@ export async function restore(dataDir: string, file: string): Promise<{ kept: st
   checkStore(src);
   // Held while the store is replaced: a relay starting meanwhile is refused.
   const lock = lockDataDir(dataDir);
-  if (!lock) {
-    const holder = await runningRelay(dataDir);
-    const who = holder ? describeHolder(holder) : "another oar process";
-    const stop = holder?.pid ? `systemctl --user stop oar, Ctrl-C, or kill ${holder.pid}` : "wait for it to end";
-    throw new Error(`A relay holds this data folder: ${who}. Stop it first (${stop}), then restore. Nothing was restored.`);
-  }
+  if (!lock) throw refusal(await runningRelay(dataDir));
   try {
+    const older = await unlockedRelay(dataDir);
+    if (older) throw refusal(older);
     return await replaceStore(dataDir, src);
   } finally {
     lock.release();
   }
+}
+
+function refusal(holder: FolderHolder | null): Error {
+  const who = holder ? describeHolder(holder) : "another oar process";
+  const stop = holder?.pid ? `systemctl --user stop oar, Ctrl-C, or kill ${holder.pid}` : "wait for it to end";
+  return new Error(`A relay holds this data folder: ${who}. Stop it first (${stop}), then restore. Nothing was restored.`);
 }
 
 async function replaceStore(dataDir: string, src: string): Promise<{ kept: string | null }> {

@@ -85,6 +85,16 @@ export async function runningRelay(dataDir: string): Promise<FolderHolder | null
   return { pid: info.pid, port: info.port, url, name: health?.name ?? null, version: health?.version ?? null };
 }
 
+/** A relay serving this folder without its lock: one started by an OAR from before the lock
+ * (an upgrade while it runs). relay.pid names a live process, and its port answers as OAR. */
+export async function unlockedRelay(dataDir: string): Promise<FolderHolder | null> {
+  const info = readPidFile(dataDir);
+  if (!info || !processAlive(info.pid)) return null;
+  const url = localUrl(info.host, info.port);
+  const health = await askHealth(url);
+  return health ? { pid: info.pid, port: info.port, url, ...health } : null;
+}
+
 /** `relay "desk" (OAR 0.9.19, pid 4242) at http://127.0.0.1:7420`, as far as it is known. */
 export function describeHolder(h: FolderHolder): string {
   if (h.pid === null) return "another oar process (a relay still starting, or `oar restore`)";

@@ -4,8 +4,7 @@
 // decrypted.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { card, NotifyKit } from "./helpers/notify-kit.ts";
-import { PushService } from "./helpers/push-service.ts";
+import { card, type NotifyKit, withPush } from "./helpers/notify-kit.ts";
 import { RelayError } from "../src/core/errors.ts";
 
 const T0 = Date.now();
@@ -20,39 +19,33 @@ const refused = (fn: () => void, words: RegExp) =>
       e.message.endsWith("Nothing was decided."),
   );
 
-async function twoCards() {
-  const push = await PushService.start();
-  const kit = NotifyKit.open({ at: T0 });
-  kit.notify.subscriptions.add(push.subscribe());
-  kit.notifier.raise(card("card_a", "ses_1", "Demo"));
-  await kit.advance(60_000);
-  kit.notifier.raise(card("card_b", "ses_2", "Other"));
-  const [a, b] = (await push.received(2)).map((m) => m.payload.card.actionToken as string);
-  const used = () => kit.db.prepare("SELECT card_id, used_at FROM action_tokens ORDER BY card_id").all();
-  const done = async () => {
-    kit.close();
-    await push.close();
-  };
-  return { push, kit, a, b, used, done };
+/** Two card pushes received (card_a at T0, card_b a minute later) and their tokens. */
+function withTwoCards(
+  fn: (h: { kit: NotifyKit; a: string; b: string; used: () => unknown[] }) => Promise<void>,
+): Promise<void> {
+  return withPush(async ({ push, kit }) => {
+    kit.notify.subscriptions.add(push.subscribe());
+    kit.notifier.raise(card("card_a", "ses_1", "Demo"));
+    await kit.advance(60_000);
+    kit.notifier.raise(card("card_b", "ses_2", "Other"));
+    const [a, b] = (await push.received(2)).map((m) => m.payload.card.actionToken as string);
+    const used = () => kit.db.prepare("SELECT card_id, used_at FROM action_tokens ORDER BY card_id").all();
+    await fn({ kit, a, b, used });
+  }, T0);
 }
 
-test("a token acts on its own card once; a second use changes nothing", async () => {
-  const { kit, a, used, done } = await twoCards();
-  try {
+test("a token acts on its own card once; a second use changes nothing", () =>
+  withTwoCards(async ({ kit, a, used }) => {
     kit.notify.tokens.verifyAndConsume("card_a", a);
     refused(() => kit.notify.tokens.verifyAndConsume("card_a", a), /already acted on/);
     assert.deepEqual(used(), [
       { card_id: "card_a", used_at: T0 + 60_000 },
       { card_id: "card_b", used_at: null },
     ]);
-  } finally {
-    await done();
-  }
-});
+  }));
 
-test("another card's token, an unknown one or one that is not text changes nothing", async () => {
-  const { kit, a, b, used, done } = await twoCards();
-  try {
+test("another card's token, an unknown one or one that is not text changes nothing", () =>
+  withTwoCards(async ({ kit, a, b, used }) => {
     refused(() => kit.notify.tokens.verifyAndConsume("card_a", b), /does not act on card card_a/);
     refused(() => kit.notify.tokens.verifyAndConsume("card_b", a), /does not act on card card_b/);
     refused(() => kit.notify.tokens.verifyAndConsume("card_a", "made-up-token"), /does not act on card card_a/);
@@ -65,14 +58,10 @@ test("another card's token, an unknown one or one that is not text changes nothi
     // Both still work for their own cards afterwards.
     kit.notify.tokens.verifyAndConsume("card_a", a);
     kit.notify.tokens.verifyAndConsume("card_b", b);
-  } finally {
-    await done();
-  }
-});
+  }));
 
-test("a token expires an hour after its notification, on the relay clock", async () => {
-  const { kit, a, b, used, done } = await twoCards();
-  try {
+test("a token expires an hour after its notification, on the relay clock", () =>
+  withTwoCards(async ({ kit, a, b, used }) => {
     // card_a's notification went out at T0, card_b's at T0 + 60 s.
     await kit.advance(3_600_000 - 60_000 - 1);
     kit.notify.tokens.verifyAndConsume("card_a", a); // the last millisecond of its hour
@@ -82,15 +71,10 @@ test("a token expires an hour after its notification, on the relay clock", async
       { card_id: "card_a", used_at: T0 + 3_600_000 - 1 },
       { card_id: "card_b", used_at: null },
     ]);
-  } finally {
-    await done();
-  }
-});
+  }));
 
-test("a push retried after a restart carries a new token for the same card, and one use spends both", async () => {
-  const push = await PushService.start();
-  const kit = NotifyKit.open({ at: T0 });
-  try {
+test("a push retried after a restart carries a new token for the same card, and one use spends both", () =>
+  withPush(async ({ push, kit }) => {
     const [s1, s2] = [push.subscribe(), push.subscribe()];
     kit.notify.subscriptions.add(s1);
     kit.notify.subscriptions.add(s2);
@@ -106,8 +90,4 @@ test("a push retried after a restart carries a new token for the same card, and 
     assert.notEqual(second.payload.card.actionToken, first.payload.card.actionToken);
     kit.notify.tokens.verifyAndConsume("card_a", second.payload.card.actionToken);
     refused(() => kit.notify.tokens.verifyAndConsume("card_a", first.payload.card.actionToken), /already acted on/);
-  } finally {
-    kit.close();
-    await push.close();
-  }
-});
+  }, T0));

@@ -11,19 +11,20 @@ import { questionNeed, turnNeed } from "../src/notify/needs.ts";
 const T0 = Date.parse("2026-03-02T12:00:00.000Z");
 const SECRET = "hook-secret-5f1c";
 
-async function setup(at = T0) {
+/** A kit delivering to a signed webhook receiver, both closed after `fn`. */
+async function withHook(fn: (h: { hook: WebhookReceiver; kit: NotifyKit }) => Promise<void>, at = T0): Promise<void> {
   const hook = await WebhookReceiver.start(SECRET);
   const kit = NotifyKit.open({ at, settings: { webPush: false, webhookUrl: hook.url, webhookSecret: SECRET } });
-  const done = async () => {
+  try {
+    await fn({ hook, kit });
+  } finally {
     kit.close();
     await hook.close();
-  };
-  return { hook, kit, done };
+  }
 }
 
-test("the first need goes out at once; the two raised within 30 s go out as one notification at its end", async () => {
-  const { hook, kit, done } = await setup();
-  try {
+test("the first need goes out at once; the two raised within 30 s go out as one notification at its end", () =>
+  withHook(async ({ hook, kit }) => {
     assert.equal(kit.notifier.raise(card("card_a", "ses_1", "Demo one", "rm -rf everything please")), true);
     const [first] = await hook.received(1);
     assert.deepEqual(first.json, {
@@ -66,14 +67,10 @@ test("the first need goes out at once; the two raised within 30 s go out as one 
     kit.notifier.raise(card("card_d", "ses_1", "Demo one"));
     const [, , third] = await hook.received(3);
     assert.equal(third.json.type, "card");
-  } finally {
-    await done();
-  }
-});
+  }));
 
-test("a need is notified once: raised again, or again after it went out, nothing more is sent", async () => {
-  const { hook, kit, done } = await setup();
-  try {
+test("a need is notified once: raised again, or again after it went out, nothing more is sent", () =>
+  withHook(async ({ hook, kit }) => {
     assert.equal(kit.notifier.raise(card("card_a", "ses_1", "Demo")), true);
     await hook.received(1);
     assert.equal(kit.notifier.raise(card("card_a", "ses_1", "Demo")), false);
@@ -82,14 +79,10 @@ test("a need is notified once: raised again, or again after it went out, nothing
     await kit.advance(3_600_000);
     assert.equal(hook.http.requests.length, 1);
     assert.equal(kit.count("notify_notifications"), 1);
-  } finally {
-    await done();
-  }
-});
+  }));
 
-test("a card decided or expired before its notification is due is not notified", async () => {
-  const { hook, kit, done } = await setup();
-  try {
+test("a card decided or expired before its notification is due is not notified", () =>
+  withHook(async ({ hook, kit }) => {
     kit.notifier.raise(card("card_a", "ses_1", "Demo"));
     await hook.received(1);
     await kit.advance(5_000);
@@ -113,15 +106,11 @@ test("a card decided or expired before its notification is due is not notified",
     const [, , f] = await hook.received(3);
     assert.equal(f.json.type, "card");
     assert.equal(f.json.session, "ses_4");
-  } finally {
-    await done();
-  }
-});
+  }));
 
 test("inside quiet hours everything waits for their end, then goes out as one", async () => {
   const at = Date.parse("2026-03-02T23:00:00.000Z");
-  const { hook, kit, done } = await setup(at);
-  try {
+  await withHook(async ({ hook, kit }) => {
     kit.set({ quietHours: { from: "22:00", to: "07:00", tz: "Europe/Berlin" } }); // 23:00 UTC is 00:00 in Berlin
     kit.notifier.raise(card("card_a", "ses_1", "Demo"));
     await kit.advance(10 * 60_000);
@@ -151,14 +140,11 @@ test("inside quiet hours everything waits for their end, then goes out as one", 
     assert.equal(hook.http.requests.length, 1);
     kit.set({ quietHours: null });
     await hook.received(2);
-  } finally {
-    await done();
-  }
+  }, at);
 });
 
-test("what needs the owner: an owner's turn failing, finishing only with turnsDone; an agent's turn never", async () => {
-  const { hook, kit, done } = await setup();
-  try {
+test("what needs the owner: an owner's turn failing, finishing only with turnsDone; an agent's turn never", () =>
+  withHook(async ({ hook, kit }) => {
     assert.equal(
       turnNeed({ turnId: "t1", sessionId: "ses_1", status: "error", byOwner: false, error: "x" }, "Demo", true),
       null,
@@ -178,14 +164,10 @@ test("what needs the owner: an owner's turn failing, finishing only with turnsDo
     assert.equal(kit.notifier.raise(finished), true);
     const [e] = await hook.received(1);
     assert.deepEqual([e.json.type, e.json.title, e.json.text], ["turn_done", '"Demo" finished', "All green"]);
-  } finally {
-    await done();
-  }
-});
+  }));
 
-test("a restart keeps what waits and what is to be retried: nothing sent twice, nothing lost", async () => {
-  const { hook, kit, done } = await setup();
-  try {
+test("a restart keeps what waits and what is to be retried: nothing sent twice, nothing lost", () =>
+  withHook(async ({ hook, kit }) => {
     kit.notifier.raise(card("card_a", "ses_1", "Demo"));
     await hook.received(1);
     await kit.advance(5_000);
@@ -216,14 +198,10 @@ test("a restart keeps what waits and what is to be retried: nothing sent twice, 
     await kit.advance(3_600_000);
     assert.equal(hook.http.requests.length, 4);
     assert.equal(kit.count("notify_deliveries WHERE status = 'sent'"), 3);
-  } finally {
-    await done();
-  }
-});
+  }));
 
-test("a failing receiver is tried six times with growing waits on the relay clock, then given up; secrets never logged", async () => {
-  const { hook, kit, done } = await setup();
-  try {
+test("a failing receiver is tried six times with growing waits on the relay clock, then given up; secrets never logged", () =>
+  withHook(async ({ hook, kit }) => {
     const topic = "secret-topic-93ab";
     kit.set({ ntfyUrl: `http://127.0.0.1:1/${topic}` }); // nothing listens on port 1
     hook.http.answer = () => ({ status: 503 });
@@ -248,10 +226,7 @@ test("a failing receiver is tried six times with growing waits on the relay cloc
     for (const line of kit.logs) {
       assert.ok(!line.includes(topic) && !line.includes(SECRET), `no secret in: ${line}`);
     }
-  } finally {
-    await done();
-  }
-});
+  }));
 
 test("no channel set up: nothing is recorded, so turning one on later brings no flood", async () => {
   const kit = NotifyKit.open({ at: T0, settings: { webPush: true } });

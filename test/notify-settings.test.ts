@@ -42,11 +42,10 @@ test("a patch changes the fields it names; **** keeps a secret, '' or null remov
     quietHours: { from: "22:00", to: "07:00", tz: "europe/berlin" },
   });
   assert.deepEqual(set, {
-    webPush: true,
+    ...DEFAULT_NOTIFY,
     ntfyUrl: "https://ntfy.sh/oar-7d2",
     webhookUrl: "https://hooks.example.com/oar",
     webhookSecret: "s3cret",
-    turnsDone: false,
     quietHours: { from: "22:00", to: "07:00", tz: "Europe/Berlin" },
   });
   const view = maskNotify(set);

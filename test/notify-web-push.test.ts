@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { card, NotifyKit, PAGE } from "./helpers/notify-kit.ts";
+import { card, NotifyKit, PAGE, withPush } from "./helpers/notify-kit.ts";
 import { PushService } from "./helpers/push-service.ts";
 import { questionNeed } from "../src/notify/needs.ts";
 import { httpSender } from "../src/notify/sender.ts";
@@ -18,10 +18,8 @@ import { RelayError } from "../src/core/errors.ts";
 
 const T0 = Date.now();
 
-test("a card's push arrives signed (VAPID) and encrypted (aes128gcm), with its text, link, options and action token", async () => {
-  const push = await PushService.start();
-  const kit = NotifyKit.open({ at: T0 });
-  try {
+test("a card's push arrives signed (VAPID) and encrypted (aes128gcm), with its text, link, options and action token", () =>
+  withPush(async ({ push, kit }) => {
     const sub = push.subscribe();
     kit.notify.subscriptions.add(sub);
     assert.equal(kit.notifier.raise(card("card_a", "ses_1", "Demo one", "rm -rf everything please")), true);
@@ -59,16 +57,10 @@ test("a card's push arrives signed (VAPID) and encrypted (aes128gcm), with its t
     assert.equal(q.payload.card, undefined);
     assert.equal(q.payload.title, '"Deploy" asks you');
     assert.ok(q.payload.body.startsWith("Which?\nxxx") && q.payload.body.endsWith("…"));
-  } finally {
-    kit.close();
-    await push.close();
-  }
-});
+  }, T0));
 
-test("every subscribed browser gets the card with the same token; one whose push service answers 404 or 410 is removed", async () => {
-  const push = await PushService.start();
-  const kit = NotifyKit.open({ at: T0 });
-  try {
+test("every subscribed browser gets the card with the same token; one whose push service answers 404 or 410 is removed", () =>
+  withPush(async ({ push, kit }) => {
     const [a, b, c] = [push.subscribe(), push.subscribe(), push.subscribe()];
     for (const s of [a, b, c]) kit.notify.subscriptions.add(s);
     push.answerWith(b.endpoint, 410);
@@ -89,16 +81,10 @@ test("every subscribed browser gets the card with the same token; one whose push
     // Web Push off in the setting: subscriptions stay, nothing is pushed.
     kit.set({ webPush: false });
     assert.equal(kit.notifier.raise(card("card_c", "ses_1", "Demo")), false);
-  } finally {
-    kit.close();
-    await push.close();
-  }
-});
+  }, T0));
 
-test("the VAPID key pair is made once and kept across restarts, with the subscriptions made with it", async () => {
-  const push = await PushService.start();
-  const kit = NotifyKit.open({ at: T0 });
-  try {
+test("the VAPID key pair is made once and kept across restarts, with the subscriptions made with it", () =>
+  withPush(async ({ push, kit }) => {
     const key = await kit.notify.publicKey();
     assert.equal(Buffer.from(key, "base64url").length, 65);
     const sub = push.subscribe();
@@ -108,16 +94,10 @@ test("the VAPID key pair is made once and kept across restarts, with the subscri
     kit.notifier.raise(card("card_a", "ses_1", "Demo"));
     const [m] = await push.received(1);
     assert.equal(m.vapidKey, key);
-  } finally {
-    kit.close();
-    await push.close();
-  }
-});
+  }, T0));
 
-test("a subscription is checked before it is kept: https (http only on loopback), a P-256 key, a 16-byte auth", async () => {
-  const push = await PushService.start();
-  const kit = NotifyKit.open({ at: T0 });
-  try {
+test("a subscription is checked before it is kept: https (http only on loopback), a P-256 key, a 16-byte auth", () =>
+  withPush(async ({ push, kit }) => {
     const good = push.subscribe();
     const refuse = (raw: unknown, words: RegExp) =>
       assert.throws(
@@ -143,11 +123,7 @@ test("a subscription is checked before it is kept: https (http only on loopback)
     assert.equal(kit.count("push_subscriptions"), 3);
     assert.equal(kit.notify.subscriptions.remove(good.endpoint), 1);
     assert.equal(kit.notify.subscriptions.remove(), 2);
-  } finally {
-    kit.close();
-    await push.close();
-  }
-});
+  }, T0));
 
 test("an https push service is trusted through NODE_EXTRA_CA_CERTS (and the system bundle), an unknown certificate is not", async () => {
   const tls = await makeSelfSigned({ hosts: ["127.0.0.1"] });

@@ -1,4 +1,5 @@
-import type { Cancel, Clock } from "../core/clock.ts";
+import type { Clock } from "../core/clock.ts";
+import { DueTimer } from "../core/due-timer.ts";
 import { newId } from "../core/ids.ts";
 import type { Db } from "../store/db.ts";
 import { QuietWindow } from "../watching/quiet-hours.ts";
@@ -28,8 +29,7 @@ export interface NotifierDeps {
 
 export class Notifier {
   readonly store: NotifyStore;
-  private cancel: Cancel | null = null;
-  private armedFor = Infinity;
+  private timer: DueTimer;
   private running = false;
   private again = false;
   private closed = false;
@@ -39,6 +39,7 @@ export class Notifier {
 
   constructor(private d: NotifierDeps) {
     this.store = new NotifyStore(d.db);
+    this.timer = new DueTimer(d.clock, () => this.runDue());
     this.log = d.log ?? ((line) => console.error(line));
   }
 
@@ -85,8 +86,7 @@ export class Notifier {
 
   close(): void {
     this.closed = true;
-    this.cancel?.();
-    this.cancel = null;
+    this.timer.stop();
   }
 
   private runDue(): void {
@@ -193,16 +193,7 @@ export class Notifier {
     } catch (err) {
       this.log(`[notify] ${this.words(err)}`);
     }
-    if (earliest === this.armedFor && this.cancel) return;
-    this.cancel?.();
-    this.cancel = null;
-    this.armedFor = earliest;
-    if (earliest === Infinity) return;
-    this.cancel = this.d.clock.at(earliest, () => {
-      this.cancel = null;
-      this.armedFor = Infinity;
-      this.runDue();
-    });
+    this.timer.arm(earliest);
   }
 
   private quietWindow(): QuietWindow | null {

@@ -10,6 +10,7 @@ import { buildNotify, type Notify } from "../../src/notify/notify.ts";
 import type { Sender } from "../../src/notify/sender.ts";
 import { DEFAULT_NOTIFY, type NotifySettings } from "../../src/notify/settings.ts";
 import { openDb, type Db } from "../../src/store/db.ts";
+import { PushService } from "./push-service.ts";
 
 export const PAGE = "https://desk.example:7420/";
 
@@ -85,4 +86,19 @@ export class NotifyKit {
 /** An approval card as the approvals domain shows it (with phase B's `detail`). */
 export function card(id: string, session: string, title: string, detail = `The text to send for ${id}`): Need {
   return cardNeed({ id, session, text: `Allow send on relay "desk" · session "${title}"? · Mode: ask`, detail }, title);
+}
+
+/** A kit and a local push service, both closed after `fn`. */
+export async function withPush(
+  fn: (h: { push: PushService; kit: NotifyKit }) => Promise<void>,
+  at = Date.now(),
+): Promise<void> {
+  const push = await PushService.start();
+  const kit = NotifyKit.open({ at });
+  try {
+    await fn({ push, kit });
+  } finally {
+    kit.close();
+    await push.close();
+  }
 }

@@ -31,6 +31,7 @@ export const LAYERS = [
       "cloud",
       "pairing",
       "ops",
+      "notify",
     ],
   },
   { name: "actions", paths: ["actions"] },

@@ -1,8 +1,8 @@
-// Every path a file tool (and run_command's working folder) takes stays inside the session's folder: relative paths resolve against it,
-// and every symbolic link on the way is followed before the check — also one whose target does
-// not exist yet (a write would create the file where the link points), so a link cannot lead
-// outside. Tools then use the resolved path, which has no link left in it.
-
+// Every path a file tool (and run_command's working folder) takes stays inside the session's
+// folder: relative paths resolve against it, and every symbolic link on the way is followed
+// before the check — also one whose target does not exist yet (a write would create the file
+// where the link points), so a link cannot lead outside. Tools then use the resolved path,
+// which has no link left in it.
 import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 

@@ -3,44 +3,12 @@
 // before the check — also one whose target does not exist yet (a write would create the file
 // where the link points), so a link cannot lead outside. Tools then use the resolved path,
 // which has no link left in it.
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+
+import { realpathSync } from "node:fs";
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import { resolveLinks, TooManyLinks } from "../../../core/paths.ts";
 
 export class ToolRefused extends Error {}
-
-/** Links followed in one path at most (Linux's own limit is 40). */
-const MAX_LINKS = 40;
-
-/** `p` (absolute) with every symbolic link resolved component by component, dangling ones
- * included; components that do not exist are kept as they are. */
-export function resolveLinks(p: string, shownAs: string): string {
-  let done: string = sep;
-  const rest = p.split(sep).filter(Boolean);
-  let links = 0;
-  while (rest.length) {
-    const name = rest.shift()!;
-    if (name === ".") continue;
-    if (name === "..") {
-      done = dirname(done);
-      continue;
-    }
-    const next = join(done, name);
-    let link: string | null = null;
-    try {
-      if (lstatSync(next).isSymbolicLink()) link = readlinkSync(next);
-    } catch {
-      // Missing (or unreadable): nothing there to follow.
-    }
-    if (link === null) {
-      done = next;
-      continue;
-    }
-    if (++links > MAX_LINKS) throw new ToolRefused(`'${shownAs}' goes through more than ${MAX_LINKS} symbolic links; nothing was done.`);
-    rest.unshift(...link.split(sep).filter(Boolean));
-    if (isAbsolute(link)) done = sep;
-  }
-  return done;
-}
 
 /** The absolute path `p` leads to inside `cwd`, links resolved; throws ToolRefused when it
  * leads outside (naming where it leads when a link took it there). */
@@ -48,7 +16,13 @@ export function confine(cwd: string, p: unknown): string {
   if (typeof p !== "string" || p.trim() === "") throw new ToolRefused("A path is required.");
   const root = realpathSync(cwd);
   const given = isAbsolute(p) ? resolve(p) : resolve(root, p);
-  const abs = resolveLinks(given, p);
+  let abs: string;
+  try {
+    abs = resolveLinks(given);
+  } catch (err) {
+    if (err instanceof TooManyLinks) throw new ToolRefused(`'${p}' goes through too many symbolic links; nothing was done.`);
+    throw err;
+  }
   const rel = relative(root, abs);
   if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
     const via = abs !== given && relative(root, given).split(sep)[0] !== ".." ? ` (a symbolic link leads it to ${abs})` : "";

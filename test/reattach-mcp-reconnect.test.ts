@@ -29,7 +29,7 @@ test("after a restart, a kept Claude worker is asked to reconnect once, before i
   assert.equal(two.meta?.activity, undefined, JSON.stringify(two.meta));
   assert.deepEqual(workerPids(relay).sort(), pids.sort(), "the same agent processes (taken back, not restarted)");
   assert.equal(asked().length, 1, relay.output.slice(-2000));
-  assert.match(asked()[0], /: done \(\d+ ms\)$/);
+  assert.match(asked()[0], /: done \(\d+ ms\); it said: unknown directive: \/mcp$/, "its words went to the log");
 
   // Once per restart, and only for an adapter that needs it (the scripted agent does not).
   assert.equal((await relay.say(claude, "/reply three")).text, "three");

@@ -107,8 +107,9 @@ export class AcpWorker {
   /** A worker taken back after a relay restart whose agent is asked to reconnect relay_tool
    * before its next prompt (the adapter's `reconnectMcp`). */
   private reconnectDue = false;
-  /** The relay's own step runs (that reconnect): what the agent says goes to no conversation. */
-  private systemStep = false;
+  /** The relay's own step runs (that reconnect): what the agent says goes to no conversation,
+   * only (its text) to the relay's log. */
+  private systemStep: { said: string } | null = null;
 
   /** `kept`: a worker taken back after a relay restart (its ACP session is open already). */
   constructor(
@@ -201,8 +202,12 @@ export class AcpWorker {
         if (u.sessionUpdate === "config_option_update" && Array.isArray(u.configOptions)) {
           this.advertised = { ...this.advertised, configOptions: readAdvertisement({ configOptions: u.configOptions }).configOptions };
         }
-        if (this.systemStep) return;
-        if (u.sessionUpdate === "agent_message_chunk" && content.type === "text") return this.host.onChunk(str(content.text));
+        const chunk = u.sessionUpdate === "agent_message_chunk" && content.type === "text" ? str(content.text) : null;
+        if (this.systemStep) {
+          if (chunk) this.systemStep.said = (this.systemStep.said + chunk).slice(0, 2000);
+          return;
+        }
+        if (chunk !== null) return this.host.onChunk(chunk);
         this.host.onUpdate?.(u);
       })
       .onNotification("_oar/task", (p) => obj(p), ({ params }) => {
@@ -360,11 +365,11 @@ export class AcpWorker {
     if (w && this.mcpGiven) await this.waitForNotice(w.method, w.timeoutMs);
   }
 
-  /** The reconnect command as a prompt of the relay's own: its output is dropped, it asks
-   * nothing, and it is cancelled past its bound (then given a moment to end, so nothing of
-   * it runs into the owner's prompt). The log says how it went. */
+  /** The reconnect command as a prompt of the relay's own: its output goes to the relay's
+   * log only, it may ask nothing, and it is cancelled past its bound (then given a moment to
+   * end, so nothing of it runs into the owner's prompt). */
   private async reconnectRelayTool(step: NonNullable<ProviderAdapter["reconnectMcp"]>): Promise<void> {
-    this.systemStep = true;
+    const heard = (this.systemStep = { said: "" });
     const started = performance.now();
     const asked = this.conn.agent.request<acp.PromptResponse>("session/prompt", {
       sessionId: this.acpSessionId,
@@ -380,10 +385,11 @@ export class AcpWorker {
         outcome = `not done within ${step.timeoutMs / 1000} s, cancelled`;
         await Promise.race([settled, new Promise((r) => setTimeout(r, 5_000).unref())]);
       }
-      console.log(`[workers] agent of ACP session ${this.acpSessionId.slice(0, 8)}… asked to reconnect relay_tool after the relay restart: ${outcome} (${Math.round(performance.now() - started)} ms)`);
+      const said = heard.said.replace(/\s+/g, " ").trim().slice(0, 200);
+      console.log(`[workers] agent of ACP session ${this.acpSessionId.slice(0, 8)}… asked to reconnect relay_tool after the relay restart: ${outcome} (${Math.round(performance.now() - started)} ms)${said ? `; it said: ${said}` : ""}`);
     } finally {
       clearTimeout(timer);
-      this.systemStep = false;
+      this.systemStep = null;
     }
   }
 

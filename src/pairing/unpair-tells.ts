@@ -1,7 +1,7 @@
 import type { Relay } from "../relay.ts";
 import { MINUTE, type Cancel } from "../core/clock.ts";
 import { newId } from "../core/ids.ts";
-import { peerRequest } from "./peer-http.ts";
+import { answerLimitBytes, peerRequest } from "./peer-http.ts";
 import type { RelayRow } from "./store.ts";
 
 // Unpairing tells the other relay (POST /peer/v1/unpair with the old credential), so that it
@@ -73,6 +73,7 @@ export class UnpairTells {
     try {
       const res = await peerRequest(row.url, "POST", "/peer/v1/unpair", {
         credential: row.credential, body: {}, version: this.relay.version, name: this.relay.name, timeoutMs: TELL_TIMEOUT_MS,
+        maxBytes: answerLimitBytes(this.relay.settings.get().maxBodyMb),
       });
       return res.status === 200 || res.status === 401;
     } catch {

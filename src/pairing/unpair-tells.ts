@@ -1,5 +1,6 @@
 import type { Relay } from "../relay.ts";
-import { MINUTE, type Cancel } from "../core/clock.ts";
+import { MINUTE } from "../core/clock.ts";
+import { DueTimer } from "../core/due-timer.ts";
 import { newId } from "../core/ids.ts";
 import { answerLimitBytes, peerRequest } from "./peer-http.ts";
 import type { RelayRow } from "./store.ts";
@@ -26,13 +27,14 @@ interface TellRow {
 }
 
 export class UnpairTells {
-  private cancel: Cancel | null = null;
-  private armedFor = Infinity;
+  private timer: DueTimer;
   private started = false;
   /** A round of tells is on its way: the timer is armed again when it is done. */
   private telling = false;
 
-  constructor(private relay: Relay) {}
+  constructor(private relay: Relay) {
+    this.timer = new DueTimer(relay.clock, () => void this.runDue());
+  }
 
   start(): void {
     this.started = true;
@@ -41,9 +43,7 @@ export class UnpairTells {
 
   stop(): void {
     this.started = false;
-    this.cancel?.();
-    this.cancel = null;
-    this.armedFor = Infinity;
+    this.timer.stop();
   }
 
   /** Keeps a tell for the relay being unpaired (write it with the pairing row's removal). */
@@ -107,16 +107,6 @@ export class UnpairTells {
   /** One relay-clock timer for the earliest tell due. */
   private arm(): void {
     if (!this.started || this.telling || !this.relay.db.open) return;
-    const next = (this.relay.db.prepare("SELECT MIN(next_at) AS at FROM peer_unpair_tells").get() as { at: number | null }).at ?? Infinity;
-    if (next === this.armedFor && this.cancel) return;
-    this.cancel?.();
-    this.cancel = null;
-    this.armedFor = next;
-    if (next === Infinity) return;
-    this.cancel = this.relay.clock.at(next, () => {
-      this.cancel = null;
-      this.armedFor = Infinity;
-      void this.runDue();
-    });
+    this.timer.arm((this.relay.db.prepare("SELECT MIN(next_at) AS at FROM peer_unpair_tells").get() as { at: number | null }).at ?? Infinity);
   }
 }

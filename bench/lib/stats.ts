@@ -41,7 +41,7 @@ export async function timeCalls(n: number, warmup: number, fn: (i: number) => Pr
 
 export interface Row {
   metric: string;
-  unit: "ms" | "MB";
+  unit: "ms" | "µs" | "MB";
   summary: Summary;
   /** The figure must be at most this (p50 and p99 both); none for a row that only explains another. */
   target?: number;

@@ -15,7 +15,7 @@ import { ManualClock } from "../src/core/clock.ts";
 import { SessionStore } from "../src/sessions/session-store.ts";
 import type { SessionRow } from "../src/sessions/types.ts";
 import { openDb, type Db } from "../src/store/db.ts";
-import { loadLine, machineLine, summarize, table, withinTarget, type Row } from "./lib/stats.ts";
+import { runBench, summarize, type Row } from "./lib/stats.ts";
 
 const TURNS = Number(process.env.BUDGET_BENCH_TURNS ?? 100_000);
 const CHECKS = Number(process.env.BUDGET_BENCH_CHECKS ?? 100_000);
@@ -121,15 +121,4 @@ async function main(): Promise<Row[]> {
   }
 }
 
-const started = Date.now();
-main()
-  .then((rows) => {
-    console.log(table(rows));
-    console.log(machineLine());
-    console.log(`${loadLine()} · date ${new Date().toISOString()} · took ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    process.exit(rows.every(withinTarget) ? 0 : 1);
-  })
-  .catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
+runBench(main);

@@ -16,7 +16,7 @@ import { buildNotify } from "../src/notify/notify.ts";
 import { DEFAULT_NOTIFY } from "../src/notify/settings.ts";
 import { openDb } from "../src/store/db.ts";
 import { PushService } from "../test/helpers/push-service.ts";
-import { loadLine, machineLine, summarize, table, withinTarget, type Row } from "./lib/stats.ts";
+import { runBench, summarize, type Row } from "./lib/stats.ts";
 
 const CARDS = Number(process.env.NOTIFY_BENCH_CARDS ?? 300);
 const BUDGET_MS = 60_000;
@@ -98,17 +98,4 @@ async function main(): Promise<Row[]> {
   }
 }
 
-const started = Date.now();
-main()
-  .then((rows) => {
-    console.log(table(rows));
-    console.log(machineLine());
-    console.log(
-      `${loadLine()} · date ${new Date().toISOString()} · took ${((Date.now() - started) / 1000).toFixed(1)} s`,
-    );
-    process.exit(rows.every(withinTarget) ? 0 : 1);
-  })
-  .catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
+runBench(main);

@@ -32,6 +32,7 @@ export const LAYERS = [
       "pairing",
       "ops",
       "notify",
+      "budgets",
     ],
   },
   { name: "actions", paths: ["actions"] },

@@ -7,6 +7,7 @@ import { SCALE_INDEXES_SQL } from "./scale-indexes.ts";
 import { PAIRING_SQL, PAIRING_MOVES_SQL, PEER_IDENTITY_SQL, PAIRING_UNPAIR_TELLS_SQL } from "../pairing/schema.ts";
 import { TASKS_PGID_SQL } from "../tasks/schema.ts";
 import { NOTIFY_SQL } from "./schema/notify.ts";
+import { BUDGETS_SQL } from "./schema/budgets.ts";
 
 export interface Migration {
   name: string;
@@ -161,4 +162,6 @@ export const MIGRATIONS: Migration[] = [
   { name: "015-pairing-unpair-tells", sql: PAIRING_UNPAIR_TELLS_SQL },
   // Notifications to the owner, push subscriptions, VAPID keys, action tokens (contract §10.3).
   { name: "022-notify", sql: NOTIFY_SQL },
+  // Budgets: spend ledger, running totals, 80 % notices, allow-once (contract §10.4).
+  { name: "024-budgets", sql: BUDGETS_SQL },
 ];

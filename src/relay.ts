@@ -23,6 +23,7 @@ import { Pairing } from "./pairing/pairing.ts";
 import { remoteGate } from "./pairing/remote-exec.ts";
 import { secureDataDir } from "./core/data-dir.ts";
 import { SecretMask } from "./core/secret-mask.ts";
+import { agentTokenLookups } from "./sessions/agent-tokens.ts";
 import { wireProviders } from "./providers/relay-wiring.ts";
 import type { ProviderProbes } from "./providers/probes.ts";
 import { installWorkspaceCleanup } from "./cloud/lifetime.ts";
@@ -82,7 +83,7 @@ export class Relay {
     secureDataDir(this.dataDir);
     this.db = openDb(join(this.dataDir, "oar.db"));
     this.settings = new SettingsStore(this.db, this.clock);
-    this.secretMask = new SecretMask(this.db, () => this.secrets());
+    this.secretMask = new SecretMask({ known: () => this.secrets(), ...agentTokenLookups(this.db) });
     this.sessions = new SessionStore(this.db, this.clock);
     this.turns = new Turns(this.sessions, this.clock, this.bus);
     this.tasks = new TaskStore(this.sessions, this.clock, this.bus, this.dataDir, () => {

@@ -1,6 +1,6 @@
 import { RelayError } from "../core/errors.ts";
 import type { Relay } from "../relay.ts";
-import type { SessionRow } from "../sessions/types.ts";
+import { Effort, Mode, type SessionRow } from "../sessions/types.ts";
 import { ACTIONS, actionByName } from "./registry.ts";
 import type { ActionDef, ApproveGate, Args } from "./types.ts";
 import { nothingDone } from "./target.ts";
@@ -126,10 +126,16 @@ function describeBad(name: string, value: unknown, zodMessage: string): string {
   const shown = got === "number" ? String(value) : got;
   if (name === "wait_seconds") return `wait_seconds must be a number of seconds, 0 or more (got ${shown})`;
   if (name === "lines" || name === "last") return `${name} must be a whole number, 1 or more (got ${shown})`;
-  if (name === "mode") return `mode must be "agent", "ask" or "plan" (got ${JSON.stringify(value)?.slice(0, 40)})`;
-  if (name === "effort") return `effort must be "low", "medium", "high" or "max" (got ${JSON.stringify(value)?.slice(0, 40)})`;
+  if (name === "mode") return `mode must be ${oneOf(Mode.options)} (got ${JSON.stringify(value)?.slice(0, 40)})`;
+  if (name === "effort") return `effort must be ${oneOf(Effort.options)} (got ${JSON.stringify(value)?.slice(0, 40)})`;
   if (name === "limit") return `limit must be a whole number from 1 to 200 (got ${shown})`;
   if (name === "state") return `state must be "running_turn", "background_only" or "idle" (got ${JSON.stringify(value)?.slice(0, 40)})`;
   if (name === "scope") return `scope must be "active" or "all" (got ${JSON.stringify(value)?.slice(0, 40)})`;
   return `${name} is not valid (${zodMessage || `got ${got}`})`;
+}
+
+/** `"a", "b" or "c"` */
+function oneOf(values: readonly string[]): string {
+  const q = values.map((v) => JSON.stringify(v));
+  return q.length > 1 ? `${q.slice(0, -1).join(", ")} or ${q[q.length - 1]}` : q.join("");
 }

@@ -5,6 +5,7 @@ import { CAP_CODE, capReason, capState } from "../billing/cap.ts";
 import { adapterFor } from "./adapters/index.ts";
 import { discoveredModels, probeResult } from "./probe-cache.ts";
 import { isOpenAiAgent, openAiAgentAvailability } from "./openai-agent/provider.ts";
+import { Effort } from "../sessions/types.ts";
 
 // The providers a relay can host (contract §4.1), as data: relay_info, New Chat, the model
 // check and the launcher all read this one table instead of keeping their own lists.
@@ -12,9 +13,6 @@ import { isOpenAiAgent, openAiAgentAvailability } from "./openai-agent/provider.
 export const PROVIDER_IDS = ["claude", "claude-api", "claude-cloud", "copilot", "grok", "deepseek", "openai-image", "scripted", "openai-compatible"] as const;
 export const ProviderId = z.enum(PROVIDER_IDS);
 export type ProviderId = z.output<typeof ProviderId>;
-
-export const Effort = z.enum(["low", "medium", "high", "max"]);
-export type Effort = z.output<typeof Effort>;
 
 export interface ProviderInfo {
   id: ProviderId;
@@ -35,7 +33,7 @@ export interface ProviderInfo {
 // Anthropic ids use hyphens; Copilot names the same models with dots (STACK.md), so the two
 // lists must never be shared.
 const CLAUDE_MODELS = ["claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5"] as const;
-const CLAUDE_EFFORTS: readonly Effort[] = ["low", "medium", "high", "max"];
+const CLAUDE_EFFORTS: readonly Effort[] = Effort.options;
 const EFFORTS: readonly Effort[] = ["low", "medium", "high"];
 
 export const CATALOG: Readonly<Record<ProviderId, ProviderInfo>> = {

@@ -27,6 +27,8 @@ import { agentTokenLookups } from "./sessions/agent-tokens.ts";
 import { wireProviders } from "./providers/relay-wiring.ts";
 import type { ProviderProbes } from "./providers/probes.ts";
 import { installWorkspaceCleanup } from "./cloud/lifetime.ts";
+import type { ActionServices } from "./actions/services.ts";
+import { servicesOf } from "./app/services.ts";
 
 export const VERSION = "0.9.19";
 
@@ -74,6 +76,8 @@ export class Relay {
   readonly pairing: Pairing;
   /** Masks secrets in text leaving the relay (results, owner API, UI stream). */
   readonly secretMask: SecretMask;
+  /** What relay_tool's handlers get (actions/services.ts), built once everything above is. */
+  readonly services: ActionServices;
 
   constructor(opts: RelayOptions = {}) {
     this.dataDir = opts.dataDir ?? join(homedir(), ".oar");
@@ -142,6 +146,7 @@ export class Relay {
         return this.workers.resume(session, turn, onChunk, signal);
       },
     };
+    this.services = servicesOf(this);
   }
 
   /** Starts what was waiting when the relay went down: first the workers that ran on

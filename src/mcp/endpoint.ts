@@ -202,7 +202,7 @@ export class McpEndpoint {
       const timer = progressToken !== undefined ? setInterval(() => progress("waiting"), PROGRESS_EVERY_MS) : undefined;
       calls.active++;
       try {
-        const result = await callRelayTool(this.relay, caller, args, { signal: extra.signal, progress, tool: name });
+        const result = await callRelayTool(this.relay.services, caller, args, { signal: extra.signal, progress, tool: name });
         // Compact (contract §2 allows it): a 1,000-session list is ~30% smaller, and each byte is
         // escaped, encoded and parsed again by the transport and the client (bench/RESULTS.md).
         // Secrets that reached message text (keys, tokens in a prompt) are masked on the way out.

@@ -1,11 +1,13 @@
 import { platform, arch } from "node:os";
 import type { ActionDef } from "./types.ts";
-import { CATALOG, defaultModelOf, modelsOf, providerAvailability } from "../providers/catalog.ts";
+import { defaultModelOf, modelsOf, providerAvailability, providerList } from "../providers/catalog.ts";
+import { probeResult } from "../providers/probe-cache.ts";
+import { UNKNOWN_CAPABILITIES } from "../providers/capabilities.ts";
 import { openAiAgentName, refreshOpenAiAgents } from "../providers/openai-agent/provider.ts";
 import { groupsInfo } from "../groups/list.ts";
 
 export function providersInfo(settings: Record<string, unknown>) {
-  return Object.values(CATALOG).map((p) => {
+  return providerList().map((p) => {
     const a = providerAvailability(p.id, { settings });
     return {
       id: p.id,
@@ -17,6 +19,8 @@ export function providersInfo(settings: Record<string, unknown>) {
       efforts: [...p.efforts],
       // No list yet (model discovery did not run or failed): models pass unchecked.
       ...(modelsOf(p) === null ? { modelNote: `No model list for ${p.name} yet (model discovery did not run or failed); model ids pass unchecked.` } : {}),
+      // Contract §10.2: what its agent's initialize advertised (false where not known yet).
+      capabilities: { ...(probeResult(p.id)?.capabilities ?? UNKNOWN_CAPABILITIES) },
     };
   });
 }

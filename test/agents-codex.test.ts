@@ -1,0 +1,81 @@
+// Codex for real (contract §10.2): a relay whose `codex` sessions run the pinned codex-acp
+// (and the Codex CLI it drives) against a local Responses API server, set up the way a Codex
+// user points it at any endpoint: a model provider in $CODEX_HOME/config.toml (here the
+// agent HOME's ~/.codex) with `base_url` and `wire_api = "responses"`. Codex offers relay_tool
+// as `relay_tool` in the namespace `mcp__relay`.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { TestRelay } from "./helpers/relay-process.ts";
+import { FakeResponses } from "./helpers/fake-responses.ts";
+import { agentRelayEnv, missingCli } from "./helpers/agent-clis.ts";
+import { codexAgent } from "./helpers/relay-plan-gemini-codex.ts";
+import { TURN_MS, say } from "./helpers/agents-e2e.ts";
+import { cliSuite, probedProvider } from "./helpers/acp-cli-suite.ts";
+
+const skip = missingCli("codex");
+let fake: FakeResponses;
+
+/** Codex's own configuration of a custom model provider (no retries: a refused key fails at once). */
+export function codexConfig(home: string, baseUrl: string, model = "gpt-test"): void {
+  mkdirSync(join(home, ".codex"), { recursive: true });
+  writeFileSync(join(home, ".codex", "config.toml"), [
+    `model = "${model}"`,
+    `model_provider = "oar-test"`,
+    `[model_providers.oar-test]`,
+    `name = "OAR test"`,
+    `base_url = "${baseUrl}"`,
+    `env_key = "OAR_TEST_MODEL_KEY"`,
+    `wire_api = "responses"`,
+    `request_max_retries = 0`,
+    `stream_max_retries = 0`,
+    "",
+  ].join("\n"));
+}
+
+const suite = cliSuite({
+  provider: "codex",
+  name: "Codex",
+  skip,
+  async start() {
+    fake = await FakeResponses.start({ apiKey: "test-key", script: codexAgent });
+    const env = agentRelayEnv(["codex"], { OAR_TEST_MODEL_KEY: "test-key" });
+    codexConfig(env.HOME!, fake.baseUrl);
+    const relay = await TestRelay.start({ env });
+    // The agent loop's calls (they carry its environment context), not its side calls (a title).
+    return { relay, server: { modelsAsked: () => fake.calls.filter((c) => JSON.stringify(c.input).includes("<environment_context>")).map((c) => c.model), reset: () => fake.reset(), close: () => fake.close() } };
+  },
+  // For the models it knows Codex defers MCP tools behind its `tool_search`, or (gpt-6-luna)
+  // offers them only through a JavaScript `exec` tool; neither is what this fake model
+  // speaks, so the turns that call relay_tool run on a model it does not know (it then
+  // prefixes a warning about its missing metadata and offers the tools directly), and the
+  // model change comes last.
+  models: { a: "gpt-test", b: "gpt-6-luna" },
+  capabilities: { loadSession: true, resume: true, images: true, mcpHttp: true },
+  cardKinds: ["allow_always", "allow_always", "allow_once", "reject_once"],
+});
+
+test("Codex: a refused key ends the turn with an error in words", { skip, timeout: 2 * TURN_MS }, async () => {
+  fake.apiKey = "another-key";
+  try {
+    const reply = await say(suite.relay(), suite.session(), "Say hello.");
+    assert.equal(reply.meta?.status, "error", reply.text);
+    assert.match(reply.meta.error, /^Codex is not signed in on relay "desk": run `codex-acp login`.* as \w+/);
+  } finally {
+    fake.apiKey = "test-key";
+  }
+});
+
+test("Codex: nobody signed in: unavailable with the command to run, and a session is refused", { skip, timeout: 2 * TURN_MS }, async () => {
+  const bare = await TestRelay.start({ name: "bare", env: agentRelayEnv(["codex"]) });
+  try {
+    const p = await probedProvider(bare, "codex");
+    assert.equal(p.available, false);
+    assert.match(p.reason, /^Codex is not signed in on relay "bare": run `codex-acp login` .* as \w+/);
+    const refused = await bare.api("POST", "/api/sessions", { provider: "codex", title: "unsigned" });
+    assert.equal(refused.json.code, "REMOTE_RELAY_PROVIDER_UNAVAILABLE");
+  } finally {
+    await bare.stop();
+  }
+});

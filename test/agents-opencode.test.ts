@@ -1,0 +1,60 @@
+// opencode for real (contract §10.2): a relay whose `opencode` sessions run the pinned opencode
+// against a local chat-completions server, added the way an opencode user adds any endpoint: a
+// provider with a `baseURL` in its config (here the JSON in OPENCODE_CONFIG_CONTENT, to which
+// the relay adds its "ask before every tool" rule). opencode offers relay_tool as `relay_relay_tool`.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { TestRelay } from "./helpers/relay-process.ts";
+import { FakeOpenAI } from "./helpers/fake-openai.ts";
+import { agentRelayEnv, missingCli } from "./helpers/agent-clis.ts";
+import { copilotAgent } from "./helpers/relay-plan.ts";
+import { TURN_MS, say } from "./helpers/agents-e2e.ts";
+import { cliSuite, probedProvider } from "./helpers/acp-cli-suite.ts";
+
+const skip = missingCli("opencode");
+let fake: FakeOpenAI;
+
+/** opencode's configuration of an OpenAI-compatible provider `oar` with two models. */
+export function opencodeConfig(baseUrl: string, key: string): string {
+  return JSON.stringify({
+    provider: { oar: { npm: "@ai-sdk/openai-compatible", name: "OAR test", options: { baseURL: baseUrl, apiKey: key }, models: { "gpt-test": { name: "GPT test" }, "gpt-test-2": { name: "GPT test 2" } } } },
+    model: "oar/gpt-test",
+  });
+}
+
+const suite = cliSuite({
+  provider: "opencode",
+  name: "opencode",
+  skip,
+  async start() {
+    fake = await FakeOpenAI.start({ apiKey: "test-key", script: copilotAgent });
+    const relay = await TestRelay.start({ env: agentRelayEnv(["opencode"], { OPENCODE_CONFIG_CONTENT: opencodeConfig(fake.baseUrl, "test-key") }) });
+    // The agent loop's calls (with tools), not its title call.
+    return { relay, server: { modelsAsked: () => fake.calls.filter((c) => c.tools.length).map((c) => `oar/${c.model}`), reset: () => fake.reset(), close: () => fake.close() } };
+  },
+  models: { a: "oar/gpt-test", b: "oar/gpt-test-2" },
+  capabilities: { loadSession: true, resume: true, images: true, mcpHttp: true },
+  cardKinds: ["allow_always", "allow_once", "reject_once"],
+});
+
+test("opencode: a refused key ends the turn with an error in words", { skip, timeout: 2 * TURN_MS }, async () => {
+  fake.apiKey = "another-key";
+  try {
+    const reply = await say(suite.relay(), suite.session(), "Say hello.");
+    assert.equal(reply.meta?.status, "error", reply.text);
+    assert.match(reply.meta.error, /^opencode is not signed in on relay "desk": run `opencode auth login` as \w+/);
+  } finally {
+    fake.apiKey = "test-key";
+  }
+});
+
+test("opencode: with nobody signed in it serves its own free models, so it reads available", { skip, timeout: 2 * TURN_MS }, async () => {
+  const bare = await TestRelay.start({ name: "bare", env: agentRelayEnv(["opencode"]) });
+  try {
+    const p = await probedProvider(bare, "opencode");
+    assert.equal(p.available, true, p.reason);
+    assert.ok(p.models.length > 0 && p.models.every((m: string) => m.startsWith("opencode/")), JSON.stringify(p.models));
+  } finally {
+    await bare.stop();
+  }
+});

@@ -1,0 +1,58 @@
+// Qwen Code for real (contract §10.2): a relay whose `qwen` sessions run the pinned Qwen Code
+// (on Node 20, though it declares 22) against a local chat-completions server, set up the way
+// a Qwen user points it at any OpenAI-compatible endpoint: OPENAI_API_KEY, OPENAI_BASE_URL and
+// OPENAI_MODEL in the relay's environment, and a second model in its settings.json.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { TestRelay } from "./helpers/relay-process.ts";
+import { FakeOpenAI } from "./helpers/fake-openai.ts";
+import { agentRelayEnv, missingCli } from "./helpers/agent-clis.ts";
+import { copilotAgent } from "./helpers/relay-plan.ts";
+import { TURN_MS, say } from "./helpers/agents-e2e.ts";
+import { cliSuite, probedProvider } from "./helpers/acp-cli-suite.ts";
+
+const skip = missingCli("qwen");
+let fake: FakeOpenAI;
+
+const suite = cliSuite({
+  provider: "qwen",
+  name: "Qwen Code",
+  skip,
+  async start() {
+    fake = await FakeOpenAI.start({ apiKey: "test-key", script: copilotAgent });
+    const env = agentRelayEnv(["qwen"], { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: fake.baseUrl, OPENAI_MODEL: "gpt-test" });
+    mkdirSync(join(env.HOME!, ".qwen"), { recursive: true });
+    const model = (id: string) => ({ id, name: id, baseUrl: fake.baseUrl, envKey: "OPENAI_API_KEY" });
+    writeFileSync(join(env.HOME!, ".qwen", "settings.json"), JSON.stringify({ modelProviders: { openai: [model("gpt-test"), model("gpt-test-2")] } }));
+    const relay = await TestRelay.start({ env });
+    return { relay, server: { modelsAsked: () => fake.calls.filter((c) => c.tools.length).map((c) => c.model), reset: () => fake.reset(), close: () => fake.close() } };
+  },
+  models: { a: "gpt-test", b: "gpt-test-2" },
+  capabilities: { loadSession: true, resume: true, images: true, mcpHttp: true },
+});
+
+test("Qwen Code: a refused key ends the turn with an error in words", { skip, timeout: 2 * TURN_MS }, async () => {
+  fake.apiKey = "another-key";
+  try {
+    const reply = await say(suite.relay(), suite.session(), "Say hello.");
+    assert.equal(reply.meta?.status, "error", reply.text);
+    assert.match(reply.meta.error, /^Qwen Code is not signed in on relay "desk": run `qwen`.* as \w+/);
+  } finally {
+    fake.apiKey = "test-key";
+  }
+});
+
+test("Qwen Code: nobody signed in: unavailable with the command to run, and a session is refused", { skip, timeout: 2 * TURN_MS }, async () => {
+  const bare = await TestRelay.start({ name: "bare", env: agentRelayEnv(["qwen"]) });
+  try {
+    const p = await probedProvider(bare, "qwen");
+    assert.equal(p.available, false);
+    assert.match(p.reason, /^Qwen Code is not signed in on relay "bare": run `qwen` and sign in with \/auth .* as \w+/);
+    const refused = await bare.api("POST", "/api/sessions", { provider: "qwen", title: "unsigned" });
+    assert.equal(refused.json.code, "REMOTE_RELAY_PROVIDER_UNAVAILABLE");
+  } finally {
+    await bare.stop();
+  }
+});

@@ -5,34 +5,16 @@
 // as `relay_tool` in the namespace `mcp__relay`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { TestRelay } from "./helpers/relay-process.ts";
 import { FakeResponses } from "./helpers/fake-responses.ts";
 import { agentRelayEnv, missingCli } from "./helpers/agent-clis.ts";
 import { codexAgent } from "./helpers/relay-plan-gemini-codex.ts";
 import { TURN_MS, say } from "./helpers/agents-e2e.ts";
 import { cliSuite, probedProvider } from "./helpers/acp-cli-suite.ts";
+import { codexConfig } from "./helpers/cli-offline.ts";
 
 const skip = missingCli("codex");
 let fake: FakeResponses;
-
-/** Codex's own configuration of a custom model provider (no retries: a refused key fails at once). */
-export function codexConfig(home: string, baseUrl: string, model = "gpt-test"): void {
-  mkdirSync(join(home, ".codex"), { recursive: true });
-  writeFileSync(join(home, ".codex", "config.toml"), [
-    `model = "${model}"`,
-    `model_provider = "oar-test"`,
-    `[model_providers.oar-test]`,
-    `name = "OAR test"`,
-    `base_url = "${baseUrl}"`,
-    `env_key = "OAR_TEST_MODEL_KEY"`,
-    `wire_api = "responses"`,
-    `request_max_retries = 0`,
-    `stream_max_retries = 0`,
-    "",
-  ].join("\n"));
-}
 
 const suite = cliSuite({
   provider: "codex",

@@ -10,17 +10,10 @@ import { agentRelayEnv, missingCli } from "./helpers/agent-clis.ts";
 import { copilotAgent } from "./helpers/relay-plan.ts";
 import { TURN_MS, say } from "./helpers/agents-e2e.ts";
 import { cliSuite, probedProvider } from "./helpers/acp-cli-suite.ts";
+import { opencodeConfig } from "./helpers/cli-offline.ts";
 
 const skip = missingCli("opencode");
 let fake: FakeOpenAI;
-
-/** opencode's configuration of an OpenAI-compatible provider `oar` with two models. */
-export function opencodeConfig(baseUrl: string, key: string): string {
-  return JSON.stringify({
-    provider: { oar: { npm: "@ai-sdk/openai-compatible", name: "OAR test", options: { baseURL: baseUrl, apiKey: key }, models: { "gpt-test": { name: "GPT test" }, "gpt-test-2": { name: "GPT test 2" } } } },
-    model: "oar/gpt-test",
-  });
-}
 
 const suite = cliSuite({
   provider: "opencode",

@@ -4,14 +4,13 @@
 // OPENAI_MODEL in the relay's environment, and a second model in its settings.json.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { TestRelay } from "./helpers/relay-process.ts";
 import { FakeOpenAI } from "./helpers/fake-openai.ts";
 import { agentRelayEnv, missingCli } from "./helpers/agent-clis.ts";
 import { copilotAgent } from "./helpers/relay-plan.ts";
 import { TURN_MS, say } from "./helpers/agents-e2e.ts";
 import { cliSuite, probedProvider } from "./helpers/acp-cli-suite.ts";
+import { qwenSetup } from "./helpers/cli-offline.ts";
 
 const skip = missingCli("qwen");
 let fake: FakeOpenAI;
@@ -22,10 +21,8 @@ const suite = cliSuite({
   skip,
   async start() {
     fake = await FakeOpenAI.start({ apiKey: "test-key", script: copilotAgent });
-    const env = agentRelayEnv(["qwen"], { OPENAI_API_KEY: "test-key", OPENAI_BASE_URL: fake.baseUrl, OPENAI_MODEL: "gpt-test" });
-    mkdirSync(join(env.HOME!, ".qwen"), { recursive: true });
-    const model = (id: string) => ({ id, name: id, baseUrl: fake.baseUrl, envKey: "OPENAI_API_KEY" });
-    writeFileSync(join(env.HOME!, ".qwen", "settings.json"), JSON.stringify({ modelProviders: { openai: [model("gpt-test"), model("gpt-test-2")] } }));
+    const env = agentRelayEnv(["qwen"]);
+    Object.assign(env, qwenSetup(env.HOME!, fake.baseUrl, "test-key"));
     const relay = await TestRelay.start({ env });
     return { relay, server: { modelsAsked: () => fake.calls.filter((c) => c.tools.length).map((c) => c.model), reset: () => fake.reset(), close: () => fake.close() } };
   },

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { TestRelay } from "./helpers/relay-process.ts";
 import { FakeResponses } from "./helpers/fake-responses.ts";
 import { agentRelayEnv, missingCli } from "./helpers/agent-clis.ts";
-import { codexAgent } from "./helpers/relay-plan-gemini-codex.ts";
+import { codexAgent } from "./helpers/relay-plan-acp.ts";
 import { TURN_MS, say } from "./helpers/agents-e2e.ts";
 import { cliSuite, probedProvider } from "./helpers/acp-cli-suite.ts";
 import { codexConfig } from "./helpers/cli-offline.ts";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { TestRelay } from "./helpers/relay-process.ts";
 import { FakeResponses } from "./helpers/fake-responses.ts";
 import { agentRelayEnv, binPath, missingCli } from "./helpers/agent-clis.ts";
-import { codexAgent } from "./helpers/relay-plan-gemini-codex.ts";
+import { codexAgent } from "./helpers/relay-plan-acp.ts";
 import { cliSuite } from "./helpers/acp-cli-suite.ts";
 import { codexConfig } from "./helpers/cli-offline.ts";
 

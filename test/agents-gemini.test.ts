@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { TestRelay } from "./helpers/relay-process.ts";
 import { FakeGemini } from "./helpers/fake-gemini.ts";
 import { agentRelayEnv, missingCli } from "./helpers/agent-clis.ts";
-import { geminiAgent } from "./helpers/relay-plan-gemini-codex.ts";
+import { geminiAgent } from "./helpers/relay-plan-acp.ts";
 import { TURN_MS, say } from "./helpers/agents-e2e.ts";
 import { cliSuite, probedProvider } from "./helpers/acp-cli-suite.ts";
 

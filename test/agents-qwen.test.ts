@@ -1,13 +1,14 @@
 // Qwen Code for real (contract §10.2): a relay whose `qwen` sessions run the pinned Qwen Code
 // (on Node 20, though it declares 22) against a local chat-completions server, set up the way
 // a Qwen user points it at any OpenAI-compatible endpoint: OPENAI_API_KEY, OPENAI_BASE_URL and
-// OPENAI_MODEL in the relay's environment, and a second model in its settings.json.
+// OPENAI_MODEL in the relay's environment, and a second model in its settings.json. Qwen defers
+// MCP tools: relay_tool is reviewed with `tool_search`, then called through `tool_call`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { TestRelay } from "./helpers/relay-process.ts";
 import { FakeOpenAI } from "./helpers/fake-openai.ts";
 import { agentRelayEnv, missingCli } from "./helpers/agent-clis.ts";
-import { copilotAgent } from "./helpers/relay-plan.ts";
+import { qwenAgent } from "./helpers/relay-plan-acp.ts";
 import { TURN_MS, say } from "./helpers/agents-e2e.ts";
 import { cliSuite, probedProvider } from "./helpers/acp-cli-suite.ts";
 import { qwenSetup } from "./helpers/cli-offline.ts";
@@ -20,7 +21,7 @@ const suite = cliSuite({
   name: "Qwen Code",
   skip,
   async start() {
-    fake = await FakeOpenAI.start({ apiKey: "test-key", script: copilotAgent });
+    fake = await FakeOpenAI.start({ apiKey: "test-key", script: qwenAgent });
     const env = agentRelayEnv(["qwen"]);
     Object.assign(env, qwenSetup(env.HOME!, fake.baseUrl, "test-key"));
     const relay = await TestRelay.start({ env });
@@ -28,6 +29,10 @@ const suite = cliSuite({
   },
   models: { a: "gpt-test", b: "gpt-test-2" },
   capabilities: { loadSession: true, resume: true, images: true, mcpHttp: true },
+  // Seen here: its stderr says "MCP server(s) failed to start: relay" in most starts (it then
+  // answers tool_call with "Deferred tool mcp__relay__relay_tool is not registered"), and after
+  // a relay restart the server stays gone for that process; one run in three reached relay_tool.
+  relayToolUnreliable: "Qwen Code 0.24.4 often fails to start the relay's MCP server (\"MCP server(s) failed to start: relay\")",
 });
 
 test("Qwen Code: a refused key ends the turn with an error in words", { skip, timeout: 2 * TURN_MS }, async () => {

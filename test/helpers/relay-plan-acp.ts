@@ -1,9 +1,11 @@
-// The plan-following "model" (relay-plan.ts) for the wire APIs of Gemini CLI (generateContent
-// contents with functionCall / functionResponse parts) and Codex (Responses API input items:
-// function_call in the `mcp__relay` namespace, function_call_output).
+// The plan-following "model" (relay-plan.ts) for the third-round CLIs: Gemini CLI
+// (generateContent contents with functionCall / functionResponse parts), Codex (Responses API
+// input items: function_call in the `mcp__relay` namespace, function_call_output) and Qwen
+// Code (chat completions; MCP tools deferred behind its tool_search + tool_call bridge).
 import type { GeminiAnswer, GeminiCall } from "./fake-gemini.ts";
 import type { ResponsesAnswer, ResponsesCall } from "./fake-responses.ts";
-import { finalText, readPlan } from "./relay-plan.ts";
+import type { ChatAnswer, ChatCall } from "./fake-openai.ts";
+import { finalText, openaiTurn, readPlan } from "./relay-plan.ts";
 
 const partsText = (parts: any[]): string => (parts ?? []).map((p: any) => p?.text ?? "").join("");
 
@@ -59,4 +61,27 @@ export function codexAgent(call: ResponsesCall): ResponsesAnswer {
   const tool = call.tools.find((t) => t.endsWith(".relay_tool"));
   if (!tool) return { text: `relay_tool is not offered (tools: ${call.tools.join(", ")})` };
   return { toolCalls: [{ name: "relay_tool", namespace: tool.slice(0, -".relay_tool".length), arguments: plan[results.length] }] };
+}
+
+/** Qwen Code: relay_tool is deferred; the model reviews it with `tool_search` (`select:NAME`),
+ * then calls it through `tool_call { name, arguments }`. The name is the one Qwen lists in its
+ * deferred-tools reminder. */
+export function qwenAgent(call: ChatCall): ChatAnswer {
+  const { plan, calls, results } = openaiTurn(call);
+  if (!plan) return { text: "No plan in this prompt." };
+  const bridged = results.filter((r) => {
+    const c = calls.get(r.id);
+    return c?.name === "tool_call" && /relay_tool$/.test(String(c.args?.name ?? ""));
+  });
+  // "is not registered in this session. Run tool_search again": as a model would, it does.
+  const refused = (t: string) => /Run tool_search again/.test(t);
+  const relayResults = bridged.filter((r) => !refused(r.text)).map((r) => r.text);
+  if (relayResults.length >= plan.length) return { text: finalText(relayResults) };
+  if (!call.tools.includes("tool_search") || !call.tools.includes("tool_call")) return { text: `tool_search is not offered (tools: ${call.tools.join(", ")})` };
+  const name = /\b(mcp__relay__relay_tool)\b/.exec(JSON.stringify(call.messages))?.[1] ?? "mcp__relay__relay_tool";
+  if (bridged.filter((r) => refused(r.text)).length > 3) return { text: finalText(bridged.map((r) => r.text)) };
+  const retry = bridged.length > 0 && refused(bridged.at(-1)!.text) && bridged.filter((r) => refused(r.text)).length <= 3;
+  const reviewed = [...calls.values()].some((c) => c.name === "tool_search");
+  if (!reviewed || retry && [...calls.values()].at(-1)?.name !== "tool_search") return { toolCalls: [{ name: "tool_search", arguments: { query: `select:${name}` } }] };
+  return { toolCalls: [{ name: "tool_call", arguments: { name, arguments: plan[relayResults.length] } }] };
 }

@@ -75,7 +75,7 @@ export const createSession: ActionDef = {
       details: [`Title: ${title}`, `Provider: ${provider.name}`, `Model: ${model.model}`, `Mode: ${mode}`, ...(effort ? [`Effort: ${effort}`] : []),
         ...(group ? [`Group: ${group.name} (${group.id})`] : []), plan ? `Repo: ${plan.repo.display} · branch ${plan.branch}${plan.exists ? "" : " (new)"}` : `Folder: ${cwd}`],
     });
-    const staged: Staged | null = plan ? await cloneCloud(relay.dataDir, plan, NOTHING) : null;
+    const staged: Staged | null = plan ? await cloneCloud(relay.dataDir, plan, NOTHING, relay.name) : null;
     let session;
     try {
       session = relay.db.transaction(() => {

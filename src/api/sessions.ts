@@ -102,7 +102,7 @@ export function sessionRoutes(relay: Relay): Hono {
     const model = checkModel(provider.id, b.model, { relayName: relay.name, action: "create_session" });
     // Claude Cloud works on a clone of repo at branch (contract §9.2), never in a folder.
     const cloudPlan = provider.id === "claude-cloud" ? await planCloudBody(b) : noRepoFor(provider.name, b);
-    const staged = cloudPlan ? await cloneCloud(relay.dataDir, cloudPlan, "Nothing was created.") : null;
+    const staged = cloudPlan ? await cloneCloud(relay.dataDir, cloudPlan, "Nothing was created.", relay.name) : null;
     const cwd = staged ? staged.dir : checkFolder(b.cwd ?? relay.defaultCwd, "Nothing was created.");
     let s: SessionRow;
     try {

@@ -70,11 +70,16 @@ export class ProviderProbes {
   /** A turn failed on sign-in: probe again, and if the probe still finds it signed in (a key
    * that is set but refused), it stays unavailable until its settings change or the owner checks. */
   async authFailed(id: string): Promise<void> {
-    const r = await this.check(id, true);
-    if (!r?.available) return;
+    if (!this.probeable(id)) return;
     const adapter = adapterFor(id)!;
     const ctx = { providerName: getProvider(id)?.name ?? id, relayName: this.env.relayName, signIn: adapter.signIn };
-    setProbeResult(id, { ...r, available: false, reason: `${signInReason(ctx)} (its credentials were refused at the last turn)` });
+    const refused = { available: false, reason: `${signInReason(ctx)} (its credentials were refused at the last turn)` };
+    // Unavailable from the refusal on, not only once the probe below ends: until then the
+    // last probe's "available" is stale (relay_info read it while the turn had just failed).
+    const last = probeResult(id);
+    setProbeResult(id, { ...last, checkedAt: last?.checkedAt ?? this.env.now(), ...refused });
+    const r = await this.check(id, true);
+    if (r?.available) setProbeResult(id, { ...r, ...refused });
   }
 
   checking(id: string): boolean {

@@ -4,7 +4,7 @@
 import { SCHEDULES_SQL } from "../schedules/schema.ts";
 import { WATCHING_SQL } from "../watching/schema.ts";
 import { SCALE_INDEXES_SQL } from "./scale-indexes.ts";
-import { PAIRING_SQL, PAIRING_MOVES_SQL } from "../pairing/schema.ts";
+import { PAIRING_SQL, PAIRING_MOVES_SQL, PEER_IDENTITY_SQL } from "../pairing/schema.ts";
 import { TASKS_PGID_SQL } from "../tasks/schema.ts";
 
 export interface Migration {
@@ -154,4 +154,6 @@ export const MIGRATIONS: Migration[] = [
   // When a turn's prompt went to its agent: a turn running at a crash whose prompt never did
   // (its worker was starting, or waiting for room under maxWorkers) runs again after the start.
   { name: "013-turns-prompted", sql: "ALTER TABLE turns ADD COLUMN prompted_at INTEGER;" },
+  // Stand-ins and the peer outbox keyed by the pairing, not the name a peer sends (issue 18).
+  { name: "014-peer-identity", sql: PEER_IDENTITY_SQL },
 ];

@@ -6,12 +6,12 @@ import { adapterFor } from "./adapters/index.ts";
 import { discoveredModels, probeResult } from "./probe-cache.ts";
 import { isOpenAiAgent, openAiAgentAvailability } from "./openai-agent/provider.ts";
 import { customProvider, customProviders } from "./custom-agents.ts";
-import type { ProviderId } from "./provider-ids.ts";
+import type { ProviderId } from "../core/provider-ids.ts";
 
 // The providers a relay can host (contract §4.1), as data: relay_info, New Chat, the model
 // check and the launcher all read this one table instead of keeping their own lists.
 
-export { PROVIDER_IDS, ProviderId } from "./provider-ids.ts";
+export { PROVIDER_IDS, ProviderId } from "../core/provider-ids.ts";
 
 export const Effort = z.enum(["low", "medium", "high", "max"]);
 export type Effort = z.output<typeof Effort>;

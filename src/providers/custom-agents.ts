@@ -1,6 +1,6 @@
 import type { ProviderAdapter } from "./adapters/types.ts";
-import type { CustomAgent } from "./custom-agent-schema.ts";
-import type { ProviderInfo } from "./catalog.ts";
+import type { CustomAgent } from "../core/custom-agent-schema.ts";
+
 
 // The owner's custom ACP agents (setting customAgents, contract §10.2) as providers: the
 // catalog lists them after the built-in ones and the launcher starts them through the adapter
@@ -8,11 +8,24 @@ import type { ProviderInfo } from "./catalog.ts";
 
 let agents: readonly CustomAgent[] = [];
 
+/** The catalog's ProviderInfo for a custom agent (written out here: the catalog imports this module). */
+export interface CustomProviderInfo {
+  id: string;
+  name: string;
+  defaultModel: string;
+  models: null;
+  efforts: readonly ("low" | "medium" | "high")[];
+  command: string;
+  args: readonly string[];
+  install: string;
+  custom: true;
+}
+
 export function setCustomAgents(list: readonly CustomAgent[] | null | undefined): void {
   agents = list ?? [];
 }
 
-const info = (a: CustomAgent): ProviderInfo => ({
+const info = (a: CustomAgent): CustomProviderInfo => ({
   id: a.id,
   name: a.name,
   // Models are whatever the agent advertises at session/new (probes.ts); until then any id passes.
@@ -25,11 +38,11 @@ const info = (a: CustomAgent): ProviderInfo => ({
   custom: true,
 });
 
-export function customProviders(): ProviderInfo[] {
+export function customProviders(): CustomProviderInfo[] {
   return agents.map(info);
 }
 
-export function customProvider(id: string): ProviderInfo | undefined {
+export function customProvider(id: string): CustomProviderInfo | undefined {
   const a = agents.find((x) => x.id === id);
   return a && info(a);
 }

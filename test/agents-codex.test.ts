@@ -3,20 +3,17 @@
 // user points it at any endpoint: a model provider in $CODEX_HOME/config.toml (here the
 // agent HOME's ~/.codex) with `base_url` and `wire_api = "responses"`. Codex offers relay_tool
 // as `relay_tool` in the namespace `mcp__relay`.
-import { test } from "node:test";
-import assert from "node:assert/strict";
 import { TestRelay } from "./helpers/relay-process.ts";
 import { FakeResponses } from "./helpers/fake-responses.ts";
 import { agentRelayEnv, missingCli } from "./helpers/agent-clis.ts";
 import { codexAgent } from "./helpers/relay-plan-acp.ts";
-import { TURN_MS, say } from "./helpers/agents-e2e.ts";
-import { cliSuite, probedProvider } from "./helpers/acp-cli-suite.ts";
+import { cliSuite } from "./helpers/acp-cli-suite.ts";
 import { codexConfig } from "./helpers/cli-offline.ts";
 
 const skip = missingCli("codex");
 let fake: FakeResponses;
 
-const suite = cliSuite({
+cliSuite({
   provider: "codex",
   name: "Codex",
   skip,
@@ -36,28 +33,7 @@ const suite = cliSuite({
   models: { a: "gpt-test", b: "gpt-6-luna" },
   capabilities: { loadSession: true, resume: true, images: true, mcpHttp: true },
   cardKinds: ["allow_always", "allow_always", "allow_once", "reject_once"],
+  refusedKey: { refuse: () => void (fake.apiKey = "another-key"), restore: () => void (fake.apiKey = "test-key"), error: /^Codex is not signed in on relay "desk": run `codex-acp login`.* as \w+/ },
+  signedOut: { env: () => agentRelayEnv(["codex"]), reason: /^Codex is not signed in on relay "bare": run `codex-acp login` .* as \w+/ },
 });
 
-test("Codex: a refused key ends the turn with an error in words", { skip, timeout: 2 * TURN_MS }, async () => {
-  fake.apiKey = "another-key";
-  try {
-    const reply = await say(suite.relay(), suite.session(), "Say hello.");
-    assert.equal(reply.meta?.status, "error", reply.text);
-    assert.match(reply.meta.error, /^Codex is not signed in on relay "desk": run `codex-acp login`.* as \w+/);
-  } finally {
-    fake.apiKey = "test-key";
-  }
-});
-
-test("Codex: nobody signed in: unavailable with the command to run, and a session is refused", { skip, timeout: 2 * TURN_MS }, async () => {
-  const bare = await TestRelay.start({ name: "bare", env: agentRelayEnv(["codex"]) });
-  try {
-    const p = await probedProvider(bare, "codex");
-    assert.equal(p.available, false);
-    assert.match(p.reason, /^Codex is not signed in on relay "bare": run `codex-acp login` .* as \w+/);
-    const refused = await bare.api("POST", "/api/sessions", { provider: "codex", title: "unsigned" });
-    assert.equal(refused.json.code, "REMOTE_RELAY_PROVIDER_UNAVAILABLE");
-  } finally {
-    await bare.stop();
-  }
-});

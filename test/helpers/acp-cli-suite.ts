@@ -33,6 +33,10 @@ export interface CliSuite {
    * the cases that need relay_tool are reported as `todo`, and the restart case asks a plain
    * question instead. */
   relayToolUnreliable?: string;
+  /** Makes the model server refuse the key (and back): the next turn must fail with `error`. */
+  refusedKey?: { refuse(): void; restore(): void; error: RegExp };
+  /** A relay with nobody signed in (its environment): the provider must read unavailable with `reason`. */
+  signedOut?: { env(): Record<string, string | undefined>; reason: RegExp };
 }
 
 /** The agent processes the data folder's keeper holds (its children). */
@@ -133,6 +137,36 @@ export function cliSuite(s: CliSuite): { relay: () => TestRelay; session: () => 
     assert.notEqual(reply.meta?.status, "error", reply.meta?.error ?? reply.text);
     assert.deepEqual([...new Set(server.modelsAsked())], [s.models.b], reply.text);
   });
+
+  if (s.refusedKey) {
+    const k = s.refusedKey;
+    test(`${s.name}: a refused key ends the turn with the sign-in reason in words`, { skip, timeout: 2 * TURN_MS }, async () => {
+      k.refuse();
+      try {
+        const reply = await say(relay, session, "Say hello.");
+        assert.equal(reply.meta?.status, "error", reply.text);
+        assert.match(reply.meta.error, k.error);
+      } finally {
+        k.restore();
+      }
+    });
+  }
+
+  if (s.signedOut) {
+    const out = s.signedOut;
+    test(`${s.name}: nobody signed in: unavailable with the command to run, and a session on it is refused`, { skip, timeout: 2 * TURN_MS }, async () => {
+      const bare = await TestRelay.start({ name: "bare", env: out.env() });
+      try {
+        const p = await probedProvider(bare, s.provider);
+        assert.equal(p.available, false);
+        assert.match(p.reason, out.reason);
+        const refused = await bare.api("POST", "/api/sessions", { provider: s.provider, title: "unsigned" });
+        assert.equal(refused.json.code, "REMOTE_RELAY_PROVIDER_UNAVAILABLE");
+      } finally {
+        await bare.stop();
+      }
+    });
+  }
 
   return { relay: () => relay, session: () => session };
 }

@@ -25,7 +25,8 @@ const DEADLINE_MS = 1_500_000;
 const started = Date.now();
 const log = (s: string) => console.log(`[agents ${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${s}`);
 setTimeout(() => {
-  console.error("agents-cold-start: over 25 minutes, stopping");
+  console.error("agents-cold-start: over 25 minutes, stopping; what was measured:");
+  report();
   process.exit(1);
 }, DEADLINE_MS).unref();
 
@@ -122,6 +123,10 @@ try {
   await responses.close();
 }
 
-console.log(`\n${machineLine()}\n${loadLine()} (at the end)\n`);
-console.log(table(rows));
-for (const n of notes) console.log(n);
+report();
+
+function report(): void {
+  console.log(`\n${machineLine()}\n${loadLine()} (at the end)\n`);
+  console.log(table(rows));
+  for (const n of notes) console.log(n);
+}

@@ -136,6 +136,8 @@ export function cliSuite(s: CliSuite): { relay: () => TestRelay; session: () => 
     const reply = await say(relay, session, "Say hello.");
     assert.notEqual(reply.meta?.status, "error", reply.meta?.error ?? reply.text);
     assert.deepEqual([...new Set(server.modelsAsked())], [s.models.b], reply.text);
+    // Its usage, however it reports it (reported-usage.ts), is kept with the reply.
+    assert.ok(reply.meta?.usage?.inputTokens > 0 && reply.meta.usage.outputTokens > 0, JSON.stringify(reply.meta?.usage));
   });
 
   if (s.refusedKey) {

@@ -9,6 +9,7 @@ import type { McpEndpoint } from "./mcp/endpoint.ts";
 import { webUi } from "./web/ui.ts";
 import { peerApi } from "./pairing/peer-routes.ts";
 import { originGuard, type Listening } from "./api/origin-guard.ts";
+import { MemoryTrim } from "./core/memory-trim.ts";
 
 export interface StartOptions extends RelayOptions {
   port?: number;
@@ -70,8 +71,15 @@ export async function startRelay(opts: StartOptions = {}): Promise<Running> {
   const host = opts.host ?? "127.0.0.1";
   let on: Listening | null = null;
   const app = buildApp(relay, () => on);
+  // Requests and events are the relay's activity; quiet after them, it gives memory back.
+  const trim = new MemoryTrim(relay.clock);
+  relay.bus.on(() => trim.touch());
+  const fetch: typeof app.fetch = (req, ...rest) => {
+    trim.touch();
+    return app.fetch(req, ...rest);
+  };
   const server = await new Promise<ServerType>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port: opts.port ?? 7420, hostname: host }, () => resolve(s));
+    const s = serve({ fetch, port: opts.port ?? 7420, hostname: host }, () => resolve(s));
     s.once("error", reject);
   });
   const addr = server.address();
@@ -83,6 +91,7 @@ export async function startRelay(opts: StartOptions = {}): Promise<Running> {
   relay.mcpUrl = `${local}/mcp`;
   relay.baseUrl = local;
   await relay.start();
+  trim.touch();
   // Loaded now that the relay serves, not at the first agent's call: that call would wait
   // for it, and from dist/ it is a chunk file, which a rebuild while the relay runs replaces.
   setImmediate(() => void mcpEndpoints.get(relay)?.().catch(() => {}));
@@ -92,6 +101,7 @@ export async function startRelay(opts: StartOptions = {}): Promise<Running> {
     url,
     close: (opts) =>
       new Promise<void>((resolve) => {
+        trim.stop();
         relay.close(opts);
         server.close(() => resolve());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();

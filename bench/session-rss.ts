@@ -1,12 +1,15 @@
-// Idle RSS after sessions are created (issue 18, item 21): a real relay as `npm start` runs it
-// (bin/oar start from the compiled bundle, the real clock, an empty data folder), left idle,
-// its RSS read; then SESSIONS sessions created through POST /api/sessions (scripted, no agent
-// runs), the relay left idle again for the same time, its RSS read again. RSS is VmRSS from
-// /proc/PID/status, the median of 10 readings over the last 5 s of each idle wait.
-// `node --import tsx bench/session-rss.ts` (about 2.5 min). SESSION_RSS_IDLE_MS (default
-// 60000), SESSION_RSS_SESSIONS (default 1000). SESSION_RSS_ROOTS: other checkouts to compare
-// (comma-separated); their relays run at the same time as this one's and get their sessions
-// interleaved with it, so every relay sees the same load.
+// Idle RSS of a relay after work (issue 18, item 21), a real relay as `npm start` runs it
+// (bin/oar start from the compiled bundle, the real clock). RSS is VmRSS from /proc/PID/status,
+// the median of 10 readings over the last 5 s of each idle wait.
+//   1. An empty data folder: idle RSS; then SESSIONS sessions created through POST
+//      /api/sessions (scripted, no agent runs); idle again, RSS again. Target ≤ 90 MB.
+//   2. The cached store of STORE sessions (bench/lib/scale-store.ts): idle RSS; then one search
+//      through every session (GET /api/sessions?scope=all&query=parser: its total reads them
+//      all) and 20 pages of 200; idle again, RSS again. Target ≤ 90 MB (issue 14's at 100,000).
+// `node --import tsx bench/session-rss.ts` (about 6 min). SESSION_RSS_IDLE_MS (default 60000),
+// SESSION_RSS_SESSIONS (default 1000), SESSION_RSS_STORE (default 100000; 0 skips part 2).
+// SESSION_RSS_ROOTS: other checkouts to compare (comma-separated); their relays run at the same
+// time as this one's and get the same requests interleaved, so every relay sees the same load.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -14,6 +17,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort, realSleep } from "../test/helpers/relay-process.ts";
 import { loadLine, machineLine, rssMB, summarize } from "./lib/stats.ts";
+import { copyStore, scaleStore } from "./lib/scale-store.ts";
 import { distFresh } from "../scripts/dist-fresh.mjs";
 import { stopProc } from "./lib/proc.ts";
 
@@ -21,6 +25,7 @@ const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const ROOTS = [ROOT, ...(process.env.SESSION_RSS_ROOTS ?? "").split(",").filter(Boolean).map((r) => resolve(r))];
 const IDLE_MS = Number(process.env.SESSION_RSS_IDLE_MS ?? 60_000);
 const SESSIONS = Number(process.env.SESSION_RSS_SESSIONS ?? 1000);
+const STORE = Number(process.env.SESSION_RSS_STORE ?? 100_000);
 const TARGET_MB = 90;
 const READINGS = 10;
 
@@ -35,11 +40,13 @@ interface Relay {
   trace: number[];
 }
 
-async function boot(root: string): Promise<Relay> {
+function build(root: string): void {
   // As `npm start` does: build when the sources are newer than dist/, then bin/oar start.
   const built = spawnSync(process.execPath, ["scripts/build.mjs", "--if-stale"], { cwd: root, stdio: "inherit" });
   if (built.status !== 0 || !distFresh(root)) throw new Error(`${root}: no fresh build in dist/`);
-  const dataDir = mkdtempSync(join(tmpdir(), "oar-session-rss-"));
+}
+
+async function boot(root: string, dataDir: string): Promise<Relay> {
   const port = await freePort();
   const proc = spawn(join(root, "bin", "oar"), ["start", "--port", String(port), "--data", dataDir, "--name", "bench"], { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, OAR_REQUIRE_DIST: "1" } });
   const relay: Relay = { root, proc, url: `http://127.0.0.1:${port}`, token: "", dataDir, output: "", trace: [] };
@@ -54,14 +61,14 @@ async function boot(root: string): Promise<Relay> {
   return relay;
 }
 
-async function createSession(r: Relay, i: number): Promise<void> {
-  const res = await fetch(`${r.url}/api/sessions`, {
-    method: "POST",
+async function call(r: Relay, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(r.url + path, {
+    method,
     headers: { authorization: `Bearer ${r.token}`, "content-type": "application/json" },
-    body: JSON.stringify({ provider: "scripted", title: `session ${i}`, cwd: r.dataDir }),
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
-  if (res.status !== 201) throw new Error(`POST /api/sessions answered ${res.status}: ${await res.text()}`);
-  await res.arrayBuffer();
+  if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
+  return res.json();
 }
 
 /** Waits out the idle time, then the median of READINGS readings over its last 5 s. */
@@ -76,49 +83,100 @@ async function idleRss(relays: Relay[]): Promise<number[]> {
 }
 
 const mb = (v: number) => `${v.toFixed(1)} MB`;
+const who = (r: Relay) => (r.root === ROOT ? "this checkout" : r.root);
+
+function printTable(head: string[], rows: string[][]): void {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
+  console.log([line(head), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.map(line)].join("\n"));
+}
+
+function printTraces(relays: Relay[]): void {
+  for (const r of relays) {
+    console.log(`${who(r)}: RSS every 5 s (MB): ${r.trace.map((v) => v.toFixed(0)).join(" ")}`);
+    const trims = r.output.split("\n").filter((l) => l.startsWith("[memory]"));
+    if (trims.length) console.log(trims.join("\n"));
+  }
+}
+
+/** Boots a relay per checkout, each on its own data folder made by `prepare`. */
+async function bootAll(relays: Relay[], prepare: (dir: string) => void): Promise<void> {
+  for (const root of ROOTS) {
+    const dir = mkdtempSync(join(tmpdir(), "oar-session-rss-"));
+    try {
+      prepare(dir);
+      relays.push(await boot(root, dir));
+    } catch (err) {
+      rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
+  }
+}
+
+/** Part 1: SESSIONS created on an empty relay. True when this checkout is within target. */
+async function created(relays: Relay[]): Promise<boolean> {
+  await bootAll(relays, () => {});
+  console.log(`\n1. ${relays.length} relay(s) on an empty folder (dist/, real clock); ${loadLine()}; idle ${IDLE_MS / 1000} s`);
+  const fresh = await idleRss(relays);
+  console.log(`fresh idle RSS read; ${loadLine()}; creating ${SESSIONS} sessions in each`);
+  const t0 = Date.now();
+  for (let i = 0; i < SESSIONS; i++) await Promise.all(relays.map((r) => call(r, "POST", "/api/sessions", { provider: "scripted", title: `session ${i}`, cwd: r.dataDir })));
+  const busy = relays.map((r) => rssMB(r.proc.pid!));
+  console.log(`created in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${loadLine()}; idle ${IDLE_MS / 1000} s`);
+  const after = await idleRss(relays);
+  console.log(`idle RSS read; ${loadLine()}\n`);
+  printTable(
+    ["relay", "fresh, idle", "just after creating", `${SESSIONS} created + ${IDLE_MS / 1000} s idle`, "grown", "per session", `≤ ${TARGET_MB} MB`],
+    relays.map((r, i) => [who(r), mb(fresh[i]), mb(busy[i]), mb(after[i]), mb(after[i] - fresh[i]), `${(((after[i] - fresh[i]) * 1024) / SESSIONS).toFixed(1)} KB`, after[i] <= TARGET_MB ? "yes" : "no"]),
+  );
+  printTraces(relays);
+  return after[0] <= TARGET_MB;
+}
+
+/** Part 2: a search and pages through the big store. True when this checkout is within target. */
+async function searched(relays: Relay[]): Promise<boolean> {
+  const store = scaleStore(STORE, console.log);
+  await bootAll(relays, (dir) => copyStore(store, dir));
+  console.log(`\n2. ${relays.length} relay(s) on the store of ${STORE.toLocaleString("en")} sessions; ${loadLine()}; idle ${IDLE_MS / 1000} s`);
+  const fresh = await idleRss(relays);
+  const found = await Promise.all(relays.map((r) => call(r, "GET", "/api/sessions?scope=all&query=parser")));
+  const cursors = relays.map(() => "");
+  for (let i = 0; i < 20; i++) {
+    await Promise.all(relays.map(async (r, j) => (cursors[j] = (await call(r, "GET", `/api/sessions?scope=all&limit=200${cursors[j] ? `&cursor=${cursors[j]}` : ""}`)).nextCursor ?? "")));
+  }
+  const busy = relays.map((r) => rssMB(r.proc.pid!));
+  console.log(`searched (${found[0].total} found) and paged; ${loadLine()}; idle ${IDLE_MS / 1000} s`);
+  const after = await idleRss(relays);
+  console.log(`idle RSS read; ${loadLine()}\n`);
+  printTable(
+    ["relay", "fresh, idle", "just after the search and pages", `+ ${IDLE_MS / 1000} s idle`, "grown", `≤ ${TARGET_MB} MB`],
+    relays.map((r, i) => [who(r), mb(fresh[i]), mb(busy[i]), mb(after[i]), mb(after[i] - fresh[i]), after[i] <= TARGET_MB ? "yes" : "no"]),
+  );
+  printTraces(relays);
+  return after[0] <= TARGET_MB;
+}
+
+async function stopAll(relays: Relay[]): Promise<void> {
+  for (const r of relays.splice(0)) {
+    await stopProc(r.proc, "SIGTERM");
+    rmSync(r.dataDir, { recursive: true, force: true });
+  }
+}
 
 console.log(machineLine());
 const relays: Relay[] = [];
 let exit = 0;
 try {
-  for (const root of ROOTS) relays.push(await boot(root));
-  console.log(`${relays.length} relay(s) started (dist/, real clock); ${loadLine()}; idle ${IDLE_MS / 1000} s`);
-  const fresh = await idleRss(relays);
-  console.log(`fresh idle RSS read; ${loadLine()}; creating ${SESSIONS} sessions in each`);
-  const t0 = Date.now();
-  for (let i = 0; i < SESSIONS; i++) await Promise.all(relays.map((r) => createSession(r, i)));
-  const created = relays.map((r) => rssMB(r.proc.pid!));
-  console.log(`created in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${loadLine()}; idle ${IDLE_MS / 1000} s`);
-  const after = await idleRss(relays);
-  console.log(`after idle RSS read; ${loadLine()}\n`);
-
-  const head = ["relay", "fresh, idle", "just after creating", `${SESSIONS} created + ${IDLE_MS / 1000} s idle`, "grown", "per session", `target ≤ ${TARGET_MB} MB`];
-  const rows = relays.map((r, i) => [
-    r.root === ROOT ? "this checkout" : r.root,
-    mb(fresh[i]),
-    mb(created[i]),
-    mb(after[i]),
-    mb(after[i] - fresh[i]),
-    `${(((after[i] - fresh[i]) * 1024) / SESSIONS).toFixed(1)} KB`,
-    after[i] <= TARGET_MB ? "yes" : "no",
-  ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
-  console.log([line(head), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.map(line)].join("\n"));
-  for (const r of relays) {
-    console.log(`\n${r.root === ROOT ? "this checkout" : r.root}: RSS every 5 s (MB): ${r.trace.map((v) => v.toFixed(0)).join(" ")}`);
-    const trims = r.output.split("\n").filter((l) => l.startsWith("[memory]"));
-    if (trims.length) console.log(trims.join("\n"));
-  }
-  exit = after[0] <= TARGET_MB ? 0 : 1;
+  for (const root of ROOTS) build(root);
+  const parts = [await created(relays)];
+  await stopAll(relays);
+  if (STORE > 0) parts.push(await searched(relays));
+  exit = parts.every(Boolean) ? 0 : 1;
 } catch (err) {
   console.error(err);
   for (const r of relays) console.error(`relay output tail (${r.root}):\n${r.output.slice(-2000)}`);
   exit = 2;
 } finally {
-  for (const r of relays) {
-    await stopProc(r.proc, "SIGTERM");
-    rmSync(r.dataDir, { recursive: true, force: true });
-  }
+  await stopAll(relays);
 }
 process.exitCode = exit;

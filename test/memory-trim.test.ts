@@ -3,8 +3,13 @@
 // sessions created left the relay 20–45 MB above its fresh size for good. The relay now marks
 // every request and bus event as activity, and once nothing has happened for 10 s of its clock
 // it runs one low-memory collection (src/core/memory-trim.ts) and logs what it gave back.
+// SQLite's page cache, the one thing that grows with the store, is bounded (src/store/db.ts).
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDb } from "../src/store/db.ts";
 import { TestRelay } from "./helpers/relay-process.ts";
 
 const TRIM = /^\[memory\] quiet since (\S+), at (\S+): V8 heap ([\d.]+) → ([\d.]+) MB, young generation ([\d.]+) → ([\d.]+) MB/gm;
@@ -27,4 +32,14 @@ test("after a burst of created sessions, 10 s of quiet since the last request gi
   assert.equal(Date.parse(at), t0 + 28_000, "the trim runs as soon as 10 s have passed without a request");
   assert.ok(Number(heapAfter) < Number(heapBefore), `the heap shrank: ${trims[0][0]}`);
   assert.ok(Number(youngAfter) < Number(youngBefore), `the young generation shrank: ${trims[0][0]}`);
+});
+
+test("the store's page cache is held to 4 MB: better-sqlite3's 16 MB kept every page one search read", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "oar-page-cache-"));
+  const db = openDb(join(dir, "oar.db"));
+  t.after(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  assert.equal(db.pragma("cache_size", { simple: true }), -4000);
 });

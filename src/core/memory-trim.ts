@@ -67,6 +67,7 @@ export class MemoryTrim {
   /** The heap right after the last trim: a trim runs again only once it has grown past it. */
   private floor = 0;
   private running = false;
+  private stopped = false;
 
   constructor(private readonly clock: Clock) {
     this.lastActivity = clock.now();
@@ -76,21 +77,23 @@ export class MemoryTrim {
    * entry at a time, re-armed when it comes due too early: this runs on every request. */
   touch(): void {
     this.lastActivity = this.clock.now();
-    this.timer ??= this.clock.at(this.lastActivity + QUIET_MS, () => this.due());
+    this.arm(this.lastActivity + QUIET_MS);
   }
 
   stop(): void {
+    this.stopped = true;
     this.timer?.();
     this.timer = null;
+  }
+
+  private arm(at: number): void {
+    if (!this.stopped) this.timer ??= this.clock.at(at, () => this.due());
   }
 
   private due(): void {
     this.timer = null;
     const quietSince = this.lastActivity;
-    if (this.clock.now() - quietSince < QUIET_MS) {
-      this.timer = this.clock.at(quietSince + QUIET_MS, () => this.due());
-      return;
-    }
+    if (this.clock.now() - quietSince < QUIET_MS) return this.arm(quietSince + QUIET_MS);
     void this.trim(quietSince);
   }
 
@@ -107,6 +110,10 @@ export class MemoryTrim {
     }
     const after = heapFigures();
     this.floor = after.heap;
+    // Work that is neither a request nor an event (a provider probe, an agent process
+    // reattached at start) may still grow the heap after this: one more look once the next
+    // quiet period has passed, which ends the chain when the heap stays put.
+    this.arm(this.clock.now() + QUIET_MS);
     console.log(
       `[memory] quiet since ${iso(quietSince)}, at ${iso(at)}: V8 heap ${mb(before.heap)} → ${mb(after.heap)} MB, ` +
         `young generation ${mb(before.young)} → ${mb(after.young)} MB (${(performance.now() - t0).toFixed(0)} ms)`,

@@ -16,13 +16,19 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { freePort, realSleep } from "../test/helpers/relay-process.ts";
-import { loadLine, machineLine, rssMB, summarize } from "./lib/stats.ts";
+import { cellTable, loadLine, machineLine, rssMB, summarize } from "./lib/stats.ts";
 import { copyStore, scaleStore } from "./lib/scale-store.ts";
 import { distFresh } from "../scripts/dist-fresh.mjs";
 import { stopProc } from "./lib/proc.ts";
 
 const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
-const ROOTS = [ROOT, ...(process.env.SESSION_RSS_ROOTS ?? "").split(",").filter(Boolean).map((r) => resolve(r))];
+const ROOTS = [
+  ROOT,
+  ...(process.env.SESSION_RSS_ROOTS ?? "")
+    .split(",")
+    .filter(Boolean)
+    .map((r) => resolve(r)),
+];
 const IDLE_MS = Number(process.env.SESSION_RSS_IDLE_MS ?? 60_000);
 const SESSIONS = Number(process.env.SESSION_RSS_SESSIONS ?? 1000);
 const STORE = Number(process.env.SESSION_RSS_STORE ?? 100_000);
@@ -48,12 +54,17 @@ function build(root: string): void {
 
 async function boot(root: string, dataDir: string): Promise<Relay> {
   const port = await freePort();
-  const proc = spawn(join(root, "bin", "oar"), ["start", "--port", String(port), "--data", dataDir, "--name", "bench"], { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, OAR_REQUIRE_DIST: "1" } });
+  const proc = spawn(
+    join(root, "bin", "oar"),
+    ["start", "--port", String(port), "--data", dataDir, "--name", "bench"],
+    { cwd: root, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, OAR_REQUIRE_DIST: "1" } },
+  );
   const relay: Relay = { root, proc, url: `http://127.0.0.1:${port}`, token: "", dataDir, output: "", trace: [] };
   proc.stdout!.on("data", (d) => (relay.output += d));
   proc.stderr!.on("data", (d) => (relay.output += d));
   for (const end = Date.now() + 60_000; !/listening on http/.test(relay.output); await realSleep(50)) {
-    if (proc.exitCode !== null || Date.now() > end) throw new Error(`relay did not start: ${relay.output.slice(-1500)}`);
+    if (proc.exitCode !== null || Date.now() > end)
+      throw new Error(`relay did not start: ${relay.output.slice(-1500)}`);
   }
   relay.token = readFileSync(join(dataDir, "owner-token"), "utf8").trim();
   const tick = setInterval(() => relay.proc.exitCode === null && relay.trace.push(rssMB(relay.proc.pid!)), 5000);
@@ -76,7 +87,7 @@ async function idleRss(relays: Relay[]): Promise<number[]> {
   await realSleep(Math.max(0, IDLE_MS - 5000));
   const readings = relays.map(() => [] as number[]);
   for (let i = 0; i < READINGS; i++) {
-    relays.forEach((r, j) => readings[j].push(rssMB(r.proc.pid!)));
+    for (const [j, r] of relays.entries()) readings[j].push(rssMB(r.proc.pid!));
     await realSleep(5000 / READINGS);
   }
   return readings.map((v) => summarize(v).p50);
@@ -84,12 +95,6 @@ async function idleRss(relays: Relay[]): Promise<number[]> {
 
 const mb = (v: number) => `${v.toFixed(1)} MB`;
 const who = (r: Relay) => (r.root === ROOT ? "this checkout" : r.root);
-
-function printTable(head: string[], rows: string[][]): void {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
-  console.log([line(head), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.map(line)].join("\n"));
-}
 
 function printTraces(relays: Relay[]): void {
   for (const r of relays) {
@@ -116,18 +121,43 @@ async function bootAll(relays: Relay[], prepare: (dir: string) => void): Promise
 /** Part 1: SESSIONS created on an empty relay. True when this checkout is within target. */
 async function created(relays: Relay[]): Promise<boolean> {
   await bootAll(relays, () => {});
-  console.log(`\n1. ${relays.length} relay(s) on an empty folder (dist/, real clock); ${loadLine()}; idle ${IDLE_MS / 1000} s`);
+  console.log(
+    `\n1. ${relays.length} relay(s) on an empty folder (dist/, real clock); ${loadLine()}; idle ${IDLE_MS / 1000} s`,
+  );
   const fresh = await idleRss(relays);
   console.log(`fresh idle RSS read; ${loadLine()}; creating ${SESSIONS} sessions in each`);
   const t0 = Date.now();
-  for (let i = 0; i < SESSIONS; i++) await Promise.all(relays.map((r) => call(r, "POST", "/api/sessions", { provider: "scripted", title: `session ${i}`, cwd: r.dataDir })));
+  for (let i = 0; i < SESSIONS; i++)
+    await Promise.all(
+      relays.map((r) =>
+        call(r, "POST", "/api/sessions", { provider: "scripted", title: `session ${i}`, cwd: r.dataDir }),
+      ),
+    );
   const busy = relays.map((r) => rssMB(r.proc.pid!));
   console.log(`created in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${loadLine()}; idle ${IDLE_MS / 1000} s`);
   const after = await idleRss(relays);
   console.log(`idle RSS read; ${loadLine()}\n`);
-  printTable(
-    ["relay", "fresh, idle", "just after creating", `${SESSIONS} created + ${IDLE_MS / 1000} s idle`, "grown", "per session", `≤ ${TARGET_MB} MB`],
-    relays.map((r, i) => [who(r), mb(fresh[i]), mb(busy[i]), mb(after[i]), mb(after[i] - fresh[i]), `${(((after[i] - fresh[i]) * 1024) / SESSIONS).toFixed(1)} KB`, after[i] <= TARGET_MB ? "yes" : "no"]),
+  console.log(
+    cellTable(
+      [
+        "relay",
+        "fresh, idle",
+        "just after creating",
+        `${SESSIONS} created + ${IDLE_MS / 1000} s idle`,
+        "grown",
+        "per session",
+        `≤ ${TARGET_MB} MB`,
+      ],
+      relays.map((r, i) => [
+        who(r),
+        mb(fresh[i]),
+        mb(busy[i]),
+        mb(after[i]),
+        mb(after[i] - fresh[i]),
+        `${(((after[i] - fresh[i]) * 1024) / SESSIONS).toFixed(1)} KB`,
+        after[i] <= TARGET_MB ? "yes" : "no",
+      ]),
+    ),
   );
   printTraces(relays);
   return after[0] <= TARGET_MB;
@@ -137,20 +167,45 @@ async function created(relays: Relay[]): Promise<boolean> {
 async function searched(relays: Relay[]): Promise<boolean> {
   const store = scaleStore(STORE, console.log);
   await bootAll(relays, (dir) => copyStore(store, dir));
-  console.log(`\n2. ${relays.length} relay(s) on the store of ${STORE.toLocaleString("en")} sessions; ${loadLine()}; idle ${IDLE_MS / 1000} s`);
+  console.log(
+    `\n2. ${relays.length} relay(s) on the store of ${STORE.toLocaleString("en")} sessions; ${loadLine()}; idle ${IDLE_MS / 1000} s`,
+  );
   const fresh = await idleRss(relays);
   const found = await Promise.all(relays.map((r) => call(r, "GET", "/api/sessions?scope=all&query=parser")));
   const cursors = relays.map(() => "");
   for (let i = 0; i < 20; i++) {
-    await Promise.all(relays.map(async (r, j) => (cursors[j] = (await call(r, "GET", `/api/sessions?scope=all&limit=200${cursors[j] ? `&cursor=${cursors[j]}` : ""}`)).nextCursor ?? "")));
+    await Promise.all(
+      relays.map(
+        async (r, j) =>
+          (cursors[j] =
+            (await call(r, "GET", `/api/sessions?scope=all&limit=200${cursors[j] ? `&cursor=${cursors[j]}` : ""}`))
+              .nextCursor ?? ""),
+      ),
+    );
   }
   const busy = relays.map((r) => rssMB(r.proc.pid!));
   console.log(`searched (${found[0].total} found) and paged; ${loadLine()}; idle ${IDLE_MS / 1000} s`);
   const after = await idleRss(relays);
   console.log(`idle RSS read; ${loadLine()}\n`);
-  printTable(
-    ["relay", "fresh, idle", "just after the search and pages", `+ ${IDLE_MS / 1000} s idle`, "grown", `≤ ${TARGET_MB} MB`],
-    relays.map((r, i) => [who(r), mb(fresh[i]), mb(busy[i]), mb(after[i]), mb(after[i] - fresh[i]), after[i] <= TARGET_MB ? "yes" : "no"]),
+  console.log(
+    cellTable(
+      [
+        "relay",
+        "fresh, idle",
+        "just after the search and pages",
+        `+ ${IDLE_MS / 1000} s idle`,
+        "grown",
+        `≤ ${TARGET_MB} MB`,
+      ],
+      relays.map((r, i) => [
+        who(r),
+        mb(fresh[i]),
+        mb(busy[i]),
+        mb(after[i]),
+        mb(after[i] - fresh[i]),
+        after[i] <= TARGET_MB ? "yes" : "no",
+      ]),
+    ),
   );
   printTraces(relays);
   return after[0] <= TARGET_MB;

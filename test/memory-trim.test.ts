@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { openDb } from "../src/store/db.ts";
 import { TestRelay } from "./helpers/relay-process.ts";
 
-const TRIM = /^\[memory\] quiet since (\S+), at (\S+): V8 heap ([\d.]+) → ([\d.]+) MB, young generation ([\d.]+) → ([\d.]+) MB/gm;
+const TRIM =
+  /^\[memory\] quiet since (\S+), at (\S+): V8 heap ([\d.]+) → ([\d.]+) MB, young generation ([\d.]+) → ([\d.]+) MB/gm;
 
 test("after a burst of created sessions, 10 s of quiet since the last request gives the grown heap back, once", async (t) => {
   const relay = await TestRelay.start();

@@ -93,8 +93,8 @@ export class MemoryTrim {
   private due(): void {
     this.timer = null;
     const quietSince = this.lastActivity;
-    if (this.clock.now() - quietSince < QUIET_MS) return this.arm(quietSince + QUIET_MS);
-    void this.trim(quietSince);
+    if (this.clock.now() - quietSince < QUIET_MS) this.arm(quietSince + QUIET_MS);
+    else void this.trim(quietSince);
   }
 
   private async trim(quietSince: number): Promise<void> {

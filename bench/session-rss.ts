@@ -118,97 +118,68 @@ async function bootAll(relays: Relay[], prepare: (dir: string) => void): Promise
   }
 }
 
-/** Part 1: SESSIONS created on an empty relay. True when this checkout is within target. */
-async function created(relays: Relay[]): Promise<boolean> {
-  await bootAll(relays, () => {});
-  console.log(
-    `\n1. ${relays.length} relay(s) on an empty folder (dist/, real clock); ${loadLine()}; idle ${IDLE_MS / 1000} s`,
-  );
+/** Idle RSS of every relay before and after `work` (which says what it did), and the table.
+ * True when this checkout's relay ends within target. */
+async function beforeAfter(
+  relays: Relay[],
+  label: string,
+  work: () => Promise<string>,
+  perSession = 0,
+): Promise<boolean> {
+  console.log(`\n${label}; ${loadLine()}; idle ${IDLE_MS / 1000} s`);
   const fresh = await idleRss(relays);
-  console.log(`fresh idle RSS read; ${loadLine()}; creating ${SESSIONS} sessions in each`);
   const t0 = Date.now();
-  for (let i = 0; i < SESSIONS; i++)
-    await Promise.all(
-      relays.map((r) =>
-        call(r, "POST", "/api/sessions", { provider: "scripted", title: `session ${i}`, cwd: r.dataDir }),
-      ),
-    );
+  const did = await work();
   const busy = relays.map((r) => rssMB(r.proc.pid!));
-  console.log(`created in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${loadLine()}; idle ${IDLE_MS / 1000} s`);
+  console.log(`${did} in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${loadLine()}; idle ${IDLE_MS / 1000} s`);
   const after = await idleRss(relays);
   console.log(`idle RSS read; ${loadLine()}\n`);
-  console.log(
-    cellTable(
-      [
-        "relay",
-        "fresh, idle",
-        "just after creating",
-        `${SESSIONS} created + ${IDLE_MS / 1000} s idle`,
-        "grown",
-        "per session",
-        `≤ ${TARGET_MB} MB`,
-      ],
-      relays.map((r, i) => [
-        who(r),
-        mb(fresh[i]),
-        mb(busy[i]),
-        mb(after[i]),
-        mb(after[i] - fresh[i]),
-        `${(((after[i] - fresh[i]) * 1024) / SESSIONS).toFixed(1)} KB`,
-        after[i] <= TARGET_MB ? "yes" : "no",
-      ]),
-    ),
-  );
+  const head = ["relay", "fresh, idle", `just after: ${did}`, `+ ${IDLE_MS / 1000} s idle`, "grown"];
+  const rows = relays.map((r, i) => [who(r), mb(fresh[i]), mb(busy[i]), mb(after[i]), mb(after[i] - fresh[i])]);
+  if (perSession) {
+    head.push("per session");
+    for (const [i, row] of rows.entries()) row.push(`${(((after[i] - fresh[i]) * 1024) / perSession).toFixed(1)} KB`);
+  }
+  head.push(`≤ ${TARGET_MB} MB`);
+  for (const [i, row] of rows.entries()) row.push(after[i] <= TARGET_MB ? "yes" : "no");
+  console.log(cellTable(head, rows));
   printTraces(relays);
   return after[0] <= TARGET_MB;
 }
 
-/** Part 2: a search and pages through the big store. True when this checkout is within target. */
+/** Part 1: SESSIONS created on an empty relay. */
+async function created(relays: Relay[]): Promise<boolean> {
+  await bootAll(relays, () => {});
+  const label = `1. ${relays.length} relay(s) on an empty folder (dist/, real clock)`;
+  return beforeAfter(
+    relays,
+    label,
+    async () => {
+      for (let i = 0; i < SESSIONS; i++) {
+        const body = (r: Relay) => ({ provider: "scripted", title: `session ${i}`, cwd: r.dataDir });
+        await Promise.all(relays.map((r) => call(r, "POST", "/api/sessions", body(r))));
+      }
+      return `${SESSIONS} sessions created`;
+    },
+    SESSIONS,
+  );
+}
+
+/** Part 2: a search and pages through the big store. */
 async function searched(relays: Relay[]): Promise<boolean> {
   const store = scaleStore(STORE, console.log);
   await bootAll(relays, (dir) => copyStore(store, dir));
-  console.log(
-    `\n2. ${relays.length} relay(s) on the store of ${STORE.toLocaleString("en")} sessions; ${loadLine()}; idle ${IDLE_MS / 1000} s`,
-  );
-  const fresh = await idleRss(relays);
-  const found = await Promise.all(relays.map((r) => call(r, "GET", "/api/sessions?scope=all&query=parser")));
-  const cursors = relays.map(() => "");
-  for (let i = 0; i < 20; i++) {
-    await Promise.all(
-      relays.map(
-        async (r, j) =>
-          (cursors[j] =
-            (await call(r, "GET", `/api/sessions?scope=all&limit=200${cursors[j] ? `&cursor=${cursors[j]}` : ""}`))
-              .nextCursor ?? ""),
-      ),
-    );
-  }
-  const busy = relays.map((r) => rssMB(r.proc.pid!));
-  console.log(`searched (${found[0].total} found) and paged; ${loadLine()}; idle ${IDLE_MS / 1000} s`);
-  const after = await idleRss(relays);
-  console.log(`idle RSS read; ${loadLine()}\n`);
-  console.log(
-    cellTable(
-      [
-        "relay",
-        "fresh, idle",
-        "just after the search and pages",
-        `+ ${IDLE_MS / 1000} s idle`,
-        "grown",
-        `≤ ${TARGET_MB} MB`,
-      ],
-      relays.map((r, i) => [
-        who(r),
-        mb(fresh[i]),
-        mb(busy[i]),
-        mb(after[i]),
-        mb(after[i] - fresh[i]),
-        after[i] <= TARGET_MB ? "yes" : "no",
-      ]),
-    ),
-  );
-  printTraces(relays);
-  return after[0] <= TARGET_MB;
+  const label = `2. ${relays.length} relay(s) on the store of ${STORE.toLocaleString("en")} sessions`;
+  return beforeAfter(relays, label, async () => {
+    const found = await Promise.all(relays.map((r) => call(r, "GET", "/api/sessions?scope=all&query=parser")));
+    const cursors = relays.map(() => "");
+    const page = async (r: Relay, j: number) => {
+      const after = cursors[j] ? `&cursor=${cursors[j]}` : "";
+      cursors[j] = (await call(r, "GET", `/api/sessions?scope=all&limit=200${after}`)).nextCursor ?? "";
+    };
+    for (let i = 0; i < 20; i++) await Promise.all(relays.map(page));
+    return `a search (${found[0].total} found), 20 pages of 200`;
+  });
 }
 
 async function stopAll(relays: Relay[]): Promise<void> {

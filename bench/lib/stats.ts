@@ -63,6 +63,11 @@ export function table(rows: Row[]): string {
     r.target === undefined ? "—" : `≤ ${r.target} ${r.unit}`,
     r.target === undefined ? "—" : withinTarget(r) ? "yes" : "no",
   ]);
+  return cellTable(head, body);
+}
+
+/** A plain-text (and Markdown-compatible) table of cells already written out. */
+export function cellTable(head: string[], body: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
   return [line(head), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...body.map(line)].join("\n");

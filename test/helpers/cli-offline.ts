@@ -1,4 +1,4 @@
-// How the third-round CLIs are pointed at a local model server (README "Providers", STACK.md):
+// How the third-round CLIs are pointed at a local model server (docs/providers.md, STACK.md):
 // each the way its own users point it at any endpoint. Used by the end-to-end tests and the bench.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -127,6 +127,10 @@ export class Relay {
         void expected;
       },
     });
+    // A session whose last task ended is idle: its worker may now make room for a waiting turn.
+    this.bus.on((e) => {
+      if (e.type === "task.updated" && e.status !== "running") this.workers.recheck();
+    });
     this.turns.runner = {
       run: (sessionId, turn, text, onChunk, signal) => {
         const session = this.sessions.get(sessionId);

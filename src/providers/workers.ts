@@ -54,6 +54,8 @@ interface Slot {
   onChunk: ((t: string) => void) | null;
   idle?: Cancel;
   turn: TurnCtx | null;
+  /** When it was last used, as a count of uses (not clock time: the test clock stands still,
+   * and the order is all that matters). */
   lastUsed: number;
   /** The agent was given another relay_tool address than the relay's current one (it came
    * back on another port): it is replaced at its next idle moment. */
@@ -80,6 +82,12 @@ const DEFAULT_MAX_WORKERS = 8;
  * thousands of idle sessions cost no processes; at most maxWorkers at once. */
 export class Workers {
   private slots = new Map<string, Slot>();
+  /** Agent processes stopped or killed whose exit has not been seen yet: until it is, they
+   * still count against maxWorkers. */
+  private ending = new Set<object>();
+  /** Turns looking for room right now (see claim). */
+  private waiting = 0;
+  private uses = 0;
   private roomWaiters: (() => void)[] = [];
   private pipes: WorkerPipes;
   /** The relay let go of its workers (graceful stop): their ends are no longer ours. */
@@ -89,8 +97,9 @@ export class Workers {
     this.pipes = env.pipes ?? new DirectPipes();
   }
 
+  /** Agent processes alive: starting, running or idle, and ones still ending. */
   get count(): number {
-    return this.slots.size;
+    return this.slots.size + this.ending.size;
   }
 
   has(sessionId: string): boolean {
@@ -102,32 +111,72 @@ export class Workers {
     return Number.isInteger(n) && n >= 1 ? n : DEFAULT_MAX_WORKERS;
   }
 
-  private freed(): void {
+  /** Room may have been made (a turn ended, a process exited, a task ended): the turns
+   * waiting for it look again. */
+  recheck(): void {
     for (const w of this.roomWaiters.splice(0)) w();
   }
 
-  /** At the cap, the idle worker unused longest is stopped to make room; when every worker
-   * is busy the turn waits until one ends or goes idle. */
-  private async room(sessionId: string, signal: AbortSignal): Promise<void> {
-    while (!this.slots.has(sessionId) && this.slots.size >= this.max()) {
-      if (signal.aborted) return;
-      const idle = [...this.slots].filter(([id, s]) => !s.turn && !this.env.busy(id)).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
-      if (idle.length) {
-        this.stop(idle[0][0]);
-        continue;
+  /** The session's worker for a turn: its own when it runs, else a new one once there is
+   * room. At the cap the idle worker unused longest is stopped to make room; when every
+   * worker is busy the turn waits until one ends or goes idle. A place is taken in the same
+   * synchronous step as the count is checked, and a stopped process holds its place until
+   * its exit is seen, so there are never more than maxWorkers agent processes. Null when
+   * the turn was given up on while it waited. */
+  private async claim(session: SessionRow, signal: AbortSignal): Promise<Slot | null> {
+    this.waiting++;
+    try {
+      for (;;) {
+        if (signal.aborted) return null;
+        const own = this.slots.get(session.id);
+        if (own?.worker.alive && !own.stale) return own;
+        // One that died, or knows an old relay_tool address: a fresh one replaces it.
+        if (own) this.stop(session.id);
+        if (this.count < this.max()) return this.ensure(session);
+        // Enough processes are ending already for the turns that wait: no more are stopped.
+        if (this.ending.size < this.waiting) {
+          const idle = this.idleLongest();
+          if (idle) {
+            this.stop(idle);
+            continue;
+          }
+        }
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            signal.removeEventListener("abort", done);
+            resolve();
+          };
+          this.roomWaiters.push(done);
+          signal.addEventListener("abort", done, { once: true });
+        });
       }
-      await new Promise<void>((resolve) => {
-        this.roomWaiters.push(resolve);
-        signal.addEventListener("abort", () => resolve(), { once: true });
-      });
+    } finally {
+      this.waiting--;
+    }
+  }
+
+  /** The idle worker unused longest (no turn, session not busy), if any. */
+  private idleLongest(): string | undefined {
+    let best: [string, Slot] | undefined;
+    for (const e of this.slots) {
+      if (e[1].turn || e[1].resuming || this.env.busy(e[0])) continue;
+      if (!best || e[1].lastUsed < best[1].lastUsed) best = e;
+    }
+    return best?.[0];
+  }
+
+  /** Over the cap (maxWorkers lowered, or more workers taken back at start than it allows):
+   * idle workers are stopped until it holds again; busy ones end their work first. */
+  private trim(): void {
+    // (Ones ending already are on their way out: not counted here, or the rest would go too.)
+    while (this.slots.size > this.max()) {
+      const idle = this.idleLongest();
+      if (!idle) return;
+      this.stop(idle);
     }
   }
 
   private ensure(session: SessionRow): Slot {
-    const existing = this.slots.get(session.id);
-    if (existing?.worker.alive && !existing.stale) return existing;
-    // A worker that knows an old relay_tool address: a fresh one gets the current one.
-    if (existing) this.stop(session.id);
     const spec = launchSpec(session.provider, this.env.settings());
     const name = getProvider(session.provider)?.name ?? session.provider;
     if (!spec) throw new TurnFailure(`${name} cannot be started on relay "${this.env.relayName}": it is not installed or not set up there (see relay_info).`, "config");
@@ -139,16 +188,15 @@ export class Workers {
     // A start that failed (e.g. not signed in) leaves no slot behind: its process is ending,
     // and the next turn must start a fresh one instead of meeting the same failed start.
     slot.ready.catch(() => {
-      if (this.slots.get(session.id) === slot) this.slots.delete(session.id);
-      slot.worker.kill();
-      this.freed();
+      if (this.slots.get(session.id) === slot) this.retire(session.id, slot, "kill");
+      else slot.worker.kill();
     });
     return slot;
   }
 
   /** A slot around a worker (new or taken back), wired to the relay. */
   private slot(session: SessionRow, make: (host: WorkerHost) => AcpWorker): Slot {
-    const slot = { onChunk: null, turn: null, lastUsed: this.env.clock.now(), ready: Promise.resolve() } as unknown as Slot;
+    const slot = { onChunk: null, turn: null, lastUsed: ++this.uses, ready: Promise.resolve() } as unknown as Slot;
     const hostExtras = this.env.hostFor(session.id, () => slot.onChunk);
     slot.worker = make({
       ...hostExtras,
@@ -165,9 +213,10 @@ export class Workers {
         // stop() and kill() take the slot out first: still here means the process died by itself.
         const unexpected = this.slots.get(session.id) === slot;
         if (unexpected) this.slots.delete(session.id);
+        this.ending.delete(slot);
         slot.idle?.();
         this.env.onWorkerExit(session.id, !unexpected);
-        this.freed();
+        this.recheck();
       },
     });
     this.slots.set(session.id, slot);
@@ -196,6 +245,14 @@ export class Workers {
       const answered = !k.alive && !!k.resumable && !!turn && turn.id === state?.turnId;
       if (gone || (!k.alive && !answered)) {
         pipe.kill();
+        // Alive until the keeper reports its exit: it holds a place under maxWorkers till then.
+        if (k.alive) {
+          this.ending.add(pipe);
+          void pipe.exited.then(() => {
+            this.ending.delete(pipe);
+            this.recheck();
+          });
+        }
         continue;
       }
       const slot = this.slot(session, (host) => new AcpWorker(pipe, session.cwd, host, adapterFor(session.provider), state));
@@ -218,6 +275,7 @@ export class Workers {
       if (!slot.resuming && slot.stale && !this.env.busy(session.id)) this.stop(session.id);
       else if (!slot.resuming) this.armIdle(session.id);
     }
+    this.trim();
     return out;
   }
 
@@ -226,6 +284,7 @@ export class Workers {
     this.detached = true;
     for (const slot of this.slots.values()) slot.idle?.();
     this.slots.clear();
+    this.ending.clear();
     this.pipes.detach();
   }
 
@@ -287,13 +346,14 @@ export class Workers {
     if (slot.onChunk === mine) slot.onChunk = null;
     if (slot.turn?.log === log) slot.turn = null;
     // (The worker's turnId stays stored until the turn's end is in the store: recorded.)
-    slot.lastUsed = this.env.clock.now();
+    slot.lastUsed = ++this.uses;
     this.armIdle(sessionId);
     // The turn is recorded as ended just after this (Turns.finish): look for room then, and
     // replace a worker that knows an old relay_tool address.
     setImmediate(() => {
       if (slot.stale && this.slots.get(sessionId) === slot && !slot.turn && !this.env.busy(sessionId)) this.stop(sessionId);
-      this.freed();
+      this.trim();
+      this.recheck();
     });
   }
 
@@ -301,18 +361,17 @@ export class Workers {
     const name = getProvider(session.provider)?.name ?? session.provider;
     const log = new ActivityLog();
     const failure = this.failure(session, log);
-    await this.room(session.id, signal);
-    if (signal.aborted) return { stopReason: "cancelled" };
-    let slot: Slot;
+    let slot: Slot | null;
     try {
-      slot = this.ensure(session);
+      slot = await this.claim(session, signal);
     } catch (err) {
       throw failure(err);
     }
+    if (!slot) return { stopReason: "cancelled" };
     slot.idle?.();
     slot.idle = undefined;
     slot.turn = { turnId: turn.id, mode: turn.mode ?? session.mode, log };
-    slot.lastUsed = this.env.clock.now();
+    slot.lastUsed = ++this.uses;
     const exitError = () => new Error("The agent process exited during the turn.");
     const exited = slot.worker.exited.then(() => {
       throw exitError();
@@ -429,21 +488,24 @@ export class Workers {
 
   stop(sessionId: string): void {
     const slot = this.slots.get(sessionId);
-    if (!slot) return;
-    this.slots.delete(sessionId);
-    slot.idle?.();
-    slot.worker.stop();
-    this.freed();
+    if (slot) this.retire(sessionId, slot, "stop");
   }
 
   kill(sessionId: string): boolean {
     const slot = this.slots.get(sessionId);
-    if (!slot) return false;
+    if (slot) this.retire(sessionId, slot, "kill");
+    return !!slot;
+  }
+
+  /** Takes the slot out and ends its process (politely or at once); the process holds its
+   * place under maxWorkers until its exit is seen (onExit). */
+  private retire(sessionId: string, slot: Slot, how: "stop" | "kill"): void {
     this.slots.delete(sessionId);
     slot.idle?.();
-    slot.worker.kill();
-    this.freed();
-    return true;
+    if (slot.worker.alive) this.ending.add(slot);
+    if (how === "stop") slot.worker.stop();
+    else slot.worker.kill();
+    this.recheck();
   }
 
   stopAll(): void {

@@ -187,9 +187,7 @@ export class KeeperClient {
       let socket = await tryConnect(path);
       if (!socket) {
         if (!opts.start) return null;
-        await startKeeper(dataDir, opts.orphanMs);
-        socket = await tryConnect(path);
-        if (!socket) throw new Error(`the keeper started but does not answer on ${path}`);
+        socket = await startKeeper(dataDir, opts.orphanMs, () => tryConnect(path));
       }
       const client = new KeeperClient(socket);
       try {

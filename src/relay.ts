@@ -139,6 +139,7 @@ export class Relay {
       },
       abandon: (sessionId) => this.workers.kill(sessionId),
       recorded: (sessionId, turnId) => this.workers.recorded(sessionId, turnId),
+      promptsAtOnce: (session, turn) => this.workers.promptsAtOnce(session, turn),
       resume: (sessionId, turn, onChunk, signal) => {
         const session = this.sessions.get(sessionId);
         if (!session) return Promise.reject(new Error("The session was deleted."));

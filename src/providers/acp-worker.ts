@@ -336,6 +336,12 @@ export class AcpWorker {
     return done;
   }
 
+  /** The next prompt needs nothing first: `want` is applied (configure makes no call) and
+   * the first prompt's wait is behind it. */
+  settledFor(want: Desired): boolean {
+    return this.promptedOnce && configCalls(this.advertised, this.adapter, want, this.applied).length === 0;
+  }
+
   /** The adapter's wait before the first prompt (Grok: its MCP connection); bounded. */
   async beforePrompt(): Promise<void> {
     if (this.promptedOnce) return;

@@ -62,6 +62,8 @@ interface Slot {
   stale?: boolean;
   /** A turn an earlier relay started on this worker, taken back at start (resume). */
   resuming?: { turnId: string; early: string };
+  /** Its start (initialize, session/new) is done; a worker taken back has none. */
+  started: boolean;
 }
 
 /** What attachAll took back: sessions whose worker runs on, and turns to resume. */
@@ -181,7 +183,9 @@ export class Workers {
     const name = getProvider(session.provider)?.name ?? session.provider;
     if (!spec) throw new TurnFailure(`${name} cannot be started on relay "${this.env.relayName}": it is not installed or not set up there (see relay_info).`, "config");
     const slot = this.slot(session, (host) => new AcpWorker(this.pipes.spawn(session.id, { ...spec, cwd: session.cwd }), session.cwd, host, adapterFor(session.provider)));
+    slot.started = false;
     slot.ready = slot.worker.start(this.env.mcpEntry(session), { sessionId: session.id, model: session.model, effort: session.effort, mode: session.mode }).then(() => {
+      slot.started = true;
       const models = advertisedModels(slot.worker.advertised, adapterFor(session.provider));
       if (models.length) this.env.onModels?.(session.provider, models);
     });
@@ -196,7 +200,7 @@ export class Workers {
 
   /** A slot around a worker (new or taken back), wired to the relay. */
   private slot(session: SessionRow, make: (host: WorkerHost) => AcpWorker): Slot {
-    const slot = { onChunk: null, turn: null, lastUsed: ++this.uses, ready: Promise.resolve() } as unknown as Slot;
+    const slot = { onChunk: null, turn: null, lastUsed: ++this.uses, ready: Promise.resolve(), started: true } as unknown as Slot;
     const hostExtras = this.env.hostFor(session.id, () => slot.onChunk);
     slot.worker = make({
       ...hostExtras,
@@ -357,10 +361,22 @@ export class Workers {
     });
   }
 
+  /** A turn started now would have its prompt handed to the agent in the same task, with no
+   * wait: the session's worker runs, is started and idle, knows the current relay_tool
+   * address and needs no setting changed first (Turns then records the prompt with the
+   * turn's start, in one write). */
+  promptsAtOnce(session: SessionRow, turn: TurnRow): boolean {
+    const slot = this.slots.get(session.id);
+    if (!slot || !slot.started || slot.turn || slot.resuming || slot.stale || !slot.worker.alive) return false;
+    return slot.worker.settledFor({ model: turn.model ?? session.model, effort: session.effort, mode: turn.mode ?? session.mode });
+  }
+
   async run(session: SessionRow, turn: TurnRow, text: string, onChunk: (t: string) => void, signal: AbortSignal): Promise<RunResult> {
     const name = getProvider(session.provider)?.name ?? session.provider;
     const log = new ActivityLog();
     const failure = this.failure(session, log);
+    // Recorded with the turn's start (Turns.startNext) and still so: not written again.
+    const prompted = turn.prompted_at != null && this.promptsAtOnce(session, turn);
     let slot: Slot | null;
     try {
       slot = await this.claim(session, signal);
@@ -382,8 +398,9 @@ export class Workers {
     try {
       await Promise.race([slot.ready, exited]);
       if (signal.aborted) return { stopReason: "cancelled" };
-      // The session's settings as they are now (update_session, send, the owner may have changed them).
-      const now = this.env.session(session.id) ?? session;
+      // The session's settings as they are now (update_session, send, the owner may have
+      // changed them; not when nothing was waited for since the caller read them).
+      const now = prompted ? session : this.env.session(session.id) ?? session;
       await Promise.race([
         slot.worker.configure({ model: turn.model ?? now.model, effort: now.effort, mode: turn.mode ?? now.mode }).catch((err) => {
           throw new TurnFailure(`${name} did not accept the session's settings (model ${turn.model ?? now.model}, mode ${turn.mode ?? now.mode}${now.effort ? `, effort ${now.effort}` : ""}): ${(err as Error)?.message ?? err}. Change them with update_session and send again.`, "config");
@@ -401,7 +418,7 @@ export class Workers {
       signal.addEventListener("abort", onAbort, { once: true });
       // In the store before the agent can see it: a turn whose prompt never went out is run
       // again after a crash (Turns.recover), one that went out is resumed or ends as an error.
-      this.env.onPrompt?.(turn.id);
+      if (!prompted) this.env.onPrompt?.(turn.id);
       // Kept with the process: a relay that starts again mid-prompt resumes this turn.
       slot.worker.turnId = turn.id;
       slot.worker.saveState();
@@ -471,7 +488,12 @@ export class Workers {
     const w = this.slots.get(sessionId)?.worker;
     if (!w || w.turnId !== turnId) return;
     w.turnId = null;
-    w.saveState();
+    // After this task: the answer that waits on the turn's end goes out first (waking the
+    // keeper now would compete with it for a core), and a next turn started meanwhile has
+    // sent its own state.
+    setImmediate(() => {
+      if (w.turnId === null) w.saveState();
+    });
   }
 
   /** Stops the worker once the session has been idle a while (checked again when due). */

@@ -5,7 +5,7 @@
 
 import { createServer, type Server, type Socket } from "node:net";
 import { HeldWorker } from "./held-worker.ts";
-import { LineSplitter, PROTOCOL_VERSION, encode, readRelayMessage, type KeeperMessage, type RelayMessage, type WireWorker } from "./protocol.ts";
+import { LineSplitter, PROTOCOL_VERSION, corkedWrite, encode, readRelayMessage, type KeeperMessage, type RelayMessage, type WireWorker } from "./protocol.ts";
 import type { Outlet } from "./worker-rpc.ts";
 
 export const log = (msg: string): void => {
@@ -43,7 +43,7 @@ export class KeeperServer {
       attached: new Set(),
       greeted: false,
       send: (m: KeeperMessage) => {
-        if (!socket.destroyed) socket.write(encode(m));
+        if (!socket.destroyed) corkedWrite(socket, encode(m));
       },
     };
     const lines = new LineSplitter((line) => {

@@ -38,6 +38,9 @@ async function round(): Promise<{ times: number[]; cpu: Per; wakes: Per }> {
       if (res?.status !== "done" || !String(res.reply?.text).endsWith(`\nping ${i}`)) throw new Error(`send did not end done with its echo: ${JSON.stringify(res).slice(0, 400)}`);
     };
     await send(0); // starts the target's worker (and the keeper)
+    // The availability probes the start runs (each installed agent CLI, tried once) are done
+    // before anything is timed: they are heavy processes of their own.
+    await r.waitFor(async () => !(await r.api("GET", "/api/providers")).json.providers.some((p: { checking?: boolean }) => p.checking), 120_000);
     const keeper = Number(readFileSync(join(r.dataDir, "keeper.pid"), "utf8").trim());
     const agent = childPids(keeper)[0];
     const pids = { relay: r.proc.pid!, keeper, agent };

@@ -5,6 +5,7 @@ import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { request } from "node:http";
 import { TestRelay, realSleep } from "./helpers/relay-process.ts";
+import { chunkedPost } from "./helpers/raw-http.ts";
 
 let relay: TestRelay;
 before(async () => {
@@ -33,35 +34,8 @@ function raw(method: string, path: string, headers: Record<string, string>, body
   });
 }
 
-/** Sends a chunked body that never ends: only a relay that counts while reading can answer. */
-function endlessChunked(path: string, headers: Record<string, string>): Promise<{ status: number; json: any; sentMb: number }> {
-  const u = new URL(relay.url);
-  return new Promise((resolve, reject) => {
-    let sent = 0;
-    let answered = false;
-    const req = request({ host: u.hostname, port: u.port, method: "POST", path, headers: { ...headers, "content-type": "application/json", "transfer-encoding": "chunked" } }, (res) => {
-      answered = true;
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (d) => (text += d));
-      res.on("end", () => {
-        req.destroy();
-        resolve({ status: res.statusCode!, json: JSON.parse(text), sentMb: sent / 1024 / 1024 });
-      });
-    });
-    req.on("error", (e) => (answered ? undefined : reject(e)));
-    const chunk = Buffer.alloc(256 * 1024, "a");
-    req.write('{"text":"');
-    const pump = () => {
-      // 40 MB at most; then wait (never ending the body) for the answer.
-      while (!answered && sent < 40 * 1024 * 1024) {
-        sent += chunk.length;
-        if (!req.write(chunk)) return void req.once("drain", pump);
-      }
-    };
-    pump();
-  });
-}
+/** Sends a chunked body that never ends (40 MB, then nothing): only a relay that counts while reading can answer. */
+const endlessChunked = (path: string, headers: Record<string, string>) => chunkedPost(relay.url, path, headers, { mb: 40, end: false, prefix: '{"text":"' });
 
 test("a chunked body over maxBodyMb is refused with a coded 413 while it streams, on /mcp and the owner API", async () => {
   const s = await relay.createSession();

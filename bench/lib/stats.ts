@@ -41,7 +41,7 @@ export async function timeCalls(n: number, warmup: number, fn: (i: number) => Pr
 
 export interface Row {
   metric: string;
-  unit: "ms" | "MB";
+  unit: "ms" | "µs" | "MB";
   summary: Summary;
   /** The figure must be at most this (p50 and p99 both); none for a row that only explains another. */
   target?: number;
@@ -109,4 +109,21 @@ export function childPids(pid: number): number[] {
   } catch {
     return [];
   }
+}
+
+/** Runs a bench's `main`, prints its table with the machine and load, and exits non-zero when
+ * a row misses its target or the bench fails. */
+export function runBench(main: () => Promise<Row[]>): void {
+  const started = Date.now();
+  main()
+    .then((rows) => {
+      console.log(table(rows));
+      console.log(machineLine());
+      console.log(`${loadLine()} · date ${new Date().toISOString()} · took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      process.exit(rows.every(withinTarget) ? 0 : 1);
+    })
+    .catch((err) => {
+      console.error(err);
+      process.exit(1);
+    });
 }

@@ -52,6 +52,7 @@ export const createSession: ActionDef = {
     const provider = getProvider(providerId);
     if (!provider) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider "${providerId}". Providers: ${Object.keys(CATALOG).join(", ")}. ${NOTHING}`);
     if (provider.id === "openai-image") throw new RelayError("REMOTE_RELAY_UNSUPPORTED", `OpenAI Image conversations cannot be started with create_session. ${NOTHING}`);
+    await relay.probes.firstChecks([provider.id]);
     const avail = providerAvailability(provider.id, { settings: relay.settings.get() as unknown as Record<string, unknown> });
     if (!avail.available) throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `${provider.name} is not available on relay "${relay.name}": ${avail.reason}. ${NOTHING}`, avail.code ? { remoteCode: avail.code } : {});
     const inherited = !args.model && provider.id === caller.provider ? caller.model : undefined;
@@ -75,7 +76,7 @@ export const createSession: ActionDef = {
       details: [`Title: ${title}`, `Provider: ${provider.name}`, `Model: ${model.model}`, `Mode: ${mode}`, ...(effort ? [`Effort: ${effort}`] : []),
         ...(group ? [`Group: ${group.name} (${group.id})`] : []), plan ? `Repo: ${plan.repo.display} · branch ${plan.branch}${plan.exists ? "" : " (new)"}` : `Folder: ${cwd}`],
     });
-    const staged: Staged | null = plan ? await cloneCloud(relay.dataDir, plan, NOTHING) : null;
+    const staged: Staged | null = plan ? await cloneCloud(relay.dataDir, plan, NOTHING, relay.name) : null;
     let session;
     try {
       session = relay.db.transaction(() => {

@@ -18,6 +18,8 @@ export function ownOrOtherSession(ctx: ActionContext, id: unknown, nothing: stri
 
 /** The origin (hop chain) of the turn the caller is running, carried into what it sets up. */
 export function callerOrigin(ctx: ActionContext): unknown {
+  // A call from a paired relay carries its chain; its stand-in runs no turn here.
+  if (ctx.remote) return ctx.remote.origin;
   const running = ctx.relay.sessions.activeTurns(ctx.caller.id).find((t) => t.status === "running");
   return fromJson(running?.origin_json ?? null, null);
 }

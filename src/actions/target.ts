@@ -11,6 +11,7 @@ const NOTHING: Record<string, string> = {
   send: "Nothing was sent.", create_session: "Nothing was created.", update_session: "Nothing was changed.",
   stop: "Nothing was stopped.", archive: "Nothing was archived.", wait: "Nothing was waited for.",
   answer_question: "Nothing was answered.", subscribe: "Nothing was subscribed.",
+  schedule: "Nothing was scheduled.", unschedule: "Nothing was unscheduled.",
 };
 
 export const nothingDone = (action: string): string => NOTHING[action] ?? "Nothing was done.";

@@ -97,12 +97,13 @@ export function sessionRoutes(relay: Relay): Hono {
     const b = parse(NewSessionBody, await jsonBody(c), "Nothing was created.");
     const provider = getProvider(b.provider);
     if (!provider) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider "${b.provider}". Providers: ${Object.keys(CATALOG).join(", ")}. Nothing was created.`);
+    await relay.probes.firstChecks([provider.id]);
     const avail = providerAvailability(provider.id, { settings: relay.settings.get() as unknown as Record<string, unknown> });
     if (!avail.available) throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `${provider.name} is not available on this relay: ${avail.reason}. Nothing was created.`);
     const model = checkModel(provider.id, b.model, { relayName: relay.name, action: "create_session" });
     // Claude Cloud works on a clone of repo at branch (contract §9.2), never in a folder.
     const cloudPlan = provider.id === "claude-cloud" ? await planCloudBody(b) : noRepoFor(provider.name, b);
-    const staged = cloudPlan ? await cloneCloud(relay.dataDir, cloudPlan, "Nothing was created.") : null;
+    const staged = cloudPlan ? await cloneCloud(relay.dataDir, cloudPlan, "Nothing was created.", relay.name) : null;
     const cwd = staged ? staged.dir : checkFolder(b.cwd ?? relay.defaultCwd, "Nothing was created.");
     let s: SessionRow;
     try {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { CATALOG, providerAvailability, type Availability } from "../providers/catalog.ts";
 import { ProviderProbes } from "../providers/probes.ts";
 import { openModes } from "./data-dir.ts";
-import { runningRelay } from "./pid-file.ts";
+import { describeHolder, runningRelay } from "./pid-file.ts";
 
 // `oar doctor`: checks what a relay needs and says what to fix. Read-only: it changes nothing.
 
@@ -61,7 +61,7 @@ export async function doctor(o: DoctorOptions): Promise<Check[]> {
   }
 
   const running = existsSync(o.dataDir) ? await runningRelay(o.dataDir) : null;
-  if (running) checks.push({ status: "ok", what: `the relay runs on this data folder (pid ${running.pid}, port ${running.port})` });
+  if (running) checks.push({ status: "ok", what: running.pid !== null ? `the relay runs on this data folder (pid ${running.pid}, port ${running.port})` : `${describeHolder(running)} holds this data folder` });
   else {
     const free = await portFree(o.host, o.port);
     checks.push(free ? { status: "ok", what: `port ${o.port} on ${o.host} is free` } : { status: "fail", what: `port ${o.port} on ${o.host} is taken by another program`, fix: `stop that program, or start the relay with --port <another port>` });

@@ -47,13 +47,13 @@ export function successor(relay: Relay, relayName: string, id: string): string {
   return cur;
 }
 
-/** The watched relay's side: the calling relay compacted `from` into `to`. Idempotent. */
-export function applyMoves(relay: Relay, client: string, moves: { from: string; to: string }[]): void {
+/** The watched relay's side: the calling relay (that pairing) compacted `from` into `to`. Idempotent. */
+export function applyMoves(relay: Relay, pairing: string, moves: { from: string; to: string }[]): void {
   const db = relay.db;
   for (const m of moves) {
-    const old = sql(db, "SELECT id FROM remote_callers WHERE client = ? AND session_id = ?").get(client, m.from) as { id: string } | undefined;
+    const old = sql(db, "SELECT id FROM remote_callers WHERE pairing = ? AND session_id = ?").get(pairing, m.from) as { id: string } | undefined;
     if (!old) continue;
-    const taken = sql(db, "SELECT id FROM remote_callers WHERE client = ? AND session_id = ?").get(client, m.to) as { id: string } | undefined;
+    const taken = sql(db, "SELECT id FROM remote_callers WHERE pairing = ? AND session_id = ?").get(pairing, m.to) as { id: string } | undefined;
     if (!taken) sql(db, "UPDATE remote_callers SET session_id = ? WHERE id = ?").run(m.to, old.id);
     else relay.watch.transfer(old.id, taken.id, "transferred");
   }

@@ -29,14 +29,15 @@ export class PeerOutbox {
     private store: PairingStore,
   ) {}
 
-  /** Writes one event for a remote watcher (inside the caller's transaction). */
+  /** Writes one event for a remote watcher (inside the caller's transaction), into the outbox
+   * of the pairing its stand-in came through (issue 18: not of every pairing under its name). */
   add(watcher: string, e: NewEvent): boolean {
     const rc = this.store.remoteCallerById(watcher);
-    if (!rc || !this.store.client(rc.client)) return false;
+    if (!rc || !this.store.clientById(rc.pairing)) return false;
     const db = this.relay.db;
     const sub = e.subs[0] ?? null;
-    const r = db.prepare(`INSERT OR IGNORE INTO peer_outbox (client, watcher, key, type, session_id, turn_id, line, urgent, subs_json, sub, at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(rc.client, watcher, e.key, e.type, e.sessionId, e.turnId, e.line, e.urgent ? 1 : 0, JSON.stringify(e.subs), sub, e.at);
+    const r = db.prepare(`INSERT OR IGNORE INTO peer_outbox (pairing, watcher, key, type, session_id, turn_id, line, urgent, subs_json, sub, at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(rc.pairing, watcher, e.key, e.type, e.sessionId, e.turnId, e.line, e.urgent ? 1 : 0, JSON.stringify(e.subs), sub, e.at);
     if (!r.changes) return false;
     if (sub) {
       // The oldest beyond 500 for this subscription go (the link has been down a long time).
@@ -44,8 +45,8 @@ export class PeerOutbox {
         SELECT seq FROM peer_outbox WHERE watcher = ? AND sub = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`).run(watcher, sub, watcher, sub, KEEP_PER_SUB);
     }
     if (++this.added % 200 === 0) this.prune();
-    const client = rc.client.toLowerCase();
-    queueMicrotask(() => this.wake(client));
+    const pairing = rc.pairing;
+    queueMicrotask(() => this.wake(pairing));
     return true;
   }
 
@@ -53,30 +54,30 @@ export class PeerOutbox {
     this.relay.db.prepare("DELETE FROM peer_outbox WHERE at < ?").run(this.relay.clock.now() - KEEP_MS);
   }
 
-  private wake(client: string): void {
-    const set = this.waiters.get(client);
+  private wake(pairing: string): void {
+    const set = this.waiters.get(pairing);
     if (!set) return;
-    this.waiters.delete(client);
+    this.waiters.delete(pairing);
     for (const fn of set) fn();
   }
 
-  private read(client: string, after: number): OutboxEvent[] {
+  private read(pairing: string, after: number): OutboxEvent[] {
     const rows = this.relay.db.prepare(`SELECT o.*, r.session_id AS remote_session FROM peer_outbox o JOIN remote_callers r ON r.id = o.watcher
-      WHERE o.client = ? AND o.seq > ? ORDER BY o.seq LIMIT 500`).all(client, after) as Record<string, any>[];
+      WHERE o.pairing = ? AND o.seq > ? ORDER BY o.seq LIMIT 500`).all(pairing, after) as Record<string, any>[];
     return rows.map((r) => ({
       seq: r.seq, watcher: r.remote_session, key: r.key, type: r.type, sessionId: r.session_id, turnId: r.turn_id, line: r.line,
       urgent: !!r.urgent, subs: JSON.parse(r.subs_json), at: r.at,
     }));
   }
 
-  /** The client's events after `after` (what it confirmed is removed), waiting up to `waitMs`
+  /** The pairing's events after `after` (what it confirmed is removed), waiting up to `waitMs`
    * (real time: this is about the link) for the first one. */
-  async take(client: string, after: number, waitMs: number, signal: AbortSignal): Promise<{ events: OutboxEvent[] }> {
-    this.relay.db.prepare("DELETE FROM peer_outbox WHERE client = ? AND seq <= ?").run(client, after);
+  async take(pairing: string, after: number, waitMs: number, signal: AbortSignal): Promise<{ events: OutboxEvent[] }> {
+    this.relay.db.prepare("DELETE FROM peer_outbox WHERE pairing = ? AND seq <= ?").run(pairing, after);
     this.prune();
-    let events = this.read(client, after);
+    let events = this.read(pairing, after);
     if (!events.length && waitMs > 0 && !signal.aborted) {
-      const key = client.toLowerCase();
+      const key = pairing;
       await new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
@@ -90,26 +91,26 @@ export class PeerOutbox {
         this.waiters.get(key)!.add(done);
       });
       if (!this.relay.db.open) return { events: [] };
-      events = this.read(client, after);
+      events = this.read(pairing, after);
     }
     return { events };
   }
 
   /** Subscriptions the watcher's owner ended there (Unsubscribe on the mirror) end here too. */
-  endUnsubscribed(client: string, ids: string[]): void {
+  endUnsubscribed(pairing: string, ids: string[]): void {
     const mine = ids.filter((id) => {
-      const row = this.relay.db.prepare(`SELECT s.ended_at FROM subscriptions s JOIN remote_callers r ON r.id = s.watcher WHERE s.id = ? AND r.client = ?`).get(id, client) as { ended_at: number | null } | undefined;
+      const row = this.relay.db.prepare(`SELECT s.ended_at FROM subscriptions s JOIN remote_callers r ON r.id = s.watcher WHERE s.id = ? AND r.pairing = ?`).get(id, pairing) as { ended_at: number | null } | undefined;
       return row && row.ended_at == null;
     });
     if (mine.length) this.relay.watch.end(mine, "unsubscribed");
   }
 
   /** Where each of these subscriptions stands: null while active, else why it ended. */
-  subStates(client: string, ids: string[]): Record<string, string | null> {
+  subStates(pairing: string, ids: string[]): Record<string, string | null> {
     const out: Record<string, string | null> = {};
     for (const id of ids.slice(0, 500)) {
       const row = this.relay.db.prepare(`SELECT s.ended_at, s.end_reason FROM subscriptions s JOIN remote_callers r ON r.id = s.watcher
-        WHERE s.id = ? AND r.client = ?`).get(id, client) as { ended_at: number | null; end_reason: string | null } | undefined;
+        WHERE s.id = ? AND r.pairing = ?`).get(id, pairing) as { ended_at: number | null; end_reason: string | null } | undefined;
       out[id] = !row ? "unpaired" : row.ended_at == null ? null : (row.end_reason ?? "unsubscribed");
     }
     return out;

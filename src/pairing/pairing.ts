@@ -6,13 +6,14 @@ import { checkRelayUrl } from "./url-check.ts";
 import { PairingStore, isRemoteCallerId, type RelayRow } from "./store.ts";
 import { AGENTS_MAY, type AgentsMay } from "./levels.ts";
 import { mentions } from "./mentions.ts";
-import { PeerUnreachable, peerRequest, type PeerResponse } from "./peer-http.ts";
+import { PeerAnswerTooLarge, PeerUnreachable, answerLimitBytes, peerRequest, type PeerResponse } from "./peer-http.ts";
 import { parseOrigin, type Origin } from "./origin.ts";
 import type { RemoteContext } from "./remote-context.ts";
 import { EventLink } from "./event-link.ts";
 import { PeerOutbox } from "./outbox.ts";
 import { RemoteWaits } from "./remote-waits.ts";
 import { RemoteInbox } from "./remote-inbox.ts";
+import { StandIns } from "./stand-ins.ts";
 
 /** The paired-relays domain (seed §1, §5, §6; contract §5.6), wired once into the relay. */
 export class Pairing {
@@ -23,6 +24,7 @@ export class Pairing {
   readonly outbox: PeerOutbox;
   readonly waits: RemoteWaits;
   readonly inbox: RemoteInbox;
+  readonly standIns: StandIns;
 
   constructor(private relay: Relay) {
     this.store = new PairingStore(relay.db, relay.clock);
@@ -30,6 +32,7 @@ export class Pairing {
     this.outbox = new PeerOutbox(relay, this.store);
     this.waits = new RemoteWaits(relay);
     this.inbox = new RemoteInbox(relay);
+    this.standIns = new StandIns(relay.db, this.store);
   }
 
   start(): void {
@@ -66,6 +69,7 @@ export class Pairing {
     try {
       res = await peerRequest(url.toString(), "POST", "/peer/v1/pair", {
         body: { token: body.token.trim(), name: this.relay.name }, version: this.relay.version, name: this.relay.name, timeoutMs: 15_000,
+        maxBytes: this.answerLimit(),
       });
     } catch (err) {
       throw new RelayError("REMOTE_RELAY_OFFLINE", `Relay at ${url.origin} did not answer (${(err as Error).message}). ${tail}`);
@@ -121,19 +125,23 @@ export class Pairing {
     this.link.changed();
   }
 
-  /** `name` may call this relay no more: what its conversations set up here ends. */
+  /** Pairings under `name` (or only the one with that id) may call this relay no more: what
+   * their conversations set up here ends. Each pairing owns what came through it; another
+   * pairing under the same name keeps its own. */
   endIncoming(name: string, id?: string): void {
-    this.store.removeClient(name, id);
-    // Another pairing of the same relay keeps what its conversations set up.
-    if (this.store.client(name)) return;
-    const callers = this.store.remoteCallersOf(name).map((r) => r.id);
-    const watch = this.relay.watch;
-    const subs = callers.flatMap((id) => watch.subs.ofWatcher(id).map((s) => s.id));
-    if (subs.length) watch.end(subs, "unpaired");
-    if (callers.length) {
-      const marks = callers.map(() => "?").join(",");
-      this.relay.db.prepare(`UPDATE questions SET status = 'ended', ended_at = ? WHERE asked_by IN (${marks}) AND status = 'pending'`).run(this.relay.clock.now(), ...callers);
-      this.relay.db.prepare(`DELETE FROM peer_outbox WHERE client = ?`).run(name);
+    const ended = id ? [this.store.clientById(id)].filter((c) => !!c) : this.store.clientsNamed(name);
+    for (const client of ended) {
+      this.store.removeClient(client.name, client.id);
+      const callers = this.store.remoteCallersOf(client.id).map((r) => r.id);
+      const watch = this.relay.watch;
+      const subs = callers.flatMap((id) => watch.subs.ofWatcher(id).map((s) => s.id));
+      if (subs.length) watch.end(subs, "unpaired");
+      if (callers.length) {
+        const marks = callers.map(() => "?").join(",");
+        this.relay.db.prepare(`UPDATE questions SET status = 'ended', ended_at = ? WHERE asked_by IN (${marks}) AND status = 'pending'`).run(this.relay.clock.now(), ...callers);
+      }
+      this.relay.db.prepare(`DELETE FROM peer_outbox WHERE pairing = ?`).run(client.id);
+      this.standIns.forget(client.id);
     }
   }
 
@@ -151,8 +159,12 @@ export class Pairing {
     const tail = opts.tail ?? "Nothing was done.";
     let res: PeerResponse;
     try {
-      res = await peerRequest(row.url, method, path, { credential: row.credential, body, version: this.relay.version, name: this.relay.name, timeoutMs: opts.timeoutMs, signal: opts.signal });
+      res = await peerRequest(row.url, method, path, {
+        credential: row.credential, body, version: this.relay.version, name: this.relay.name, timeoutMs: opts.timeoutMs, maxBytes: this.answerLimit(), signal: opts.signal,
+      });
     } catch (err) {
+      // It answered, but more than an answer may hold: refused, and it stays as online as it was.
+      if (err instanceof PeerAnswerTooLarge) throw new RelayError("REMOTE_RELAY_OFFLINE", `Paired relay "${row.name}" answered with more than ${err.limit} bytes; the answer was dropped. ${tail}`);
       if (err instanceof PeerUnreachable && err.aborted) throw new RelayError("REMOTE_RELAY_OFFLINE", `The call to relay "${row.name}" was cancelled. ${tail}`);
       this.markOnline(row.name, null, false);
       throw new RelayError("REMOTE_RELAY_OFFLINE", `Paired relay "${row.name}" (${row.url}) is not answering (${(err as Error).message}). ${tail}`);
@@ -166,6 +178,11 @@ export class Pairing {
     }
     this.markOnline(row.name, res.version, true);
     return res;
+  }
+
+  /** The most one peer answer may hold (peer-http.ts answerLimitBytes). */
+  private answerLimit(): number {
+    return answerLimitBytes(this.relay.settings.get().maxBodyMb);
   }
 
   /** When each relay's state was last written: a call that changes nothing writes nothing
@@ -232,7 +249,7 @@ export class Pairing {
   remoteTitle(id: string): string | null {
     if (!isRemoteCallerId(id)) return null;
     const r = this.store.remoteCallerById(id);
-    return r ? `${r.title} (relay ${r.client})` : null;
+    return r ? `${r.title} (relay ${r.relay})` : null;
   }
 }
 

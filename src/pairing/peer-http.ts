@@ -8,6 +8,17 @@ import https from "node:https";
 
 export const CONNECT_TIMEOUT_MS = Number(process.env.OAR_PEER_CONNECT_MS) > 0 ? Number(process.env.OAR_PEER_CONNECT_MS) : 4_000;
 
+/** What one answer may hold at least: requests stop at the relay's maxBodyMb, but answers
+ * legitimately carry more (read_session returns up to 200 whole messages), so the cap on an
+ * answer is maxBodyMb with this floor. It bounds memory against a peer (or whatever answers
+ * at a URL being paired) that sends without end: a 600 MB answer once took a relay to 1.2 GB
+ * and then crashed it (the text was too long for one string). */
+export const MIN_ANSWER_MB = 16;
+
+export function answerLimitBytes(maxBodyMb: number): number {
+  return Math.max(maxBodyMb, MIN_ANSWER_MB) * 1024 * 1024;
+}
+
 export interface PeerResponse {
   status: number;
   json: any;
@@ -22,13 +33,31 @@ export class PeerUnreachable extends Error {
   }
 }
 
+/** The other side answered more than one answer may hold: it was cut off and dropped. */
+export class PeerAnswerTooLarge extends PeerUnreachable {
+  constructor(readonly limit: number) {
+    super(`its answer was larger than ${limit} bytes and was dropped`);
+  }
+}
+
+export interface PeerRequestOptions {
+  credential?: string;
+  body?: unknown;
+  version: string;
+  name: string;
+  timeoutMs: number;
+  /** The most bytes an answer's body may have (answerLimitBytes). */
+  maxBytes: number;
+  signal?: AbortSignal;
+}
+
 const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) };
 
 export async function peerRequest(
   base: string,
   method: "GET" | "POST" | "DELETE",
   path: string,
-  opts: { credential?: string; body?: unknown; version: string; name: string; timeoutMs: number; signal?: AbortSignal },
+  opts: PeerRequestOptions,
 ): Promise<PeerResponse> {
   try {
     return await attempt(base, method, path, opts);
@@ -44,7 +73,7 @@ function attempt(
   base: string,
   method: "GET" | "POST" | "DELETE",
   path: string,
-  opts: { credential?: string; body?: unknown; version: string; name: string; timeoutMs: number; signal?: AbortSignal },
+  opts: PeerRequestOptions,
 ): Promise<PeerResponse> {
   const url = new URL(base.replace(/\/+$/, "") + path);
   const mod = url.protocol === "https:" ? https : http;
@@ -91,19 +120,42 @@ function attempt(
     });
     req.on("response", (res) => {
       gotResponse = true;
+      // Counted while it arrives: past the limit the answer is cut off, never held whole.
+      if (Number(res.headers["content-length"]) > opts.maxBytes) {
+        res.destroy();
+        req.destroy();
+        return finish(new PeerAnswerTooLarge(opts.maxBytes));
+      }
       const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
+      let size = 0;
+      res.on("data", (c: Buffer) => {
+        if (done) return;
+        size += c.length;
+        if (size > opts.maxBytes) {
+          chunks.length = 0;
+          res.destroy();
+          req.destroy();
+          return finish(new PeerAnswerTooLarge(opts.maxBytes));
+        }
+        chunks.push(c);
+      });
       res.on("error", (e) => finish(new PeerUnreachable(e.message)));
       res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8");
-        let json: any = null;
+        if (done) return;
+        // Nothing in a stream callback may throw: a fault here would end the relay.
         try {
-          json = text ? JSON.parse(text) : null;
-        } catch {
-          json = null;
+          const text = Buffer.concat(chunks).toString("utf8");
+          let json: any = null;
+          try {
+            json = text ? JSON.parse(text) : null;
+          } catch {
+            json = null;
+          }
+          const v = res.headers["oar-version"];
+          finish(null, { status: res.statusCode ?? 0, json, version: typeof v === "string" ? v : null });
+        } catch (e) {
+          finish(new PeerUnreachable(`its answer could not be read (${(e as Error).message})`));
         }
-        const v = res.headers["oar-version"];
-        finish(null, { status: res.statusCode ?? 0, json, version: typeof v === "string" ? v : null });
       });
     });
     if (body) req.write(body);

@@ -7,7 +7,7 @@ import { applyMoves } from "./compaction.ts";
 import { answerClientQuestion, clientQuestions } from "./remote-inbox.ts";
 import { RelayError } from "../core/errors.ts";
 import { hashSecret, type ClientRow } from "./store.ts";
-import { ClientGone, HttpRefusal, readBodyText } from "../api/body.ts";
+import { ClientGone, HttpRefusal, readBodyText, tooLarge } from "../api/body.ts";
 
 // The peer API (/peer/v1), served to relays that paired with this one. Every answer carries
 // this relay's version (header oar-version) and every request the caller's. Authenticated by
@@ -30,9 +30,17 @@ export function peerApi(relay: Relay): Hono<Env> {
     return c.json({ ok: false, code: "REMOTE_RELAY_BUSY", error: "The relay could not carry out the peer request. Try again." }, 500);
   });
 
+  const maxBody = () => relay.settings.get().maxBodyMb * 1024 * 1024;
+  // Every route refuses a body declared over maxBodyMb (413) before anything else; the routes
+  // that read one also count it while it arrives (peerJson). The others never read it.
+  app.use("*", async (c, next) => {
+    if (Number(c.req.header("content-length")) > maxBody()) throw tooLarge(maxBody());
+    await next();
+  });
+
   /** The JSON body (null when it is not JSON), read as a stream within maxBodyMb. */
   const peerJson = async (c: Context): Promise<unknown> => {
-    const text = await readBodyText(c.req.raw, relay.settings.get().maxBodyMb * 1024 * 1024);
+    const text = await readBodyText(c.req.raw, maxBody());
     try {
       return JSON.parse(text);
     } catch {
@@ -78,7 +86,7 @@ export function peerApi(relay: Relay): Hono<Env> {
 
   app.get("/questions", (c) => c.json({ questions: clientQuestions(relay, c.get("client")) }));
   app.post("/questions/:id", async (c) => {
-    const b = ((await c.req.json().catch(() => null)) ?? {}) as Record<string, unknown>;
+    const b = ((await peerJson(c)) ?? {}) as Record<string, unknown>;
     const a = {
       ...(typeof b.choice === "string" ? { choice: b.choice } : {}),
       ...(typeof b.answer === "string" ? { answer: b.answer.slice(0, 100_000) } : {}),
@@ -101,7 +109,8 @@ export function peerApi(relay: Relay): Hono<Env> {
   app.get("/events", async (c) => {
     const after = Number(c.req.query("after") ?? 0);
     const wait = Math.min(Math.max(Number(c.req.query("wait") ?? 0), 0), 30);
-    const client = c.get("client").name;
+    // Everything here is the pairing's own, not its name's (issue 18).
+    const client = c.get("client").id;
     const subs = (c.req.query("subs") ?? "").split(",").filter(Boolean);
     const ended = (c.req.query("ended") ?? "").split(",").filter(Boolean).slice(0, 200);
     if (ended.length) pairing.outbox.endUnsubscribed(client, ended);

@@ -6,7 +6,7 @@ import { actionByName } from "../actions/registry.ts";
 import { callRelayTool } from "../actions/dispatch.ts";
 import { nothingDone } from "../actions/target.ts";
 import { needFor, type Gate } from "../approvals/gate.ts";
-import type { ClientRow } from "./store.ts";
+import type { ClientRow, RemoteCallerRow } from "./store.ts";
 import type { CallBody } from "./peer-protocol.ts";
 import { MAX_HOPS } from "./origin.ts";
 import type { RemoteContext } from "./remote-context.ts";
@@ -21,10 +21,11 @@ import type { RemoteContext } from "./remote-context.ts";
 /** Actions another relay's agents cannot use while Accept prompts is off here (seed §7.1). */
 function changesOrWatches(action: string, args: Record<string, unknown>): boolean {
   if (action === "ask") return args.session !== undefined;
-  return ["send", "create_session", "update_session", "answer_question", "stop", "archive", "subscribe", "transfer_subscriptions"].includes(action);
+  return ["send", "create_session", "update_session", "answer_question", "stop", "archive", "subscribe", "transfer_subscriptions", "schedule", "unschedule"].includes(action);
 }
 
-const PROMPTS = new Set(["send", "create_session"]);
+/** Prompts, which the hop limit counts (a schedule is a prompt later). */
+const PROMPTS = new Set(["send", "create_session", "schedule"]);
 
 /** `turn`: this relay's id of the turn a send/create_session/wait is about, so the calling
  * relay can tell that turn's turn_end from others (no echo, relay_tool.md §9). */
@@ -52,15 +53,38 @@ export async function executeRemote(relay: Relay, client: ClientRow, body: CallB
         `This prompt has already crossed ${o.relays.length} relays (${o.relays.join(" → ")}); it is not passed on to relay "${relay.name}" unless the owner unlocked "${relay.name}" in the conversation it started from. ${tail}`));
     }
   }
+  // Schedules are kept by the relay the agent runs on (relay_tool.md §10): a relay of this
+  // version never sends one, and one that arrives anyway is refused as the calling relay would.
+  if (def?.thisRelayOnly) return refuse(new RelayError("REMOTE_RELAY_UNSUPPORTED", `${def.thisRelayOnly} ${tail}`));
 
-  const rc = pairing.store.remoteCaller(client.name, body.caller.session, body.caller.title || "Untitled", body.caller.model);
-  if (body.caller.loopEpoch > rc.loop_epoch) {
+  const c = body.caller;
+  let rc: RemoteCallerRow;
+  try {
+    rc = pairing.standIns.enter(client, { session: c.session, title: c.title || "Untitled", model: c.model }, tail);
+  } catch (err) {
+    if (err instanceof RelayError) return refuse(err);
+    throw err;
+  }
+  let refused = true;
+  try {
+    const answer = await runAs(relay, client, rc, body, signal);
+    refused = "approvalNeeded" in answer || answer.result.ok === false;
+    return answer;
+  } finally {
+    pairing.standIns.leave(rc, refused);
+  }
+}
+
+/** The call itself, with the stand-in as the caller. */
+async function runAs(relay: Relay, client: ClientRow, rc: RemoteCallerRow, body: CallBody, signal: AbortSignal): Promise<PeerCallAnswer> {
+  const pairing = relay.pairing;
+  const c = body.caller;
+  if (c.loopEpoch > rc.loop_epoch) {
     relay.db.transaction(() => {
       relay.approvals.resetLoop(rc.id);
-      pairing.store.setLoopEpoch(rc.id, body.caller.loopEpoch);
+      pairing.store.setLoopEpoch(rc.id, c.loopEpoch);
     })();
   }
-  const c = body.caller;
   const now = relay.clock.now();
   const caller: SessionRow = {
     id: rc.id, title: c.title || "Untitled", provider: c.provider, model: c.model, effort: c.effort, mode: c.mode,
@@ -72,7 +96,7 @@ export async function executeRemote(relay: Relay, client: ClientRow, body: CallB
   };
   const remote: RemoteContext = { relay: client.name, session: c.session, origin: body.origin, approved: !!body.approved, heldElsewhere: c.heldElsewhere ?? 0 };
   const result = await pairing.current.run(remote, () =>
-    callRelayTool(relay, caller, { ...args, action: body.action, relay: "this" }, { signal, remote }));
+    callRelayTool(relay, caller, { ...body.args, action: body.action, relay: "this" }, { signal, remote }));
   if (remote.approvalNeeded) return { approvalNeeded: remote.approvalNeeded };
   // Seed §6: an agent of that relay wrote into a conversation here, so it opens there.
   if (result.ok && (body.action === "send") && typeof result.session === "string") pairing.agentWrote(result.session, client.name);

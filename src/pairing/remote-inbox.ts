@@ -13,13 +13,13 @@ const INBOX_TIMEOUT_MS = 2_000;
 /** On the relay holding them: the pending asks of that client's conversations. */
 export function clientQuestions(relay: Relay, client: ClientRow) {
   const rows = relay.db.prepare(`SELECT q.*, r.session_id AS remote_asker FROM questions q JOIN remote_callers r ON r.id = q.asked_by
-    WHERE r.client = ? AND q.kind = 'ask' AND q.status = 'pending' ORDER BY q.created_at`).all(client.name) as (QuestionRow & { remote_asker: string })[];
+    WHERE r.pairing = ? AND q.kind = 'ask' AND q.status = 'pending' ORDER BY q.created_at`).all(client.id) as (QuestionRow & { remote_asker: string })[];
   return rows.map((q) => ({ ...questionView(q), askedBy: q.remote_asker, sessionTitle: relay.sessions.get(q.session_id)?.title ?? null }));
 }
 
 /** On the relay holding it: answers one of that client's asks, via the client's relay. */
 export function answerClientQuestion(relay: Relay, client: ClientRow, id: string, a: { choice?: string; answer?: string; dismiss?: boolean }) {
-  const q = relay.db.prepare(`SELECT q.id FROM questions q JOIN remote_callers r ON r.id = q.asked_by WHERE q.id = ? AND r.client = ?`).get(id, client.name);
+  const q = relay.db.prepare(`SELECT q.id FROM questions q JOIN remote_callers r ON r.id = q.asked_by WHERE q.id = ? AND r.pairing = ?`).get(id, client.id);
   if (!q) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No question ${id.slice(0, 80)} asked from relay "${client.name}" on relay "${relay.name}". Nothing was answered.`);
   return questionView(relay.questions.answer(id, { ...a, via: client.name }));
 }

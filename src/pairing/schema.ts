@@ -92,3 +92,21 @@ export const PAIRING_MOVES_SQL = `
     PRIMARY KEY (relay, from_session)
   );
 `;
+
+/** A peer's identity is its pairing (issue 18): two relays that give themselves one name (two
+ * machines with the same host name) are two pairings, and neither may take over what the
+ * other's conversations set up here. Stand-ins and outbox rows were keyed by the name the
+ * caller sent; they are keyed by the pairing (`peer_clients.id`) from now on, and a stand-in
+ * keeps the name only to show it (`relay`). Rows of a name paired more than once go to the
+ * pairing seen last (the one in use); stand-ins of a name no longer paired keep the name,
+ * which no pairing id matches. */
+export const PEER_IDENTITY_SQL = `
+  ALTER TABLE remote_callers RENAME COLUMN client TO pairing;
+  ALTER TABLE remote_callers ADD COLUMN relay TEXT NOT NULL DEFAULT '';
+  UPDATE remote_callers SET relay = pairing;
+  UPDATE remote_callers SET pairing = COALESCE((SELECT p.id FROM peer_clients p WHERE p.name = remote_callers.relay
+    ORDER BY COALESCE(p.last_seen_at, 0) DESC, p.created_at DESC LIMIT 1), pairing);
+  CREATE INDEX remote_callers_pairing ON remote_callers(pairing, created_at);
+  ALTER TABLE peer_outbox RENAME COLUMN client TO pairing;
+  UPDATE peer_outbox SET pairing = COALESCE((SELECT r.pairing FROM remote_callers r WHERE r.id = peer_outbox.watcher), pairing);
+`;

@@ -32,7 +32,10 @@ export interface ClientRow {
 
 export interface RemoteCallerRow {
   id: string;
-  client: string;
+  /** The pairing it came through (peer_clients.id): a peer is its pairing, not its name. */
+  pairing: string;
+  /** The name that relay gave itself, to show. */
+  relay: string;
   session_id: string;
   title: string;
   model: string;
@@ -113,6 +116,15 @@ export class PairingStore {
     return this.db.prepare("SELECT * FROM peer_clients WHERE name = ?").get(name) as ClientRow | undefined;
   }
 
+  clientById(id: string): ClientRow | undefined {
+    return this.db.prepare("SELECT * FROM peer_clients WHERE id = ?").get(id) as ClientRow | undefined;
+  }
+
+  /** Every pairing made under that name (one relay may pair more than once; two relays may share a name). */
+  clientsNamed(name: string): ClientRow[] {
+    return this.db.prepare("SELECT * FROM peer_clients WHERE name = ? ORDER BY created_at").all(name) as ClientRow[];
+  }
+
   /** A new credential for a relay pairing with this one (each pairing its own). */
   addClient(name: string, label: string | null, version: string): string {
     const credential = `oarc_${randomBytes(32).toString("base64url")}`;
@@ -143,24 +155,38 @@ export class PairingStore {
 
   // ---- remote callers ----
 
-  /** The stand-in for a conversation on a paired relay, made on its first call. */
-  remoteCaller(client: string, sessionId: string, title: string, model: string): RemoteCallerRow {
-    const found = this.db.prepare("SELECT * FROM remote_callers WHERE client = ? AND session_id = ?").get(client, sessionId) as RemoteCallerRow | undefined;
-    if (found) {
-      if (found.title !== title || found.model !== model) this.db.prepare("UPDATE remote_callers SET title = ?, model = ? WHERE id = ?").run(title, model, found.id);
-      return { ...found, title, model };
-    }
-    const row: RemoteCallerRow = { id: newId("rmt"), client, session_id: sessionId, title, model, loop_epoch: 0, created_at: this.clock.now() };
-    this.db.prepare("INSERT INTO remote_callers (id, client, session_id, title, model, loop_epoch, created_at) VALUES (@id, @client, @session_id, @title, @model, @loop_epoch, @created_at)").run(row);
+  /** The stand-in of that pairing's conversation, if it has one. */
+  remoteCaller(pairing: string, sessionId: string): RemoteCallerRow | undefined {
+    return this.db.prepare("SELECT * FROM remote_callers WHERE pairing = ? AND session_id = ?").get(pairing, sessionId) as RemoteCallerRow | undefined;
+  }
+
+  addRemoteCaller(client: ClientRow, sessionId: string, title: string, model: string): RemoteCallerRow {
+    const row: RemoteCallerRow = { id: newId("rmt"), pairing: client.id, relay: client.name, session_id: sessionId, title, model, loop_epoch: 0, created_at: this.clock.now() };
+    this.db.prepare(`INSERT INTO remote_callers (id, pairing, relay, session_id, title, model, loop_epoch, created_at)
+      VALUES (@id, @pairing, @relay, @session_id, @title, @model, @loop_epoch, @created_at)`).run(row);
     return row;
+  }
+
+  /** The caller's title and model as it sent them last (shown where the stand-in is named). */
+  renameRemoteCaller(id: string, title: string, model: string): void {
+    this.db.prepare("UPDATE remote_callers SET title = ?, model = ? WHERE id = ?").run(title, model, id);
+  }
+
+  removeRemoteCaller(id: string): void {
+    this.db.prepare("DELETE FROM remote_callers WHERE id = ?").run(id);
   }
 
   remoteCallerById(id: string): RemoteCallerRow | undefined {
     return this.db.prepare("SELECT * FROM remote_callers WHERE id = ?").get(id) as RemoteCallerRow | undefined;
   }
 
-  remoteCallersOf(client: string): RemoteCallerRow[] {
-    return this.db.prepare("SELECT * FROM remote_callers WHERE client = ?").all(client) as RemoteCallerRow[];
+  /** The stand-ins of one pairing, oldest first. */
+  remoteCallersOf(pairing: string): RemoteCallerRow[] {
+    return this.db.prepare("SELECT * FROM remote_callers WHERE pairing = ? ORDER BY created_at").all(pairing) as RemoteCallerRow[];
+  }
+
+  countRemoteCallers(pairing: string): number {
+    return (this.db.prepare("SELECT COUNT(*) AS n FROM remote_callers WHERE pairing = ?").get(pairing) as { n: number }).n;
   }
 
   setLoopEpoch(id: string, epoch: number): void {

@@ -24,6 +24,9 @@ import { isAuthError, signInReason } from "./turn-errors.ts";
 const PROBE_TIMEOUT_MS = 120_000;
 /** Claude pushes its sign-in status after its own background check (seconds; tens on a loaded machine). */
 const SIGN_IN_NOTICE_MS = 90_000;
+/** How long relay_info and creating a session wait for a provider's first probe (a paired
+ * relay's call gives up after 30 s). */
+const FIRST_CHECK_WAIT_MS = 25_000;
 
 class ProbeTimeout extends Error {}
 
@@ -70,15 +73,32 @@ export class ProviderProbes {
   /** A turn failed on sign-in: probe again, and if the probe still finds it signed in (a key
    * that is set but refused), it stays unavailable until its settings change or the owner checks. */
   async authFailed(id: string): Promise<void> {
-    const r = await this.check(id, true);
-    if (!r?.available) return;
+    if (!this.probeable(id)) return;
     const adapter = adapterFor(id)!;
     const ctx = { providerName: getProvider(id)?.name ?? id, relayName: this.env.relayName, signIn: adapter.signIn };
-    setProbeResult(id, { ...r, available: false, reason: `${signInReason(ctx)} (its credentials were refused at the last turn)` });
+    const refused = { available: false, reason: `${signInReason(ctx)} (its credentials were refused at the last turn)` };
+    // Unavailable from the refusal on, not only once the probe below ends: until then the
+    // last probe's "available" is stale (relay_info read it while the turn had just failed).
+    const last = probeResult(id);
+    setProbeResult(id, { ...last, checkedAt: last?.checkedAt ?? this.env.now(), ...refused });
+    const r = await this.check(id, true);
+    if (r?.available) setProbeResult(id, { ...r, ...refused });
   }
 
   checking(id: string): boolean {
     return this.running.has(id);
+  }
+
+  /** Waits (at most `ms`) for the first probes of `ids` still running. Until one answers,
+   * whether an installed CLI is signed in is not known, and reading it as available said
+   * more than the relay knew: a signed-out Copilot was offered for its first ~10 s, and its
+   * session's first prompt failed. Past the bound, installed counts as available again. */
+  async firstChecks(ids: readonly string[], ms = FIRST_CHECK_WAIT_MS): Promise<void> {
+    const pending = ids.flatMap((id) => (this.running.has(id) && !probeResult(id) ? [this.running.get(id)!] : []));
+    if (!pending.length) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled(pending), new Promise((r) => (timer = setTimeout(r, ms)))]);
+    clearTimeout(timer);
   }
 
   private async probe(id: string): Promise<ProbeResult> {

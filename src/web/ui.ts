@@ -1,5 +1,7 @@
 import { Hono, type Context } from "hono";
 import { readFileSync, readdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { sep } from "node:path";
 import type { Relay } from "../relay.ts";
 import { CATALOG } from "../providers/catalog.ts";
 import { packageFile } from "../core/package-paths.ts";
@@ -24,7 +26,8 @@ const catalogJson = () =>
 const TYPES: Record<string, string> = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8" };
 
 interface Files {
-  page: Asset;
+  /** index.html with what every relay shares filled in. */
+  page: string;
   assets: Map<string, Asset>;
 }
 let files: Files | undefined;
@@ -43,7 +46,7 @@ function pageFiles(): Files {
   /** Every module the page imports at start, announced up front: the browser fetches them in
    * parallel instead of discovering them import by import. (vendor-diff loads only on demand.) */
   const preload = [...assets.keys()].filter((n) => n.endsWith(".js") && n !== "vendor-diff.js").map((n) => `<link rel="modulepreload" href="/app/${n}">`).join("\n");
-  const page = staticAsset(readFileSync(dir("./index.html"), "utf8").replace("__CATALOG__", () => catalogJson()).replace("__PRELOAD__", () => preload), "text/html; charset=utf-8");
+  const page = readFileSync(dir("./index.html"), "utf8").replace("__CATALOG__", () => catalogJson()).replace("__PRELOAD__", () => preload);
   return (files = { page, assets });
 }
 
@@ -76,11 +79,20 @@ function send(c: Context, a: Asset): Response {
   return c.body(a.body, 200, headers);
 }
 
-export function webUi(_relay: Relay): Hono {
+/** The data folder as the login card names it (where owner-token is): under the home
+ * folder as ~/…, which also keeps the user name off a page anyone reaching the port can load. */
+export function shownDataDir(dataDir: string, home = homedir()): string {
+  return home && home !== "/" && dataDir.startsWith(home + sep) ? `~${dataDir.slice(home.length)}` : dataDir;
+}
+
+export function webUi(relay: Relay): Hono {
   const app = new Hono();
+  let page: Asset | undefined;
+  const pageAsset = () =>
+    (page ??= staticAsset(pageFiles().page.replace("__DATA_DIR__", () => JSON.stringify(shownDataDir(relay.dataDir)).replace(/</g, "\\u003c")), "text/html; charset=utf-8"));
   // Headers set per route: a "*" middleware here would also match paths of the other
   // apps mounted on the same server.
-  app.get("/", (c) => send(c, pageFiles().page));
+  app.get("/", (c) => send(c, pageAsset()));
   app.get("/app/:name", (c) => {
     const a = pageFiles().assets.get(c.req.param("name"));
     if (!a) return c.text("Not found", 404, SECURITY);

@@ -1,7 +1,11 @@
 // Paired relays in tests: pairs two real relays (token on B, POST /api/relays on A) and a
 // small TCP proxy that can cut and restore the link between them.
 import { createServer, connect, type Server, type Socket } from "node:net";
+import { readFileSync } from "node:fs";
 import { TestRelay, freePort, type McpSession } from "./relay-process.ts";
+
+/** The version a relay of this checkout presents. */
+export const OAR_VERSION: string = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version;
 
 /** Pairs `a` with `b` (one way: a may call b) under `name` (default: b's own name). */
 export async function pair(a: TestRelay, b: TestRelay, opts: { name?: string; url?: string } = {}): Promise<any> {
@@ -103,4 +107,53 @@ export async function pairedRelays(opts: { conv: string; target: string; mention
     await Promise.all([a.stop(), b.stop()]);
   };
   return { a, b, proxy, conv, agent, target, stop };
+}
+
+/** A peer that speaks /peer/v1 by hand with a real credential (paired with a real token), to
+ * make the calls a hostile or careless relay could make. */
+export class HandPeer {
+  private constructor(
+    readonly relay: TestRelay,
+    readonly credential: string,
+  ) {}
+
+  static async pair(relay: TestRelay, name: string): Promise<HandPeer> {
+    const t = await relay.api("POST", "/api/pairing-tokens", { label: "by hand" });
+    const res = await fetch(`${relay.url}/peer/v1/pair`, {
+      method: "POST", headers: { "content-type": "application/json", "oar-version": OAR_VERSION }, body: JSON.stringify({ token: t.json.token, name }),
+    });
+    const json = (await res.json()) as { credential?: string };
+    if (!json.credential) throw new Error(`pair by hand: ${res.status} ${JSON.stringify(json)}`);
+    return new HandPeer(relay, json.credential);
+  }
+
+  async request(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
+    const res = await fetch(`${this.relay.url}/peer/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${this.credential}`, "oar-version": OAR_VERSION, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    let json: any = text;
+    try {
+      json = JSON.parse(text);
+    } catch {}
+    return { status: res.status, json };
+  }
+
+  /** POST /call as conversation `session` there; `origin` the relays its prompt crossed. */
+  async call(action: string, args: Record<string, unknown>, opts: { session?: string; origin?: string[]; approved?: boolean; mode?: "agent" | "ask" | "plan" } = {}): Promise<any> {
+    const r = await this.request("POST", "/call", {
+      action, args,
+      caller: {
+        session: opts.session ?? "ses_handpeer0001", title: "By hand", model: "scripted-1", provider: "scripted", effort: null, mode: opts.mode ?? "agent",
+        cwd: "/nonexistent", startedByAgent: false, mayCreateSessions: false, loopEpoch: 0,
+      },
+      origin: { relays: opts.origin ?? ["hand"], ownerUnlocked: [] },
+      unlocked: [],
+      ...(opts.approved === false ? {} : { approved: true }),
+    });
+    if (r.status !== 200) throw new Error(`call: ${r.status} ${JSON.stringify(r.json)}`);
+    return r.json;
+  }
 }

@@ -11,7 +11,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { TestRelay, McpSession } from "../test/helpers/relay-process.ts";
-import { childPids, cpuMs, loadLine, machineLine, summarize, table, timeCalls, type Row } from "./lib/stats.ts";
+import { childPids, cpuMs, loadLine, runBench, summarize, timeCalls } from "./lib/stats.ts";
 
 /** Times the process went to sleep waiting for something (Linux). */
 const sleeps = (pid: number) => Number(/voluntary_ctxt_switches:\s*(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
@@ -58,17 +58,17 @@ async function round(): Promise<{ times: number[]; cpu: Per; wakes: Per }> {
   }
 }
 
-console.log(loadLine());
-const all: number[] = [];
-for (let i = 0; i < ROUNDS; i++) {
-  const { times, cpu, wakes } = await round();
-  all.push(...times);
-  const s = summarize(times);
-  const f = (p: Per, d: number) => `relay ${p.relay.toFixed(d)}, keeper ${p.keeper.toFixed(d)}, agent ${p.agent.toFixed(d)}`;
-  console.log(`round ${i + 1}: p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms; per send: CPU ms ${f(cpu, 2)}; sleeps ${f(wakes, 1)} · ${loadLine()}`);
-}
-const rows: Row[] = [{ metric: "send → done, idle scripted (echo)", unit: "ms", summary: summarize(all) }];
-console.log("");
-console.log(table(rows));
-console.log(machineLine());
-console.log(`${loadLine()} · date ${new Date().toISOString()}`);
+runBench(async () => {
+  console.log(loadLine());
+  const all: number[] = [];
+  const notes: string[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const { times, cpu, wakes } = await round();
+    all.push(...times);
+    const s = summarize(times);
+    const f = (p: Per, d: number) => `relay ${p.relay.toFixed(d)}, keeper ${p.keeper.toFixed(d)}, agent ${p.agent.toFixed(d)}`;
+    notes.push(`round ${i + 1}: p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms; per send: CPU ms ${f(cpu, 2)}; sleeps ${f(wakes, 1)} · ${loadLine()}`);
+    console.log(notes.at(-1));
+  }
+  return { rows: [{ metric: "send → done, idle scripted (echo)", unit: "ms", summary: summarize(all) }], notes, ok: true };
+});

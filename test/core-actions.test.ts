@@ -31,7 +31,11 @@ test("relay_info: name, version, platform, mode, folders, and every provider wit
   const ids = r.providers.map((p: any) => p.id);
   for (const id of ["claude", "claude-api", "claude-cloud", "copilot", "grok", "deepseek", "openai-image", "scripted"]) assert.ok(ids.includes(id), id);
   const scripted = r.providers.find((p: any) => p.id === "scripted");
-  assert.deepEqual(scripted, { id: "scripted", name: "Scripted", available: true, defaultModel: "scripted-1", models: ["scripted-1", "scripted-2"], efforts: ["low", "medium", "high"] });
+  const { capabilities, ...rest } = scripted;
+  assert.deepEqual(rest, { id: "scripted", name: "Scripted", available: true, defaultModel: "scripted-1", models: ["scripted-1", "scripted-2"], efforts: ["low", "medium", "high"] });
+  // contract §10.2: every provider says what its agent's initialize advertised (false when unknown).
+  for (const p of r.providers) assert.deepEqual(Object.keys(p.capabilities).sort(), ["images", "loadSession", "mcpHttp", "resume"], p.id);
+  assert.ok(Object.values(capabilities).every((v) => typeof v === "boolean"));
   for (const p of r.providers) {
     // A provider whose models come from its endpoint has no list before it is set up (modelNote says so).
     if (!p.modelNote) assert.ok(p.models.includes(p.defaultModel), p.id);

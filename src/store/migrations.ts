@@ -6,6 +6,8 @@ import { WATCHING_SQL } from "../watching/schema.ts";
 import { SCALE_INDEXES_SQL } from "./scale-indexes.ts";
 import { PAIRING_SQL, PAIRING_MOVES_SQL, PEER_IDENTITY_SQL } from "../pairing/schema.ts";
 import { TASKS_PGID_SQL } from "../tasks/schema.ts";
+import { SEARCH_INDEX_SQL } from "../sessions/search-index.ts";
+import { OUTCOME_INDEXES_SQL } from "../sessions/list-outcome.ts";
 
 export interface Migration {
   name: string;
@@ -156,4 +158,7 @@ export const MIGRATIONS: Migration[] = [
   { name: "013-turns-prompted", sql: "ALTER TABLE turns ADD COLUMN prompted_at INTEGER;" },
   // Stand-ins and the peer outbox keyed by the pairing, not the name a peer sends (issue 18).
   { name: "014-peer-identity", sql: PEER_IDENTITY_SQL },
+  // Full-text search over messages and questions (contract §10.5), filled from what is stored.
+  { name: "023-search-index", sql: SEARCH_INDEX_SQL },
+  { name: "023-outcome-indexes", sql: OUTCOME_INDEXES_SQL },
 ];

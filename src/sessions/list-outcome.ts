@@ -23,7 +23,8 @@ export interface Outcome {
 
 /** A message's first non-empty line, without the relay's own bracketed header line. */
 export function previewLine(text: string): string {
-  const lines = text.split("\n").map((l) => l.trim()).filter(Boolean);
+  // Code fences and blank lines say nothing on their own.
+  const lines = text.split("\n").map((l) => l.trim()).filter((l) => l && !/^(```|~~~)/.test(l));
   const body = lines.length > 1 && /^\[(relay|Prompt from|Remote prompt)/.test(lines[0]) ? lines.slice(1) : lines;
   const line = body[0] ?? "";
   return line.length > PREVIEW_CHARS ? `${line.slice(0, PREVIEW_CHARS - 1)}…` : line;

@@ -48,7 +48,7 @@ export function usageChart(ctx, { session, days = 30, title }) {
     new uPlot({
       width, height: 180,
       scales: { x: { time: true } },
-      axes: [{}, { label: unit, size: 60, values: (_, ticks) => ticks.map((v) => (byCost ? `$${v.toFixed(v < 1 ? 2 : 0)}` : v >= 1000 ? `${Math.round(v / 1000)}k` : String(v))) }],
+      axes: [{}, { label: unit, size: 60, values: (_, ticks) => ticks.map((v) => (byCost ? `$${v >= 1 ? v.toFixed(0) : Number(v.toPrecision(2))}` : v >= 1000 ? `${Math.round(v / 1000)}k` : String(v))) }],
       series: [{ value: (_, t) => (t == null ? "" : new Date(t * 1000).toLocaleDateString()) }, ...providers.map((p, i) => ({
         label: name(p), stroke: COLORS[i % COLORS.length], fill: `${COLORS[i % COLORS.length]}22`, width: 2, points: { show: true, size: 4 },
         value: (_, v) => (v == null ? "" : byCost ? `$${v.toFixed(4)}` : `${Math.round(v).toLocaleString()} tokens`),

@@ -23,8 +23,9 @@ export class UsageSection {
     }
     this.el.hidden = false;
     const shown = u.providers.filter((p) => p.status !== "not_set_up");
+    // (replaceChildren would write a null as the text "null": only nodes go in.)
     this.list.replaceChildren(...(shown.length ? shown.map((p) => this.row(p)) : [h("p", { class: "empty-note" }, "No provider is set up yet.")]),
-      u.claudeLimitsPaused ? h("p", { class: "prov-reason" }, "Claude sessions are paused at their plan limits.") : null);
+      ...(u.claudeLimitsPaused ? [h("p", { class: "prov-reason" }, "Claude sessions are paused at their plan limits.")] : []));
     this.chart.replaceChildren(usageChart(this.ctx, { title: "Over the last 30 days" }));
   }
 

@@ -9,7 +9,7 @@ import { api } from "./api.js";
 const STATUS = { pending: ["○", "pending"], in_progress: ["◐", "running"], completed: ["✓", "done"], failed: ["✗", "failed"] };
 
 function toolEntry(t) {
-  const [icon, word] = STATUS[t.status] ?? ["•", t.status ?? ""];
+  const [mark, word] = STATUS[t.status] ?? ["•", t.status ?? ""];
   const relay = t.relay;
   const title = relay ? withTitles(`${relay.action} → ${relay.relay === "this" ? "this relay" : relay.relay}${relay.session ? ` session ${relay.session}` : ""}`) : t.title || t.toolKind || "tool";
   const body = [
@@ -21,7 +21,7 @@ function toolEntry(t) {
     icon(relay ? "radio-tower" : toolIcon(t.toolKind), "tool-icon"),
     h("span", { class: "tool-title" }, title),
     t.diffs?.length ? h("span", { class: "tool-files" }, `${t.diffs.length} file${t.diffs.length === 1 ? "" : "s"}`) : null,
-    h("span", { class: `tool-status st-${t.status}` }, h("span", { "aria-hidden": "true" }, `${icon} `), word));
+    h("span", { class: `tool-status st-${t.status}` }, h("span", { "aria-hidden": "true" }, `${mark} `), word));
   return h("details", { class: `tool-call act-tool${t.status === "failed" ? " tool-failed" : ""}${relay ? " act-relay" : ""}` }, head,
     body.length ? body : h("p", { class: "empty-note" }, "No details."));
 }

@@ -3,7 +3,7 @@
 // as they come, other changes as debounced re-fetches of whatever an event says changed),
 // what waits for you per session, and opt-in desktop notifications.
 import { h } from "./dom.js";
-import { api, getToken, setToken, forgetToken, takeTokenFromUrl, openStream } from "./api.js";
+import { api, ApiError, getToken, setToken, forgetToken, takeTokenFromUrl, openStream } from "./api.js";
 import { renderSidebar } from "./sidebar.js";
 import { ConversationView } from "./conversation.js";
 import { InboxView } from "./inbox.js";
@@ -160,8 +160,9 @@ function schedule(name, delay = name === "detail" ? 60 : 120) {
     running[name] = true;
     try {
       await jobs[name]();
-    } catch {
-      // A failed refresh is retried by the next event or reconnect.
+    } catch (e) {
+      // A failed refresh is retried by the next event or reconnect; a page bug is said aloud.
+      if (!(e instanceof ApiError)) console.error(e);
     } finally {
       running[name] = false;
       if (again[name]) {

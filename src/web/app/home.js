@@ -54,7 +54,7 @@ export class HomeView {
     const all = state.sessions.filter((s) => !s.archived);
     if (!state.loaded) return this.body.replaceChildren(h("p", { class: "empty-note" }, "Loading sessions…"));
     if (!all.length && !state.total) {
-      return this.body.replaceChildren(h("p", {}, "No sessions yet. Start one with ", h("a", { href: "#new" }, "New session"), "."));
+      return this.body.replaceChildren(h("p", {}, "No sessions yet. Start one with New session."));
     }
     const now = Date.now();
     const waiting = all.filter((s) => state.waiting.get(s.id));

@@ -60,14 +60,15 @@ function entry(s, currentId, waiting) {
       h("span", { class: "sess-row" },
         h("span", { class: `dot dot-${state}`, role: "img", "aria-label": `state: ${label}`, title: label }),
         h("span", { class: "sess-title" }, s.title),
+        s.lastActivityAt ? agoNode(s.lastActivityAt, "sess-ago") : null),
+      line,
+      // The state in words too, not only the dot's colour; badges under the title, so it keeps its room.
+      h("span", { class: "sess-meta" },
         waits ? badge(`needs you${waits > 1 ? ` · ${waits}` : ""}`, "badge-needs") : null,
         state === "failed" ? badge("failed", "badge-failed") : null,
         s.archived ? badge("archived", "badge-archived") : null,
         s.watched ? badge("watched", "badge-watched") : null,
-        s.lastActivityAt ? agoNode(s.lastActivityAt, "sess-ago") : null),
-      line,
-      // The state in words too, not only the dot's colour.
-      h("span", { class: "sess-meta" }, meta),
+        h("span", { class: "sess-meta-text" }, meta)),
       s.viaAgent ? h("span", { class: "sess-via" }, `via agent · "${s.viaAgent.title ?? s.viaAgent.session}"`) : null,
       s.watching > 0 ? h("span", { class: "sess-watching" }, `watching ${plural(s.watching, "session")}`) : null));
 }

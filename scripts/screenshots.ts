@@ -78,6 +78,7 @@ await shot("desktop-changes", `session=${lead}`, desktop, async (p) => {
   await p.locator(".changes .dl-add").first().waitFor();
 });
 await shot("desktop-needs-you", `session=${reviewer}`, desktop, (p) => p.getByRole("group", { name: /Question:/ }).waitFor());
+await shot("desktop-inbox", "inbox", desktop, (p) => p.getByRole("group", { name: /Question:/ }).waitFor());
 await shot("desktop-search", "search=greeting", desktop, (p) => p.locator(".hit mark").first().waitFor());
 await shot("desktop-schedules", "schedules", desktop, (p) => p.getByRole("list", { name: "Schedules" }).getByText("Nightly tests").waitFor());
 await shot("desktop-settings", "settings", desktop, async (p) => {

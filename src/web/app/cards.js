@@ -31,7 +31,7 @@ export function approvalCard(c, ctx, extra = null) {
   return card;
 }
 
-const OUTCOME = { allowed: ["✓", "Allowed"], denied: ["✗", "Denied"], expired: ["⌛", "Expired"] };
+const OUTCOME = { allowed: ["✓", "Allowed"], denied: ["✗", "Denied"], expired: ["○", "Expired"] };
 const BECAUSE = { timeout: "nobody decided in time", turn_ended: "the turn ended", cancelled: "the call was cancelled", relay_restarted: "the relay restarted" };
 
 /** A decided card, as one compact line in the conversation's history. */

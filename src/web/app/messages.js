@@ -20,11 +20,14 @@ let titleOf = () => null;
 export function setTitleLookup(fn) {
   titleOf = fn;
 }
-/** "ses_…" in a line becomes “Title” where the title is known. */
-export const withTitles = (text) => String(text).replace(/\b(?:session )?(ses_[a-z0-9]+)\b/g, (all, id) => {
-  const t = titleOf(id);
-  return t ? `session “${t}”` : all;
-});
+/** A line as the page tells it: "ses_…" becomes “Title” where the title is known, and an ISO
+ * time the relay wrote becomes the page's one local form. */
+export const withTitles = (text) => String(text)
+  .replace(/\b(?:session )?(ses_[a-z0-9]+)\b/g, (all, id) => {
+    const t = titleOf(id);
+    return t ? `session “${t}”` : all;
+  })
+  .replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z\b/g, (iso) => fmtTime(iso) || iso);
 
 /** The agent's reply: Markdown, with each scripted `tool: {json}` line shown as one relay_tool line (seed §3). */
 export function agentBody(text) {

@@ -322,21 +322,7 @@ function signOut(why) {
   stream = null;
   showLogin(why, (token) => {
     setToken(token);
-    // Keyboard: Ctrl/⌘-K switches sessions; Esc stops the running turn of the open session.
-document.addEventListener("keydown", (e) => {
-  if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === "k") {
-    e.preventDefault();
-    openSwitcher(ctx);
-    return;
-  }
-  if (e.key === "Escape" && !e.defaultPrevented && !document.querySelector("dialog[open]") && !e.target.closest?.(".conv-title-input, .menu-pop")) {
-    if (state.view?.kind === "session" && state.view.ui.running) {
-      e.preventDefault();
-      state.view.ui.stop();
-    }
-  }
-});
-boot();
+    boot();
   });
   return new Promise(() => {});
 }

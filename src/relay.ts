@@ -16,7 +16,7 @@ import { Schedules } from "./schedules/schedules.ts";
 import { Asks } from "./questions/asks.ts";
 import type { SessionRow } from "./sessions/types.ts";
 import { installGroupLifetime } from "./groups/lifetime.ts";
-import type { McpEntry } from "./providers/acp-worker.ts";
+import { RELAY_MCP_NAME, type McpEntry } from "./providers/acp-worker.ts";
 import type { DeliveryApi } from "./watching/delivery.ts";
 import { Watching } from "./watching/watching.ts";
 import { Pairing } from "./pairing/pairing.ts";
@@ -177,7 +177,7 @@ export class Relay {
   }
 
   mcpEntry(s: SessionRow): McpEntry {
-    return { name: "relay", url: this.mcpUrl, headers: { Authorization: `Bearer ${s.agent_token}` } };
+    return { name: RELAY_MCP_NAME, url: this.mcpUrl, headers: { Authorization: `Bearer ${s.agent_token}` } };
   }
 
   isSelfName(relay: string): boolean {

@@ -12,6 +12,7 @@ import { peerApi } from "./pairing/peer-routes.ts";
 import { originGuard, type Listening } from "./api/origin-guard.ts";
 import { lockDataDir, type FolderLock } from "./ops/folder-lock.ts";
 import { askHealth, describeHolder, localUrl, removePidFile, runningRelay, writePidFile } from "./ops/pid-file.ts";
+import { MemoryTrim } from "./core/memory-trim.ts";
 
 export interface StartOptions extends RelayOptions {
   port?: number;
@@ -84,7 +85,12 @@ async function serveRelay(opts: StartOptions & { dataDir: string }, lock: Folder
   const host = opts.host ?? "127.0.0.1";
   // The port is taken before the relay opens its store: a port in use changes nothing.
   let app: Hono | null = null;
-  const server = await listen(host, opts.port ?? 7420, (req, env) => (app ? app.fetch(req, env) : new Response("starting", { status: 503 })));
+  // Requests and events are the relay's activity; quiet after them, it gives memory back.
+  let trim: MemoryTrim | undefined;
+  const server = await listen(host, opts.port ?? 7420, (req, env) => {
+    trim?.touch();
+    return app ? app.fetch(req, env) : new Response("starting", { status: 503 });
+  });
   try {
     const addr = server.address();
     const port = typeof addr === "object" && addr ? addr.port : opts.port ?? 7420;
@@ -93,6 +99,8 @@ async function serveRelay(opts: StartOptions & { dataDir: string }, lock: Folder
     const relay = new Relay(opts);
     relay.ownerToken = ownerToken(relay.dataDir);
     app = buildApp(relay, () => on);
+    const memory = (trim = new MemoryTrim(relay.clock));
+    relay.bus.on(() => memory.touch());
     writePidFile(opts.dataDir, { host, port });
     const shownHost = host.includes(":") ? `[${host}]` : host;
     const url = `http://${shownHost}:${port}`;
@@ -100,6 +108,7 @@ async function serveRelay(opts: StartOptions & { dataDir: string }, lock: Folder
     relay.mcpUrl = `${local}/mcp`;
     relay.baseUrl = local;
     await relay.start();
+    memory.touch();
     // Loaded now that the relay serves, not at the first agent's call: that call would wait
     // for it, and from dist/ it is a chunk file, which a rebuild while the relay runs replaces.
     setImmediate(() => void mcpEndpoints.get(relay)?.().catch(() => {}));
@@ -110,6 +119,7 @@ async function serveRelay(opts: StartOptions & { dataDir: string }, lock: Folder
       close: (opts) =>
         new Promise<void>((resolve) => {
           removePidFile(relay.dataDir);
+          memory.stop();
           relay.close(opts);
           lock.release();
           server.close(() => resolve());

@@ -4,6 +4,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startUi, type UiKit } from "./helpers/ui-kit.ts";
+import { TestRelay } from "./helpers/relay-process.ts";
+import { pair } from "./helpers/pairing.ts";
 
 let ui: UiKit;
 before(async () => {
@@ -84,4 +86,23 @@ test("New session says which providers are not available", async () => {
   await select.selectOption("scripted");
   assert.equal(await page.locator("#new-provider-why").innerText(), "");
   assert.deepEqual(ui.pageErrors, []);
+});
+
+test("Unpairing a relay that does not answer says it will be told when it answers again", async () => {
+  const { page, relay } = ui;
+  const other = await TestRelay.start({ name: "gonebox" });
+  try {
+    await pair(relay, other);
+    await other.kill();
+    // The list is read when Settings opens.
+    await ui.open("new");
+    await ui.open("settings");
+    const row = page.getByRole("listitem").filter({ hasText: "gonebox" });
+    page.once("dialog", (d) => void d.accept());
+    await row.getByRole("button", { name: "Unpair" }).click();
+    await page.getByRole("status").filter({ hasText: "gonebox did not answer: it is told of the unpairing when it answers again" }).waitFor();
+    await row.waitFor({ state: "detached" });
+  } finally {
+    await other.stop();
+  }
 });

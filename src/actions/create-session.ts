@@ -52,6 +52,7 @@ export const createSession: ActionDef = {
     const provider = getProvider(providerId);
     if (!provider) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider "${providerId}". Providers: ${Object.keys(CATALOG).join(", ")}. ${NOTHING}`);
     if (provider.id === "openai-image") throw new RelayError("REMOTE_RELAY_UNSUPPORTED", `OpenAI Image conversations cannot be started with create_session. ${NOTHING}`);
+    await relay.probes.firstChecks([provider.id]);
     const avail = providerAvailability(provider.id, { settings: relay.settings.get() as unknown as Record<string, unknown> });
     if (!avail.available) throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `${provider.name} is not available on relay "${relay.name}": ${avail.reason}. ${NOTHING}`, avail.code ? { remoteCode: avail.code } : {});
     const inherited = !args.model && provider.id === caller.provider ? caller.model : undefined;

@@ -30,8 +30,9 @@ export const relayInfo: ActionDef = {
   async handler(ctx) {
     const { relay } = ctx;
     const settings = relay.settings.get();
-    // DeepSeek / OpenAI-compatible: their models endpoint says which models exist and whether the key works.
-    await refreshOpenAiAgents(settings as unknown as Record<string, unknown>);
+    // DeepSeek / OpenAI-compatible: their models endpoint says which models exist and whether
+    // the key works; an installed CLI's first sign-in check, when it still runs, is waited for.
+    await Promise.all([refreshOpenAiAgents(settings as unknown as Record<string, unknown>), relay.probes.firstChecks(Object.keys(CATALOG))]);
     const groups = groupsInfo(relay);
     return {
       summary: `relay_info → ${relay.name}: OAR ${relay.version}, ${groups.groups?.length ?? 0} group${groups.groups?.length === 1 ? "" : "s"}`,

@@ -88,7 +88,9 @@ export function ownerApi(relay: Relay): Hono {
   });
   app.post("/cards/:id", async (c) => {
     // A permission card (a CLI asking before a tool) may also be answered with one of its options.
-    const b = z.union([z.object({ decision: z.enum(["allow", "deny"]) }), z.object({ optionId: z.string().min(1).max(200) })]).safeParse(await jsonBody(c));
+    const body = await jsonBody(c);
+    if ("decision" in body && "optionId" in body) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "Answer with decision or with optionId, not both: they may say different things. Nothing was decided.");
+    const b = z.union([z.object({ decision: z.enum(["allow", "deny"]) }), z.object({ optionId: z.string().min(1).max(200) })]).safeParse(body);
     if (!b.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", 'decision must be "allow" or "deny" (or, for a permission card, optionId one of its options). Nothing was decided.');
     return c.json(cardView(relay.approvals.decide(c.req.param("id"), "optionId" in b.data ? { optionId: b.data.optionId } : b.data.decision)));
   });

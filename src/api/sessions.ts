@@ -101,6 +101,7 @@ export function sessionRoutes(relay: Relay): Hono {
     const b = parse(NewSessionBody, await jsonBody(c), "Nothing was created.");
     const provider = getProvider(b.provider);
     if (!provider) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider "${b.provider}". Providers: ${Object.keys(CATALOG).join(", ")}. Nothing was created.`);
+    await relay.probes.firstChecks([provider.id]);
     const avail = providerAvailability(provider.id, { settings: relay.settings.get() as unknown as Record<string, unknown> });
     if (!avail.available) throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `${provider.name} is not available on this relay: ${avail.reason}. Nothing was created.`);
     const model = checkModel(provider.id, b.model, { relayName: relay.name, action: "create_session" });

@@ -110,3 +110,17 @@ export const PEER_IDENTITY_SQL = `
   ALTER TABLE peer_outbox RENAME COLUMN client TO pairing;
   UPDATE peer_outbox SET pairing = COALESCE((SELECT r.pairing FROM remote_callers r WHERE r.id = peer_outbox.watcher), pairing);
 `;
+
+/** Unpairings the other relay has not been told of yet (it did not answer): told again with
+ * the old credential until it answers (unpair-tells.ts). */
+export const PAIRING_UNPAIR_TELLS_SQL = `
+  CREATE TABLE peer_unpair_tells (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL COLLATE NOCASE,      -- what the owner called the relay
+    url TEXT NOT NULL,
+    credential TEXT NOT NULL,               -- secret: never in results, logs or output
+    created_at INTEGER NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_at INTEGER NOT NULL                -- the next try, on the relay clock
+  );
+`;

@@ -15,6 +15,9 @@ export interface LaunchSpec {
   env?: Record<string, string>;
 }
 
+/** The name of relay_tool's MCP server in every agent's session/new (relay.ts mcpEntry). */
+export const RELAY_MCP_NAME = "relay";
+
 export interface McpEntry {
   name: string;
   url: string;
@@ -101,6 +104,12 @@ export class AcpWorker {
   /** Set when this relay resumes the worker's running turn (Workers.attachAll): only then
    * are the keeper's replayed lines taken. */
   takesReplay = false;
+  /** A worker taken back after a relay restart whose agent is asked to reconnect relay_tool
+   * before its next prompt (the adapter's `reconnectMcp`). */
+  private reconnectDue = false;
+  /** The relay's own step runs (that reconnect): what the agent says goes to no conversation,
+   * only (its text) to the relay's log. */
+  private systemStep: { said: string } | null = null;
 
   /** `kept`: a worker taken back after a relay restart (its ACP session is open already). */
   constructor(
@@ -127,6 +136,7 @@ export class AcpWorker {
       this.costSoFar = kept.costSoFar;
       this.turnId = kept.turnId;
       this.runningModel = kept.runningModel;
+      this.reconnectDue = kept.mcpGiven && !!adapter?.reconnectMcp;
     }
     this.exited = new Promise((resolve) => {
       const gone = () => {
@@ -189,10 +199,15 @@ export class AcpWorker {
       .onNotification("session/update", ({ params }) => {
         const u = params.update as unknown as Record<string, unknown>;
         const content = obj(u.content);
-        if (u.sessionUpdate === "agent_message_chunk" && content.type === "text") return this.host.onChunk(str(content.text));
         if (u.sessionUpdate === "config_option_update" && Array.isArray(u.configOptions)) {
           this.advertised = { ...this.advertised, configOptions: readAdvertisement({ configOptions: u.configOptions }).configOptions };
         }
+        const chunk = u.sessionUpdate === "agent_message_chunk" && content.type === "text" ? str(content.text) : null;
+        if (this.systemStep) {
+          if (chunk) this.systemStep.said = (this.systemStep.said + chunk).slice(0, 2000);
+          return;
+        }
+        if (chunk !== null) return this.host.onChunk(chunk);
         this.host.onUpdate?.(u);
       })
       .onNotification("_oar/task", (p) => obj(p), ({ params }) => {
@@ -217,8 +232,8 @@ export class AcpWorker {
         return this.host.askUser({ question: str(params.question), options }, signal);
       })
       .onRequest("session/request_permission", async ({ params, signal }) => {
-        // No host rule (a probe): nothing is allowed.
-        const outcome: PermissionOutcome = this.host.permission ? await this.host.permission(params, signal) : { outcome: "cancelled" };
+        // No host rule (a probe), or the relay's own step: nothing is allowed.
+        const outcome: PermissionOutcome = this.host.permission && !this.systemStep ? await this.host.permission(params, signal) : { outcome: "cancelled" };
         return { outcome };
       });
     this.conn = app.connect(stream);
@@ -336,13 +351,46 @@ export class AcpWorker {
     return done;
   }
 
-  /** The adapter's wait before the first prompt (Grok: its MCP connection); bounded. */
+  /** The adapter's wait before the first prompt (Grok: its MCP connection), and its
+   * reconnect of relay_tool before the first prompt after a relay restart; bounded. */
   async beforePrompt(): Promise<void> {
+    if (this.reconnectDue) {
+      this.reconnectDue = false;
+      await this.reconnectRelayTool(this.adapter!.reconnectMcp!);
+    }
     if (this.promptedOnce) return;
     this.promptedOnce = true;
     this.saveState();
     const w = this.adapter?.waitsForBeforeFirstPrompt;
     if (w && this.mcpGiven) await this.waitForNotice(w.method, w.timeoutMs);
+  }
+
+  /** The reconnect command as a prompt of the relay's own: its output goes to the relay's
+   * log only, it may ask nothing, and it is cancelled past its bound (then given a moment to
+   * end, so nothing of it runs into the owner's prompt). */
+  private async reconnectRelayTool(step: NonNullable<ProviderAdapter["reconnectMcp"]>): Promise<void> {
+    const heard = (this.systemStep = { said: "" });
+    const started = performance.now();
+    const asked = this.conn.agent.request<acp.PromptResponse>("session/prompt", {
+      sessionId: this.acpSessionId,
+      prompt: [{ type: "text", text: step.prompt(RELAY_MCP_NAME) }],
+    });
+    const settled = asked.then(() => "done", (err: unknown) => `refused (${(err as Error)?.message ?? err})`);
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<string>((r) => (timer = setTimeout(() => r("timeout"), step.timeoutMs)));
+    try {
+      let outcome = await Promise.race([settled, bound]);
+      if (outcome === "timeout") {
+        this.cancel();
+        outcome = `not done within ${step.timeoutMs / 1000} s, cancelled`;
+        await Promise.race([settled, new Promise((r) => setTimeout(r, 5_000).unref())]);
+      }
+      const said = heard.said.replace(/\s+/g, " ").trim().slice(0, 200);
+      console.log(`[workers] agent of ACP session ${this.acpSessionId.slice(0, 8)}… asked to reconnect relay_tool after the relay restart: ${outcome} (${Math.round(performance.now() - started)} ms)${said ? `; it said: ${said}` : ""}`);
+    } finally {
+      clearTimeout(timer);
+      this.systemStep = null;
+    }
   }
 
   prompt(text: string, meta: Record<string, unknown>): Promise<acp.PromptResponse> {

@@ -24,6 +24,9 @@ import { isAuthError, signInReason } from "./turn-errors.ts";
 const PROBE_TIMEOUT_MS = 120_000;
 /** Claude pushes its sign-in status after its own background check (seconds; tens on a loaded machine). */
 const SIGN_IN_NOTICE_MS = 90_000;
+/** How long relay_info and creating a session wait for a provider's first probe (a paired
+ * relay's call gives up after 30 s). */
+const FIRST_CHECK_WAIT_MS = 25_000;
 
 class ProbeTimeout extends Error {}
 
@@ -84,6 +87,18 @@ export class ProviderProbes {
 
   checking(id: string): boolean {
     return this.running.has(id);
+  }
+
+  /** Waits (at most `ms`) for the first probes of `ids` still running. Until one answers,
+   * whether an installed CLI is signed in is not known, and reading it as available said
+   * more than the relay knew: a signed-out Copilot was offered for its first ~10 s, and its
+   * session's first prompt failed. Past the bound, installed counts as available again. */
+  async firstChecks(ids: readonly string[], ms = FIRST_CHECK_WAIT_MS): Promise<void> {
+    const pending = ids.flatMap((id) => (this.running.has(id) && !probeResult(id) ? [this.running.get(id)!] : []));
+    if (!pending.length) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled(pending), new Promise((r) => (timer = setTimeout(r, ms)))]);
+    clearTimeout(timer);
   }
 
   private async probe(id: string): Promise<ProbeResult> {

@@ -51,6 +51,13 @@ const signInCheck = {
   },
 };
 
+// After a relay restart Claude Code (2.1.318) reconnects its MCP servers with a backoff of
+// 1, 2, 4, 8, 16 s, then only now and then in the background, and once in ~8 restarts never:
+// relay_tool is then gone from that agent. The adapter has no ACP method for it, but takes a
+// prompt that is exactly `/mcp reconnect <server>` as a local command (mcp-command.js: no
+// model request; it waits for the reconnect, at most 30 s, and reads the status twice).
+const reconnectMcp = { prompt: (server: string) => `/mcp reconnect ${server}`, timeoutMs: 45_000 };
+
 const signedOut = (method: string, params: Record<string, unknown>) => {
   if (method !== "_auth/status_update") return undefined;
   const kind = (params.authStatus as { kind?: unknown } | undefined)?.kind;
@@ -69,6 +76,7 @@ export const claude: ProviderAdapter = {
   modelId: claudeModelId,
   signedOut,
   signInCheck,
+  reconnectMcp,
 };
 
 // The same adapter billed to the owner's API key (setting claudeApiKey).
@@ -87,4 +95,5 @@ export const claudeApi: ProviderAdapter = {
   modelId: claudeModelId,
   signedOut,
   signInCheck,
+  reconnectMcp,
 };

@@ -14,6 +14,7 @@ export class RelaysSection {
     this.ctx = ctx;
     this.list = h("ul", { class: "relay-list" });
     this.token = h("p", { class: "pair-token", hidden: true });
+    this.note = h("p", { class: "pair-token", role: "status", hidden: true });
     const name = h("input", { class: "input", "aria-label": "Relay name", placeholder: "name", required: true });
     const url = h("input", { class: "input", "aria-label": "Relay address", placeholder: "https://host:7420", required: true });
     const token = h("input", { class: "input", "aria-label": "Pairing token", placeholder: "pairing token", required: true, type: "password" });
@@ -37,7 +38,7 @@ export class RelaysSection {
     } }, "Make a pairing token");
     this.el = h("section", { class: "relays", "aria-labelledby": "relays-title", hidden: true },
       h("h3", { id: "relays-title", class: "panel-sub" }, "Relays"),
-      this.list, h("div", { class: "pair-make" }, make, this.token), pair);
+      this.list, this.note, h("div", { class: "pair-make" }, make, this.token), pair);
   }
 
   async refresh() {
@@ -67,6 +68,12 @@ export class RelaysSection {
       h("span", { class: "relay-url" }, x.lastSeenAt ? ["last seen ", agoNode(x.lastSeenAt)] : "not seen yet"),
       x.url ? h("a", { class: "relay-url", href: x.url, target: "_blank", rel: "noopener noreferrer", title: `Open ${x.name}'s own page (it asks for that relay's owner token)` }, x.url, " ", icon("external-link")) : null,
       what,
-      h("button", { class: "btn btn-danger-quiet", type: "button", onclick: () => confirm(`Unpair ${x.name}?`) && this.ctx.call("DELETE", path).catch(() => {}).then(() => this.refresh()) }, "Unpair"));
+      h("button", { class: "btn btn-danger-quiet", type: "button", onclick: () => confirm(`Unpair ${x.name}?`) && this.ctx.call("DELETE", path).then((r) => this.unpaired(x.name, r), () => {}).then(() => this.refresh()) }, "Unpair"));
+  }
+
+  /** An unpaired relay that did not answer keeps its end until it is told (it is, once it answers). */
+  unpaired(name, r) {
+    this.note.hidden = r?.reached !== false;
+    this.note.textContent = this.note.hidden ? "" : `${name} did not answer: it is told of the unpairing when it answers again, and until then keeps its end.`;
   }
 }

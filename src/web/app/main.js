@@ -346,6 +346,12 @@ async function boot() {
 }
 
 window.addEventListener("hashchange", route);
+// "5 min ago" stays true: the list (and the home) are drawn again each minute.
+setInterval(() => {
+  if (document.visibilityState !== "visible" || !state.loaded) return;
+  drawSidebar();
+  if (state.view?.kind === "home") state.view.ui.update(state);
+}, 60_000);
 let filterTimer = null;
 $("filter").addEventListener("input", (e) => {
   state.filter = e.target.value;

@@ -45,10 +45,14 @@ export function usageChart(ctx, { session, days = 30, title }) {
     });
     const width = Math.max(260, Math.min(760, plot.clientWidth || box.clientWidth || 600));
     const unit = byCost ? "USD" : "tokens";
+    // The page's own colours, so the axes read in dark mode too.
+    const css = getComputedStyle(document.documentElement);
+    const ink = css.getPropertyValue("--muted").trim() || "#667085";
+    const grid = { stroke: css.getPropertyValue("--line").trim() || "#e3e7ee", width: 1 };
     new uPlot({
       width, height: 180,
       scales: { x: { time: true } },
-      axes: [{}, { label: unit, size: 60, values: (_, ticks) => ticks.map((v) => (byCost ? `$${v >= 1 ? v.toFixed(0) : Number(v.toPrecision(2))}` : v >= 1000 ? `${Math.round(v / 1000)}k` : String(v))) }],
+      axes: [{ stroke: ink, grid, ticks: grid }, { stroke: ink, grid, ticks: grid, label: unit, size: 60, values: (_, ticks) => ticks.map((v) => (byCost ? `$${v >= 1 ? v.toFixed(0) : Number(v.toPrecision(2))}` : v >= 1000 ? `${Math.round(v / 1000)}k` : String(v))) }],
       series: [{ value: (_, t) => (t == null ? "" : new Date(t * 1000).toLocaleDateString()) }, ...providers.map((p, i) => ({
         label: name(p), stroke: COLORS[i % COLORS.length], fill: `${COLORS[i % COLORS.length]}22`, width: 2, points: { show: true, size: 4 },
         value: (_, v) => (v == null ? "" : byCost ? `$${v.toFixed(4)}` : `${Math.round(v).toLocaleString()} tokens`),

@@ -9,11 +9,6 @@ import { sql } from "../store/sql.ts";
 
 const PREVIEW_CHARS = 160;
 
-/** The newest ended turn and task of a session, read from the end of an index. */
-export const OUTCOME_INDEXES_SQL = `
-  CREATE INDEX turns_session_ended ON turns(session_id, ended_at);
-  CREATE INDEX tasks_session_ended ON tasks(session_id, ended_at);
-`;
 
 export interface Outcome {
   lastTurn: { status: "done" | "error" | "stopped"; error?: string; endedAt: string | null } | null;

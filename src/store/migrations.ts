@@ -6,8 +6,8 @@ import { WATCHING_SQL } from "../watching/schema.ts";
 import { SCALE_INDEXES_SQL } from "./scale-indexes.ts";
 import { PAIRING_SQL, PAIRING_MOVES_SQL, PEER_IDENTITY_SQL, PAIRING_UNPAIR_TELLS_SQL } from "../pairing/schema.ts";
 import { TASKS_PGID_SQL } from "../tasks/schema.ts";
-import { SEARCH_INDEX_SQL } from "../sessions/search-index.ts";
-import { OUTCOME_INDEXES_SQL } from "../sessions/list-outcome.ts";
+import { SEARCH_INDEX_SQL } from "./schema/search-index.ts";
+import { OUTCOME_INDEXES_SQL } from "./schema/outcome-indexes.ts";
 import { NOTIFY_SQL } from "./schema/notify.ts";
 import { BUDGETS_SQL } from "./schema/budgets.ts";
 

@@ -6,7 +6,12 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
-import type { ScriptSession, TurnIo } from "./script.ts";
+/** What these lines use of a session and of the turn's connection (script.ts passes its own). */
+type ScriptSession = { id: string; cwd: string };
+type TurnIo = {
+  request(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
+  notify(method: string, params: Record<string, unknown>): Promise<void> | void;
+};
 
 /** Whether the client offered fs/write_text_file in initialize (set by agent.ts). */
 export const clientFs = { write: false };

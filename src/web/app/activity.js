@@ -2,7 +2,7 @@
 // as one line each with their status that opens to details and file diffs, thoughts and
 // plans folded, relay_tool lines naming sessions by title, images, and the turn's tokens and cost.
 import { h, icon } from "./dom.js";
-import { withTitles } from "./messages.js";
+import { withTitles } from "./titles.js";
 import { diffView } from "./diff-view.js";
 import { api } from "./api.js";
 

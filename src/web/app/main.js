@@ -15,7 +15,7 @@ import { HomeView } from "./home.js";
 import { SearchView } from "./search.js";
 import { SchedulesView } from "./schedules.js";
 import { openSwitcher } from "./switcher.js";
-import { setTitleLookup } from "./messages.js";
+import { setTitleLookup } from "./titles.js";
 
 const $ = (id) => document.getElementById(id);
 const catalog = Object.fromEntries(JSON.parse($("oar-catalog").textContent || "[]").map((p) => [p.id, p]));

@@ -2,6 +2,7 @@
 // right, the agent's replies on the left (Markdown, with what the agent did), relay events
 // and schedules as compact automated lines. Long messages fold.
 import { h, fmtTime, icon } from "./dom.js";
+import { withTitles } from "./titles.js";
 import { markdown } from "./markdown.js";
 import { activityNode, imagesNode, usageText } from "./activity.js";
 
@@ -14,20 +15,6 @@ export function fromBadge(from) {
   const who = [from.relay, from.title || from.session, from.model].filter(Boolean).join(" · ");
   return h("span", { class: "badge badge-from", title: from.session ? `session ${from.session}` : null }, `↗ from ${who}`);
 }
-
-/** Session titles the page knows (main.js sets it): relay_tool lines name sessions by title. */
-let titleOf = () => null;
-export function setTitleLookup(fn) {
-  titleOf = fn;
-}
-/** A line as the page tells it: "ses_…" becomes “Title” where the title is known, and an ISO
- * time the relay wrote becomes the page's one local form. */
-export const withTitles = (text) => String(text)
-  .replace(/\b(?:session )?(ses_[a-z0-9]+)\b/g, (all, id) => {
-    const t = titleOf(id);
-    return t ? `session “${t}”` : all;
-  })
-  .replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z\b/g, (iso) => fmtTime(iso) || iso);
 
 /** The agent's reply: Markdown, with each scripted `tool: {json}` line shown as one relay_tool line (seed §3). */
 export function agentBody(text) {

@@ -8,6 +8,7 @@ import { tasksPanel } from "./tasks.js";
 import { titleBar } from "./title-bar.js";
 import { changesPanel } from "./changes.js";
 import { usageChart } from "./usage-chart.js";
+import { titlesVersion } from "./titles.js";
 
 const drafts = new Map();
 
@@ -184,7 +185,9 @@ export class ConversationView {
 
     this.empty.hidden = d.messages.length > 0 || !!d.inFlight || !!d.archived;
     const render = (x) => (x.historyOf === "question" ? questionHistoryNode(x) : x.historyOf === "turn" ? turnOutcomeNode(x) : x.role ? messageNode(x, this.id) : cardOutcome(x));
-    syncList(this.log, timeline(d), (x) => x.id, render);
+    // Drawn again when the titles the page knows change (a line names a session by its title).
+    const v = titlesVersion();
+    syncList(this.log, timeline(d), (x) => x.id, render, (x) => `${v}:${JSON.stringify(x)}`);
     // The text on screen may already be ahead of this read (chunks that came after it was made).
     const ahead = d.inFlight && this.live?.turnId === d.inFlight.turnId && this.live.text.length >= d.inFlight.text.length;
     this.live = d.inFlight ? { turnId: d.inFlight.turnId, text: ahead ? this.live.text : d.inFlight.text } : null;

@@ -15,7 +15,7 @@ import { HomeView } from "./home.js";
 import { SearchView } from "./search.js";
 import { SchedulesView } from "./schedules.js";
 import { openSwitcher } from "./switcher.js";
-import { setTitleLookup } from "./titles.js";
+import { setTitleLookup, titlesChanged } from "./titles.js";
 
 const $ = (id) => document.getElementById(id);
 const catalog = Object.fromEntries(JSON.parse($("oar-catalog").textContent || "[]").map((p) => [p.id, p]));
@@ -89,7 +89,15 @@ const jobs = {
       ctx.call("GET", "/api/groups", undefined, { quiet: true }).catch(() => ({ groups: [] })),
     ]);
     state.paged = "nextCursor" in r;
+    const known = new Set(allSessions().map((s) => s.id));
     state.sessions = r.sessions;
+    // Sessions the page did not know that the open conversation names by id: its lines are
+    // drawn again with their titles.
+    const shown = currentSession() ? JSON.stringify(state.view.ui.data?.messages ?? []) : "";
+    if (r.sessions.some((s) => !known.has(s.id) && shown.includes(s.id))) {
+      titlesChanged();
+      schedule("detail", 0);
+    }
     state.nextCursor = r.nextCursor ?? null;
     state.total = r.total ?? r.sessions.length;
     state.emptyGroups = (g.groups ?? []).filter((x) => x.empty);

@@ -3,9 +3,15 @@ import { fmtTime } from "./dom.js";
 
 /** Session titles the page knows (main.js sets it): relay_tool lines name sessions by title. */
 let titleOf = () => null;
+let version = 0;
 export function setTitleLookup(fn) {
   titleOf = fn;
 }
+/** Called when the titles the page knows changed: lines drawn before are drawn again. */
+export function titlesChanged() {
+  version++;
+}
+export const titlesVersion = () => version;
 /** A line as the page tells it: "ses_…" becomes “Title” where the title is known, and an ISO
  * time the relay wrote becomes the page's one local form. */
 export const withTitles = (text) => String(text)

@@ -65,7 +65,7 @@ export class HomeView {
     const total = state.total || all.length;
     this.body.replaceChildren(
       h("p", { class: "dash-sum" }, [plural(total, "session"), `${running.length} running`, `${waiting.length} waiting for you`, failed.length ? `${failed.length} failed` : null].filter(Boolean).join(" · "),
-        " — pick one on the left, or ", h("a", { href: "#new" }, "start a new one"), "."),
+        " — pick one from the list, or ", h("a", { href: "#new" }, "start a new one"), "."),
       h("div", { class: "dash-grid" },
         section("needs", "bell", "Needs you", waiting.map((s) => link(s, badge(`${state.waiting.get(s.id)} waiting`, "badge-needs"))), "Nothing waits for you."),
         section("running", "clock", "Running", running.map((s) => link(s, h("span", { class: "field-help" }, STATE_LABEL[s.state] ?? s.state))), "Nothing is running."),

@@ -15,6 +15,8 @@ export const titlesVersion = () => version;
 /** A line as the page tells it: "ses_…" becomes “Title” where the title is known, and an ISO
  * time the relay wrote becomes the page's one local form. */
 export const withTitles = (text) => String(text)
+  // 'session "Title" (ses_…)': the title says it already.
+  .replace(/("[^"\n]*") \((ses_[a-z0-9]+)\)/g, "$1")
   .replace(/\b(?:session )?(ses_[a-z0-9]+)\b/g, (all, id) => {
     const t = titleOf(id);
     return t ? `session “${t}”` : all;

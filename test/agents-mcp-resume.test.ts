@@ -1,7 +1,7 @@
 // The real CLIs across a relay restart (their agent process outlives the relay: the keeper)
 // and after an eviction at the maxMcpSessions cap: the relay takes up an MCP session id it
 // does not hold, sent with a valid agent token, so the next turn's relay_tool call gets a
-// real answer. Each test also notes what the pinned CLI does (README, "What survives").
+// real answer. Each test also notes what the pinned CLI does (docs/operations.md, "MCP sessions after a restart").
 import { test, afterEach } from "node:test";
 import assert from "node:assert/strict";
 import { TestRelay } from "./helpers/relay-process.ts";

@@ -5,7 +5,7 @@ import type { Relay } from "../relay.ts";
 import type { SessionRow } from "../sessions/types.ts";
 import { listContext, pendingQuestions, sessionEntry, taskSummary } from "../sessions/views.ts";
 import { jsonBody } from "./http-errors.ts";
-import { CATALOG, getProvider, providerAvailability } from "../providers/catalog.ts";
+import { getProvider, providerAvailability, providerList } from "../providers/catalog.ts";
 import { checkModel } from "../providers/model-check.ts";
 import { checkFolder } from "../actions/create-session.ts";
 import { cardView } from "../approvals/approvals.ts";
@@ -100,7 +100,7 @@ export function sessionRoutes(relay: Relay): Hono {
   app.post("/", async (c) => {
     const b = parse(NewSessionBody, await jsonBody(c), "Nothing was created.");
     const provider = getProvider(b.provider);
-    if (!provider) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider "${b.provider}". Providers: ${Object.keys(CATALOG).join(", ")}. Nothing was created.`);
+    if (!provider) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider "${b.provider}". Providers: ${providerList().map((p) => p.id).join(", ")}. Nothing was created.`);
     await relay.probes.firstChecks([provider.id]);
     const avail = providerAvailability(provider.id, { settings: relay.settings.get() as unknown as Record<string, unknown> });
     if (!avail.available) throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `${provider.name} is not available on this relay: ${avail.reason}. Nothing was created.`);

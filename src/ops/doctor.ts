@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { existsSync, statfsSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { CATALOG, providerAvailability, type Availability } from "../providers/catalog.ts";
+import { providerAvailability, providerList, type Availability } from "../providers/catalog.ts";
 import { ProviderProbes } from "../providers/probes.ts";
 import { openModes } from "./data-dir.ts";
 import { describeHolder, runningRelay } from "./pid-file.ts";
@@ -47,12 +47,12 @@ export async function doctor(o: DoctorOptions): Promise<Check[]> {
   // is signed in (the providers' own probe); the others are judged by PATH and settings.
   const probes = new ProviderProbes({ relayName: "doctor", settings: () => settings, now: () => Date.now() });
   const probed = new Map<string, Availability>();
-  await Promise.all(Object.keys(CATALOG).map(async (id) => {
+  await Promise.all(providerList().map(async ({ id }) => {
     if (!probes.probeable(id)) return;
     const r = await probes.check(id).catch(() => undefined);
     if (r) probed.set(id, { available: r.available, reason: r.reason });
   }));
-  for (const p of Object.values(CATALOG)) {
+  for (const p of providerList()) {
     if (p.id === "scripted") continue;
     const a = probed.get(p.id) ?? providerAvailability(p.id, { settings });
     checks.push(a.available

@@ -2,6 +2,7 @@ import type { AgentPipe } from "./agent-pipe.ts";
 // The unstable schema keeps `usage` in the prompt response (the stable one drops it).
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { ProviderAdapter } from "./adapters/types.ts";
+import { readCapabilities, type Capabilities } from "./capabilities.ts";
 import { configCalls, currentModel, readAdvertisement, type Advertisement, type Desired } from "./session-config.ts";
 
 // One worker = one agent process spoken to over ACP (the relay is the client), hosting
@@ -91,6 +92,10 @@ export class AcpWorker {
   advertised: Advertisement = { modes: null, models: null, configOptions: [] };
   /** The model, effort and mode last applied to the agent. */
   applied: Partial<Desired> = {};
+  /** What its `initialize` advertised (null until it answered). */
+  capabilities: Capabilities | null = null;
+  /** How many sign-in methods it advertised. */
+  authMethods = 0;
   /** The agent's sign-in notification said nobody is signed in (adapter-specific). */
   signedOut: boolean | undefined;
   private promptedOnce = false;
@@ -207,7 +212,11 @@ export class AcpWorker {
           if (chunk) this.systemStep.said = (this.systemStep.said + chunk).slice(0, 2000);
           return;
         }
-        if (chunk !== null) return this.host.onChunk(chunk);
+        if (chunk !== null) {
+          this.host.onChunk(chunk);
+          // Qwen reports each model call's usage in a chunk's `_meta` (reported-usage.ts).
+          if (!u._meta) return;
+        }
         this.host.onUpdate?.(u);
       })
       .onNotification("_oar/task", (p) => obj(p), ({ params }) => {
@@ -311,10 +320,12 @@ export class AcpWorker {
   }
 
   async start(mcp: McpEntry | null, meta: Record<string, unknown>): Promise<void> {
-    await this.conn.agent.request("initialize", {
+    const init = await this.conn.agent.request("initialize", {
       protocolVersion: acp.PROTOCOL_VERSION,
       clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
     });
+    this.capabilities = readCapabilities(init);
+    this.authMethods = Array.isArray((init as { authMethods?: unknown }).authMethods) ? (init as { authMethods: unknown[] }).authMethods.length : 0;
     const res: acp.NewSessionResponse = await this.conn.agent.request("session/new", {
       cwd: this.cwd,
       mcpServers: mcp

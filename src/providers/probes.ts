@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { spawnDirect } from "./direct-pipe.ts";
 import { AcpWorker, type LaunchSpec } from "./acp-worker.ts";
 import { adapterFor, type ProviderAdapter } from "./adapters/index.ts";
-import { CATALOG, fakeProviders, getProvider, providerAvailability } from "./catalog.ts";
+import { fakeProviders, getProvider, providerAvailability, providerList } from "./catalog.ts";
 import { launchSpec } from "./launch.ts";
 import { probeResult, setProbeResult, type ProbeResult } from "./probe-cache.ts";
 import { advertisedModels } from "./session-config.ts";
@@ -49,7 +49,7 @@ export class ProviderProbes {
 
   /** Probes every probeable provider in the background. */
   startAll(): void {
-    for (const id of Object.keys(CATALOG)) if (this.probeable(id)) void this.check(id);
+    for (const { id } of providerList()) if (this.probeable(id)) void this.check(id);
   }
 
   /** Runs (or joins) a probe of `id`; undefined when there is nothing to probe. `fresh`: a
@@ -131,12 +131,18 @@ export class ProviderProbes {
         else if (await worker.waitForNotice("_auth/status_update", SIGN_IN_NOTICE_MS)) signedOut = worker.signedOut;
       }
       const models = advertisedModels(worker.advertised, adapter);
-      if (signedOut) return { available: false, reason: signInReason(ctx), models: models.length ? models : null, checkedAt };
-      return { available: true, models: models.length ? models : null, checkedAt };
+      const caps = worker.capabilities ? { capabilities: worker.capabilities } : {};
+      if (signedOut) return { available: false, reason: signInReason(ctx), models: models.length ? models : null, checkedAt, ...caps };
+      return { available: true, models: models.length ? models : null, checkedAt, ...caps };
     } catch (err) {
-      if (isAuthError(err)) return { available: false, reason: signInReason(ctx), checkedAt };
+      const caps = worker.capabilities ? { capabilities: worker.capabilities } : {};
+      // A custom agent (contract §10.2): answering initialize is enough, unless it advertised
+      // sign-in methods and session/new asked for one.
+      if (adapter.customAgent && worker.capabilities && !(worker.authMethods > 0 && isAuthError(err))) return { available: true, models: null, checkedAt, ...caps };
+      if (isAuthError(err)) return { available: false, reason: signInReason(ctx), checkedAt, ...caps };
       if (err instanceof ProbeTimeout) {
-        return { available: false, reason: `${name} did not answer its availability check on relay "${this.env.relayName}" within ${PROBE_TIMEOUT_MS / 1000} s (a first start may unpack the CLI; check again)`, checkedAt };
+        const what = adapter.customAgent && !worker.capabilities ? "ACP initialize" : "its availability check";
+        return { available: false, reason: `${name} did not answer ${what} on relay "${this.env.relayName}" within ${PROBE_TIMEOUT_MS / 1000} s (a first start may unpack the CLI; check again)`, checkedAt };
       }
       const why = (err instanceof Error ? err.message : String(err)).replace(/^(Error:\s*)+/i, "").slice(0, 400);
       return { available: false, reason: `${name} did not start on relay "${this.env.relayName}": ${why}`, checkedAt };

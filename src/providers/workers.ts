@@ -9,6 +9,7 @@ import { launchSpec } from "./launch.ts";
 import { openAiAgentMeta } from "./openai-agent/provider.ts";
 import { advertisedModels } from "./session-config.ts";
 import { describeFailure, TurnFailure } from "./turn-errors.ts";
+import { addUsage, usageOfPromptResult, usageOfUpdate } from "./reported-usage.ts";
 import { DirectPipes, type KeptWorker, type WorkerPipes } from "./worker-pipes.ts";
 
 export interface WorkerEnv {
@@ -242,6 +243,8 @@ export class Workers {
       }
       return;
     }
+    const counted = usageOfUpdate(u);
+    if (t && counted) addUsage(t.log.usage, counted);
     t?.log.add(u);
   }
 
@@ -266,16 +269,9 @@ export class Workers {
   private settle(session: SessionRow, slot: Slot, log: ActivityLog, res: { stopReason: string }, replyText: string): RunResult {
     const refused = adapterFor(session.provider)?.replyFailure?.(replyText);
     if (refused) throw new Error(refused);
-    // The standard `usage` field; Grok puts the same counts in the response's `_meta`.
-    const r = res as { usage?: Record<string, unknown> | null; _meta?: Record<string, unknown> | null };
-    const u = r.usage ?? (typeof r._meta?.inputTokens === "number" ? r._meta : null);
-    if (u) {
-      const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
-      if (n(u.inputTokens) !== undefined) log.usage.inputTokens = n(u.inputTokens);
-      if (n(u.outputTokens) !== undefined) log.usage.outputTokens = n(u.outputTokens);
-      const cached = (n(u.cachedReadTokens) ?? 0) + (n(u.cachedWriteTokens) ?? 0);
-      if (cached) log.usage.cachedTokens = cached;
-    }
+    // Each agent's way of reporting its counts: reported-usage.ts.
+    const u = usageOfPromptResult(res);
+    if (u) Object.assign(log.usage, u);
     if (Object.keys(log.usage).length) this.env.onUsage?.(session.provider, session.id, log.usage);
     const ran = slot.worker.runningModel;
     return { stopReason: res.stopReason, meta: { ...log.meta(), ...(ran ? { model: ran } : {}) } };

@@ -5,7 +5,7 @@ import type { Advertised, LaunchContext, LaunchSpec, ProviderAdapter } from "./t
 // - Root: Claude Code refuses its permission-bypass mode for root ("--dangerously-skip-
 //   permissions cannot be used with root/sudo privileges") unless IS_SANDBOX=1, its own
 //   switch for containers and sandboxes. The relay sets it only when it runs as root, and the
-//   README says so; the relay's mode still decides what is allowed (cards in ask and plan).
+//   docs/providers.md says so; the relay's mode still decides what is allowed (cards in ask and plan).
 // - Models arrive as aliases ("opus", named "Opus 5.5"); the relay lists Anthropic ids
 //   ("claude-opus-5-5") made from the names, and sets the alias (set_config_option refuses full ids).
 

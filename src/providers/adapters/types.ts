@@ -60,6 +60,9 @@ export interface ProviderAdapter {
   /** A command (the binary with these arguments, in the worker's environment) whose output
    * says whether someone is signed in: the probe asks it when the agent itself stays silent. */
   signInCheck?: { args: readonly string[]; signedIn(stdout: string): boolean | undefined };
+  /** An owner-configured ACP agent (contract §10.2): available once it answers initialize, and
+   * signed out only when it advertised sign-in methods and session/new asked for one. */
+  customAgent?: boolean;
   /** Whether the sign-in status notification says nobody is signed in (Claude's `_auth/status_update`). */
   signedOut?(method: string, params: Record<string, unknown>): boolean | undefined;
 }

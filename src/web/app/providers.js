@@ -2,6 +2,7 @@
 // masked, never read back), the Claude API monthly cap and spend, and Check again. Reads
 // GET /api/providers; on a relay without it, the same answers from GET /api/usage.
 import { h, fmtTime } from "./dom.js";
+import { customAgentsForm } from "./custom-agents.js";
 
 /** "Claude API" + "API key" → "Claude API key": a word the two share is said once. */
 export function fieldName(name, label) {
@@ -58,7 +59,8 @@ export class ProvidersSection {
     const focused = document.activeElement?.id;
     // Those that work first, then the rest in the relay's order.
     const list = [...(this.providers ?? [])].sort((a, b) => Number(!!b.available) - Number(!!a.available));
-    this.list.replaceChildren(...list.map((p) => this.row(p)));
+    const custom = "customAgents" in this.settings ? customAgentsForm(this.ctx, this.settings, (s) => this.refresh(s)) : null;
+    this.list.replaceChildren(...list.map((p) => this.row(p)), ...(custom ? [custom] : []));
     if (focused) document.getElementById(focused)?.focus();
   }
 
@@ -87,6 +89,8 @@ export class ProvidersSection {
       // How to set it up, while it is not available (install, sign in, a key here).
       !p.available && p.setUp?.length ? h("ul", { class: "prov-setup field-help" }, (Array.isArray(p.setUp) ? p.setUp : [String(p.setUp)]).map((x) => h("li", {}, hintNode(String(x).replace(/^Settings → Providers: /, "Below: "))))) : null,
       p.checking ? h("span", { class: "field-help" }, "checking…") : null,
+      // What its agent advertised (contract §10.2): whether a new process can continue a conversation.
+      p.capabilities && Object.values(p.capabilities).some(Boolean) ? h("p", { class: "prov-caps field-help" }, `Can: ${[["loadSession", "load a session"], ["resume", "resume"], ["images", "images"], ["mcpHttp", "MCP over HTTP"]].filter(([k]) => p.capabilities[k]).map(([, w]) => w).join(", ")}`) : null,
       fields.length ? h("div", { class: "prov-fields" }, fields) : null,
       p.id === "claude-api" && "claudeApiMonthlyCapUsd" in this.settings ? this.cap() : null);
   }

@@ -11,7 +11,7 @@ const FIELDS = [
   { key: "maxTurnMinutes", type: "number", min: 1, max: 1440, label: "Max turn duration", unit: "min", help: "A turn running longer is stopped." },
   { key: "quietAfterMinutes", type: "number", min: 1, max: 1440, label: "Quiet after", unit: "min", help: "A watched session counts as quiet after this many minutes without activity." },
   { key: "acceptPromptsFromOtherRelays", type: "switch", label: "Accept prompts from other relays' agents", help: "Off: agents on paired relays can still list, read and wait, but not prompt, start, answer, stop, archive or subscribe here." },
-  // Limits (contract §9.3); defaults in the README.
+  // Limits (contract §9.3); defaults in docs/configuration.md.
   { key: "maxWorkers", type: "number", min: 1, max: 256, label: "Agent processes at most", unit: "", help: "Default 8. At the cap the idle agent unused longest is stopped; when all are busy a turn waits." },
   { key: "taskOutputMaxMb", type: "number", min: 1, max: 10240, label: "Task output kept per task", unit: "MB", help: "Default 20. The end of the output is kept." },
   { key: "taskOutputTotalMb", type: "number", min: 1, max: 1048576, label: "Task output kept in all", unit: "MB", help: "Default 1024. The output of tasks that ended first goes first." },

@@ -54,6 +54,8 @@ const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", arg
 async function shot(name: string, hash: string, viewport: { width: number; height: number }, prepare?: (p: Page) => Promise<void>) {
   const context = await browser.newContext({ viewport, colorScheme: "light" });
   const page = await context.newPage();
+  // A busy machine may take a while to draw; the pictures wait for what they show.
+  page.setDefaultTimeout(120_000);
   await page.goto(`${relay.url}/#token=${relay.token}${hash ? `&${hash}` : ""}`);
   await page.locator('#live[data-state="open"]').waitFor();
   await page.waitForTimeout(800);

@@ -127,6 +127,10 @@ export class Relay {
         void expected;
       },
     });
+    // A session whose last task ended is idle: its worker may now make room for a waiting turn.
+    this.bus.on((e) => {
+      if (e.type === "task.updated" && e.status !== "running") this.workers.recheck();
+    });
     this.turns.runner = {
       run: (sessionId, turn, text, onChunk, signal) => {
         const session = this.sessions.get(sessionId);
@@ -135,6 +139,7 @@ export class Relay {
       },
       abandon: (sessionId) => this.workers.kill(sessionId),
       recorded: (sessionId, turnId) => this.workers.recorded(sessionId, turnId),
+      promptsAtOnce: (session, turn) => this.workers.promptsAtOnce(session, turn),
       resume: (sessionId, turn, onChunk, signal) => {
         const session = this.sessions.get(sessionId);
         if (!session) return Promise.reject(new Error("The session was deleted."));

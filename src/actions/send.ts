@@ -43,15 +43,16 @@ export const send: ActionDef = {
       details: [`Mode: ${mode}`, ...(model ? [`Model: ${model.model}`] : []), ...(args.effort ? [`Effort: ${String(args.effort)}`] : [])],
       ...(billing ? { billing: billing.card } : {}),
     });
-    relay.db.transaction(() => {
-      relay.sessions.update(s.id, { mode, ...(model ? { model: model.model } : {}), ...(args.effort ? { effort: String(args.effort) } : {}), ...(billing ? { provider: billing.to } : {}) });
-    })();
     // The idle CLI still bills the old way: the message starts a fresh one.
     if (billing) relay.workers.stop(s.id);
-    const { turn } = relay.turns.enqueue({
-      sessionId: s.id, ...promptKind(ctx), text: agentPromptText(ctx, args.text), from: fromInfo(ctx), fromSession: caller.id,
-      mode, model: model?.model ?? s.model,
-    });
+    // The session's settings and the prompt in one write; settings only when they change.
+    const text = agentPromptText(ctx, args.text);
+    const { turn } = relay.db.transaction(() => {
+      const patch = { mode, ...(model ? { model: model.model } : {}), ...(args.effort ? { effort: String(args.effort) } : {}), ...(billing ? { provider: billing.to } : {}) };
+      const now = relay.sessions.get(s.id);
+      if (!now || Object.entries(patch).some(([k, v]) => now[k as keyof typeof patch] !== v)) relay.sessions.update(s.id, patch);
+      return relay.turns.enqueue({ sessionId: s.id, ...promptKind(ctx), text, from: fromInfo(ctx), fromSession: caller.id, mode, model: model?.model ?? s.model });
+    })();
     relay.watchingHooks?.promptSent(caller.id, turn.id);
     const r = await waitForTurn(ctx, turn, args.wait_seconds as number | undefined);
     relay.watchingHooks?.replyReceived(caller.id, turn.id, r.status as string);

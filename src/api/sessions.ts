@@ -19,6 +19,7 @@ import { OWNER_LIST_TAIL, ownerListQuery } from "./list-params.ts";
 import { ownerMessageView, sessionHistory } from "./session-history.ts";
 import { issueWords } from "../core/issue-words.ts";
 import { cloneCloud, planCloud } from "../cloud/workspace.ts";
+import { outcomes } from "../sessions/list-outcome.ts";
 
 const NewSessionBody = z.object({
   provider: z.string().min(1),
@@ -75,6 +76,7 @@ export function sessionDetail(relay: Relay, s: SessionRow) {
     // shows a card's outcome (allowed, denied, expired — also across a restart).
     cards: relay.approvals.forSession(s.id).map(cardView),
     ...sessionHistory(relay, s.id),
+    ...outcomes(relay.db, [s.id]).get(s.id),
   };
 }
 
@@ -90,7 +92,9 @@ export function sessionRoutes(relay: Relay): Hono {
   app.get("/", (c) => {
     const page = listPage(relay.db, ownerListQuery(relay, (k) => c.req.query(k)), OWNER_LIST_TAIL);
     const lc = listContext(relay, page.rows);
-    return c.json({ sessions: page.rows.map((s) => sessionEntry(relay, s, lc)), total: page.total, nextCursor: page.nextCursor });
+    // The owner's list adds each entry's last outcome and a preview line (list-outcome.ts).
+    const more = outcomes(relay.db, page.rows.map((s) => s.id));
+    return c.json({ sessions: page.rows.map((s) => ({ ...sessionEntry(relay, s, lc), ...more.get(s.id) })), total: page.total, nextCursor: page.nextCursor });
   });
 
   app.post("/", async (c) => {

@@ -21,11 +21,14 @@ import type { DeliveryApi } from "./watching/delivery.ts";
 import { Watching } from "./watching/watching.ts";
 import { Pairing } from "./pairing/pairing.ts";
 import { remoteGate } from "./pairing/remote-exec.ts";
-import { secureDataDir } from "./ops/data-dir.ts";
+import { secureDataDir } from "./core/data-dir.ts";
 import { SecretMask } from "./core/secret-mask.ts";
+import { agentTokenLookups } from "./sessions/agent-tokens.ts";
 import { wireProviders } from "./providers/relay-wiring.ts";
 import type { ProviderProbes } from "./providers/probes.ts";
 import { installWorkspaceCleanup } from "./cloud/lifetime.ts";
+import type { ActionServices } from "./actions/services.ts";
+import { servicesOf } from "./app/services.ts";
 
 export const VERSION = "0.9.19";
 
@@ -73,6 +76,8 @@ export class Relay {
   readonly pairing: Pairing;
   /** Masks secrets in text leaving the relay (results, owner API, UI stream). */
   readonly secretMask: SecretMask;
+  /** What relay_tool's handlers get (actions/services.ts), built once everything above is. */
+  readonly services: ActionServices;
 
   constructor(opts: RelayOptions = {}) {
     this.dataDir = opts.dataDir ?? join(homedir(), ".oar");
@@ -82,7 +87,7 @@ export class Relay {
     secureDataDir(this.dataDir);
     this.db = openDb(join(this.dataDir, "oar.db"));
     this.settings = new SettingsStore(this.db, this.clock);
-    this.secretMask = new SecretMask(this.db, () => this.secrets());
+    this.secretMask = new SecretMask({ known: () => this.secrets(), ...agentTokenLookups(this.db) });
     this.sessions = new SessionStore(this.db, this.clock);
     this.turns = new Turns(this.sessions, this.clock, this.bus);
     this.tasks = new TaskStore(this.sessions, this.clock, this.bus, this.dataDir, () => {
@@ -146,6 +151,7 @@ export class Relay {
         return this.workers.resume(session, turn, onChunk, signal);
       },
     };
+    this.services = servicesOf(this);
   }
 
   /** Starts what was waiting when the relay went down: first the workers that ran on

@@ -150,6 +150,23 @@ test("wait: a message_id from another session or none at all is NOT_FOUND; a ses
   assert.match(effort.error, /Nothing was sent\.$/);
 });
 
+test("refusals worded from the schemas: a mode, effort or billing the enums lack, a missing required argument", async () => {
+  // Words the agent reads (and a fixed text): kept as they were when the enums and
+  // defineAction's `required` took over from lists and checks written in each place.
+  const refused = async (args: Record<string, unknown>) => {
+    const r = await mcp.call({ relay: "this", ...args });
+    assert.equal(r.code, "REMOTE_RELAY_INVALID_INPUT", JSON.stringify(r));
+    return r.error;
+  };
+  const send = { action: "send", session: me, text: "hi" };
+  assert.equal(await refused({ ...send, mode: "fast" }), 'send: mode must be "agent", "ask" or "plan" (got "fast"). Nothing was sent.');
+  assert.equal(await refused({ ...send, effort: "huge" }), 'send: effort must be "low", "medium", "high" or "max" (got "huge"). Nothing was sent.');
+  assert.equal(await refused({ ...send, provider: "copilot" }), 'send: provider is not valid (Invalid option: expected one of "claude"|"claude-api"). Nothing was sent.');
+  const withdraw = "withdraw needs question_id: a pending question this conversation asked (see list_questions). Nothing was withdrawn.";
+  assert.equal(await refused({ action: "withdraw" }), withdraw);
+  assert.equal(await refused({ action: "withdraw", question_id: "" }), withdraw, "an empty value counts as none");
+});
+
 test("--emulate-version: the relay presents the older version and refuses what it lacked", async () => {
   const old = await TestRelay.start({ name: "old", emulateVersion: "0.9.11" });
   try {

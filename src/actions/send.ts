@@ -5,7 +5,7 @@ import { agentPromptText, checkWorkingLimit, fromInfo, promptKind, targetSession
 import { effortArg, modeArg, modelArg, textArg, waitSecondsArg } from "./args.ts";
 import { statusSummary, waitForTurn } from "./waiting.ts";
 import { checkModel, modelNotes } from "../providers/model-check.ts";
-import { checkCap, planBillingSwitch, type Billing } from "../billing/switch.ts";
+import { Billing, checkCap, planBillingSwitch } from "../billing/switch.ts";
 import { getProvider } from "../providers/catalog.ts";
 import type { Mode } from "../sessions/types.ts";
 
@@ -21,7 +21,7 @@ export const send: ActionDef = {
     mode: modeArg,
     model: modelArg,
     effort: effortArg,
-    provider: z.enum(["claude", "claude-api"]).describe('Claude sessions only: switch billing to "claude" (subscription) or "claude-api" (API key) and send in one call.'),
+    provider: Billing.describe('Claude sessions only: switch billing to "claude" (subscription) or "claude-api" (API key) and send in one call.'),
   },
   async handler(ctx, args) {
     const { relay, caller } = ctx;

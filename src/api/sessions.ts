@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { RelayError } from "../core/errors.ts";
 import type { Relay } from "../relay.ts";
-import type { SessionRow } from "../sessions/types.ts";
+import { Effort, Mode, type SessionRow } from "../sessions/types.ts";
 import { listContext, pendingQuestions, sessionEntry, taskSummary } from "../sessions/views.ts";
 import { jsonBody } from "./http-errors.ts";
 import { getProvider, providerAvailability, providerList } from "../providers/catalog.ts";
@@ -27,8 +27,8 @@ const NewSessionBody = z.object({
   cwd: z.string().optional(),
   repo: z.string().max(2048).optional(),
   branch: z.string().max(250).optional(),
-  mode: z.enum(["agent", "ask", "plan"]).optional(),
-  effort: z.enum(["low", "medium", "high", "max"]).optional(),
+  mode: Mode.optional(),
+  effort: Effort.optional(),
   title: z.string().max(200).optional(),
   text: z.string().max(200_000).optional(),
   mayCreateSessions: z.boolean().optional(),
@@ -36,9 +36,9 @@ const NewSessionBody = z.object({
 
 const PatchBody = z.object({
   mayCreateSessions: z.boolean().optional(),
-  mode: z.enum(["agent", "ask", "plan"]).optional(),
+  mode: Mode.optional(),
   model: z.string().min(1).optional(),
-  effort: z.enum(["low", "medium", "high", "max"]).optional(),
+  effort: Effort.optional(),
   title: z.string().min(1).max(200).optional(),
   cwd: z.string().min(1).optional(),
 }).strict();

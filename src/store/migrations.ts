@@ -1,11 +1,11 @@
 // Schema migrations by name, applied once each in list order (store/db.ts). Never edit a
-// shipped migration: add a new entry (a domain may keep its SQL in its own folder and add
-// one line here).
-import { SCHEDULES_SQL } from "../schedules/schema.ts";
-import { WATCHING_SQL } from "../watching/schema.ts";
+// shipped migration: add a new entry (a domain keeps its tables' SQL in store/schema/<domain>.ts,
+// where the store reads it without importing the domain, and adds one line here).
+import { SCHEDULES_SQL } from "./schema/schedules.ts";
+import { WATCHING_SQL } from "./schema/watching.ts";
 import { SCALE_INDEXES_SQL } from "./scale-indexes.ts";
-import { PAIRING_SQL, PAIRING_MOVES_SQL, PEER_IDENTITY_SQL, PAIRING_UNPAIR_TELLS_SQL } from "../pairing/schema.ts";
-import { TASKS_PGID_SQL } from "../tasks/schema.ts";
+import { PAIRING_SQL, PAIRING_MOVES_SQL, PEER_IDENTITY_SQL, PAIRING_UNPAIR_TELLS_SQL } from "./schema/pairing.ts";
+import { TASKS_PGID_SQL } from "./schema/tasks.ts";
 import { SEARCH_INDEX_SQL } from "./schema/search-index.ts";
 import { OUTCOME_INDEXES_SQL } from "./schema/outcome-indexes.ts";
 import { NOTIFY_SQL } from "./schema/notify.ts";

@@ -29,6 +29,9 @@ import type { ProviderProbes } from "./providers/probes.ts";
 import { installWorkspaceCleanup } from "./cloud/lifetime.ts";
 import type { ActionServices } from "./actions/services.ts";
 import { servicesOf } from "./app/services.ts";
+import { buildNotify, type Notify } from "./notify/notify.ts";
+import { installNotifyHooks } from "./notify/hooks.ts";
+import { cardView } from "./approvals/card-store.ts";
 
 export const VERSION = "0.9.19";
 
@@ -78,6 +81,9 @@ export class Relay {
   readonly secretMask: SecretMask;
   /** What relay_tool's handlers get (actions/services.ts), built once everything above is. */
   readonly services: ActionServices;
+  /** Notifications to the owner (src/notify/, contract §10.3). */
+  readonly notify: Notify;
+  private notifyHooks: { reconcile(): void };
 
   constructor(opts: RelayOptions = {}) {
     this.dataDir = opts.dataDir ?? join(homedir(), ".oar");
@@ -152,6 +158,14 @@ export class Relay {
       },
     };
     this.services = servicesOf(this);
+    this.notify = buildNotify({ db: this.db, clock: this.clock, settings: () => this.settings.get().notify, relayName: () => this.name, pageUrl: () => `${this.baseUrl}/`, log: (l) => console.error(l) });
+    this.notifyHooks = installNotifyHooks({
+      bus: this.bus, notifier: this.notify.notifier, turnsDone: () => this.settings.get().notify.turnsDone, mask: (t) => this.secretMask.maskText(t),
+      card: (id) => { const c = this.approvals.get(id); return c && cardView(c); },
+      question: (id) => this.questions.get(id), turn: (id) => this.sessions.turn(id),
+      sessionTitle: (id) => this.sessions.get(id)?.title ?? null,
+    });
+    this.bus.on((e) => e.type === "settings.updated" && this.notify.notifier.settingsChanged());
   }
 
   /** Starts what was waiting when the relay went down: first the workers that ran on
@@ -168,12 +182,16 @@ export class Relay {
     this.pairing.start();
     this.tasks.start();
     this.probes.startAll();
+    // Cards the restart expired are not notified; what fell due while down goes out now.
+    this.notifyHooks.reconcile();
+    this.notify.notifier.start();
   }
 
   /** `keepWorkers` (a graceful stop: upgrade, service restart): the agents stay with the
    * keeper, their turns running, for the next start to take back. Otherwise they end. */
   close(opts: { keepWorkers?: boolean } = {}): void {
     this.pairing.stop();
+    this.notify.notifier.close();
     if (opts.keepWorkers) {
       this.turns.shutdown();
       this.workers.detachAll();

@@ -6,6 +6,8 @@ import { join, resolve } from "node:path";
 import { newToken } from "./core/ids.ts";
 import { Relay, type RelayOptions } from "./relay.ts";
 import { ownerApi } from "./api/owner.ts";
+import { cardActRoute } from "./api/push.ts";
+import { cardView } from "./approvals/card-store.ts";
 import type { McpEndpoint } from "./mcp/endpoint.ts";
 import { webUi } from "./web/ui.ts";
 import { peerApi } from "./pairing/peer-routes.ts";
@@ -60,6 +62,8 @@ export function buildApp(relay: Relay, listening: () => Listening | null = () =>
     ));
   mcpEndpoints.set(relay, endpoint);
   app.all("/mcp", async (c) => (await endpoint()).handle(c));
+  // A notification's Allow/Deny: its action token stands for the owner token (contract §10.3).
+  app.route("/api", cardActRoute({ db: relay.db, clock: relay.clock, tokens: relay.notify.tokens, decide: (id, d) => cardView(relay.approvals.decide(id, d)) }));
   app.route("/api", ownerApi(relay));
   app.route("/peer/v1", peerApi(relay));
   // A mounted app's notFound does not apply under its parent: unknown API routes answer here.

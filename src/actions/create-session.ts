@@ -71,8 +71,9 @@ export const createSession: ActionDef = {
     const mode = (args.mode as Mode | undefined) ?? caller.mode;
     const title = (args.title as string | undefined) ?? titleFrom(args.text);
     checkWorkingLimit(ctx, "create_session", null);
+    const prompt = agentPromptText(ctx, args.text);
     await ctx.approve({
-      once: "create_session", prompts: 1,
+      once: "create_session", prompts: 1, detail: prompt,
       details: [`Title: ${title}`, `Provider: ${provider.name}`, `Model: ${model.model}`, `Mode: ${mode}`, ...(effort ? [`Effort: ${effort}`] : []),
         ...(group ? [`Group: ${group.name} (${group.id})`] : []), plan ? `Repo: ${plan.repo.display} · branch ${plan.branch}${plan.exists ? "" : " (new)"}` : `Folder: ${cwd}`],
     });
@@ -100,7 +101,7 @@ export const createSession: ActionDef = {
     relay.bus.emit({ type: "session.updated", sessionId: session.id });
     relay.bus.emit({ type: "session.updated", sessionId: caller.id });
     const { turn } = relay.turns.enqueue({
-      sessionId: session.id, ...promptKind(ctx), text: agentPromptText(ctx, args.text), from: fromInfo(ctx), fromSession: caller.id, mode, model: model.model,
+      sessionId: session.id, ...promptKind(ctx), text: prompt, from: fromInfo(ctx), fromSession: caller.id, mode, model: model.model,
     });
     relay.watchingHooks?.promptSent(caller.id, turn.id);
     const r = await waitForTurn(ctx, turn, args.wait_seconds as number | undefined);

@@ -38,15 +38,15 @@ export const send: ActionDef = {
     }
     checkWorkingLimit(ctx, "send", s);
     const mode = (args.mode as Mode | undefined) ?? caller.mode;
+    const text = agentPromptText(ctx, args.text);
     await ctx.approve({
-      prompts: 1, target: { id: s.id, title: s.title },
+      prompts: 1, target: { id: s.id, title: s.title }, detail: text,
       details: [`Mode: ${mode}`, ...(model ? [`Model: ${model.model}`] : []), ...(args.effort ? [`Effort: ${String(args.effort)}`] : [])],
       ...(billing ? { billing: billing.card } : {}),
     });
     // The idle CLI still bills the old way: the message starts a fresh one.
     if (billing) relay.workers.stop(s.id);
     // The session's settings and the prompt in one write; settings only when they change.
-    const text = agentPromptText(ctx, args.text);
     const { turn } = relay.db.transaction(() => {
       const patch = { mode, ...(model ? { model: model.model } : {}), ...(args.effort ? { effort: String(args.effort) } : {}), ...(billing ? { provider: billing.to } : {}) };
       const now = relay.sessions.get(s.id);

@@ -24,6 +24,8 @@ import { unarchiveRoutes } from "./unarchive.ts";
 import { ownerScheduleRoutes } from "./schedules-owner.ts";
 import { ownerSubscriptionRoutes } from "./subscriptions-owner.ts";
 import { usageHistoryRoutes } from "./usage-history.ts";
+import { cardDecision } from "./card-decision.ts";
+import { pushRoutes } from "./push.ts";
 
 function tokenMatches(given: string | undefined, expected: string): boolean {
   if (!given) return false;
@@ -81,19 +83,13 @@ export function ownerApi(relay: Relay): Hono {
   app.route("/providers", providerRoutes(relay));
   app.route("/usage", usageRoutes(relay));
   app.route("/usage", usageHistoryRoutes(relay));
+  app.route("/", pushRoutes(relay.notify));
 
   app.get("/cards", (c) => {
     const session = c.req.query("session");
     return c.json({ cards: relay.approvals.pending(session || undefined).map(cardView) });
   });
-  app.post("/cards/:id", async (c) => {
-    // A permission card (a CLI asking before a tool) may also be answered with one of its options.
-    const body = await jsonBody(c);
-    if ("decision" in body && "optionId" in body) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "Answer with decision or with optionId, not both: they may say different things. Nothing was decided.");
-    const b = z.union([z.object({ decision: z.enum(["allow", "deny"]) }), z.object({ optionId: z.string().min(1).max(200) })]).safeParse(body);
-    if (!b.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", 'decision must be "allow" or "deny" (or, for a permission card, optionId one of its options). Nothing was decided.');
-    return c.json(cardView(relay.approvals.decide(c.req.param("id"), "optionId" in b.data ? { optionId: b.data.optionId } : b.data.decision)));
-  });
+  app.post("/cards/:id", async (c) => c.json(cardView(relay.approvals.decide(c.req.param("id"), cardDecision(await jsonBody(c))))));
 
   // Questions kept on paired relays (asked from here) are listed and answered too (pairing/remote-inbox.ts).
   app.get("/inbox", async (c) => c.json({ questions: [...relay.questions.pending().map(questionView), ...(await relay.pairing.inbox.list())] }));

@@ -102,6 +102,7 @@ export async function forwardCall(relay: Relay, caller: SessionRow, def: ActionD
       const g = answer.approvalNeeded;
       await relay.approvals.confirm(caller, {
         action: def.name, relay: row.name, write: !!g.write, target: g.target ?? null, details: Array.isArray(g.details) ? g.details.map(String) : [],
+        ...(typeof g.detail === "string" ? { detail: g.detail } : {}),
         ...(g.billing ? { billing: String(g.billing) } : {}), nothing: tail,
       }, Array.isArray(g.reasons) ? g.reasons.map(String) : ["the other relay asks for the owner's approval"], opts.signal);
       body = { ...body, approved: true };

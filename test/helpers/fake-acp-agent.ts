@@ -175,7 +175,7 @@ const app = acp
         const toolCallId = `perm_${randomUUID().slice(0, 8)}`;
         const toolCall = { toolCallId, title: `Edit ${path}`, kind: "edit" as const, rawInput: { file_path: path, old_string: "old line\n", new_string: "new line\n" }, locations: [{ path }], content: [{ type: "diff" as const, path, oldText: "keep\nold line\n", newText: "keep\nnew line\n" }] };
         await update({ sessionUpdate: "tool_call", ...toolCall, status: "pending" });
-        const res = await client.request("session/request_permission", { sessionId: params.sessionId, toolCall, options: PERMISSION_OPTIONS[profile] ?? PERMISSION_OPTIONS.default });
+        const res = (await client.request("session/request_permission", { sessionId: params.sessionId, toolCall, options: PERMISSION_OPTIONS[profile] ?? PERMISSION_OPTIONS.default })) as acp.RequestPermissionResponse;
         out.push(`permission: ${res.outcome.outcome === "selected" ? res.outcome.optionId : "cancelled"}`);
       } else if (cmd === "/tool") {
         await update({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "Let me " } });

@@ -67,6 +67,8 @@ export class Relay {
   mcpUrl = "";
   baseUrl = "";
   ownerToken = "";
+  /** Served over https (--tls-cert): its certificate's SHA-256 fingerprint, which pairing tokens carry. */
+  tlsFingerprint: string | null = null;
   readonly defaultCwd = homedir();
   recentCwds: string[] = [];
   /** Watching (subscriptions) plugs in here: badges in lists, and no echo of own prompts. */

@@ -15,10 +15,14 @@ import { originGuard, type Listening } from "./api/origin-guard.ts";
 import { lockDataDir, type FolderLock } from "./ops/folder-lock.ts";
 import { askHealth, describeHolder, localUrl, removePidFile, runningRelay, writePidFile } from "./ops/pid-file.ts";
 import { MemoryTrim } from "./core/memory-trim.ts";
+import { createServer as createHttpsServer } from "node:https";
+import { fingerprintOf } from "./ops/tls.ts";
 
 export interface StartOptions extends RelayOptions {
   port?: number;
   host?: string;
+  /** Serve https with this certificate and key (PEM text): page, owner API, MCP, peer API. */
+  tls?: { cert: string; key: string };
 }
 
 export interface Running {
@@ -91,7 +95,7 @@ async function serveRelay(opts: StartOptions & { dataDir: string }, lock: Folder
   let app: Hono | null = null;
   // Requests and events are the relay's activity; quiet after them, it gives memory back.
   let trim: MemoryTrim | undefined;
-  const server = await listen(host, opts.port ?? 7420, (req, env) => {
+  const server = await listen(host, opts.port ?? 7420, opts.tls, (req, env) => {
     trim?.touch();
     return app ? app.fetch(req, env) : new Response("starting", { status: 503 });
   });
@@ -102,13 +106,15 @@ async function serveRelay(opts: StartOptions & { dataDir: string }, lock: Folder
     // No await from here until the app is set: no request is answered 503 in between.
     const relay = new Relay(opts);
     relay.ownerToken = ownerToken(relay.dataDir);
+    if (opts.tls) relay.tlsFingerprint = fingerprintOf(opts.tls.cert);
     app = buildApp(relay, () => on);
     const memory = (trim = new MemoryTrim(relay.clock));
     relay.bus.on(() => memory.touch());
     writePidFile(opts.dataDir, { host, port });
     const shownHost = host.includes(":") ? `[${host}]` : host;
-    const url = `http://${shownHost}:${port}`;
-    const local = localUrl(host, port);
+    const scheme = opts.tls ? "https" : "http";
+    const url = `${scheme}://${shownHost}:${port}`;
+    const local = localUrl(host, port).replace(/^http:/, `${scheme}:`);
     relay.mcpUrl = `${local}/mcp`;
     relay.baseUrl = local;
     await relay.start();
@@ -137,9 +143,10 @@ async function serveRelay(opts: StartOptions & { dataDir: string }, lock: Folder
   }
 }
 
-function listen(host: string, port: number, fetch: (req: Request, env: unknown) => Response | Promise<Response>): Promise<ServerType> {
+function listen(host: string, port: number, tls: StartOptions["tls"], fetch: (req: Request, env: unknown) => Response | Promise<Response>): Promise<ServerType> {
   return new Promise<ServerType>((resolve, reject) => {
-    const s = serve({ fetch, port, hostname: host }, () => resolve(s));
+    const options = tls ? { fetch, port, hostname: host, createServer: createHttpsServer, serverOptions: { cert: tls.cert, key: tls.key } } : { fetch, port, hostname: host };
+    const s = serve(options, () => resolve(s));
     s.once("error", (err: NodeJS.ErrnoException) => {
       if (err.code !== "EADDRINUSE") return reject(err);
       portTaken(host, port).then((words) => reject(Object.assign(new Error(words), { code: err.code })));

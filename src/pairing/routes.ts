@@ -27,8 +27,8 @@ export function pairingRoutes(relay: Relay): Hono {
     const b: Record<string, unknown> = await jsonBody(c).catch(() => ({}));
     const label = typeof b?.label === "string" && b.label.trim() ? b.label.trim().slice(0, 200) : null;
     // When it stops working, so the page can say how long it may be used (once).
-    const token = pairing.store.newToken(label);
-    return c.json({ token, expiresAt: iso(relay.clock.now() + TOKEN_TTL_MS) }, 201);
+    const token = pairing.store.newToken(label, relay.tlsFingerprint);
+    return c.json({ token, expiresAt: iso(relay.clock.now() + TOKEN_TTL_MS), ...(relay.tlsFingerprint ? { fingerprint: relay.tlsFingerprint } : {}) }, 201);
   });
 
   app.get("/relays", (c) => c.json({

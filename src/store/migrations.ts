@@ -169,4 +169,6 @@ export const MIGRATIONS: Migration[] = [
   { name: "023-outcome-indexes", sql: OUTCOME_INDEXES_SQL },
   // Budgets: spend ledger, running totals, 80 % notices, allow-once (contract §10.4).
   { name: "024-budgets", sql: BUDGETS_SQL },
+  // The certificate a pairing pinned (contract §10.3): its SHA-256 fingerprint, for the link and its unpair tell.
+  { name: "025-relay-cert-pin", sql: "ALTER TABLE relays ADD COLUMN cert_pin TEXT; ALTER TABLE peer_unpair_tells ADD COLUMN cert_pin TEXT;" },
 ];

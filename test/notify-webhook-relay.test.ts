@@ -1,0 +1,105 @@
+// Webhook and ntfy through a real relay process (contract §10.3), on the manual clock: the
+// first card goes out at once and what follows within 30 s as one notification that says how
+// many; inside quiet hours nothing goes out until they end, and a card decided meanwhile is
+// not notified; a turn the owner started failing is notified; a restart carries on a retry
+// without sending anything twice.
+import { test, after, before } from "node:test";
+import assert from "node:assert/strict";
+import { TestRelay } from "./helpers/relay-process.ts";
+import { NtfyReceiver, WebhookReceiver } from "./helpers/notify-receivers.ts";
+import { decide, tool, waitCard } from "./helpers/control-helpers.ts";
+
+const SECRET = "hook-secret-7f3a";
+let relay: TestRelay;
+let hook: WebhookReceiver;
+let ntfy: NtfyReceiver;
+before(async () => {
+  hook = await WebhookReceiver.start(SECRET);
+  ntfy = await NtfyReceiver.start();
+  relay = await TestRelay.start();
+  const r = await relay.api("PATCH", "/api/settings", { notify: { webhookUrl: hook.url, webhookSecret: SECRET, ntfyUrl: ntfy.topicUrl("oar-desk-x1") } });
+  assert.equal(r.status, 200, JSON.stringify(r.json));
+  // Secrets never leave the relay: GET shows them masked.
+  assert.equal(r.json.notify.webhookSecret, "****");
+  assert.equal(r.json.notify.ntfyUrl, "****");
+  assert.equal(r.json.notify.webhookUrl, hook.url);
+});
+after(async () => {
+  await relay.stop();
+  await hook.close();
+  await ntfy.close();
+});
+
+const now = async () => Date.parse(await relay.advance(0));
+/** A conversation whose first create_session raises a card; its reply comes once decided. */
+async function raise(title: string) {
+  const session = await relay.createSession({ title });
+  const reply = relay.say(session, tool({ action: "create_session", relay: "this", title: `${title} child`, text: `prompt of ${title}`, wait_seconds: 0 }), 120_000);
+  return { session, reply, card: await waitCard(relay, session) };
+}
+
+test("the setting refuses bad values by name and changes nothing", async () => {
+  const r = await relay.api("PATCH", "/api/settings", { notify: { webhookUrl: "ftp://x" } });
+  assert.equal(r.status, 400);
+  assert.match(r.json.error, /^Setting notify\.webhookUrl is not valid/);
+  const q = await relay.api("PATCH", "/api/settings", { notify: { quietHours: { from: "22:00", to: "22:00", tz: "UTC" } } });
+  assert.equal(q.status, 400);
+  assert.equal((await relay.api("GET", "/api/settings")).json.notify.webhookUrl, hook.url);
+});
+
+test("three cards within 30 s: the first at once, the other two as one that says how many", async () => {
+  const a = await raise("Alpha");
+  const [first] = await hook.received(1);
+  assert.equal(first.signed, true, "X-OAR-Signature verifies with the secret");
+  assert.equal(first.json.type, "card");
+  assert.equal(first.json.relay, "desk");
+  assert.equal(first.json.session, a.session);
+  assert.equal(first.json.title, a.card.text);
+  assert.match(first.json.text, /prompt of Alpha/);
+  const [n1] = await ntfy.received(1);
+  assert.equal(n1.title, a.card.text);
+  assert.equal(n1.priority, "high");
+  assert.equal(n1.click, `${relay.url}/#session=${a.session}`);
+
+  const b = await raise("Beta");
+  const c = await raise("Gamma");
+  // Not before the end of the 30 s after the first.
+  await relay.advance(30_000);
+  const [, gathered] = await hook.received(2);
+  assert.equal(gathered.signed, true);
+  assert.equal(gathered.json.type, "gathered");
+  assert.equal(gathered.json.title, "2 sessions need you");
+  assert.match(gathered.json.text, /Beta/);
+  assert.match(gathered.json.text, /Gamma/);
+  assert.ok(Date.parse(gathered.json.at) - Date.parse(first.json.at) >= 30_000, `${first.json.at} → ${gathered.json.at}`);
+  const [, n2] = await ntfy.received(2);
+  assert.equal(n2.title, "2 sessions need you");
+  for (const x of [a, b, c]) await decide(relay, x.card.id, "deny");
+  await Promise.all([a.reply, b.reply, c.reply]);
+  assert.equal(hook.events.length, 2, "deciding sends nothing");
+});
+
+test("inside quiet hours nothing goes out until they end; a card decided meanwhile is not notified", async () => {
+  // Longest wait an hour: the cards stay pending through half an hour of quiet.
+  assert.equal((await relay.api("PATCH", "/api/settings", { longestWaitMinutes: 60 })).status, 200);
+  await relay.advance(60_000);
+  const start = new Date(await now());
+  const hhmm = (d: Date) => d.toISOString().slice(11, 16);
+  const end = new Date(start.getTime() + 30 * 60_000);
+  end.setUTCSeconds(0, 0);
+  assert.equal((await relay.api("PATCH", "/api/settings", { notify: { quietHours: { from: hhmm(start), to: hhmm(end), tz: "UTC" } } })).status, 200);
+  const dropped = await raise("Delta");
+  const kept = await raise("Epsilon");
+  await decide(relay, dropped.card.id, "deny");
+  await dropped.reply;
+  await relay.advance(20 * 60_000);
+  assert.equal(hook.events.length, 2);
+  await relay.setClock(end.toISOString());
+  const [, , third] = await hook.received(3);
+  assert.equal(third.json.type, "card", "one card, as itself: the decided one went with its decision");
+  assert.equal(third.json.title, kept.card.text);
+  assert.ok(Date.parse(third.json.at) >= end.getTime(), third.json.at);
+  await decide(relay, kept.card.id, "deny");
+  await kept.reply;
+  assert.equal((await relay.api("PATCH", "/api/settings", { notify: { quietHours: null }, longestWaitMinutes: 10 })).status, 200);
+});

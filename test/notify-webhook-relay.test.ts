@@ -103,3 +103,39 @@ test("inside quiet hours nothing goes out until they end; a card decided meanwhi
   await kept.reply;
   assert.equal((await relay.api("PATCH", "/api/settings", { notify: { quietHours: null }, longestWaitMinutes: 10 })).status, 200);
 });
+
+test("a turn the owner started failing is notified; a retry pending at a crash goes out once after the restart, nothing twice", async () => {
+  const s = await relay.createSession({ title: "Worker" });
+  await relay.advance(60_000);
+  const before = hook.events.length;
+  const ntfyBefore = ntfy.messages.length;
+  // The webhook receiver is down for this one: the relay keeps it to try again in 15 s.
+  hook.http.answer = () => ({ status: 503 });
+  await relay.say(s, "/error the build broke");
+  const [failed] = (await hook.received(before + 1)).slice(before);
+  assert.equal(failed.json.type, "turn_error");
+  assert.equal(failed.json.text, "the build broke");
+  assert.equal(failed.json.title, '"Worker": the turn failed');
+  const [sentNtfy] = (await ntfy.received(ntfyBefore + 1)).slice(ntfyBefore);
+  assert.equal(sentNtfy.body, "the build broke");
+
+  // Killed with the retry pending; started again on the same store (its test clock starts
+  // again at the real time: it is set on to 16 s after the failed attempt).
+  const at = await now();
+  await relay.restart();
+  hook.http.answer = () => ({ status: 200 });
+  await relay.setClock(new Date(at + 16_000).toISOString());
+  const [retried] = (await hook.received(before + 2)).slice(before + 1);
+  assert.equal(retried.notification, failed.notification, "the same notification, tried again");
+  assert.equal(retried.json.text, "the build broke");
+
+  // A later notification comes next: nothing in between, ntfy (sent before the crash) not again.
+  await relay.advance(60_000);
+  await relay.say(s, "/error marker");
+  const [marker] = (await hook.received(before + 3)).slice(before + 2);
+  assert.equal(marker.json.text, "marker");
+  const after = (await ntfy.received(ntfyBefore + 2)).slice(ntfyBefore);
+  assert.deepEqual(after.map((m) => m.body), ["the build broke", "marker"]);
+  // An agent's turn or the owner's own stop is nobody's news: only the owner's failed turns went out.
+  assert.deepEqual(hook.events.slice(before).map((e) => e.json.type), ["turn_error", "turn_error", "turn_error"]);
+});

@@ -16,7 +16,7 @@ import { performance } from "node:perf_hooks";
 import { ManualClock } from "../src/core/clock.ts";
 import { cardNeed } from "../src/notify/needs.ts";
 import { buildNotify } from "../src/notify/notify.ts";
-import { DEFAULT_NOTIFY } from "../src/notify/settings.ts";
+import { DEFAULT_NOTIFY } from "../src/core/notify-settings.ts";
 import { openDb } from "../src/store/db.ts";
 import { PushService } from "../test/helpers/push-service.ts";
 import { runBench, summarize, type Row } from "./lib/stats.ts";

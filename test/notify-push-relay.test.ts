@@ -113,3 +113,13 @@ test("the action route takes no owner token in place of an action token, and bad
   assert.equal(junk.status, 400);
   assert.equal(await cardStatus(first.session, first.card.id), "allowed");
 });
+
+test("at most 60 notification actions a minute: the 61st is refused without looking at the token", async () => {
+  await relay.advance(60_000);
+  const codes: string[] = [];
+  for (let i = 0; i < 61; i++) codes.push((await act(first.card.id, { actionToken: `guess-${i}`, decision: "allow" })).json.code);
+  assert.deepEqual(codes.slice(0, 60), Array(60).fill("REMOTE_RELAY_PERMISSION"));
+  assert.equal(codes[60], "REMOTE_RELAY_LIMIT");
+  await relay.advance(60_000);
+  assert.equal((await act(first.card.id, { actionToken: "again", decision: "allow" })).json.code, "REMOTE_RELAY_PERMISSION");
+});

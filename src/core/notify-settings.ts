@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { RelayError } from "../core/errors.ts";
-import { issueWords } from "../core/issue-words.ts";
-import { canonicalZone } from "../watching/quiet-hours.ts";
+import { RelayError } from "./errors.ts";
+import { issueWords } from "./issue-words.ts";
+import { canonicalZone } from "./time-zone.ts";
 
 // The `notify` setting (contract §10.3): where notifications go and when they wait.
 // core/settings.ts holds it as `notify` (DEFAULT_NOTIFY), reads a PATCH through

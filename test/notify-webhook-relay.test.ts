@@ -139,3 +139,47 @@ test("a turn the owner started failing is notified; a retry pending at a crash g
   // An agent's turn or the owner's own stop is nobody's news: only the owner's failed turns went out.
   assert.deepEqual(hook.events.slice(before).map((e) => e.json.type), ["turn_error", "turn_error", "turn_error"]);
 });
+
+test("a question for the owner is notified with its options; one answered before it is due is not", async () => {
+  await relay.advance(60_000);
+  const before = hook.events.length;
+  const s = await relay.createSession({ title: "Deployer" });
+  const inbox = async (text: string) => relay.waitFor(async () => (await relay.api("GET", "/api/inbox")).json.questions.find((q: any) => q.session === s && q.question === text));
+  const first = relay.say(s, "/ask_user Deploy now? | Yes | No", 120_000);
+  const q = await inbox("Deploy now?");
+  const [asked] = (await hook.received(before + 1)).slice(before);
+  assert.equal(asked.json.type, "question");
+  assert.equal(asked.json.title, '"Deployer" asks you');
+  assert.equal(asked.json.text, "Deploy now?\n• Yes\n• No");
+  await relay.api("POST", `/api/questions/${q.id}`, { choice: "No" });
+  await first;
+  // Within 30 s of that one: it waits, and is answered meanwhile.
+  const second = relay.say(s, "/ask_user Roll back?", 120_000);
+  const q2 = await inbox("Roll back?");
+  await relay.api("POST", `/api/questions/${q2.id}`, { answer: "no" });
+  await second;
+  await relay.advance(30_000);
+  await relay.say(s, "/error marker two");
+  const [next] = (await hook.received(before + 2)).slice(before + 1);
+  assert.equal(next.json.text, "marker two", "the answered question was not notified");
+});
+
+test("a card pending at a crash is not notified after the restart (the restart expired it)", async () => {
+  await relay.advance(60_000);
+  const before = hook.events.length;
+  const start = new Date(await now());
+  const end = new Date(start.getTime() + 30 * 60_000);
+  end.setUTCSeconds(0, 0);
+  const hhmm = (d: Date) => d.toISOString().slice(11, 16);
+  assert.equal((await relay.api("PATCH", "/api/settings", { notify: { quietHours: { from: hhmm(start), to: hhmm(end), tz: "UTC" } } })).status, 200);
+  const c = await raise("Zeta");
+  void c.reply.catch(() => {});
+  await relay.restart();
+  assert.equal((await relay.session(c.session)).cards.find((x: any) => x.id === c.card.id).status, "expired");
+  await relay.setClock(end.toISOString());
+  assert.equal((await relay.api("PATCH", "/api/settings", { notify: { quietHours: null } })).status, 200);
+  const s = await relay.createSession({ title: "After" });
+  await relay.say(s, "/error marker three");
+  const [next] = (await hook.received(before + 1)).slice(before);
+  assert.equal(next.json.text, "marker three", "the expired card went with its expiry");
+});

@@ -8,12 +8,13 @@ import assert from "node:assert/strict";
 import { TestRelay } from "./helpers/relay-process.ts";
 import { PushService, type PushMessage } from "./helpers/push-service.ts";
 import { tool, waitCard } from "./helpers/control-helpers.ts";
+import { fakeCliDir } from "./helpers/fake-cli.ts";
 
 let relay: TestRelay;
 let push: PushService;
 before(async () => {
   push = await PushService.start();
-  relay = await TestRelay.start();
+  relay = await TestRelay.start({ env: { PATH: `${fakeCliDir()}:${process.env.PATH}` } });
 });
 after(async () => {
   await relay.stop();
@@ -112,6 +113,23 @@ test("the action route takes no owner token in place of an action token, and bad
   const junk = await fetch(`${relay.url}/api/cards/${first.card.id}/act`, { method: "POST", headers: { "content-type": "application/json" }, body: "[1,2" });
   assert.equal(junk.status, 400);
   assert.equal(await cardStatus(first.session, first.card.id), "allowed");
+});
+
+test("a CLI's permission card: the push offers the CLI's options, and one of them answers it through the action token", async () => {
+  await relay.advance(60_000);
+  const n = push.messages.length;
+  const s = await relay.createSession({ provider: "claude", mode: "ask", title: "Editor" });
+  const reply = relay.say(s, "/permission rm -rf build", 90_000);
+  const card = await waitCard(relay, s);
+  const msg = (await push.received(n + 1))[n];
+  assert.equal(msg.payload.card.id, card.id);
+  assert.deepEqual(msg.payload.card.options, [{ id: "allow", name: "Allow" }, { id: "allow_always", name: "Always allow" }, { id: "reject", name: "Reject" }]);
+  assert.match(msg.payload.body, /^Command: rm -rf build$/m);
+  const r = await act(card.id, { actionToken: msg.payload.card.actionToken, optionId: "reject" });
+  assert.equal(r.status, 200, JSON.stringify(r.json));
+  assert.equal(r.json.status, "denied");
+  assert.equal(r.json.optionId, "reject");
+  assert.equal((await reply).text, "permission: reject");
 });
 
 test("at most 60 notification actions a minute: the 61st is refused without looking at the token", async () => {

@@ -20,7 +20,7 @@ import { RELAY_MCP_NAME, type McpEntry } from "./providers/acp-worker.ts";
 import type { DeliveryApi } from "./watching/delivery.ts";
 import { Watching } from "./watching/watching.ts";
 import { Pairing } from "./pairing/pairing.ts";
-import { remoteGate } from "./pairing/remote-exec.ts";
+import { remoteGate } from "./actions/remote-approve.ts";
 import { secureDataDir } from "./core/data-dir.ts";
 import { SecretMask } from "./core/secret-mask.ts";
 import { agentTokenLookups } from "./sessions/agent-tokens.ts";

@@ -1,5 +1,5 @@
 import type { Db } from "../store/db.ts";
-import type { NewEvent } from "../watching/types.ts";
+import type { EventRow, NewEvent } from "../watching/types.ts";
 import { HOUR, type Clock } from "../core/clock.ts";
 import type { PairingWatch } from "./deps.ts";
 import type { OutboxEvent } from "./peer-protocol.ts";
@@ -18,18 +18,8 @@ export const KEEP_MS = 7 * 24 * HOUR;
  * state the watcher's own relay decides, plus its place in this outbox (peer-protocol.ts). */
 export type { OutboxEvent };
 
-interface OutboxRow {
-  seq: number;
-  remote_session: string;
-  key: string;
-  type: string;
-  session_id: string | null;
-  turn_id: string | null;
-  line: string;
-  urgent: number;
-  subs_json: string;
-  at: number;
-}
+/** A peer_outbox row (the columns it shares with watch_events) and the watcher's id there. */
+type OutboxRow = Pick<EventRow, "seq" | "key" | "type" | "session_id" | "turn_id" | "line" | "urgent" | "subs_json" | "at"> & { remote_session: string };
 
 export interface OutboxDeps {
   db: Db;

@@ -22,7 +22,7 @@ export function servicesOf(relay: Relay): ActionServices {
     asks: relay.asks,
     approvals: relay.approvals,
     schedules: relay.schedules,
-    watching: relay.watch,
+    watching: relay.watch.port,
     pairing: relay.pairing,
     workers: relay.workers,
     folders: { recent: () => relay.recentCwds, note: (cwd) => relay.noteCwd(cwd) },

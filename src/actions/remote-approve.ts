@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { RelayError } from "../core/errors.ts";
 import type { Db } from "../store/db.ts";
 import type { SessionRow } from "../sessions/types.ts";
@@ -37,16 +36,4 @@ export function remoteApprove(d: RemoteApproveDeps, remote: RemoteContext, calle
     }
     grants.countPrompts(caller.id, prompts);
   })();
-}
-
-/** The remote call running in this async context (peer/call.ts runs each one in it).
- * Transitional (issue 19, step 2): only for the hook below, while subscribe and
- * transfer_subscriptions still call approvals.require themselves instead of `ctx.approve`. */
-export const remoteCalls = new AsyncLocalStorage<RemoteContext>();
-
-/** The hook Approvals.require calls for a stand-in caller (relay.ts sets it). Transitional. */
-export function remoteGate(relay: RemoteApproveDeps, caller: SessionRow, gate: Gate): void {
-  const remote = remoteCalls.getStore();
-  if (!remote) throw new RelayError("REMOTE_RELAY_PERMISSION", `No calling relay to ask the owner on. ${gate.nothing ?? "Nothing was done."}`);
-  remoteApprove(relay, remote, caller, gate);
 }

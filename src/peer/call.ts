@@ -9,7 +9,6 @@ import { callRelayTool } from "../actions/dispatch.ts";
 import { nothingDone } from "../actions/target.ts";
 import type { ActionServices } from "../actions/services.ts";
 import type { RemoteContext } from "../actions/remote-context.ts";
-import { remoteCalls } from "../actions/remote-approve.ts";
 
 // A relay_tool call from a conversation on a paired relay, executed here under this relay's
 // own rules (contract §5.6): Accept prompts, hop limits, and then the action's own checks
@@ -91,10 +90,8 @@ async function runAs(services: ActionServices, client: ClientRow, rc: RemoteCall
     message_count: 0, created_at: rc.created_at, last_activity_at: now, archived_at: null, deleted_at: null,
   };
   const remote: RemoteContext = { relay: client.name, session: c.session, origin: body.origin, approved: !!body.approved, heldElsewhere: c.heldElsewhere ?? 0 };
-  // The dispatcher gives the handlers `approve` for this remote call; the async context is
-  // only for the actions that still call approvals.require themselves (remote-approve.ts).
-  const result = await remoteCalls.run(remote, () =>
-    callRelayTool(services, caller, { ...body.args, action: body.action, relay: "this" }, { signal, remote }));
+  // The dispatcher gives the handlers `approve` for this remote call (actions/remote-approve.ts).
+  const result = await callRelayTool(services, caller, { ...body.args, action: body.action, relay: "this" }, { signal, remote });
   if (remote.approvalNeeded) return { approvalNeeded: remote.approvalNeeded };
   // Seed §6: an agent of that relay wrote into a conversation here, so it opens there.
   if (result.ok && (body.action === "send") && typeof result.session === "string") pairing.agentWrote(result.session, client.name);

@@ -25,7 +25,7 @@ export function servicesOf(relay: Relay): ActionServices {
     watching: relay.watch.port,
     pairing: relay.pairing,
     workers: relay.workers,
-    folders: { recent: () => relay.recentCwds, note: (cwd) => relay.noteCwd(cwd) },
+    folders: relay.folders,
     address: {
       get mcpUrl() {
         return relay.mcpUrl;

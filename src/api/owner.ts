@@ -79,7 +79,7 @@ export function ownerApi(relay: Relay): Hono {
   app.route("/schedules", ownerScheduleRoutes(relay));
   app.route("/subscriptions", subscriptionRoutes(relay));
   app.route("/subscriptions", ownerSubscriptionRoutes(relay));
-  app.route("/", pairingRoutes(relay));
+  app.route("/", pairingRoutes({ pairing: relay.pairing, clock: relay.clock, tlsFingerprint: () => relay.tlsFingerprint }));
   app.route("/providers", providerRoutes(relay));
   app.route("/usage", usageRoutes(relay));
   app.route("/usage", usageHistoryRoutes(relay));

@@ -78,8 +78,8 @@ async function start(rest: string[]): Promise<void> {
   if (!values["tls-cert"] !== !values["tls-key"]) throw new Error("--tls-cert and --tls-key go together: the certificate and its key (PEM files; `oar tls init` makes both)");
   const tls = values["tls-cert"] && values["tls-key"] ? { cert: readFileSync(values["tls-cert"], "utf8"), key: readFileSync(values["tls-key"], "utf8") } : undefined;
   // The agents the relay starts reach its /mcp over https: Node-based CLIs then trust its
-  // certificate (a self-signed one included), unless the owner named other extra CAs.
-  if (tls && !process.env.NODE_EXTRA_CA_CERTS) process.env.NODE_EXTRA_CA_CERTS = resolve(values["tls-cert"]!);
+  // certificate (a self-signed one included) beside the extra CAs already named.
+  if (tls) process.env.NODE_EXTRA_CA_CERTS = (await import("./ops/tls.ts")).agentTrust(resolve(values.data ?? defaultData()), tls.cert);
   const ev = values["emulate-version"];
   if (ev !== undefined && !/^\d+\.\d+\.\d+$/.test(ev)) throw new Error(`--emulate-version takes X.Y.Z, got ${ev}`);
   const running = await startRelay({

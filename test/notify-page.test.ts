@@ -112,6 +112,8 @@ test("Notify me subscribes with the relay's key; the worker shows the relay's pu
       const m = await import("/app/push-actions.js" as string);
       return m.actOn(data, action);
     }, [shown![0].data, action] as const);
+  // Its link opens on the origin the page is served from (a proxy's, on a phone).
+  assert.equal(await page.evaluate(async ([url]) => (await import("/app/push-actions.js" as string)).onThisOrigin(url, "https://oar.example.ts.net"), [shown[0].data.url] as const), `https://oar.example.ts.net/#session=${s}`);
   assert.deepEqual(await act("allow"), { ok: true, status: "allowed" });
   const again = await act("deny");
   assert.equal(again.ok, false);

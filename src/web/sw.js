@@ -1,6 +1,6 @@
 // The page's service worker (scope /): shows Web Push notifications, with a card's options
 // as buttons that decide it by its action token, and opens the page for a plain click.
-import { actOn, showPush } from "/app/push-actions.js";
+import { actOn, onThisOrigin, showPush } from "/app/push-actions.js";
 
 self.addEventListener("install", () => self.skipWaiting());
 self.addEventListener("activate", (e) => e.waitUntil(self.clients.claim()));
@@ -21,7 +21,7 @@ self.addEventListener("notificationclick", (e) => {
       const r = await actOn(n.data, e.action);
       // A button that could not decide (used, expired) opens the page, where the card is.
       if (r.ok) return;
-      const url = r.open ?? n.data?.url ?? "/";
+      const url = onThisOrigin(r.open ?? n.data?.url ?? "/", self.location.origin);
       const open = (await self.clients.matchAll({ type: "window" })).find((c) => new URL(c.url).origin === self.location.origin);
       if (open) {
         await open.focus();

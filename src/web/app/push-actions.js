@@ -17,6 +17,17 @@ export function notificationOf(p) {
   };
 }
 
+/** The notification's link on the origin the page is served from: the relay composes it
+ * with its own local address, which a phone reaching it through a proxy cannot open. */
+export function onThisOrigin(url, origin) {
+  try {
+    const u = new URL(url, origin);
+    return new URL(u.pathname + u.search + u.hash, origin).href;
+  } catch {
+    return new URL("/", origin).href;
+  }
+}
+
 export function showPush(registration, payload) {
   const n = notificationOf(payload);
   return registration.showNotification(n.title, n.options);

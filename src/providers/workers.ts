@@ -5,7 +5,7 @@ import { AcpWorker, readWorkerState, type McpEntry, type PermissionOutcome, type
 import { ActivityLog, type Usage } from "./activity.ts";
 import { adapterFor } from "./adapters/index.ts";
 import { fakeProviders, getProvider } from "./catalog.ts";
-import { launchSpec } from "./launch.ts";
+import { launchSpec, signInFor } from "./launch.ts";
 import { openAiAgentMeta } from "./openai-agent/provider.ts";
 import { advertisedModels } from "./session-config.ts";
 import { describeFailure, TurnFailure } from "./turn-errors.ts";
@@ -259,7 +259,7 @@ export class Workers {
         if (stderr && /exited during the turn/.test(e.message)) e.message += ` Its last output: ${stderr.trim().slice(-300)}`;
         return Object.assign(e, { meta: log.meta() });
       }
-      const f = describeFailure(err, { providerName: name, relayName: this.env.relayName, signIn: adapterFor(session.provider)?.signIn ?? "", stderr });
+      const f = describeFailure(err, { providerName: name, relayName: this.env.relayName, signIn: signInFor(session.provider, this.env.settings()), stderr });
       if (f.kind === "auth") this.env.onAuthFailure?.(session.provider);
       return Object.assign(f, { meta: log.meta() });
     };

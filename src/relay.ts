@@ -108,6 +108,7 @@ export class Relay {
       pipes: new KeeperPipes(this.dataDir),
       idleMinutes: opts.workerIdleMinutes ?? 10,
       onPrompt: (turnId) => this.sessions.markPrompted(turnId, this.clock.now()),
+      onAgentStart: (id, record) => this.sessions.update(id, { acp_session_id: record }),
       session: (id) => this.sessions.get(id),
       mcpEntry: (s) => (this.toolOffered() ? this.mcpEntry(s) : null),
       busy: (id) => this.sessions.state(id) !== "idle",

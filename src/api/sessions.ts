@@ -7,6 +7,7 @@ import { listContext, pendingQuestions, sessionEntry, taskSummary } from "../ses
 import { jsonBody } from "./http-errors.ts";
 import { getProvider, providerAvailability, providerList } from "../providers/catalog.ts";
 import { checkModel } from "../providers/model-check.ts";
+import { agentStartView } from "../providers/agent-start.ts";
 import { checkFolder } from "../actions/create-session.ts";
 import { cardView } from "../approvals/approvals.ts";
 import { groupMembers } from "../groups/members.ts";
@@ -74,6 +75,7 @@ export function sessionDetail(relay: Relay, s: SessionRow) {
     // Pending cards and the latest decided ones, each with its status: the conversation
     // shows a card's outcome (allowed, denied, expired — also across a restart).
     cards: relay.approvals.forSession(s.id).map(cardView),
+    agentStart: agentStartView(s),
     ...sessionHistory(relay, s.id),
   };
 }

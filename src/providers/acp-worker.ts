@@ -4,6 +4,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { ProviderAdapter } from "./adapters/types.ts";
 import { readCapabilities, type Capabilities } from "./capabilities.ts";
 import { configCalls, currentModel, readAdvertisement, type Advertisement, type Desired } from "./session-config.ts";
+import type { AgentStart } from "./agent-start.ts";
 
 // One worker = one agent process spoken to over ACP (the relay is the client), hosting
 // one relay session. The relay hands it the MCP entry for relay_tool in `session/new`, and
@@ -207,6 +208,7 @@ export class AcpWorker {
         if (u.sessionUpdate === "config_option_update" && Array.isArray(u.configOptions)) {
           this.advertised = { ...this.advertised, configOptions: readAdvertisement({ configOptions: u.configOptions }).configOptions };
         }
+        if (this.replaying) return;
         const chunk = u.sessionUpdate === "agent_message_chunk" && content.type === "text" ? str(content.text) : null;
         if (this.systemStep) {
           if (chunk) this.systemStep.said = (this.systemStep.said + chunk).slice(0, 2000);
@@ -319,26 +321,62 @@ export class AcpWorker {
     return this.acpSessionId;
   }
 
-  async start(mcp: McpEntry | null, meta: Record<string, unknown>): Promise<void> {
+  /** `earlier`: the agent's conversation a worker before this one had for the session
+   * (agent-start.ts): continued through `session/resume` or `session/load` when the agent
+   * offers one, else (or when that fails) a new conversation begins; `started` says which. */
+  async start(mcp: McpEntry | null, meta: Record<string, unknown>, earlier: { id: string } | { note: string } | null = null): Promise<void> {
     const init = await this.conn.agent.request("initialize", {
       protocolVersion: acp.PROTOCOL_VERSION,
       clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
     });
     this.capabilities = readCapabilities(init);
     this.authMethods = Array.isArray((init as { authMethods?: unknown }).authMethods) ? (init as { authMethods: unknown[] }).authMethods.length : 0;
-    const res: acp.NewSessionResponse = await this.conn.agent.request("session/new", {
-      cwd: this.cwd,
-      mcpServers: mcp
-        ? [{ type: "http", name: mcp.name, url: mcp.url, headers: Object.entries(mcp.headers).map(([name, value]) => ({ name, value })) }]
-        : [],
-      _meta: { oar: meta },
-    });
-    this.acpSessionId = res.sessionId;
-    this.advertised = readAdvertisement(res);
+    const mcpServers: acp.McpServer[] = mcp
+      ? [{ type: "http", name: mcp.name, url: mcp.url, headers: Object.entries(mcp.headers).map(([name, value]) => ({ name, value })) }]
+      : [];
+    const opened = earlier && "id" in earlier ? await this.continueConversation(earlier.id, mcpServers, meta) : null;
+    if (opened) {
+      this.acpSessionId = opened.sessionId;
+      this.advertised = readAdvertisement(opened.response);
+      this.started = { how: "resumed", note: `continued through ${opened.method}` };
+    } else {
+      const res: acp.NewSessionResponse = await this.conn.agent.request("session/new", { cwd: this.cwd, mcpServers, _meta: { oar: meta } });
+      this.acpSessionId = res.sessionId;
+      this.advertised = readAdvertisement(res);
+      if (earlier) this.started = { how: "fresh", note: "note" in earlier ? earlier.note : (this.continueFailure ?? "") };
+    }
     this.mcpGiven = mcp !== null;
     this.mcpUrl = mcp?.url ?? null;
     this.saveState();
   }
+  /** How this worker's agent conversation began (agent-start.ts). */
+  started: AgentStart = { how: "new" };
+  private continueFailure: string | null = null;
+
+  /** `session/resume` (no history sent back) or else `session/load` (the agent sends the
+   * conversation again as session/updates: heard by nobody) of `id`; null when the agent
+   * offers neither or refused (`continueFailure` says why). */
+  private async continueConversation(id: string, mcpServers: acp.McpServer[], meta: Record<string, unknown>): Promise<{ sessionId: string; method: string; response: unknown } | null> {
+    const caps = this.capabilities!;
+    const method = caps.resume ? "session/resume" : caps.loadSession ? "session/load" : null;
+    if (!method) {
+      this.continueFailure = "its agent cannot continue a conversation in a new process (it offers neither ACP session/resume nor session/load)";
+      return null;
+    }
+    this.replaying = method === "session/load";
+    try {
+      const response = await this.conn.agent.request<unknown>(method, { sessionId: id, cwd: this.cwd, mcpServers, _meta: { oar: meta } });
+      return { sessionId: id, method, response };
+    } catch (err) {
+      const why = String((err as { message?: unknown } | null)?.message ?? err).replace(/\s+/g, " ").slice(0, 200);
+      this.continueFailure = `its agent did not continue the earlier conversation (${method}: ${why})`;
+      return null;
+    } finally {
+      this.replaying = false;
+    }
+  }
+  /** A `session/load` is sending the conversation back: its updates belong to no turn. */
+  private replaying = false;
   private mcpGiven = false;
 
   /** Brings the agent's model, effort and mode to `want` with the calls it advertised;

@@ -26,6 +26,7 @@ import { SecretMask } from "./core/secret-mask.ts";
 import { wireProviders } from "./providers/relay-wiring.ts";
 import type { ProviderProbes } from "./providers/probes.ts";
 import { installWorkspaceCleanup } from "./cloud/lifetime.ts";
+import { ToolListings } from "./mcp/tool-listings.ts";
 
 export const VERSION = "0.9.19";
 
@@ -73,6 +74,8 @@ export class Relay {
   readonly pairing: Pairing;
   /** Masks secrets in text leaving the relay (results, owner API, UI stream). */
   readonly secretMask: SecretMask;
+  /** Whose agents have listed relay_tool on /mcp (mcp/tool-listings.ts). */
+  readonly toolListings = new ToolListings();
 
   constructor(opts: RelayOptions = {}) {
     this.dataDir = opts.dataDir ?? join(homedir(), ".oar");
@@ -115,6 +118,7 @@ export class Relay {
       hostFor: (sessionId) => ({
         onTask: (t) => this.tasks.report(sessionId, t),
         onTaskOutput: (taskId, chunk) => this.tasks.output(sessionId, taskId, chunk),
+        toolListings: { heldFor: () => this.toolListings.heldFor(sessionId), counts: () => this.toolListings.counts(sessionId), next: (ms) => this.toolListings.next(sessionId, ms) },
         askUser: (q, signal) => {
           const turn = this.sessions.activeTurns(sessionId).find((t) => t.status === "running");
           return this.questions.askUser(sessionId, turn?.id ?? null, q.question, q.options, signal);

@@ -100,6 +100,7 @@ export class McpEndpoint {
       },
       onsessionclosed: (id) => {
         this.entries.delete(id);
+        this.relay.toolListings.ended(caller.id, id);
       },
     });
     if (!revive) {
@@ -173,9 +174,10 @@ export class McpEndpoint {
 
   private makeServer(callerId: string, calls: { active: number }): Server {
     const server = new Server({ name: "relay", version: this.relay.version }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: [{ name: "relay_tool", description: TOOL_DESCRIPTION, inputSchema: this.schema as never }],
-    }));
+    server.setRequestHandler(ListToolsRequestSchema, async (_req, extra) => {
+      this.relay.toolListings.listed(callerId, extra.sessionId);
+      return { tools: [{ name: "relay_tool", description: TOOL_DESCRIPTION, inputSchema: this.schema as never }] };
+    });
     server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
       const name = req.params.name;
       if (name !== "relay_tool" && name !== "remote_relay") {

@@ -20,6 +20,12 @@ export interface LaunchSpec {
 /** The name of relay_tool's MCP server in every agent's session/new (relay.ts mcpEntry). */
 export const RELAY_MCP_NAME = "relay";
 
+/** How long an agent holds relay_tool before the relay counts its MCP start as done (adapter
+ * `mcpRetry`): one past its own deadline drops a late answer within moments. */
+const MCP_KEPT_MS = 3_000;
+/** How often (adapter `mcpRetry`) the agent is asked to connect relay_tool again. */
+const MCP_RETRIES = 3;
+
 export interface McpEntry {
   name: string;
   url: string;
@@ -47,6 +53,8 @@ export interface WorkerHost {
   onTask(t: TaskNotice): void;
   onTaskOutput(taskId: string, chunk: string): void;
   askUser(q: { question: string; options: string[] }, signal: AbortSignal): Promise<{ choice?: string; answer?: string }>;
+  /** How often the agent listed relay_tool on /mcp, and a wait for its next listing (true) or `ms` passing (false). */
+  toolListings?: { heldFor(): number; counts(): { listings: number; ends: number }; next(ms: number): Promise<void> };
   /** The agent asks before a tool (session/request_permission): the relay's mode decides. */
   permission?(req: PermissionRequest, signal: AbortSignal): Promise<PermissionOutcome>;
   onExit(): void;
@@ -143,6 +151,7 @@ export class AcpWorker {
       this.turnId = kept.turnId;
       this.runningModel = kept.runningModel;
       this.reconnectDue = kept.mcpGiven && !!adapter?.reconnectMcp;
+      this.keptWorker = true;
     }
     this.exited = new Promise((resolve) => {
       const gone = () => {
@@ -407,11 +416,59 @@ export class AcpWorker {
       this.reconnectDue = false;
       await this.reconnectRelayTool(this.adapter!.reconnectMcp!);
     }
-    if (this.promptedOnce) return;
-    this.promptedOnce = true;
-    this.saveState();
-    const w = this.adapter?.waitsForBeforeFirstPrompt;
-    if (w && this.mcpGiven) await this.waitForNotice(w.method, w.timeoutMs);
+    const first = !this.promptedOnce;
+    if (first) {
+      this.promptedOnce = true;
+      this.saveState();
+      const w = this.adapter?.waitsForBeforeFirstPrompt;
+      if (w && this.mcpGiven) await this.waitForNotice(w.method, w.timeoutMs);
+    }
+    // Before the first prompt; at once before the first one a restarted relay sends (the agent
+    // lost its MCP connection with the old relay), or once its stderr says its start failed.
+    const retry = this.adapter?.mcpRetry;
+    if (retry && this.mcpGiven && this.host.toolListings && !this.mcpRetried) {
+      if (first) await this.retryRelayTool(retry, this.host.toolListings, false);
+      else if (this.keptWorker || retry.failed.test(this.stderr)) await this.retryRelayTool(retry, this.host.toolListings, true);
+    }
+  }
+  /** The adapter's `mcpRetry` asked the agent to connect relay_tool again (once per worker). */
+  private mcpRetried = false;
+  /** Taken back from an earlier relay (Workers.attachAll). */
+  private keptWorker = false;
+
+  /** The adapter's `mcpRetry`. Unless `askNow`, it first waits for the agent's own MCP start
+   * to end: relay_tool kept a moment (listed on an MCP session it did not end: one past its
+   * own deadline ends it within moments), or its stderr saying the start failed. Then it asks
+   * the agent to connect again, and again (at most MCP_RETRIES) while it ends its MCP session
+   * holding none; bounded, the outcome in the relay's log. */
+  private async retryRelayTool(retry: NonNullable<ProviderAdapter["mcpRetry"]>, listings: NonNullable<WorkerHost["toolListings"]>, askNow: boolean): Promise<void> {
+    const started = performance.now();
+    const kept = () => listings.heldFor() >= MCP_KEPT_MS;
+    // Woken by a listing or an MCP session's end on /mcp, and every 250 ms to read its stderr.
+    const until = async (failed: () => boolean): Promise<boolean> => {
+      const end = performance.now() + retry.timeoutMs;
+      while (!failed() && !kept() && performance.now() < end && this.alive) await listings.next(Math.min(250, end - performance.now()));
+      return kept() && !failed();
+    };
+    if (!askNow && (await until(() => retry.failed.test(this.stderr)))) return;
+    let asked = 0;
+    let outcome = "still without relay_tool";
+    while (this.alive && asked < MCP_RETRIES) {
+      const ends = listings.counts().ends;
+      asked++;
+      this.mcpRetried = true;
+      try {
+        await this.conn.agent.request(retry.method, retry.params);
+      } catch (err) {
+        outcome = `refused (${(err as Error)?.message ?? err})`;
+        break;
+      }
+      if (await until(() => listings.counts().ends > ends && listings.heldFor() < 0)) {
+        outcome = "relay_tool listed and kept";
+        break;
+      }
+    }
+    console.log(`[workers] agent of ACP session ${this.acpSessionId.slice(0, 8)}… was without relay_tool's MCP server${askNow ? "" : " after its start"}; asked ${asked} time(s) to connect again: ${this.alive ? outcome : "the agent exited"} (${Math.round(performance.now() - started)} ms)`);
   }
 
   /** The reconnect command as a prompt of the relay's own: its output goes to the relay's

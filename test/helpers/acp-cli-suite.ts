@@ -29,10 +29,6 @@ export interface CliSuite {
   capabilities: { loadSession: boolean; resume: boolean; images: boolean; mcpHttp: boolean };
   /** Option kinds its permission request offers, sorted. */
   cardKinds?: string[];
-  /** Why its MCP connection to the relay cannot be counted on (a known gap of the pinned CLI):
-   * the cases that need relay_tool are reported as `todo`, and the restart case asks a plain
-   * question instead. */
-  relayToolUnreliable?: string;
   /** Makes the model server refuse the key (and back): the next turn must fail with `error`. */
   refusedKey?: { refuse(): void; restore(): void; error: RegExp };
   /** A relay with nobody signed in (its environment): the provider must read unavailable with `reason`. */
@@ -62,7 +58,6 @@ export async function probedProvider(relay: TestRelay, id: string): Promise<any>
 
 export function cliSuite(s: CliSuite): { relay: () => TestRelay; session: () => string } {
   const { skip } = s;
-  const todo = s.relayToolUnreliable;
   let relay: TestRelay;
   let server: ModelServer;
   let helper: string;
@@ -85,7 +80,7 @@ export function cliSuite(s: CliSuite): { relay: () => TestRelay; session: () => 
     assert.deepEqual(p.capabilities, s.capabilities);
   });
 
-  test(`${s.name}: agent mode: it calls relay_tool, sends to a scripted session, and the reply reaches the owner with its usage; no card`, { skip, todo, timeout: 2 * TURN_MS }, async () => {
+  test(`${s.name}: agent mode: it calls relay_tool, sends to a scripted session, and the reply reaches the owner with its usage; no card`, { skip, timeout: 2 * TURN_MS }, async () => {
     server.reset();
     session = await createSession(relay, { provider: s.provider, model: s.models.a, title: `${s.name} worker` });
     const reply = await say(relay, session, planPrompt([
@@ -104,7 +99,7 @@ export function cliSuite(s: CliSuite): { relay: () => TestRelay; session: () => 
     assert.equal((await usageOf(relay, s.provider)).status, "tracked");
   });
 
-  test(`${s.name}: ask mode: its permission request is a card; Allow runs the tool`, { skip, todo, timeout: 2 * TURN_MS }, async () => {
+  test(`${s.name}: ask mode: its permission request is a card; Allow runs the tool`, { skip, timeout: 2 * TURN_MS }, async () => {
     assert.equal((await relay.api("PATCH", `/api/sessions/${session}`, { mode: "ask" })).status, 200);
     const m = await post(relay, session, planPrompt([{ action: "list_sessions", relay: "this" }]));
     const card = await permissionCard(relay, session);
@@ -124,9 +119,9 @@ export function cliSuite(s: CliSuite): { relay: () => TestRelay; session: () => 
     await probedProvider(relay, s.provider);
     assert.equal((await relay.api("PATCH", `/api/sessions/${session}`, { mode: "agent" })).status, 200);
     server.reset();
-    const reply = await say(relay, session, todo ? "After the restart: say hello." : planPrompt([{ action: "list_sessions", relay: "this" }], "After the restart: list the sessions with relay_tool."));
+    const reply = await say(relay, session, planPrompt([{ action: "list_sessions", relay: "this" }], "After the restart: list the sessions with relay_tool."));
     assert.notEqual(reply.meta?.status, "error", reply.meta?.error ?? reply.text);
-    if (!todo) assert.match(reply.text, /step 1: sessions=\d+/);
+    assert.match(reply.text, /step 1: sessions=\d+/);
     assert.deepEqual(keptPids(relay).sort(), pids, "the same agent process ran the turn");
   });
 

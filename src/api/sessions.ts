@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { RelayError } from "../core/errors.ts";
 import type { Relay } from "../relay.ts";
-import type { SessionRow } from "../sessions/types.ts";
+import { Effort, Mode, type SessionRow } from "../sessions/types.ts";
 import { listContext, pendingQuestions, sessionEntry, taskSummary } from "../sessions/views.ts";
 import { jsonBody } from "./http-errors.ts";
 import { getProvider, providerAvailability, providerList } from "../providers/catalog.ts";
@@ -20,6 +20,7 @@ import { OWNER_LIST_TAIL, ownerListQuery } from "./list-params.ts";
 import { ownerMessageView, sessionHistory } from "./session-history.ts";
 import { issueWords } from "../core/issue-words.ts";
 import { cloneCloud, planCloud } from "../cloud/workspace.ts";
+import { outcomes } from "../sessions/list-outcome.ts";
 
 const NewSessionBody = z.object({
   provider: z.string().min(1),
@@ -27,8 +28,8 @@ const NewSessionBody = z.object({
   cwd: z.string().optional(),
   repo: z.string().max(2048).optional(),
   branch: z.string().max(250).optional(),
-  mode: z.enum(["agent", "ask", "plan"]).optional(),
-  effort: z.enum(["low", "medium", "high", "max"]).optional(),
+  mode: Mode.optional(),
+  effort: Effort.optional(),
   title: z.string().max(200).optional(),
   text: z.string().max(200_000).optional(),
   mayCreateSessions: z.boolean().optional(),
@@ -36,9 +37,9 @@ const NewSessionBody = z.object({
 
 const PatchBody = z.object({
   mayCreateSessions: z.boolean().optional(),
-  mode: z.enum(["agent", "ask", "plan"]).optional(),
+  mode: Mode.optional(),
   model: z.string().min(1).optional(),
-  effort: z.enum(["low", "medium", "high", "max"]).optional(),
+  effort: Effort.optional(),
   title: z.string().min(1).max(200).optional(),
   cwd: z.string().min(1).optional(),
 }).strict();
@@ -77,6 +78,7 @@ export function sessionDetail(relay: Relay, s: SessionRow) {
     cards: relay.approvals.forSession(s.id).map(cardView),
     agentStart: agentStartView(s),
     ...sessionHistory(relay, s.id),
+    ...outcomes(relay.db, [s.id]).get(s.id),
   };
 }
 
@@ -92,7 +94,9 @@ export function sessionRoutes(relay: Relay): Hono {
   app.get("/", (c) => {
     const page = listPage(relay.db, ownerListQuery(relay, (k) => c.req.query(k)), OWNER_LIST_TAIL);
     const lc = listContext(relay, page.rows);
-    return c.json({ sessions: page.rows.map((s) => sessionEntry(relay, s, lc)), total: page.total, nextCursor: page.nextCursor });
+    // The owner's list adds each entry's last outcome and a preview line (list-outcome.ts).
+    const more = outcomes(relay.db, page.rows.map((s) => s.id));
+    return c.json({ sessions: page.rows.map((s) => ({ ...sessionEntry(relay, s, lc), ...more.get(s.id) })), total: page.total, nextCursor: page.nextCursor });
   });
 
   app.post("/", async (c) => {

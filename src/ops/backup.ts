@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
 import { lockDataDir } from "./folder-lock.ts";
 import { describeHolder, runningRelay, unlockedRelay, type FolderHolder } from "./pid-file.ts";
-import { FILE_MODE, secureDataDir, touchPrivate } from "./data-dir.ts";
+import { FILE_MODE, secureDataDir, touchPrivate } from "../core/data-dir.ts";
 
 // `oar backup FILE` and `oar restore FILE` (contract §9.3). The backup uses SQLite's online
 // backup API from a connection of its own, so it is a consistent copy taken while the relay

@@ -4,7 +4,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { providerAvailability, providerList, type Availability } from "../providers/catalog.ts";
 import { ProviderProbes } from "../providers/probes.ts";
-import { openModes } from "./data-dir.ts";
+import { openModes } from "../core/data-dir.ts";
 import { describeHolder, runningRelay } from "./pid-file.ts";
 
 // `oar doctor`: checks what a relay needs and says what to fix. Read-only: it changes nothing.

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { join } from "node:path";
-import { DIR_MODE, FILE_MODE } from "./data-dir.ts";
+import { DIR_MODE, FILE_MODE } from "../core/data-dir.ts";
 
 // One relay per data folder: two would both run every schedule, overwrite each other's
 // relay.pid, and let `oar restore` replace the store under one of them. DATA/relay.lock

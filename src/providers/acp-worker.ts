@@ -164,13 +164,17 @@ export class AcpWorker {
       const later = () => new Promise<void>((r) => setImmediate(() => setImmediate(r)));
       void this.pipeReady.then((p) => (p ? p.exited.then(later, later).then(gone) : gone()));
     });
-    const enc = new TextEncoder();
-    const dec = new TextDecoder();
+    // The ACP connection reads and writes message objects: each line is parsed once here and
+    // each message stringified once there (no ndjson bytes encoded and decoded in between).
     let closed = false;
-    const readable = new ReadableStream<Uint8Array>({
+    const readable = new ReadableStream<acp.AnyMessage>({
       start: (ctrl) => {
         const push = (line: string) => {
-          if (!closed) ctrl.enqueue(enc.encode(line + "\n"));
+          if (closed || !line.trim()) return;
+          const m = readMessage(line);
+          if ("message" in m) ctrl.enqueue(m.message);
+          // As the SDK's ndjson reader answers a line that is no message.
+          else void this.pipeReady.then((p) => p?.write(JSON.stringify({ jsonrpc: "2.0", id: null, error: m.error.toErrorResponse() })));
         };
         const close = () => {
           if (closed) return;
@@ -196,19 +200,14 @@ export class AcpWorker {
         closed = true;
       },
     });
-    let pending = "";
-    const writable = new WritableStream<Uint8Array>({
-      write: async (chunk) => {
-        pending += dec.decode(chunk, { stream: true });
-        const p = await this.pipeReady;
-        for (let i = pending.indexOf("\n"); i >= 0; i = pending.indexOf("\n")) {
-          const line = pending.slice(0, i);
-          pending = pending.slice(i + 1);
-          if (line.trim()) p?.write(line);
-        }
+    const writable = new WritableStream<acp.AnyMessage>({
+      // One write at a time, in order (the stream's own rule).
+      write: async (message) => {
+        const p = this.pipe ?? (await this.pipeReady);
+        p?.write(JSON.stringify(message));
       },
     });
-    const stream = acp.ndJsonStream(writable, readable);
+    const stream: acp.Stream = { readable, writable };
     const app = acp
       .client({ name: "oar" })
       .onNotification("session/update", ({ params }) => {
@@ -409,6 +408,12 @@ export class AcpWorker {
     return done;
   }
 
+  /** The next prompt needs nothing first: `want` is applied (configure makes no call), and
+   * the first prompt's wait and a reconnect after a restart are behind it. */
+  settledFor(want: Desired): boolean {
+    return this.promptedOnce && !this.reconnectDue && configCalls(this.advertised, this.adapter, want, this.applied).length === 0;
+  }
+
   /** The adapter's wait before the first prompt (Grok: its MCP connection), and its
    * reconnect of relay_tool before the first prompt after a relay restart; bounded. */
   async beforePrompt(): Promise<void> {
@@ -525,6 +530,20 @@ export class AcpWorker {
     this.conn.close();
     void this.pipeReady.then((p) => p?.end());
   }
+}
+
+/** One line from the agent as a JSON-RPC message, or the error the SDK's ndjson reader
+ * answers for it (not JSON, a batch, not an object, past its size limit). */
+function readMessage(line: string): { message: acp.AnyMessage } | { error: acp.RequestError } {
+  if (line.length > acp.DEFAULT_MAX_MESSAGE_BYTES) return { error: acp.RequestError.invalidRequest(undefined, "message too large") };
+  let m: unknown;
+  try {
+    m = JSON.parse(line);
+  } catch {
+    return { error: acp.RequestError.parseError() };
+  }
+  if (Array.isArray(m)) return { error: acp.RequestError.invalidRequest(undefined, "JSON-RPC batches are not supported") };
+  return m && typeof m === "object" ? { message: m as acp.AnyMessage } : { error: acp.RequestError.invalidRequest(m) };
 }
 
 /** Which lines of a replayed turn log the new relay takes: notifications only (requests the

@@ -1,20 +1,17 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { z } from "zod";
 import { CAP_CODE, capReason, capState } from "../billing/cap.ts";
 import { adapterFor } from "./adapters/index.ts";
 import { discoveredModels, probeResult } from "./probe-cache.ts";
 import { isOpenAiAgent, openAiAgentAvailability } from "./openai-agent/provider.ts";
 import { customProvider, customProviders } from "./custom-agents.ts";
 import type { ProviderId } from "../core/provider-ids.ts";
+import { Effort } from "../sessions/types.ts";
 
 // The providers a relay can host (contract §4.1), as data: relay_info, New Chat, the model
 // check and the launcher all read this one table instead of keeping their own lists.
 
 export { PROVIDER_IDS, ProviderId } from "../core/provider-ids.ts";
-
-export const Effort = z.enum(["low", "medium", "high", "max"]);
-export type Effort = z.output<typeof Effort>;
 
 export interface ProviderInfo {
   /** A built-in id, or a custom agent's (setting customAgents). */
@@ -38,7 +35,7 @@ export interface ProviderInfo {
 // Anthropic ids use hyphens; Copilot names the same models with dots (STACK.md), so the two
 // lists must never be shared.
 const CLAUDE_MODELS = ["claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5"] as const;
-const CLAUDE_EFFORTS: readonly Effort[] = ["low", "medium", "high", "max"];
+const CLAUDE_EFFORTS: readonly Effort[] = Effort.options;
 const EFFORTS: readonly Effort[] = ["low", "medium", "high"];
 
 export const CATALOG: Readonly<Record<ProviderId, ProviderInfo>> = {

@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { MIGRATIONS } from "./migrations.ts";
-import { DIR_MODE, touchPrivate } from "../ops/data-dir.ts";
+import { DIR_MODE, touchPrivate } from "../core/data-dir.ts";
 
 export type Db = Database.Database;
 

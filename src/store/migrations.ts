@@ -1,11 +1,13 @@
 // Schema migrations by name, applied once each in list order (store/db.ts). Never edit a
-// shipped migration: add a new entry (a domain may keep its SQL in its own folder and add
-// one line here).
-import { SCHEDULES_SQL } from "../schedules/schema.ts";
-import { WATCHING_SQL } from "../watching/schema.ts";
+// shipped migration: add a new entry (a domain keeps its tables' SQL in store/schema/<domain>.ts,
+// where the store reads it without importing the domain, and adds one line here).
+import { SCHEDULES_SQL } from "./schema/schedules.ts";
+import { WATCHING_SQL } from "./schema/watching.ts";
 import { SCALE_INDEXES_SQL } from "./scale-indexes.ts";
-import { PAIRING_SQL, PAIRING_MOVES_SQL, PEER_IDENTITY_SQL, PAIRING_UNPAIR_TELLS_SQL } from "../pairing/schema.ts";
-import { TASKS_PGID_SQL } from "../tasks/schema.ts";
+import { PAIRING_SQL, PAIRING_MOVES_SQL, PEER_IDENTITY_SQL, PAIRING_UNPAIR_TELLS_SQL } from "./schema/pairing.ts";
+import { TASKS_PGID_SQL } from "./schema/tasks.ts";
+import { SEARCH_INDEX_SQL } from "./schema/search-index.ts";
+import { OUTCOME_INDEXES_SQL } from "./schema/outcome-indexes.ts";
 import { NOTIFY_SQL } from "./schema/notify.ts";
 import { BUDGETS_SQL } from "./schema/budgets.ts";
 
@@ -162,6 +164,9 @@ export const MIGRATIONS: Migration[] = [
   { name: "015-pairing-unpair-tells", sql: PAIRING_UNPAIR_TELLS_SQL },
   // Notifications to the owner, push subscriptions, VAPID keys, action tokens (contract §10.3).
   { name: "022-notify", sql: NOTIFY_SQL },
+  // Full-text search over messages and questions (contract §10.5), filled from what is stored.
+  { name: "023-search-index", sql: SEARCH_INDEX_SQL },
+  { name: "023-outcome-indexes", sql: OUTCOME_INDEXES_SQL },
   // Budgets: spend ledger, running totals, 80 % notices, allow-once (contract §10.4).
   { name: "024-budgets", sql: BUDGETS_SQL },
 ];

@@ -6,7 +6,7 @@ import type { Relay } from "../relay.ts";
 import { CATALOG } from "../providers/catalog.ts";
 import { packageFile } from "../core/package-paths.ts";
 import { staticAsset, type Asset } from "./static-asset.ts";
-import { vendorAssets } from "./vendor.ts";
+import { iconSprite, vendorAssets } from "./vendor.ts";
 
 // The web UI: one static page plus its plain ES modules and stylesheet (no build step), and
 // three pinned libraries served from node_modules (vendor.ts). Every file is read and hashed
@@ -25,6 +25,9 @@ const catalogJson = () =>
 
 const TYPES: Record<string, string> = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8" };
 
+/** Loaded when a view first needs them, not with the page: file diffs, code colours, the chart. */
+const ON_DEMAND = new Set(["vendor-diff.js", "vendor-hljs.js", "vendor-uplot.js"]);
+
 interface Files {
   /** index.html with what every relay shares filled in. */
   page: string;
@@ -42,11 +45,11 @@ function pageFiles(): Files {
     const ext = name.split(".").pop() ?? "";
     if (TYPES[ext]) assets.set(name, staticAsset(readFileSync(dir(`./app/${name}`), "utf8"), TYPES[ext]));
   }
-  for (const [name, body] of vendorAssets()) assets.set(`vendor-${name}`, staticAsset(body, TYPES.js));
+  for (const [name, body] of vendorAssets()) assets.set(`vendor-${name}`, staticAsset(body, TYPES[name.split(".").pop() ?? "js"]));
   /** Every module the page imports at start, announced up front: the browser fetches them in
-   * parallel instead of discovering them import by import. (vendor-diff loads only on demand.) */
-  const preload = [...assets.keys()].filter((n) => n.endsWith(".js") && n !== "vendor-diff.js").map((n) => `<link rel="modulepreload" href="/app/${n}">`).join("\n");
-  const page = readFileSync(dir("./index.html"), "utf8").replace("__CATALOG__", () => catalogJson()).replace("__PRELOAD__", () => preload);
+   * parallel instead of discovering them import by import. (Those a view needs load then.) */
+  const preload = [...assets.keys()].filter((n) => n.endsWith(".js") && !ON_DEMAND.has(n)).map((n) => `<link rel="modulepreload" href="/app/${n}">`).join("\n");
+  const page = readFileSync(dir("./index.html"), "utf8").replace("__CATALOG__", () => catalogJson()).replace("__PRELOAD__", () => preload).replace("__ICONS__", () => iconSprite());
   return (files = { page, assets });
 }
 

@@ -10,6 +10,7 @@ import { PROTOCOL_VERSION, RequestError, serveAcp } from "../agent-acp.ts";
 import { RelayClient, type RelayServer } from "./relay-client.ts";
 import { runTurn, type ScriptSession, type TurnIo } from "./script.ts";
 import { errorMessage, log } from "./util.ts";
+import { clientFs, type UsageSession } from "./lines-more.ts";
 
 const DEFAULT_MODEL = "scripted-1";
 const RELAY_SERVER_NAME = "relay";
@@ -71,11 +72,14 @@ type PromptParams = { sessionId: string; prompt?: acp.ContentBlock[]; _meta?: { 
 const done = serveAcp(
   {
     requests: {
-      initialize: (params: { protocolVersion?: number }) => ({
+      initialize: (params: { protocolVersion?: number; clientCapabilities?: { fs?: { writeTextFile?: boolean } } }) => {
+        clientFs.write = params.clientCapabilities?.fs?.writeTextFile === true;
+        return {
         protocolVersion: params.protocolVersion ?? PROTOCOL_VERSION,
         agentCapabilities: { loadSession: true, mcpCapabilities: { http: true } },
         agentInfo: { name: "oar-scripted", version: "1.0.0" },
-      }),
+        };
+      },
       "session/new": (params: acp.NewSessionRequest) => {
         const session = openSession(randomUUID(), params);
         return { sessionId: session.id };
@@ -121,9 +125,12 @@ const done = serveAcp(
           notify: (method, notifyParams) => client.notify(method, notifyParams),
         };
 
+        const counted = session as UsageSession;
+        counted.turnUsage = undefined;
         try {
           const stopReason = await runTurn(session, script, io, controller.signal);
-          return { stopReason };
+          // Tokens a `/usage` line reported: in the answer's `usage`, as ACP agents give them.
+          return { stopReason, ...(counted.turnUsage ? { usage: counted.turnUsage } : {}) };
         } finally {
           session.running.delete(controller);
           signal.removeEventListener("abort", onRequestAbort);

@@ -5,6 +5,7 @@ import { RequestError } from "../agent-acp.ts";
 import type { RelayClient } from "./relay-client.ts";
 import { startShellTask, startSubagent, type Notify } from "./tasks.ts";
 import { Cancelled, abortable, hang, sleep, throwIfAborted } from "./util.ts";
+import { usageLine, writeLine } from "./lines-more.ts";
 
 export type ScriptSession = {
   id: string;
@@ -146,6 +147,12 @@ async function runDirective(
 
     case "/model":
       return reply(session.model);
+
+    case "/write":
+      return writeLine(session, rest, io, signal, reply);
+
+    case "/usage":
+      return usageLine(session, args, io, reply);
 
     case "/pid":
       // Which process ran the turn (tests: the same worker across a relay restart).

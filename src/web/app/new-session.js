@@ -100,7 +100,7 @@ export class NewSessionView {
     } },
       h("div", { class: "field-grid" },
         h("div", { class: "field" }, h("label", { class: "field-label", for: "new-provider" }, "Provider"), provider, why),
-        field("Model", h("span", {}, model, models), "new-model"),
+        field("Model", h("span", { class: "field-input" }, model, models), "new-model"),
         field("Effort", effort, "new-effort"),
         field("Relay mode", mode, "new-mode")),
       field("Title", title, "new-title"),

@@ -81,7 +81,7 @@ export const PAIRING_SQL = `
 `;
 
 /** Compaction moved a conversation that holds subscriptions on a paired relay
- * (compaction.ts): told = that relay has been told (on the link's next poll). */
+ * (pairing/compaction.ts): told = that relay has been told (on the link's next poll). */
 export const PAIRING_MOVES_SQL = `
   CREATE TABLE peer_moves (
     relay TEXT NOT NULL COLLATE NOCASE,
@@ -112,7 +112,7 @@ export const PEER_IDENTITY_SQL = `
 `;
 
 /** Unpairings the other relay has not been told of yet (it did not answer): told again with
- * the old credential until it answers (unpair-tells.ts). */
+ * the old credential until it answers (pairing/unpair-tells.ts). */
 export const PAIRING_UNPAIR_TELLS_SQL = `
   CREATE TABLE peer_unpair_tells (
     id TEXT PRIMARY KEY,

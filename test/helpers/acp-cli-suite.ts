@@ -14,6 +14,8 @@ import { TURN_MS, createSession, permissionCard, post, relayActivity, replyTo, s
 export interface ModelServer {
   /** The model ids the agent loop asked for since the last reset. */
   modelsAsked(): string[];
+  /** What the agent loop's last request sent the model (its conversation), as text. */
+  lastSent?(): string;
   reset(): void;
   close(): Promise<void>;
 }
@@ -31,6 +33,9 @@ export interface CliSuite {
   cardKinds?: string[];
   /** Makes the model server refuse the key (and back): the next turn must fail with `error`. */
   refusedKey?: { refuse(): void; restore(): void; error: RegExp };
+  /** The relay kills its worker: the next one continues the conversation through `how`
+   * (one CLI runs this: each case costs a cold start). Needs the server's `lastSent`. */
+  resumesThrough?: "session/resume" | "session/load";
   /** A relay with nobody signed in (its environment): the provider must read unavailable with `reason`. */
   signedOut?: { env(): Record<string, string | undefined>; reason: RegExp };
 }
@@ -134,6 +139,24 @@ export function cliSuite(s: CliSuite): { relay: () => TestRelay; session: () => 
     // Its usage, however it reports it (reported-usage.ts), is kept with the reply.
     assert.ok(reply.meta?.usage?.inputTokens > 0 && reply.meta.usage.outputTokens > 0, JSON.stringify(reply.meta?.usage));
   });
+
+  if (s.resumesThrough) {
+    const how = s.resumesThrough;
+    test(`${s.name}: Kill session: the next worker continues the conversation through ${how}, and the session says resumed`, { skip, timeout: 2 * TURN_MS }, async () => {
+      assert.equal((await relay.session(session)).agentStart.how, "new");
+      const pids = keptPids(relay);
+      assert.equal((await relay.api("POST", `/api/sessions/${session}/kill`)).json.killed, true);
+      server.reset();
+      const reply = await say(relay, session, "Say hello once more.");
+      assert.notEqual(reply.meta?.status, "error", reply.meta?.error ?? reply.text);
+      assert.ok(keptPids(relay).some((p) => !pids.includes(p)), "a new agent process ran the turn");
+      // The model is sent the conversation before the kill (the model change case's prompt).
+      assert.match(server.lastSent!(), /Say hello\..*Say hello once more\./s);
+      const start = (await relay.session(session)).agentStart;
+      assert.equal(start.how, "resumed", start.note);
+      assert.equal(start.note, `continued through ${how}`);
+    });
+  }
 
   if (s.refusedKey) {
     const k = s.refusedKey;

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { TestRelay, endKeeper, type McpSession } from "./helpers/relay-process.ts";
 import { fakeCliDir } from "./helpers/fake-cli.ts";
 import { keptPids } from "./helpers/acp-cli-suite.ts";
+import { startUi, convTitle } from "./helpers/ui-kit.ts";
 
 let relay: TestRelay;
 let boss: McpSession;
@@ -141,4 +142,26 @@ test("scripted: a killed worker's session continues on a new one, relay_tool rea
   const reply = await relay.say(id, '/tool {"action":"list_sessions","relay":"this"}');
   assert.match(reply.text, /^tool: \{"ok":true/);
   assert.deepEqual(await agentStart(id).then((a) => a.how), "resumed");
+});
+
+test("the page: a resumed session's title bar says resumed, a fresh one fresh start, each with why", async () => {
+  const resumed = await relay.createSession({ title: "came back" });
+  await relay.say(resumed, "hi");
+  await kill(resumed);
+  await relay.say(resumed, "again");
+  const fresh = await create({ provider: "copilot", title: "started over" });
+  await relay.say(fresh, "hi");
+  await kill(fresh);
+  await relay.say(fresh, "again");
+  const ui = await startUi({ relayInstance: relay });
+  try {
+    await ui.open(`session=${resumed}`);
+    await convTitle(ui.page, "came back").waitFor();
+    assert.match(await ui.page.locator(".conv-title-row .badge-resumed", { hasText: "resumed" }).getAttribute("title") ?? "", /continued the conversation \(continued through session\/load\)/);
+    await ui.open(`session=${fresh}`);
+    await convTitle(ui.page, "started over").waitFor();
+    assert.match(await ui.page.locator(".conv-title-row .badge-fresh", { hasText: "fresh start" }).getAttribute("title") ?? "", /blank conversation: .*offers neither ACP session\/resume nor session\/load/);
+  } finally {
+    await ui.browser.close(); // the relay is the file's, stopped after it
+  }
 });

@@ -5,10 +5,9 @@ import type { Relay } from "../relay.ts";
 import { Effort, Mode, type SessionRow } from "../sessions/types.ts";
 import { listContext, pendingQuestions, sessionEntry, taskSummary } from "../sessions/views.ts";
 import { jsonBody } from "./http-errors.ts";
-import { getProvider, providerAvailability, providerList } from "../providers/catalog.ts";
 import { checkModel } from "../providers/model-check.ts";
 import { agentStartView } from "../providers/agent-start.ts";
-import { checkFolder } from "../actions/create-session.ts";
+import { checkFolder, newSession, newSessionDeps, planNewSession } from "../actions/commands/new-session.ts";
 import { cardView } from "../approvals/approvals.ts";
 import { groupMembers } from "../groups/members.ts";
 import { iso } from "../core/clock.ts";
@@ -19,7 +18,6 @@ import { listPage } from "../sessions/list-query.ts";
 import { OWNER_LIST_TAIL, ownerListQuery } from "./list-params.ts";
 import { ownerMessageView, sessionHistory } from "./session-history.ts";
 import { issueWords } from "../core/issue-words.ts";
-import { cloneCloud, planCloud } from "../cloud/workspace.ts";
 import { outcomes } from "../sessions/list-outcome.ts";
 
 const NewSessionBody = z.object({
@@ -51,16 +49,6 @@ function parse<T>(schema: z.ZodType<T>, body: unknown, tail: string): T {
     throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${words[0].toUpperCase()}${words.slice(1)}. ${tail}`);
   }
   return r.data;
-}
-
-function planCloudBody(b: { cwd?: string; repo?: string; branch?: string }) {
-  if (b.cwd) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "Claude Cloud sessions take repo and branch instead of cwd: the relay clones the branch into a workspace of its own. Nothing was created.");
-  return planCloud(b.repo, b.branch, "Nothing was created.");
-}
-
-function noRepoFor(name: string, b: { repo?: string; branch?: string }): null {
-  if (b.repo || b.branch) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `repo and branch are for Claude Cloud sessions; ${name} works in a folder (cwd). Nothing was created.`);
-  return null;
 }
 
 export function sessionDetail(relay: Relay, s: SessionRow) {
@@ -100,31 +88,10 @@ export function sessionRoutes(relay: Relay): Hono {
   });
 
   app.post("/", async (c) => {
-    const b = parse(NewSessionBody, await jsonBody(c), "Nothing was created.");
-    const provider = getProvider(b.provider);
-    if (!provider) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider "${b.provider}". Providers: ${providerList().map((p) => p.id).join(", ")}. Nothing was created.`);
-    await relay.probes.firstChecks([provider.id]);
-    const avail = providerAvailability(provider.id, { settings: relay.settings.get() as unknown as Record<string, unknown> });
-    if (!avail.available) throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `${provider.name} is not available on this relay: ${avail.reason}. Nothing was created.`);
-    const model = checkModel(provider.id, b.model, { relayName: relay.name, action: "create_session" });
-    // Claude Cloud works on a clone of repo at branch (contract §9.2), never in a folder.
-    const cloudPlan = provider.id === "claude-cloud" ? await planCloudBody(b) : noRepoFor(provider.name, b);
-    const staged = cloudPlan ? await cloneCloud(relay.dataDir, cloudPlan, "Nothing was created.", relay.name) : null;
-    const cwd = staged ? staged.dir : checkFolder(b.cwd ?? relay.defaultCwd, "Nothing was created.");
-    let s: SessionRow;
-    try {
-      s = relay.db.transaction(() => {
-        const row = relay.sessions.create({ provider: provider.id, model: model.model, effort: b.effort ?? null, mode: b.mode, cwd, title: b.title, mayCreateSessions: b.mayCreateSessions,
-          ...(cloudPlan ? { repo: cloudPlan.repo.display, branch: cloudPlan.branch } : {}) });
-        if (staged) relay.sessions.update(row.id, { cwd: staged.place(row.id) });
-        return row;
-      })();
-    } finally {
-      staged?.discard();
-    }
-    if (!staged) relay.noteCwd(cwd);
-    relay.bus.emit({ type: "session.updated", sessionId: s.id });
-    if (b.text) relay.ownerMessage(s.id, b.text);
+    const { text, title, mode, mayCreateSessions, ...ask } = parse(NewSessionBody, await jsonBody(c), "Nothing was created.");
+    const d = newSessionDeps(relay);
+    const s = await newSession(d, await planNewSession(d, ask, { owner: true }), { title, mode, mayCreateSessions });
+    if (text) relay.ownerMessage(s.id, text);
     return c.json(sessionDetail(relay, relay.sessions.get(s.id)!), 201);
   });
 

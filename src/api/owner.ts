@@ -15,7 +15,7 @@ import { subscriptionRoutes } from "./subscriptions.ts";
 import { providerRoutes } from "./providers.ts";
 import { usageRoutes } from "./usage.ts";
 import { timingSafeEqual } from "node:crypto";
-import { pairingRoutes } from "../pairing/routes.ts";
+import { pairingRoutes } from "./relays.ts";
 import { sessionFileRoutes } from "./session-files.ts";
 import { cloudRoutes } from "./cloud.ts";
 import { searchRoutes } from "./search.ts";
@@ -76,7 +76,7 @@ export function ownerApi(d: ApiDeps): Hono {
   app.route("/schedules", ownerScheduleRoutes(d));
   app.route("/subscriptions", subscriptionRoutes(d));
   app.route("/subscriptions", ownerSubscriptionRoutes(d));
-  app.route("/", pairingRoutes(d.relay));
+  app.route("/", pairingRoutes(d));
   app.route("/providers", providerRoutes(d));
   app.route("/usage", usageRoutes(d));
   app.route("/usage", usageHistoryRoutes(d));

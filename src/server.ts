@@ -10,6 +10,7 @@ import { cardActRoute } from "./api/push.ts";
 import { cardView } from "./approvals/card-store.ts";
 import type { McpEndpoint } from "./mcp/endpoint.ts";
 import { webUi } from "./web/ui.ts";
+import { apiServicesOf, webServicesOf } from "./app/api-services.ts";
 import { peerApi } from "./peer/routes.ts";
 import { originGuard, type Listening } from "./api/origin-guard.ts";
 import { lockDataDir, type FolderLock } from "./ops/folder-lock.ts";
@@ -68,11 +69,11 @@ export function buildApp(relay: Relay, listening: () => Listening | null = () =>
   app.all("/mcp", async (c) => (await endpoint()).handle(c));
   // A notification's Allow/Deny: its action token stands for the owner token (contract §10.3).
   app.route("/api", cardActRoute({ db: relay.db, clock: relay.clock, tokens: relay.notify.tokens, decide: (id, d) => cardView(relay.approvals.decide(id, d)) }));
-  app.route("/api", ownerApi(relay));
+  app.route("/api", ownerApi(apiServicesOf(relay)));
   app.route("/peer/v1", peerApi(relay));
   // A mounted app's notFound does not apply under its parent: unknown API routes answer here.
   app.all("/api/*", (c) => c.json({ ok: false, code: "REMOTE_RELAY_NOT_FOUND", error: `No route ${c.req.method} ${c.req.path}. Nothing was done.` }, 404));
-  app.route("/", webUi(relay));
+  app.route("/", webUi(webServicesOf(relay)));
   return app;
 }
 

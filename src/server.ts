@@ -111,11 +111,11 @@ async function serveRelay(opts: StartOptions & { dataDir: string }, lock: Folder
     app = buildApp(relay, () => on);
     const memory = (trim = new MemoryTrim(relay.clock));
     relay.bus.on(() => memory.touch());
-    writePidFile(opts.dataDir, { host, port });
+    writePidFile(opts.dataDir, { host, port, ...(opts.tls ? { tls: true } : {}) });
     const shownHost = host.includes(":") ? `[${host}]` : host;
     const scheme = opts.tls ? "https" : "http";
     const url = `${scheme}://${shownHost}:${port}`;
-    const local = localUrl(host, port).replace(/^http:/, `${scheme}:`);
+    const local = localUrl(host, port, !!opts.tls);
     relay.mcpUrl = `${local}/mcp`;
     relay.baseUrl = local;
     await relay.start();

@@ -69,6 +69,9 @@ test("an https relay's pairing token carries its certificate's fingerprint; the 
   const [res] = toolResults(await a.say(caller, tool({ action: "list_sessions", relay: "build" }), 60_000));
   assert.equal(res.ok, true, JSON.stringify(res));
   assert.ok(JSON.stringify(res).includes(ses), JSON.stringify(res));
+  // `oar url` gives the https link.
+  const { stdout } = await run(BIN, ["url", "--data", b.dataDir]);
+  assert.equal(stdout.trim(), `${b.url}/#token=${b.token}`);
   // The https relay's own agents reach its /mcp over https (they trust its certificate).
   const [own] = toolResults(await b.say(ses, tool({ action: "list_relays", relay: "this" }), 60_000));
   assert.equal(own.ok, true, JSON.stringify(own));

@@ -6,13 +6,12 @@ import { Effort, Mode, type SessionRow } from "../sessions/types.ts";
 import { listContext, pendingQuestions, sessionEntry, taskSummary } from "../sessions/views.ts";
 import { jsonBody } from "./http-errors.ts";
 import { checkModel } from "../providers/model-check.ts";
-import { checkFolder, newSession, newSessionDeps, planNewSession } from "../actions/commands/new-session.ts";
+import { checkFolder, newSession, planNewSession } from "../actions/commands/new-session.ts";
 import { cardView } from "../approvals/approvals.ts";
 import { groupMembers } from "../groups/members.ts";
 import { iso } from "../core/clock.ts";
 import { toPlainLines } from "../tasks/plain-text.ts";
 import { maskSecrets } from "../tasks/mask-secrets.ts";
-import { compactSession } from "../sessions/compact.ts";
 import { listPage } from "../sessions/list-query.ts";
 import { OWNER_LIST_TAIL, ownerListQuery } from "./list-params.ts";
 import { ownerMessageView, sessionHistory } from "./session-history.ts";
@@ -87,7 +86,7 @@ export function sessionRoutes(relay: Relay): Hono {
 
   app.post("/", async (c) => {
     const { text, title, mode, mayCreateSessions, ...ask } = parse(NewSessionBody, await jsonBody(c), "Nothing was created.");
-    const d = newSessionDeps(relay);
+    const d = relay.services;
     const s = await newSession(d, await planNewSession(d, ask, { owner: true }), { title, mode, mayCreateSessions });
     if (text) relay.ownerMessage(s.id, text);
     return c.json(sessionDetail(relay, relay.sessions.get(s.id)!), 201);
@@ -150,7 +149,7 @@ export function sessionRoutes(relay: Relay): Hono {
   });
 
   app.post("/:id/compact", (c) => {
-    const next = compactSession(relay, find(c.req.param("id")).id);
+    const next = relay.compactSession(find(c.req.param("id")).id);
     return c.json(sessionDetail(relay, next), 201);
   });
 

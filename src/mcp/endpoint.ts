@@ -5,7 +5,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { callRelayTool } from "../actions/dispatch.ts";
 import type { ActionServices } from "../actions/services.ts";
-import type { SecretMask } from "../core/secret-mask.ts";
+import type { McpDeps } from "./deps.ts";
 import { toolInputSchema, TOOL_DESCRIPTION } from "./tool-schema.ts";
 import { ClientGone, HttpRefusal, readBodyText } from "../api/body.ts";
 import { RelayError } from "../core/errors.ts";
@@ -20,13 +20,6 @@ const PROGRESS_EVERY_MS = Number(process.env.OAR_PROGRESS_MS) > 0 ? Number(proce
 const ENV_MCP_SESSIONS_MAX = Number(process.env.OAR_MCP_SESSIONS_MAX) > 0 ? Number(process.env.OAR_MCP_SESSIONS_MAX) : 0;
 /** Where non-object tool arguments travel past the SDK's own schema check to ours. */
 const RAW_ARGUMENTS = "__oar_raw_arguments";
-
-/** What /mcp uses: the action path's services (whose identity, settings and sessions it reads
- * too) and the mask every result passes. */
-export interface McpDeps {
-  services: ActionServices;
-  secretMask: Pick<SecretMask, "maskJson">;
-}
 
 interface Entry {
   transport: WebStandardStreamableHTTPServerTransport;

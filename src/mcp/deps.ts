@@ -1,0 +1,9 @@
+import type { ActionServices } from "../actions/services.ts";
+import type { SecretMask } from "../core/secret-mask.ts";
+
+/** What /mcp uses: the action path's services (whose identity, settings and sessions it reads
+ * too) and the mask every result passes. The composition root hands it over (issue 19). */
+export interface McpDeps {
+  services: ActionServices;
+  secretMask: Pick<SecretMask, "maskJson">;
+}

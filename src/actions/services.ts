@@ -73,7 +73,4 @@ export interface ActionServices {
   bus: Pick<Bus, "emit">;
   /** Runs `fn` in one SQLite transaction: writes of several domains that land together. */
   transaction<T>(fn: () => T): T;
-  /** @deprecated The whole relay, for the dispatcher's forwarding alone until pairing's
-   * forward takes services (issue 19, 1C); no handler reads it. */
-  relay: import("../relay.ts").Relay;
 }

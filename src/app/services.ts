@@ -44,6 +44,5 @@ export function servicesOf(relay: Relay): ActionServices {
     probes: relay.probes,
     bus: relay.bus,
     transaction: (fn) => relay.db.transaction(fn)(),
-    relay,
   };
 }

@@ -44,10 +44,12 @@ export class McpEndpoint {
 
   private services: ActionServices;
   private secretMask: McpDeps["secretMask"];
+  private toolListings: McpDeps["toolListings"];
 
   constructor(d: McpDeps) {
     this.services = d.services;
     this.secretMask = d.secretMask;
+    this.toolListings = d.toolListings;
   }
 
   async handle(c: Context): Promise<Response> {
@@ -112,6 +114,7 @@ export class McpEndpoint {
       },
       onsessionclosed: (id) => {
         this.entries.delete(id);
+        this.toolListings?.ended(caller.id, id);
       },
     });
     if (!revive) {
@@ -185,9 +188,10 @@ export class McpEndpoint {
 
   private makeServer(callerId: string, calls: { active: number }): Server {
     const server = new Server({ name: "relay", version: this.services.identity.version }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: [{ name: "relay_tool", description: TOOL_DESCRIPTION, inputSchema: this.schema as never }],
-    }));
+    server.setRequestHandler(ListToolsRequestSchema, async (_req, extra) => {
+      this.toolListings?.listed(callerId, extra.sessionId);
+      return { tools: [{ name: "relay_tool", description: TOOL_DESCRIPTION, inputSchema: this.schema as never }] };
+    });
     server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
       const name = req.params.name;
       if (name !== "relay_tool" && name !== "remote_relay") {

@@ -114,6 +114,10 @@ export async function forwardCall(relay: Relay, caller: SessionRow, def: ActionD
       mirrorAfter(relay, row, caller, def.name, args, result);
     }
     last = result;
+    // What the turn there cost, once it ended: counted here for the caller's group (once).
+    if (typeof answer.turn === "string" && answer.usage && typeof answer.usage === "object") {
+      relay.budgets.recordRemote({ relay: row.name, remoteTurn: answer.turn, sessionId: caller.id, usage: answer.usage });
+    }
     if (waits && !waitedTurn && typeof answer.turn === "string") {
       waitedTurn = answer.turn as string;
       pairing.waits.waiting(caller.id, row.name, waitedTurn);

@@ -9,6 +9,8 @@ import { needFor, type Gate } from "../approvals/gate.ts";
 import type { ClientRow, RemoteCallerRow } from "./store.ts";
 import type { CallBody } from "./peer-protocol.ts";
 import { MAX_HOPS } from "./origin.ts";
+import { endedTurnUsage } from "../budgets/turn-usage.ts";
+import type { ReportedUsage } from "../budgets/budgets.ts";
 import type { RemoteContext } from "./remote-context.ts";
 
 // A relay_tool call from a conversation on a paired relay, executed here under this relay's
@@ -29,7 +31,7 @@ const PROMPTS = new Set(["send", "create_session", "schedule"]);
 
 /** `turn`: this relay's id of the turn a send/create_session/wait is about, so the calling
  * relay can tell that turn's turn_end from others (no echo, relay_tool.md §9). */
-export type PeerCallAnswer = { result: Record<string, unknown>; turn?: string } | { approvalNeeded: NonNullable<RemoteContext["approvalNeeded"]> };
+export type PeerCallAnswer = { result: Record<string, unknown>; turn?: string; usage?: ReportedUsage } | { approvalNeeded: NonNullable<RemoteContext["approvalNeeded"]> };
 
 export async function executeRemote(relay: Relay, client: ClientRow, body: CallBody, signal: AbortSignal): Promise<PeerCallAnswer> {
   const pairing = relay.pairing;
@@ -101,7 +103,10 @@ async function runAs(relay: Relay, client: ClientRow, rc: RemoteCallerRow, body:
   // Seed §6: an agent of that relay wrote into a conversation here, so it opens there.
   if (result.ok && (body.action === "send") && typeof result.session === "string") pairing.agentWrote(result.session, client.name);
   const turn = result.ok !== false && typeof result.message_id === "string" ? relay.sessions.turnByMessage(result.message_id)?.id : undefined;
-  return turn ? { result, turn } : { result };
+  if (!turn) return { result };
+  // A finished turn's usage goes back: the calling relay counts it for its group's budgets.
+  const usage = endedTurnUsage(relay.sessions, turn);
+  return usage ? { result, turn, usage } : { result, turn };
 }
 
 /** The approval gate for a remote caller (called from Approvals.require): this relay's rules

@@ -42,7 +42,7 @@ export const BUDGET_OPTIONS = [
 type OptionId = (typeof BUDGET_OPTIONS)[number]["id"];
 
 /** What the action path reads of budgets (relay_tool `usage`, a held turn's answer). */
-export type BudgetReads = Pick<BudgetHolds, "views" | "heldFor">;
+export type BudgetReads = Pick<BudgetHolds, "views" | "heldFor" | "recordRemote">;
 
 const Decision = z.strictObject({
   optionId: z.string().max(200),
@@ -136,6 +136,11 @@ export class BudgetHolds implements TurnGate {
   /** Every budget with its spend and the turns it holds now (relay_tool `usage`, GET /api/usage). */
   views(): BudgetView[] {
     return this.d.budgets.views((id) => this.heldTurns(id));
+  }
+
+  /** What a paired relay reported back for a prompt a session here sent (its group's spend). */
+  recordRemote(r: Parameters<Budgets["recordRemote"]>[0]): boolean {
+    return this.d.budgets.recordRemote(r);
   }
 
   /** How many queued turns each budget holds now (usage's `heldTurns`). */

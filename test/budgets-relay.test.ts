@@ -181,3 +181,22 @@ test("a token budget on one session holds it alone; removing the budget releases
     return r.status === "done" && r;
   })).reply.text, "c");
 });
+
+test("a schedule that fires into a held session waits like a prompt, its card raised", async () => {
+  const s = await relay.createSession({ title: "Scheduled" });
+  assert.equal((await relay.api("PATCH", "/api/settings", { budgets: [{ id: "once", scope: "session", target: s, period: "total", usd: 0.4 }] })).status, 200);
+  assert.equal((await relay.say(s, TURN("paid"))).text, "paid");
+  const now = Date.parse(await relay.advance(0));
+  const sch = await relay.api("POST", "/api/schedules", { session: s, text: "/reply scheduled", at: new Date(now + 10 * 60_000).toISOString() });
+  assert.equal(sch.status, 201, JSON.stringify(sch.json));
+  await relay.advance(10 * 60_000 + 1000);
+  const [card] = await relay.waitFor(async () => ((await budgetCards(s)).length ? budgetCards(s) : null));
+  assert.equal(card.budget, "once");
+  assert.equal((await usageOf("once")).heldTurns, 1);
+  const replies = async () => (await relay.session(s)).messages.filter((m: any) => m.role === "agent").length;
+  assert.ok((await relay.session(s)).messages.some((m: any) => m.role === "schedule"), "it fired: its message is queued");
+  assert.equal(await replies(), 1, "held, not run");
+  assert.equal((await relay.api("POST", `/api/cards/${card.id}`, { optionId: "allow_once" })).status, 200);
+  await relay.waitFor(async () => (await replies()) === 2);
+  assert.equal((await relay.api("PATCH", "/api/settings", { budgets: [] })).status, 200);
+});

@@ -114,8 +114,9 @@ export class BudgetHolds implements TurnGate {
   }
 
   ended(t: { id: string; sessionId: string; model: string | null; meta: Record<string, unknown> | undefined }): void {
-    const usage = t.meta?.usage as ReportedUsage | undefined;
-    if (!usage || typeof usage !== "object") return;
+    // Every ending is recorded (a turn without usage counts nothing, but uses up its allow once).
+    const u = t.meta?.usage;
+    const usage = u && typeof u === "object" && !Array.isArray(u) ? (u as ReportedUsage) : {};
     this.d.budgets.recordTurn({ turnId: t.id, sessionId: t.sessionId, usage, model: t.model });
   }
 

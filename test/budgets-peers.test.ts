@@ -47,4 +47,12 @@ test("a group budget counts a worker's turns on a paired relay, once, and then h
   const watcher = await a.createSession({ title: "Watcher" });
   const held = await (await a.mcp(watcher)).call({ action: "wait", relay: "this", session: conv, message_id: m, wait_seconds: 0 });
   assert.deepEqual(held.heldForBudget, { budget: "team", spentUsd: 0.8, limitUsd: 0.5 });
+
+  // The other relay's own budget holds a prompt there: the calling agent hears it at once,
+  // the fields as that relay gave them.
+  assert.equal((await b.api("PATCH", "/api/settings", { budgets: [{ id: "box", scope: "relay", period: "month", usd: 0.8 }] })).status, 200);
+  const there = await agent.call({ action: "send", relay: "bbox", session: target, text: "/reply w3", wait_seconds: 300 });
+  assert.equal(there.status, "queued", JSON.stringify(there));
+  assert.deepEqual(there.heldForBudget, { budget: "box", spentUsd: 0.8, limitUsd: 0.8 });
+  assert.match(there.note, /The owner was asked/);
 });

@@ -89,6 +89,9 @@ test("$1/day with $0.40 turns: the 4th waits with a card; restart keeps it; allo
   assert.equal(held.status, "queued", JSON.stringify(held));
   assert.deepEqual(held.heldForBudget, { budget: "daily", spentUsd: 1.2, limitUsd: 1 });
   assert.match(held.note, /reached its limit.*The owner was asked/);
+  // A long wait answers at once (the manual clock does not move): the turn waits for the owner.
+  const long = await agent.call({ action: "wait", relay: "this", session: s, message_id: m4, wait_seconds: 600 });
+  assert.deepEqual([long.status, long.heldForBudget?.budget], ["queued", "daily"]);
   const view = await usageOf("daily");
   assert.deepEqual({ ...view, resetsAt: undefined }, { id: "daily", scope: "relay", target: null, period: "day", limitUsd: 1, limitTokens: null, spentUsd: 1.2, spentTokens: 4500, remainingUsd: 0, heldTurns: 1, resetsAt: undefined });
   assert.equal(view.resetsAt, new Date(MIDNIGHT).toISOString(), "the zone's midnight");

@@ -108,7 +108,7 @@ export async function forwardCall(d: ForwardDeps, caller: SessionRow, def: Actio
       pairing.waits.waiting(caller.id, row.name, waitedTurn);
     }
     const status = result.status;
-    if (!waits || result.ok === false || (status !== "running" && status !== "queued") || remaining() <= 0 || opts.signal.aborted) return finish(result);
+    if (!waits || result.ok === false || (status !== "running" && status !== "queued") || result.heldForBudget || remaining() <= 0 || opts.signal.aborted) return finish(result);
     body = { ...base, action: "wait", args: { session: result.session, message_id: result.message_id, wait_seconds: Math.min(remaining(), CHUNK_SECONDS) } };
   }
   }

@@ -29,7 +29,8 @@ export async function waitForTurn(d: WaitDeps, turn: TurnRow, waitSeconds: numbe
   const deadline = clock.now() + wait.seconds * 1000;
   for (;;) {
     const t = sessions.turn(turn.id)!;
-    const out = turnStatus(d, t);
+    // A turn a budget holds does not start without the owner: the agent hears it at once.
+    const out = turnStatus(d, t) ?? (t.status === "queued" && d.budgets.heldFor(t.id) ? stillGoing(d, t) : null);
     if (out || clock.now() >= deadline || signal.aborted) {
       const base = out ?? stillGoing(d, t);
       return {

@@ -26,6 +26,7 @@ import { agentTokenLookups } from "./sessions/agent-tokens.ts";
 import { wireProviders } from "./providers/relay-wiring.ts";
 import type { ProviderProbes } from "./providers/probes.ts";
 import { installWorkspaceCleanup } from "./cloud/lifetime.ts";
+import { ToolListings } from "./mcp/tool-listings.ts";
 import { sessionFolders } from "./sessions/folders.ts";
 import { RecentFolders } from "./sessions/recent-folders.ts";
 import type { ActionServices } from "./actions/services.ts";
@@ -83,6 +84,8 @@ export class Relay {
   readonly pairing: Pairing;
   /** Masks secrets in text leaving the relay (results, owner API, UI stream). */
   readonly secretMask: SecretMask;
+  /** Whose agents have listed relay_tool on /mcp (mcp/tool-listings.ts). */
+  readonly toolListings = new ToolListings();
   /** What relay_tool's handlers get (actions/services.ts), built once everything above is. */
   readonly services: ActionServices;
 
@@ -123,12 +126,14 @@ export class Relay {
       pipes: new KeeperPipes(this.dataDir),
       idleMinutes: opts.workerIdleMinutes ?? 10,
       onPrompt: (turnId) => this.sessions.markPrompted(turnId, this.clock.now()),
+      onAgentStart: (id, record) => this.sessions.update(id, { acp_session_id: record }),
       session: (id) => this.sessions.get(id),
       mcpEntry: (s) => (this.toolOffered() ? this.mcpEntry(s) : null),
       busy: (id) => this.sessions.state(id) !== "idle",
       hostFor: (sessionId) => ({
         onTask: (t) => this.tasks.report(sessionId, t),
         onTaskOutput: (taskId, chunk) => this.tasks.output(sessionId, taskId, chunk),
+        toolListings: { heldFor: () => this.toolListings.heldFor(sessionId), counts: () => this.toolListings.counts(sessionId), next: (ms) => this.toolListings.next(sessionId, ms) },
         askUser: (q, signal) => {
           const turn = this.sessions.activeTurns(sessionId).find((t) => t.status === "running");
           return this.questions.askUser(sessionId, turn?.id ?? null, q.question, q.options, signal);

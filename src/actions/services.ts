@@ -11,7 +11,7 @@ import type { WatchingPort } from "../watching/port.ts";
 import type { Pairing } from "../pairing/pairing.ts";
 import type { Workers } from "../providers/workers.ts";
 import type { Relay } from "../relay.ts";
-import type { BudgetReads } from "../budgets/holds.ts";
+import type { BudgetsPort } from "../budgets/holds.ts";
 
 // The services the action path uses (issue 19): the composition root builds them once, the
 // dispatcher hands them to every handler beside the call's own facts (types.ts CallInfo), and
@@ -60,7 +60,7 @@ export interface ActionServices {
   workers: Pick<Workers, "stop" | "has" | "kill">;
   folders: RecentFolders;
   /** Budgets (contract §10.4): their views, and what holds a queued turn. */
-  budgets: BudgetReads;
+  budgets: BudgetsPort;
   address: Address;
   /** Strings that must never show in results or task output (the owner token, provider keys,
    * paired relays' credentials). */

@@ -8,6 +8,8 @@ import { cardView, type CardRow, type CardStore } from "../approvals/card-store.
 import type { SessionRow, TurnRow } from "../sessions/types.ts";
 import type { TurnGate } from "../sessions/turns.ts";
 import type { BudgetView, Budgets, Held, ReportedUsage } from "./budgets.ts";
+import type { Notice } from "./notices.ts";
+import type { SpendSeries } from "./spend-series.ts";
 
 // Budgets on the turn queue (contract §10.4): the gate Turns asks before a queued turn starts,
 // the `budget` card of a held turn (raise / allow once / stop), and each turn's spend recorded
@@ -41,8 +43,9 @@ export const BUDGET_OPTIONS = [
 ] as const;
 type OptionId = (typeof BUDGET_OPTIONS)[number]["id"];
 
-/** What the action path reads of budgets (relay_tool `usage`, a held turn's answer). */
-export type BudgetReads = Pick<BudgetHolds, "views" | "heldFor" | "recordRemote">;
+/** What the action path and the owner API use of budgets: views, a held turn's answer, a
+ * paired relay's reported spend, the budget card, the Inbox notices, the chart. */
+export type BudgetsPort = Pick<BudgetHolds, "views" | "heldFor" | "recordRemote" | "decide" | "pendingNotices" | "dismissNotice" | "spendOverTime">;
 
 const Decision = z.strictObject({
   optionId: z.string().max(200),
@@ -142,6 +145,20 @@ export class BudgetHolds implements TurnGate {
   /** What a paired relay reported back for a prompt a session here sent (its group's spend). */
   recordRemote(r: Parameters<Budgets["recordRemote"]>[0]): boolean {
     return this.d.budgets.recordRemote(r);
+  }
+
+  /** The Inbox's 80 % notices (GET /api/inbox `notices`). */
+  pendingNotices(): Notice[] {
+    return this.d.budgets.pendingNotices();
+  }
+
+  dismissNotice(id: string): void {
+    this.d.budgets.dismissNotice(id);
+  }
+
+  /** Spend per local day, for the page's chart (GET /api/usage?days=&by=). */
+  spendOverTime(opts: Parameters<Budgets["spendOverTime"]>[0]): SpendSeries {
+    return this.d.budgets.spendOverTime(opts);
   }
 
   /** How many queued turns each budget holds now (usage's `heldTurns`). */

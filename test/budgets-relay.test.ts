@@ -203,3 +203,23 @@ test("a schedule that fires into a held session waits like a prompt, its card ra
   await relay.waitFor(async () => (await replies()) === 2);
   assert.equal((await relay.api("PATCH", "/api/settings", { budgets: [] })).status, 200);
 });
+
+test("a turn queued behind one whose usage reaches the limit is held: spend is counted before the next turn starts", async () => {
+  const s = await relay.createSession({ title: "Back to back" });
+  assert.equal((await relay.api("PATCH", "/api/settings", { budgets: [{ id: "b2b", scope: "session", target: s, period: "total", usd: 0.4 }] })).status, 200);
+  const first = await post(s, "/sleep 300\n/usage 1000 500 0.40\n/reply first");
+  const second = await post(s, "/reply second");
+  const agent = await relay.mcp(await relay.createSession({ title: "Looker" }));
+  const done = await relay.waitFor(async () => {
+    const r = await waitNow(agent, s, first);
+    return r.status === "done" && r;
+  });
+  assert.equal(done.reply.text, "first");
+  const held = await relay.waitFor(async () => {
+    const r = await waitNow(agent, s, second);
+    return r.status !== "running" && r;
+  });
+  assert.equal(held.status, "queued", JSON.stringify(held));
+  assert.equal(held.heldForBudget?.budget, "b2b");
+  assert.equal((await relay.api("PATCH", "/api/settings", { budgets: [] })).status, 200);
+});

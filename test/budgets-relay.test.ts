@@ -173,6 +173,12 @@ test("a token budget on one session holds it alone; removing the budget releases
   });
   assert.deepEqual(held.heldForBudget, { budget: "tok", spentUsd: 0, limitUsd: null, spentTokens: 3000, limitTokens: 3000 });
   assert.equal((await relay.say(other, "/reply free")).text, "free", "another session is not under it");
+  // The page's chart: spend per local day and session (GET /api/usage?days=&by=).
+  const chart = (await relay.api("GET", "/api/usage?days=3&by=session")).json.spendOverTime;
+  assert.equal(chart.days.length, 3);
+  assert.equal(chart.series.find((x: any) => x.key === s).tokens.reduce((a: number, b: number) => a + b, 0), 3000);
+  assert.equal((await relay.api("GET", "/api/usage?days=0")).json.code, "REMOTE_RELAY_INVALID_INPUT");
+  assert.equal((await relay.api("GET", "/api/usage?by=model")).json.code, "REMOTE_RELAY_INVALID_INPUT");
   const notice = (await relay.api("GET", "/api/inbox")).json.notices.find((n: any) => n.budget === "tok");
   assert.match(notice.text, /3,000 of 3,000 tokens/);
   assert.equal((await relay.api("POST", `/api/questions/${notice.id}`, { answer: "x" })).json.code, "REMOTE_RELAY_INVALID_INPUT");

@@ -13,7 +13,7 @@ import { Budgets } from "../src/budgets/budgets.ts";
 import { BudgetHolds } from "../src/budgets/holds.ts";
 import { CardStore } from "../src/approvals/card-store.ts";
 import type { TurnRow } from "../src/sessions/types.ts";
-import { parseBudgets, type Budget } from "../src/budgets/settings.ts";
+import { parseBudgets, type Budget } from "../src/core/budget-schema.ts";
 import { ManualClock } from "../src/core/clock.ts";
 import { Bus } from "../src/core/bus.ts";
 import { SessionStore } from "../src/sessions/session-store.ts";

@@ -4,7 +4,7 @@ import type { Clock } from "./clock.ts";
 import { RelayError } from "./errors.ts";
 import { issueWords } from "./issue-words.ts";
 import { CustomAgents, type CustomAgent } from "./custom-agent-schema.ts";
-import { BudgetList, parseBudgets, type TargetCheck } from "../budgets/settings.ts";
+import { BudgetList, parseBudgets, type TargetCheck } from "./budget-schema.ts";
 
 // Relay settings (contract §3). Stored as one JSON value per key; defaults live here.
 // Provider set-up (keys, tokens) and the Claude API key's monthly cap are owner settings

@@ -31,6 +31,7 @@ export const LAYERS = [
       "cloud",
       "pairing",
       "ops",
+      "worktrees",
     ],
   },
   { name: "actions", paths: ["actions"] },

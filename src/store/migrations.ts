@@ -6,6 +6,7 @@ import { WATCHING_SQL } from "../watching/schema.ts";
 import { SCALE_INDEXES_SQL } from "./scale-indexes.ts";
 import { PAIRING_SQL, PAIRING_MOVES_SQL, PEER_IDENTITY_SQL } from "../pairing/schema.ts";
 import { TASKS_PGID_SQL } from "../tasks/schema.ts";
+import { WORKTREES_SQL } from "./schema/worktrees.ts";
 
 export interface Migration {
   name: string;
@@ -156,4 +157,6 @@ export const MIGRATIONS: Migration[] = [
   { name: "013-turns-prompted", sql: "ALTER TABLE turns ADD COLUMN prompted_at INTEGER;" },
   // Stand-ins and the peer outbox keyed by the pairing, not the name a peer sends (issue 18).
   { name: "014-peer-identity", sql: PEER_IDENTITY_SQL },
+  // Worktrees, overlaps, claims and the merge queue (issue 20, contract §10.1).
+  { name: "020-worktrees", sql: WORKTREES_SQL },
 ];

@@ -188,7 +188,8 @@ export class Turns {
     const db = this.store.db;
     db.transaction(() => {
       let replyId: string | null = null;
-      if (live.text || status === "error" || extraMeta?.activity) {
+      // A turn without text is kept for what it did or cost (its usage counts toward spend).
+      if (live.text || status === "error" || extraMeta?.activity || extraMeta?.usage) {
         // A turn that failed after some text keeps it and says why below it (a CLI may print
         // its own terse line, e.g. "Invalid API key", before failing).
         const text = status === "error" ? (live.text ? `${live.text}\n\nError: ${error}` : `Error: ${error}`) : live.text;

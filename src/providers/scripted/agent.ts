@@ -24,6 +24,8 @@ type Session = ScriptSession & {
 };
 
 const sessions = new Map<string, Session>();
+/** What the client offered in initialize: `/write` goes through its fs/write_text_file then. */
+let clientWrites = false;
 
 function oarMeta(meta: { [key: string]: unknown } | null | undefined): OarMeta {
   const oar = meta?.oar;
@@ -59,6 +61,7 @@ function openSession(
     effort: str(meta.effort),
     mode: str(meta.mode),
     relay: server ? new RelayClient(server) : undefined,
+    costUsd: previous?.costUsd ?? 0,
     running: new Set(),
   };
   sessions.set(id, session);
@@ -71,11 +74,14 @@ type PromptParams = { sessionId: string; prompt?: acp.ContentBlock[]; _meta?: { 
 const done = serveAcp(
   {
     requests: {
-      initialize: (params: { protocolVersion?: number }) => ({
+      initialize: (params: { protocolVersion?: number; clientCapabilities?: { fs?: { writeTextFile?: unknown } } }) => {
+        clientWrites = params.clientCapabilities?.fs?.writeTextFile === true;
+        return {
         protocolVersion: params.protocolVersion ?? PROTOCOL_VERSION,
         agentCapabilities: { loadSession: true, mcpCapabilities: { http: true } },
         agentInfo: { name: "oar-scripted", version: "1.0.0" },
-      }),
+        };
+      },
       "session/new": (params: acp.NewSessionRequest) => {
         const session = openSession(randomUUID(), params);
         return { sessionId: session.id };
@@ -119,11 +125,13 @@ const done = serveAcp(
           request: (method, reqParams, cancel) =>
             client.request(method, reqParams, { cancellationSignal: cancel, stopWaitingOnCancel: true }),
           notify: (method, notifyParams) => client.notify(method, notifyParams),
+          update: (update) => client.notify("session/update", { sessionId: session.id, update }),
+          clientWrites,
         };
 
         try {
-          const stopReason = await runTurn(session, script, io, controller.signal);
-          return { stopReason };
+          const { stopReason, usage } = await runTurn(session, script, io, controller.signal);
+          return { stopReason, ...(usage ? { usage } : {}) };
         } finally {
           session.running.delete(controller);
           signal.removeEventListener("abort", onRequestAbort);

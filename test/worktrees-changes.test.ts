@@ -5,7 +5,7 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { changesOf } from "../src/worktrees/changes.ts";
+import { changedPaths, changesOf } from "../src/worktrees/changes.ts";
 import { WorktreeLifecycle } from "../src/worktrees/lifecycle.ts";
 import { Worktrees } from "../src/worktrees/worktrees.ts";
 import { cleanTemps, commitAll, domainDeps, g, isolateGit, makeRepo, write } from "./helpers/git-repos.ts";
@@ -55,6 +55,8 @@ test("changes count commits, uncommitted edits and new untracked files, each onc
   assert.deepEqual(byPath["notes/new.md"], { path: "notes/new.md", status: "added", added: 3, removed: 0 });
   assert.deepEqual(byPath["logo.bin"], { path: "logo.bin", status: "added", added: 0, removed: 0, binary: true });
   assert.equal(c.files.length, 6);
+  // What overlap compares: the same files, a rename by both its names.
+  assert.deepEqual([...(await changedPaths(deps.git, ref))].sort(), ["README.md", "docs/gone.md", "logo.bin", "notes/new.md", "src/a.ts", "src/new-name.ts", "src/old-name.ts"]);
   // Reading the changes put nothing into the worktree's index: the new files are still untracked.
   assert.match(g(p, "status", "--porcelain"), /^\?\? logo\.bin$/m);
   assert.match(g(p, "status", "--porcelain"), /^\?\? notes\/$/m);

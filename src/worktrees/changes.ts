@@ -9,7 +9,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseRawNumstat, parseStatus, type FileChange } from "./diff-parse.ts";
-import { run, type Git } from "./git-run.ts";
+import { run, zList, type Git } from "./git-run.ts";
 
 export interface Changes {
   files: FileChange[];
@@ -54,14 +54,17 @@ export async function changesOf(git: Git, wt: WorktreeRef, opts: { diff?: boolea
   });
 }
 
-/** The paths a worktree changed against its base (renames: both names): what overlaps. */
+/** The paths a worktree changed against its base (a rename: both names): what overlaps.
+ * The same set as `changesOf`'s files, without counting lines: new untracked files come
+ * straight from `git status`, the rest from one `diff --name-only`. */
 export async function changedPaths(git: Git, wt: WorktreeRef): Promise<Set<string>> {
-  const { files } = await changesOf(git, wt);
-  const out = new Set<string>();
-  for (const f of files) {
-    out.add(f.path);
-    if (f.from) out.add(f.from);
-  }
+  const baseRef = wt.base === wt.baseCommit ? wt.baseCommit : `refs/heads/${wt.base}`;
+  const [status, fork] = await Promise.all([
+    run(git, wt.path, ["status", "--porcelain", "-z", "--untracked-files=all", "--no-renames"]),
+    forkPoint(git, wt, baseRef),
+  ]);
+  const out = new Set(parseStatus(status).filter((e) => e.xy === "??").map((e) => e.path));
+  for (const p of zList(await run(git, wt.path, ["diff", "-z", "--name-only", "--no-renames", "--no-ext-diff", fork]))) out.add(p);
   return out;
 }
 

@@ -15,7 +15,7 @@ after(cleanTemps);
 
 const FILES = {
   "README.md": "hello\n",
-  "src/a.ts": ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"].join("\n") + "\n",
+  "src/a.ts": "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n",
   "src/old-name.ts": "export const moved = true;\nexport const kept = 1;\nexport const also = 2;\n",
   "docs/gone.md": "bye\n",
 };
@@ -36,7 +36,7 @@ test("a fresh worktree has no changes", async () => {
 test("changes count commits, uncommitted edits and new untracked files, each once, against base", async () => {
   const { deps, view, ref } = await session();
   const p = view.path;
-  write(p, "src/a.ts", FILES["src/a.ts"].replace("5\n", "five\n") + "11\n");
+  write(p, "src/a.ts", `${FILES["src/a.ts"].replace("5\n", "five\n")}11\n`);
   g(p, "mv", "src/old-name.ts", "src/new-name.ts");
   g(p, "rm", "-q", "docs/gone.md");
   commitAll(p, "edit, rename, delete");

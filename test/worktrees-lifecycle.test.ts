@@ -48,7 +48,7 @@ test("create: a worktree under <data>/worktrees on a new branch made from HEAD; 
   assert.equal(view.repo, repo);
   assert.equal(view.base, "main");
   assert.equal(view.baseCommit, head);
-  assert.ok(view.path.startsWith(join(deps.dataDir, "worktrees") + "/"), view.path);
+  assert.ok(view.path.startsWith(`${join(deps.dataDir, "worktrees")}/`), view.path);
   assert.equal(g(view.path, "rev-parse", "--abbrev-ref", "HEAD").trim(), "oar/add-a-cache-bbbbbb");
   assert.equal(g(view.path, "rev-parse", "HEAD").trim(), head);
   assert.ok(existsSync(join(view.path, "src/a.ts")));

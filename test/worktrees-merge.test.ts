@@ -192,6 +192,28 @@ test("merges into one repository run one at a time in the order asked; a waiting
   assert.ok(!existsSync(join(release, "f2.txt")));
 });
 
+test("a test command running past its time on the relay's clock is stopped: tests_failed, nothing changed", async () => {
+  const repo = makeRepo(FILES);
+  const clock = new ManualClock(Date.parse("2026-12-01T10:00:00Z"));
+  const deps = domainDeps(clock);
+  const w = new Worktrees({ ...deps, relayName: "desk", titleOf: () => null, mergeTestTimeoutMs: 5 * 60_000 });
+  const v = await w.lifecycle.create(await w.lifecycle.plan(repo), { id: "ses_slow00000001", title: "Slow" });
+  write(v.path, "s.txt", "s\n");
+  commitAll(v.path, "s");
+  const before = g(repo, "rev-parse", "main").trim();
+  const { mergeId } = await w.merges.ask({ session: "ses_slow00000001", test: "echo started; while true; do sleep 0.05; done" });
+  await waitUntil(() => w.merges.store.get(mergeId)?.test_pgid);
+  const pgid = w.merges.store.get(mergeId)!.test_pgid!;
+  await clock.advance(5 * 60_000);
+  const r = await w.merges.wait(mergeId, clock.now() + 60_000);
+  assert.equal(r.status, "tests_failed");
+  if (r.status !== "tests_failed") return;
+  assert.equal(r.stopped, "timeout");
+  assert.deepEqual(r.tail, ["started", "[the test command was stopped after 5 min]"]);
+  assert.ok(!alive(pgid), "its processes are gone");
+  assert.equal(g(repo, "rev-parse", "main").trim(), before);
+});
+
 test("asking for a merge that cannot be made is refused at once and queues nothing", async () => {
   const { repo, w, wts } = await setup(["ses_aaaaaaaaaaaa"]);
   const none = await refusal(w.merges.ask({ session: "ses_nothing000000" }));

@@ -8,8 +8,9 @@
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseRawNumstat, parseStatus, type FileChange } from "./diff-parse.ts";
+import { parseRawNumstat, type FileChange } from "./diff-parse.ts";
 import { run, zList, type Git } from "./git-run.ts";
+import { statusOf } from "./status.ts";
 
 export interface Changes {
   files: FileChange[];
@@ -38,12 +39,11 @@ export function changesOf(git: Git, wt: WorktreeRef): Promise<Changes>;
 export function changesOf(git: Git, wt: WorktreeRef, opts: { diff: true }): Promise<ChangesWithDiff>;
 export async function changesOf(git: Git, wt: WorktreeRef, opts: { diff?: boolean } = {}): Promise<Changes | ChangesWithDiff> {
   const baseRef = wt.base === wt.baseCommit ? wt.baseCommit : `refs/heads/${wt.base}`;
-  const [status, counts, fork] = await Promise.all([
-    run(git, wt.path, ["status", "--porcelain", "-z", "--untracked-files=all", "--no-renames"]),
+  const [entries, counts, fork] = await Promise.all([
+    statusOf(git, wt.path),
     aheadBehind(git, wt, baseRef),
     forkPoint(git, wt, baseRef),
   ]);
-  const entries = parseStatus(status);
   const untracked = entries.filter((e) => e.xy === "??").map((e) => e.path);
   return withUntracked(git, wt.path, untracked, async (env) => {
     const files = parseRawNumstat(await run(git, wt.path, ["diff", "-z", "--raw", "--numstat", "-M", "--no-ext-diff", fork], { env }));
@@ -59,18 +59,15 @@ export async function changesOf(git: Git, wt: WorktreeRef, opts: { diff?: boolea
  * straight from `git status`, the rest from one `diff --name-only`. */
 export async function changedPaths(git: Git, wt: WorktreeRef): Promise<Set<string>> {
   const baseRef = wt.base === wt.baseCommit ? wt.baseCommit : `refs/heads/${wt.base}`;
-  const [status, fork] = await Promise.all([
-    run(git, wt.path, ["status", "--porcelain", "-z", "--untracked-files=all", "--no-renames"]),
-    forkPoint(git, wt, baseRef),
-  ]);
-  const out = new Set(parseStatus(status).filter((e) => e.xy === "??").map((e) => e.path));
+  const [entries, fork] = await Promise.all([statusOf(git, wt.path), forkPoint(git, wt, baseRef)]);
+  const out = new Set(entries.filter((e) => e.xy === "??").map((e) => e.path));
   for (const p of zList(await run(git, wt.path, ["diff", "-z", "--name-only", "--no-renames", "--no-ext-diff", fork]))) out.add(p);
   return out;
 }
 
 /** Uncommitted paths of a checkout (the main folder): tracked edits and new untracked files. */
 export async function uncommittedPaths(git: Git, folder: string): Promise<Set<string>> {
-  return new Set(parseStatus(await run(git, folder, ["status", "--porcelain", "-z", "--untracked-files=all", "--no-renames"])).map((e) => e.path));
+  return new Set((await statusOf(git, folder)).map((e) => e.path));
 }
 
 async function aheadBehind(git: Git, wt: WorktreeRef, baseRef: string): Promise<{ ahead: number; behind: number }> {

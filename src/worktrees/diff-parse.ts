@@ -50,17 +50,3 @@ export function parseRawNumstat(out: string): FileChange[] {
   });
   return files;
 }
-
-export interface StatusEntry {
-  /** Two letters, index then worktree (`??` untracked). */
-  xy: string;
-  path: string;
-}
-
-/** `git status --porcelain -z --no-renames`: one entry per path. */
-export function parseStatus(out: string): StatusEntry[] {
-  return out
-    .split("\0")
-    .filter((e) => e.length > 3)
-    .map((e) => ({ xy: e.slice(0, 2), path: e.slice(3) }));
-}

@@ -9,8 +9,8 @@ import { RelayError } from "../core/errors.ts";
 import type { Db } from "../store/db.ts";
 import { relayBranchName } from "./branch-name.ts";
 import { RepoFolders } from "./folders.ts";
-import { parseStatus } from "./diff-parse.ts";
-import { run, yes, type Git } from "./git-run.ts";
+import { yes, type Git } from "./git-run.ts";
+import { statusOf } from "./status.ts";
 import { KeyedLock } from "./keyed-lock.ts";
 import { findRepo } from "./repo.ts";
 import { Spares } from "./spares.ts";
@@ -160,7 +160,7 @@ export class WorktreeLifecycle {
         this.store.markRemoved(sessionId, clock.now());
         removed = true;
       } else if (!removed) {
-        const paths = parseStatus(await run(git, row.path, ["status", "--porcelain", "-z", "--untracked-files=all", "--no-renames"])).map((e) => e.path);
+        const paths = (await statusOf(git, row.path)).map((e) => e.path);
         if (paths.length) {
           uncommitted = { count: paths.length, paths: paths.slice(0, 5) };
           sentences.push(`Its worktree ${row.path} was kept: ${paths.length} uncommitted ${paths.length === 1 ? "change" : "changes"} (${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ", …" : ""}).`);

@@ -15,11 +15,12 @@ import { newId } from "../core/ids.ts";
 import type { Db } from "../store/db.ts";
 import { endGroup } from "../tasks/process-groups.ts";
 import type { Claims } from "./claims.ts";
-import { parseStatus } from "./diff-parse.ts";
-import { GitFailed, run, yes, type Git } from "./git-run.ts";
+import { GitFailed, yes, type Git } from "./git-run.ts";
+import { KeyedLock } from "./keyed-lock.ts";
 import type { WorktreeLifecycle } from "./lifecycle.ts";
 import { dirtyHolder, runMerge } from "./merge-run.ts";
 import { MergeStore, mergeView, type MergeOutcome, type MergeRow, type MergeView } from "./merge-store.ts";
+import { statusOf } from "./status.ts";
 import { runTestCommand } from "./test-command.ts";
 
 export interface MergeQueueDeps {
@@ -35,6 +36,8 @@ export interface MergeQueueDeps {
   testTimeoutMs?: number;
   /** After a merge settled and was stored (phase B: the page's stream). */
   onSettled?(m: MergeView): void;
+  /** Held while a merge lands in a folder (and while others read one): shared with overlap. */
+  landing?: KeyedLock;
 }
 
 export interface MergeRequest {
@@ -58,9 +61,11 @@ export class MergeQueue {
   private draining = new Map<string, Promise<void>>();
   private waiters = new Map<string, { done: Promise<void>; resolve: () => void }>();
   private shutdown = new AbortController();
+  private readonly landing: KeyedLock;
 
   constructor(private readonly d: MergeQueueDeps) {
     this.store = new MergeStore(d.db);
+    this.landing = d.landing ?? new KeyedLock();
   }
 
   /** Queues a merge of the session's branch; returns its id (and a note on what it leaves out). */
@@ -77,12 +82,13 @@ export class MergeQueue {
     }
     const tip = await git(["rev-parse", "-q", "--verify", `refs/heads/${wt.branch}^{commit}`], { cwd: wt.repo });
     if (!tip.ok) throw bad(`Branch ${wt.branch} no longer exists in ${wt.repo}.`);
-    const uncommitted = wt.removed_at === null ? parseStatus(await run(git, wt.path, ["status", "--porcelain", "-z", "--untracked-files=all", "--no-renames"])).length : 0;
+    const uncommitted = wt.removed_at === null ? (await statusOf(git, wt.path)).length : 0;
     const left = uncommitted ? `${uncommitted} uncommitted ${uncommitted === 1 ? "change" : "changes"} in its worktree ${uncommitted === 1 ? "is" : "are"} not part of a merge (commit first)` : "";
     if (await yes(git, wt.repo, ["merge-base", "--is-ancestor", tip.stdout.trim(), `refs/heads/${into}`])) {
       throw bad(`${wt.branch} has no commit that ${into} lacks${left ? `; ${left}` : ""}.`);
     }
-    const busy = await dirtyHolder(git, wt.repo, into);
+    // Not while a merge lands there: a folder half brought forward reads as changed.
+    const busy = await this.landing.run(wt.repo, () => dirtyHolder(git, wt.repo, into));
     if (busy?.status === "refused") throw new RelayError(busy.code, busy.error);
     const test = typeof req.test === "string" && req.test.trim() ? req.test.trim() : null;
     if (test && test.length > TEST_MAX) throw bad(`test is at most ${TEST_MAX} characters.`);
@@ -160,6 +166,7 @@ export class MergeQueue {
             git,
             folders: this.d.lifecycle.folders,
             relayName: this.d.relayName,
+            exclusive: (fn) => this.landing.run(repo, fn),
             runTest: (command, cwd) =>
               runTestCommand(command, cwd, {
                 clock, timeoutMs: this.d.testTimeoutMs ?? 30 * 60_000, mask: this.d.mask, signal: this.shutdown.signal,

@@ -12,6 +12,7 @@ import { commitIdentity, run, yes, zList, type Git } from "./git-run.ts";
 import type { MergeOutcome } from "./merge-store.ts";
 import { NO_HOOKS } from "./spares.ts";
 import type { TestCounts } from "../tasks/test-counts.ts";
+import { statusOf } from "./status.ts";
 import type { TestRun } from "./test-command.ts";
 import { checkouts, holderOf } from "./worktree-list.ts";
 
@@ -20,6 +21,8 @@ export interface MergeRunDeps {
   folders: RepoFolders;
   relayName: string;
   runTest(command: string, cwd: string): Promise<TestRun>;
+  /** Runs the landing (moving `into`, bringing its folder forward) alone for the repository. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 export interface MergeJob {
@@ -66,7 +69,7 @@ export async function runMerge(d: MergeRunDeps, m: MergeJob): Promise<MergeOutco
       }
       counts = result.counts;
     }
-    const landed = await land(d, m, into, commit);
+    const landed = await d.exclusive(() => land(d, m, into, commit));
     if (landed === "moved") continue;
     if (landed !== null && typeof landed === "object") return landed;
     return { status: "merged", commit, fastForward, ...(landed ? { updatedFolder: landed } : {}), ...(counts ? { counts } : {}) };
@@ -85,9 +88,8 @@ async function tip(git: Git, repo: string, branch: string): Promise<string | nul
 export async function dirtyHolder(git: Git, repo: string, into: string): Promise<MergeOutcome | null> {
   const holder = holderOf(await checkouts(git, repo), into);
   if (!holder || !existsSync(holder.path)) return null;
-  const status = await run(git, holder.path, ["status", "--porcelain", "-z", "--untracked-files=no"]);
-  if (!status) return null;
-  const n = zList(status).length;
+  const n = (await statusOf(git, holder.path, false)).length;
+  if (!n) return null;
   return {
     status: "refused",
     code: "REMOTE_RELAY_BUSY",

@@ -23,6 +23,8 @@ export interface OverlapDeps {
   worktrees: { get(sessionId: string): WorktreeRow | undefined; live(repo: string): WorktreeRow[] };
   /** Called once per new overlap, after it is stored: phase B raises the `overlap` event here. */
   onOverlap?(o: Overlap): void;
+  /** Held by a merge while it lands in a folder: what is read meanwhile would be half of it. */
+  landing?: KeyedLock;
 }
 
 export class OverlapWatch {
@@ -30,8 +32,11 @@ export class OverlapWatch {
   private latest = new Map<string, Overlap[]>();
   private pending = new Map<string, { fresh: Set<string>; done: Promise<Overlap[]> }>();
   private lock = new KeyedLock();
+  private readonly landing: KeyedLock;
 
-  constructor(private readonly d: OverlapDeps) {}
+  constructor(private readonly d: OverlapDeps) {
+    this.landing = d.landing ?? new KeyedLock();
+  }
 
   /** A change seen in `sessionId`'s worktree. Resolves with the overlaps told for the first
    * time (changes seen while a check waits join it). */
@@ -64,6 +69,14 @@ export class OverlapWatch {
   }
 
   private async run(repo: string, fresh: Set<string>): Promise<Overlap[]> {
+    const pairs = await this.landing.run(repo, () => this.read(repo, fresh));
+    this.latest.set(repo, pairs);
+    const told = this.remember(pairs);
+    for (const o of told) this.d.onOverlap?.(o);
+    return told;
+  }
+
+  private async read(repo: string, fresh: Set<string>): Promise<Overlap[]> {
     const { git } = this.d;
     const live = this.d.worktrees.live(repo);
     await Promise.all(
@@ -81,11 +94,7 @@ export class OverlapWatch {
     try {
       parties.push({ key: MAIN, paths: await uncommittedPaths(git, repo) });
     } catch {}
-    const pairs = findOverlaps(parties).map((p) => ({ repo, ...p }));
-    this.latest.set(repo, pairs);
-    const told = this.remember(pairs);
-    for (const o of told) this.d.onOverlap?.(o);
-    return told;
+    return findOverlaps(parties).map((p) => ({ repo, ...p }));
   }
 
   /** Stores the pairs; returns those not stored before. */

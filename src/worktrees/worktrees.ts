@@ -9,6 +9,7 @@ import type { Db } from "../store/db.ts";
 import { changesOf, type Changes, type ChangesWithDiff } from "./changes.ts";
 import { Claims } from "./claims.ts";
 import type { Git } from "./git-run.ts";
+import { KeyedLock } from "./keyed-lock.ts";
 import { WorktreeLifecycle, type Removal } from "./lifecycle.ts";
 import { MergeQueue } from "./merge-queue.ts";
 import type { MergeView } from "./merge-store.ts";
@@ -38,8 +39,9 @@ export class Worktrees {
   constructor(private readonly d: WorktreesDeps) {
     this.lifecycle = new WorktreeLifecycle(d);
     this.claims = new Claims(d);
-    this.overlaps = new OverlapWatch({ ...d, worktrees: this.lifecycle.store, onOverlap: d.onOverlap });
-    this.merges = new MergeQueue({ ...d, lifecycle: this.lifecycle, claims: this.claims, testTimeoutMs: d.mergeTestTimeoutMs, onSettled: d.onMergeSettled });
+    const landing = new KeyedLock();
+    this.overlaps = new OverlapWatch({ ...d, worktrees: this.lifecycle.store, onOverlap: d.onOverlap, landing });
+    this.merges = new MergeQueue({ ...d, lifecycle: this.lifecycle, claims: this.claims, testTimeoutMs: d.mergeTestTimeoutMs, onSettled: d.onMergeSettled, landing });
   }
 
   /** The session's `worktree`, or null for a session without one. */

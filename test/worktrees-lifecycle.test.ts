@@ -6,11 +6,10 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { RelayError } from "../src/core/errors.ts";
 import { relayBranchName, slugOf } from "../src/worktrees/branch-name.ts";
 import { WorktreeLifecycle } from "../src/worktrees/lifecycle.ts";
 import { checkouts } from "../src/worktrees/worktree-list.ts";
-import { cleanTemps, commitAll, domainDeps, g, isolateGit, makeRepo, tempDir, write } from "./helpers/git-repos.ts";
+import { cleanTemps, commitAll, domainDeps, g, isolateGit, makeRepo, tempDir, write, refusal } from "./helpers/git-repos.ts";
 
 isolateGit();
 after(cleanTemps);
@@ -18,15 +17,6 @@ after(cleanTemps);
 function lifecycle(titles: Record<string, string> = {}) {
   const deps = domainDeps();
   return { deps, wt: new WorktreeLifecycle({ ...deps, titleOf: (id) => titles[id] ?? null }) };
-}
-
-async function refusal(p: Promise<unknown>): Promise<RelayError> {
-  const e = await p.then(
-    () => assert.fail("expected a refusal"),
-    (err: unknown) => err,
-  );
-  assert.ok(e instanceof RelayError, String(e));
-  return e;
 }
 
 test("the relay names a branch oar/<slug of the title>-<last 6 characters of the session id>", () => {
@@ -202,6 +192,15 @@ test("the second worktree of a repository comes from the spare, made from the cu
   assert.ok(list.some((c) => c.path === v.path && c.branch === "oar/two-000002"), "the spare became the session's worktree");
   await wt.spares.settled(repo);
   assert.ok((await checkouts(deps.git, repo)).some((c) => c.path === spare), "and a new spare was made");
+  // HEAD did not move since: the spare only gets its branch (no file touched), and is whole.
+  const third = await wt.create(await wt.plan(repo), { id: "ses_spare0000003", title: "Three" });
+  assert.equal(g(third.path, "rev-parse", "--abbrev-ref", "HEAD").trim(), "oar/three-000003");
+  assert.equal(g(third.path, "rev-parse", "HEAD").trim(), head);
+  assert.equal(g(third.path, "status", "--porcelain", "--untracked-files=all"), "");
+  assert.equal(g(third.path, "ls-files").split("\n").filter(Boolean).length, 3);
+  write(third.path, "src/a.ts", "changed in three\n");
+  commitAll(third.path, "three's commit");
+  assert.equal(g(repo, "rev-parse", "main").trim(), head, "a commit there moves its branch, not main");
 });
 
 test("a spare left half-made by a crash is cleared, never taken", async () => {

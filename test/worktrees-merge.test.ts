@@ -9,10 +9,10 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ManualClock } from "../src/core/clock.ts";
-import { RelayError } from "../src/core/errors.ts";
+import type { RelayError } from "../src/core/errors.ts";
 import { openDb } from "../src/store/db.ts";
 import { Worktrees } from "../src/worktrees/worktrees.ts";
-import { cleanTemps, commitAll, domainDeps, g, isolateGit, makeRepo, tempDir, write } from "./helpers/git-repos.ts";
+import { cleanTemps, commitAll, domainDeps, g, isolateGit, makeRepo, tempDir, write, refusal } from "./helpers/git-repos.ts";
 
 isolateGit();
 after(cleanTemps);
@@ -28,15 +28,6 @@ async function setup(sessions: string[] = ["ses_aaaaaaaaaaaa", "ses_bbbbbbbbbbbb
   for (const id of sessions) wts.push(await w.lifecycle.create(await w.lifecycle.plan(repo), { id, title: id.slice(4, 8) }));
   const forever = () => clock.now() + 3_600_000; // the manual clock never gets there: wait for the end
   return { repo, deps, clock, w, wts, forever };
-}
-
-async function refusal(p: Promise<unknown>): Promise<RelayError> {
-  const e = await p.then(
-    () => assert.fail("expected a refusal"),
-    (err: unknown) => err,
-  );
-  assert.ok(e instanceof RelayError, String(e));
-  return e;
 }
 
 test("a branch ahead of into is fast-forwarded, and the clean main folder is brought to it", async () => {

@@ -34,8 +34,8 @@ export const zList = (out: string): string[] => out.split("\0").filter((s) => s 
  * configured (its config, the global one, the system one), else `OAR relay <name>
  * <oar@localhost>` (contract §10.1). Returned as environment variables for the commit. */
 export async function commitIdentity(git: Git, repo: string, relayName: string): Promise<Record<string, string>> {
-  const [name, email] = await Promise.all([git(["config", "--get", "user.name"], { cwd: repo }), git(["config", "--get", "user.email"], { cwd: repo })]);
-  if (name.ok && name.stdout.trim() && email.ok && email.stdout.trim()) return {};
+  const set = (await git(["config", "--get-regexp", "^user\\.(name|email)$"], { cwd: repo })).stdout;
+  if (/^user\.name \S/m.test(set) && /^user\.email \S/m.test(set)) return {};
   const who = `OAR relay ${relayName}`;
   const at = "oar@localhost";
   return { GIT_AUTHOR_NAME: who, GIT_AUTHOR_EMAIL: at, GIT_COMMITTER_NAME: who, GIT_COMMITTER_EMAIL: at };

@@ -93,17 +93,15 @@ export class WorktreeLifecycle {
     const repo = plan.repo;
     const branch = plan.branch ?? relayBranchName(session.title, session.id);
     const row = await this.lock.run(repo, async () => {
-      // Again under the lock: another session may have taken the branch since the plan.
-      const list = await checkouts(git, repo);
-      this.refuseHeld(branch, list, nothing);
-      const exists = await yes(git, repo, ["rev-parse", "-q", "--verify", `refs/heads/${branch}^{commit}`]);
       const path = this.folders.freshFor(repo, branch);
-      if (!(await this.fromSpare(repo, list, branch, exists, plan.startCommit, path))) {
-        const failed = await this.added(repo, branch, plan.startCommit, path);
-        if (failed) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `git could not make a worktree of ${repo} on branch "${branch}": ${failed}. ${nothing}`);
+      const made = await this.checkout(repo, branch, plan.startCommit, path);
+      if ("error" in made) {
+        // Most likely another session took the branch since the plan: name it.
+        this.refuseHeld(branch, await checkouts(git, repo), nothing);
+        throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `git could not make a worktree of ${repo} on branch "${branch}": ${made.error}. ${nothing}`);
       }
       const r: WorktreeRow = {
-        session_id: session.id, repo, path, branch, base: plan.base, base_commit: plan.baseCommit, made_branch: exists ? 0 : 1,
+        session_id: session.id, repo, path, branch, base: plan.base, base_commit: plan.baseCommit, made_branch: made.madeBranch ? 1 : 0,
         created_at: clock.now(), removed_at: null, merged_at: null, merged_into: null, merged_commit: null, branch_deleted_at: null,
       };
       this.store.insert(r);
@@ -113,23 +111,30 @@ export class WorktreeLifecycle {
     return worktreeView(row);
   }
 
-  private async fromSpare(repo: string, list: Checkout[], branch: string, exists: boolean, start: string, path: string): Promise<boolean> {
-    const spare = this.spares.ready(repo, list);
-    if (!spare) return false;
+  /** Checks `branch` out at `path`: made at `start` when it does not exist (a compare-and-swap
+   * that fails when it does), from the spare when one is ready — at the spare's own commit
+   * only HEAD is pointed at the new branch and no file is touched — else a fresh checkout.
+   * Git itself refuses a branch checked out in another folder. */
+  private async checkout(repo: string, branch: string, start: string, path: string): Promise<{ madeBranch: boolean } | { error: string }> {
     const { git } = this.d;
-    const sw = await git(["switch", "-q", ...(exists ? ["--no-guess", branch] : ["-c", branch, start])], { cwd: spare });
-    if (sw.ok && (await git(["worktree", "move", spare, path], { cwd: repo })).ok) return true;
-    // A spare that would not switch or move is not used again; the branch it made stays for `added`.
-    await this.spares.discard(repo, spare);
-    return false;
-  }
-
-  /** A fresh checkout (no spare ready); git's words when it failed, else null. */
-  private async added(repo: string, branch: string, start: string, path: string): Promise<string | null> {
-    // Asked again: a spare that failed half-way may have made the branch.
-    const exists = await yes(this.d.git, repo, ["rev-parse", "-q", "--verify", `refs/heads/${branch}^{commit}`]);
-    const r = await this.d.git(["worktree", "add", "-q", ...(exists ? [path, branch] : ["-b", branch, path, start])], { cwd: repo, timeoutMs: 10 * 60_000 });
-    return r.ok ? null : gitWords(r);
+    const madeBranch = (await git(["update-ref", `refs/heads/${branch}`, start, ""], { cwd: repo })).ok;
+    const spare = this.spares.ready(repo);
+    if (spare) {
+      const onIt = madeBranch && spare.commit === start;
+      const sw = onIt
+        ? await git(["symbolic-ref", "HEAD", `refs/heads/${branch}`], { cwd: spare.path })
+        : await git(["switch", "-q", "--no-guess", branch], { cwd: spare.path, timeoutMs: 10 * 60_000 });
+      // An existing branch git would not check out (another folder has it): the spare stays as it was.
+      if (!sw.ok && !madeBranch) return { error: gitWords(sw) };
+      this.spares.taken(repo);
+      if (sw.ok && (await git(["worktree", "move", spare.path, path], { cwd: repo })).ok) return { madeBranch };
+      // A spare that would not switch or move is not used again.
+      await this.spares.discard(repo, spare.path);
+    }
+    const r = await git(["worktree", "add", "-q", path, branch], { cwd: repo, timeoutMs: 10 * 60_000 });
+    if (r.ok) return { madeBranch };
+    if (madeBranch) await git(["update-ref", "-d", `refs/heads/${branch}`, start], { cwd: repo });
+    return { error: gitWords(r) };
   }
 
   private refuseHeld(branch: string, list: Checkout[], nothing: string): void {

@@ -10,7 +10,6 @@ import { join } from "node:path";
 import type { Git } from "./git-run.ts";
 import type { RepoFolders } from "./folders.ts";
 import type { KeyedLock } from "./keyed-lock.ts";
-import type { Checkout } from "./worktree-list.ts";
 
 const PARTIAL = ".spare-new-";
 // The relay's own checkouts run no hooks: a spare is nobody's working copy yet (its hooks run
@@ -19,13 +18,21 @@ export const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
 
 export class Spares {
   private filling = new Map<string, Promise<void>>();
+  /** The commit each spare was made at (unknown for one made before a restart). */
+  private commits = new Map<string, string>();
 
   constructor(private readonly d: { git: Git; folders: RepoFolders; lock: KeyedLock }) {}
 
-  /** The ready spare of `repo` (call under the repository's lock), or null. */
-  ready(repo: string, checkouts: Checkout[]): string | null {
+  /** The ready spare of `repo` and the commit it is at (call under the repository's lock),
+   * or null. A `.spare` is only ever complete: it gets that name when it is. */
+  ready(repo: string): { path: string; commit: string | null } | null {
     const spare = this.d.folders.spare(repo);
-    return checkouts.some((c) => c.path === spare && c.branch === null && !c.bare) && existsSync(spare) ? spare : null;
+    return existsSync(join(spare, ".git")) ? { path: spare, commit: this.commits.get(repo) ?? null } : null;
+  }
+
+  /** The spare was taken (or given up): it is no longer at a known commit. */
+  taken(repo: string): void {
+    this.commits.delete(repo);
   }
 
   /** Makes a spare at `commit` unless one is ready or being made; does not wait. */
@@ -67,6 +74,7 @@ export class Spares {
       if (existsSync(spare)) return this.discard(repo, partial);
       const moved = await git(["worktree", "move", partial, spare], { cwd: repo });
       if (!moved.ok) await this.discard(repo, partial);
+      else this.commits.set(repo, commit);
     });
   }
 

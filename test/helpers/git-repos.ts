@@ -2,12 +2,14 @@
 // identity, so none is assumed: `isolateGit()` hides this machine's global and system config
 // from every git this process (and the relay code it runs) starts, and the helpers here sign
 // each commit they make themselves.
+import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { git as gitRunner } from "../../src/cloud/git.ts";
 import { ManualClock, type Clock } from "../../src/core/clock.ts";
+import { RelayError } from "../../src/core/errors.ts";
 import { openDb, type Db } from "../../src/store/db.ts";
 
 export const ID = ["-c", "user.name=Test Person", "-c", "user.email=test@example.com"];
@@ -63,4 +65,14 @@ export function makeRepo(files: Record<string, string> = { "README.md": "hello\n
 export function domainDeps(clock: Clock = new ManualClock(Date.parse("2026-12-01T10:00:00Z"))): { db: Db; clock: Clock; git: typeof gitRunner; dataDir: string } {
   const dataDir = tempDir("oar-data-");
   return { db: openDb(join(dataDir, "relay.db")), clock, git: gitRunner, dataDir };
+}
+
+/** The RelayError `p` is refused with. */
+export async function refusal(p: Promise<unknown>): Promise<RelayError> {
+  const e = await p.then(
+    () => assert.fail("expected a refusal"),
+    (err: unknown) => err,
+  );
+  assert.ok(e instanceof RelayError, String(e));
+  return e;
 }

@@ -7,7 +7,7 @@
 // Rows marked "raw HTTP" time the same call as bare HTTP (no MCP client parsing): how much
 // of a figure is the relay and the wire, and how much the client.
 // Bounded in time: each phase has a budget, and a watchdog stops everything at 170 s.
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -143,13 +143,16 @@ async function main(): Promise<{ rows: Row[]; notes: string[] }> {
   log("warming the target's worker with one turn");
   await send(0);
   log(`send → done × ${SENDS}`);
-  const agentPid = childPids(r.proc.pid!)[0];
+  // The agent runs under the data folder's keeper (the relay's child); without one, under the relay.
+  const keeperPid = Number(readFileSync(join(r.dataDir, "keeper.pid"), "utf8").trim()) || 0;
+  const agentPid = childPids(keeperPid || r.proc.pid!)[0];
   const agentCpu = agentPid ? measureCpu(agentPid) : () => NaN;
+  const keeperCpu = keeperPid ? measureCpu(keeperPid) : () => NaN;
   relayCpu(0);
   const sends = await timeCalls(SENDS, 0, (i) => send(i + 1), 35_000);
   notes.push(
     `relay CPU per call: list_relays ${cpuListRelays.toFixed(2)} ms, list_sessions ${cpuListSessions.toFixed(1)} ms, ` +
-      `send → done ${relayCpu(sends.length).toFixed(2)} ms (+ ${agentCpu(sends.length).toFixed(2)} ms in the scripted agent's process)`,
+      `send → done ${relayCpu(sends.length).toFixed(2)} ms (+ ${keeperCpu(sends.length).toFixed(2)} ms in the keeper, ${agentCpu(sends.length).toFixed(2)} ms in the scripted agent's process)`,
   );
   for (const c of callers) await c.close();
 

@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { KeeperClient } from "../src/providers/keeper/client.ts";
-import { KeeperDir, Rpc, agentSpec, until } from "../test/helpers/keeper-kit.ts";
+import { KeeperDir, Rpc, agentSpec, keeperPidOf, until } from "../test/helpers/keeper-kit.ts";
 import { loadLine, machineLine, summarize, table, type Row } from "./lib/stats.ts";
 
 const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
@@ -24,12 +24,13 @@ const rssMb = (pid: number) => Number(/VmRSS:\s*(\d+)/.exec(readFileSync(`/proc/
 /** Starts the built keeper the way the relay does from dist (plain node, worker flags). */
 async function startBuilt(dir: string): Promise<{ pid: number; ms: number }> {
   const t0 = performance.now();
-  const p = spawn(process.execPath, ["--max-semi-space-size=1", "--single-threaded", KEEPER_JS, dir, "--orphan-ms", "60000"], { detached: true, stdio: ["ignore", "pipe", "ignore"] });
-  let out = "";
-  p.stdout!.on("data", (d) => (out += d));
-  await until("keeper ready", () => out.includes("ready"));
+  const p = spawn(process.execPath, ["--max-semi-space-size=1", "--single-threaded", KEEPER_JS, dir, "--orphan-ms", "60000"], { detached: true, stdio: "ignore" });
+  // It writes its pid file once it listens (read every 2 ms: this is the figure).
+  for (const end = Date.now() + 60_000; keeperPidOf(dir) !== p.pid; ) {
+    if (Date.now() > end) throw new Error("the keeper did not listen within 60 s");
+    await new Promise((r) => setTimeout(r, 2));
+  }
   const ms = performance.now() - t0;
-  p.stdout!.destroy();
   p.unref();
   return { pid: p.pid!, ms };
 }

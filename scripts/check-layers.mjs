@@ -31,6 +31,8 @@ export const LAYERS = [
       "cloud",
       "pairing",
       "ops",
+      "notify",
+      "budgets",
       "worktrees",
     ],
   },

@@ -9,15 +9,18 @@
 # HOME (15–25 s on a busy machine, for every test relay). Its postinstall unpacks it beside the
 # package instead; GROK_HOME points at a throwaway folder so nothing lands in the user's home.
 # Versions are named exactly: on Node 20, npm silently picks claude-agent-acp 0.49.0
-# otherwise (it declares Node >= 22 but runs on 20).
+# otherwise (it declares Node >= 22 but runs on 20). `with` names packages installed beside
+# one, pinned too: codex-acp depends on a range of the Codex CLI it drives.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 cache="${OAR_AGENTS_CACHE:-$HOME/.cache/oar-agents}"
-pins=$(node -e 'for (const p of require("./scripts/agent-clis.json")) console.log(`${p.package}@${p.version}@@${p.postinstall ?? ""}`)')
+pins=$(node -e 'for (const p of require("./scripts/agent-clis.json")) console.log(`${p.package}@${p.version}@@${p.postinstall ?? ""}@@${(p.with ?? []).join(",")}`)')
 failed=0
 for line in $pins; do
-  spec="${line%@@*}"
-  post="${line##*@@}"
+  spec="${line%%@@*}"
+  rest="${line#*@@}"
+  post="${rest%%@@*}"
+  with="${rest#*@@}"
   pkg="${spec%@*}"
   dir="$cache/$spec"
   marker="$dir/.oar-installed"
@@ -25,7 +28,7 @@ for line in $pins; do
     mkdir -p "$dir"
     [ -f "$dir/package.json" ] || echo '{ "private": true }' > "$dir/package.json"
     echo "installing $spec into $dir (once)" >&2
-    if (cd "$dir" && npm install --ignore-scripts --no-audit --no-fund --save-exact "$spec" > install.log 2>&1); then
+    if (cd "$dir" && npm install --ignore-scripts --no-audit --no-fund --save-exact "$spec" ${with//,/ } > install.log 2>&1); then
       echo "$spec" > "$marker"
     else
       echo "warning: could not install $spec (see $dir/install.log); its end-to-end tests will be skipped" >&2

@@ -1,20 +1,24 @@
 import { parseArgs } from "node:util";
+import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startRelay } from "./server.ts";
 import { VERSION } from "./relay.ts";
-import { removePidFile, writePidFile } from "./ops/pid-file.ts";
 import { RotatingLog } from "./ops/log-file.ts";
 
 const USAGE = `Usage:
   oar start [--port 7420] [--host 127.0.0.1] [--data DIR] [--name NAME] [--test-clock] [--emulate-version X.Y.Z] [--log-file]
+  oar url [--data DIR]              prints the web UI link (with the owner token) of the relay running on DIR
   oar service install|uninstall|status [--port P] [--host H] [--data DIR] [--name NAME]
   oar doctor [--port 7420] [--host 127.0.0.1] [--data DIR]
   oar backup FILE [--data DIR]      a consistent copy of the store, also while the relay runs
-  oar restore FILE [--data DIR]     puts a backup back (the relay must be stopped)`;
+  oar restore FILE [--data DIR]     puts a backup back (the relay must be stopped)
+  oar help | --help | --version
+DIR defaults to ~/.oar.`;
 
 const defaultData = () => join(homedir(), ".oar");
+const HELP = new Set(["help", "--help", "-h"]);
 
 function portOf(value: string | undefined, fallback = 7420): number {
   const port = Number(value ?? fallback);
@@ -28,9 +32,16 @@ async function main(argv: string[]): Promise<void> {
     console.log(VERSION);
     return;
   }
+  // Asked for (also after a command): the usage on stdout, and success.
+  if (command === undefined || HELP.has(command) || rest.some((a) => a === "--help" || a === "-h")) {
+    console.log(USAGE);
+    return;
+  }
   switch (command) {
     case "start":
       return start(rest);
+    case "url":
+      return urlCmd(rest);
     case "service":
       return service(rest);
     case "doctor":
@@ -39,8 +50,8 @@ async function main(argv: string[]): Promise<void> {
     case "restore":
       return backupCmd(command, rest);
     default:
-      console.error(USAGE);
-      process.exitCode = command ? 2 : 0;
+      console.error(`oar: unknown command "${command}"\n${USAGE}`);
+      process.exitCode = 2;
   }
 }
 
@@ -70,8 +81,6 @@ async function start(rest: string[]): Promise<void> {
     emulateVersion: ev,
   });
   const { relay } = running;
-  const listening = new URL(running.url);
-  writePidFile(relay.dataDir, { host: values.host ?? "127.0.0.1", port: Number(listening.port) });
   if (values["log-file"]) new RotatingLog(relay.dataDir).capture(() => relay.ownerToken);
   console.log(`OAR ${relay.version} relay "${relay.name}" listening on ${running.url}`);
   console.log(`Web UI: ${relay.baseUrl}/#token=${relay.ownerToken}`);
@@ -79,7 +88,6 @@ async function start(rest: string[]): Promise<void> {
   // Run from dist/: its loader saves V8's code cache of this build now (scripts/build.mjs).
   (globalThis as { __oarServing?: () => void }).__oarServing?.();
   const shutdown = () => {
-    removePidFile(relay.dataDir);
     // An upgrade or service restart: the agents run on with the keeper and the next start
     // takes them back (they end after OAR_KEEPER_ORPHAN_MS if no relay returns).
     running.close({ keepWorkers: true }).finally(() => process.exit(0));
@@ -125,6 +133,24 @@ async function doctorCmd(rest: string[]): Promise<void> {
   const checks = await doctor({ dataDir: resolve(values.data ?? defaultData()), port: portOf(values.port), host: values.host ?? "127.0.0.1" });
   console.log(formatChecks(checks));
   if (checks.some((c) => c.status === "fail")) process.exitCode = 1;
+}
+
+/** `oar url`: the link `oar start` printed, again: the running relay's address (relay.pid)
+ * with the owner token (DIR/owner-token) in its fragment. */
+async function urlCmd(rest: string[]): Promise<void> {
+  const { values } = parseArgs({ args: rest, options: { data: { type: "string" } }, strict: true });
+  const dataDir = resolve(values.data ?? defaultData());
+  const { runningRelay, describeHolder } = await import("./ops/pid-file.ts");
+  const holder = await runningRelay(dataDir);
+  if (!holder) throw new Error(`No relay runs on the data folder ${dataDir}. Start one: oar start${values.data ? ` --data ${dataDir}` : ""}`);
+  if (!holder.url) throw new Error(`${describeHolder(holder)} holds the data folder ${dataDir}, but no relay serves it yet; try again in a moment.`);
+  let token = "";
+  try {
+    token = readFileSync(join(dataDir, "owner-token"), "utf8").trim();
+  } catch (e) {
+    throw new Error(`The owner token ${join(dataDir, "owner-token")} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): run oar url as the user the relay runs as.`);
+  }
+  console.log(`${holder.url}/#token=${token}`);
 }
 
 async function backupCmd(command: "backup" | "restore", rest: string[]): Promise<void> {

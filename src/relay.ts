@@ -16,16 +16,19 @@ import { Schedules } from "./schedules/schedules.ts";
 import { Asks } from "./questions/asks.ts";
 import type { SessionRow } from "./sessions/types.ts";
 import { installGroupLifetime } from "./groups/lifetime.ts";
-import type { McpEntry } from "./providers/acp-worker.ts";
+import { RELAY_MCP_NAME, type McpEntry } from "./providers/acp-worker.ts";
 import type { DeliveryApi } from "./watching/delivery.ts";
 import { Watching } from "./watching/watching.ts";
 import { Pairing } from "./pairing/pairing.ts";
 import { remoteGate } from "./pairing/remote-exec.ts";
-import { secureDataDir } from "./ops/data-dir.ts";
+import { secureDataDir } from "./core/data-dir.ts";
 import { SecretMask } from "./core/secret-mask.ts";
+import { agentTokenLookups } from "./sessions/agent-tokens.ts";
 import { wireProviders } from "./providers/relay-wiring.ts";
 import type { ProviderProbes } from "./providers/probes.ts";
 import { installWorkspaceCleanup } from "./cloud/lifetime.ts";
+import type { ActionServices } from "./actions/services.ts";
+import { servicesOf } from "./app/services.ts";
 
 export const VERSION = "0.9.19";
 
@@ -73,6 +76,8 @@ export class Relay {
   readonly pairing: Pairing;
   /** Masks secrets in text leaving the relay (results, owner API, UI stream). */
   readonly secretMask: SecretMask;
+  /** What relay_tool's handlers get (actions/services.ts), built once everything above is. */
+  readonly services: ActionServices;
 
   constructor(opts: RelayOptions = {}) {
     this.dataDir = opts.dataDir ?? join(homedir(), ".oar");
@@ -82,7 +87,7 @@ export class Relay {
     secureDataDir(this.dataDir);
     this.db = openDb(join(this.dataDir, "oar.db"));
     this.settings = new SettingsStore(this.db, this.clock);
-    this.secretMask = new SecretMask(this.db, () => this.secrets());
+    this.secretMask = new SecretMask({ known: () => this.secrets(), ...agentTokenLookups(this.db) });
     this.sessions = new SessionStore(this.db, this.clock);
     this.turns = new Turns(this.sessions, this.clock, this.bus);
     this.tasks = new TaskStore(this.sessions, this.clock, this.bus, this.dataDir, () => {
@@ -127,6 +132,10 @@ export class Relay {
         void expected;
       },
     });
+    // A session whose last task ended is idle: its worker may now make room for a waiting turn.
+    this.bus.on((e) => {
+      if (e.type === "task.updated" && e.status !== "running") this.workers.recheck();
+    });
     this.turns.runner = {
       run: (sessionId, turn, text, onChunk, signal) => {
         const session = this.sessions.get(sessionId);
@@ -135,12 +144,14 @@ export class Relay {
       },
       abandon: (sessionId) => this.workers.kill(sessionId),
       recorded: (sessionId, turnId) => this.workers.recorded(sessionId, turnId),
+      promptsAtOnce: (session, turn) => this.workers.promptsAtOnce(session, turn),
       resume: (sessionId, turn, onChunk, signal) => {
         const session = this.sessions.get(sessionId);
         if (!session) return Promise.reject(new Error("The session was deleted."));
         return this.workers.resume(session, turn, onChunk, signal);
       },
     };
+    this.services = servicesOf(this);
   }
 
   /** Starts what was waiting when the relay went down: first the workers that ran on
@@ -177,7 +188,7 @@ export class Relay {
   }
 
   mcpEntry(s: SessionRow): McpEntry {
-    return { name: "relay", url: this.mcpUrl, headers: { Authorization: `Bearer ${s.agent_token}` } };
+    return { name: RELAY_MCP_NAME, url: this.mcpUrl, headers: { Authorization: `Bearer ${s.agent_token}` } };
   }
 
   isSelfName(relay: string): boolean {

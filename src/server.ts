@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import { serve, type ServerType } from "@hono/node-server";
 import { existsSync, readFileSync, writeFileSync, chmodSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
 import { newToken } from "./core/ids.ts";
 import { Relay, type RelayOptions } from "./relay.ts";
 import { ownerApi } from "./api/owner.ts";
@@ -9,6 +10,9 @@ import type { McpEndpoint } from "./mcp/endpoint.ts";
 import { webUi } from "./web/ui.ts";
 import { peerApi } from "./pairing/peer-routes.ts";
 import { originGuard, type Listening } from "./api/origin-guard.ts";
+import { lockDataDir, type FolderLock } from "./ops/folder-lock.ts";
+import { askHealth, describeHolder, localUrl, removePidFile, runningRelay, writePidFile } from "./ops/pid-file.ts";
+import { MemoryTrim } from "./core/memory-trim.ts";
 
 export interface StartOptions extends RelayOptions {
   port?: number;
@@ -65,36 +69,91 @@ export function buildApp(relay: Relay, listening: () => Listening | null = () =>
 }
 
 export async function startRelay(opts: StartOptions = {}): Promise<Running> {
-  const relay = new Relay(opts);
-  relay.ownerToken = ownerToken(relay.dataDir);
+  const dataDir = resolve(opts.dataDir ?? join(homedir(), ".oar"));
+  // Before anything opens the store: one relay per data folder (ops/folder-lock.ts).
+  const lock = lockDataDir(dataDir);
+  if (!lock) throw new Error(await folderTaken(dataDir));
+  try {
+    return await serveRelay({ ...opts, dataDir }, lock);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function serveRelay(opts: StartOptions & { dataDir: string }, lock: FolderLock): Promise<Running> {
   const host = opts.host ?? "127.0.0.1";
-  let on: Listening | null = null;
-  const app = buildApp(relay, () => on);
-  const server = await new Promise<ServerType>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port: opts.port ?? 7420, hostname: host }, () => resolve(s));
-    s.once("error", reject);
+  // The port is taken before the relay opens its store: a port in use changes nothing.
+  let app: Hono | null = null;
+  // Requests and events are the relay's activity; quiet after them, it gives memory back.
+  let trim: MemoryTrim | undefined;
+  const server = await listen(host, opts.port ?? 7420, (req, env) => {
+    trim?.touch();
+    return app ? app.fetch(req, env) : new Response("starting", { status: 503 });
   });
-  const addr = server.address();
-  const port = typeof addr === "object" && addr ? addr.port : opts.port ?? 7420;
-  on = { host, port };
-  const shownHost = host.includes(":") ? `[${host}]` : host;
-  const url = `http://${shownHost}:${port}`;
-  const local = host === "0.0.0.0" || host === "::" ? `http://127.0.0.1:${port}` : url;
-  relay.mcpUrl = `${local}/mcp`;
-  relay.baseUrl = local;
-  await relay.start();
-  // Loaded now that the relay serves, not at the first agent's call: that call would wait
-  // for it, and from dist/ it is a chunk file, which a rebuild while the relay runs replaces.
-  setImmediate(() => void mcpEndpoints.get(relay)?.().catch(() => {}));
-  return {
-    relay,
-    server,
-    url,
-    close: (opts) =>
-      new Promise<void>((resolve) => {
-        relay.close(opts);
-        server.close(() => resolve());
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-      }),
-  };
+  try {
+    const addr = server.address();
+    const port = typeof addr === "object" && addr ? addr.port : opts.port ?? 7420;
+    const on: Listening = { host, port };
+    // No await from here until the app is set: no request is answered 503 in between.
+    const relay = new Relay(opts);
+    relay.ownerToken = ownerToken(relay.dataDir);
+    app = buildApp(relay, () => on);
+    const memory = (trim = new MemoryTrim(relay.clock));
+    relay.bus.on(() => memory.touch());
+    writePidFile(opts.dataDir, { host, port });
+    const shownHost = host.includes(":") ? `[${host}]` : host;
+    const url = `http://${shownHost}:${port}`;
+    const local = localUrl(host, port);
+    relay.mcpUrl = `${local}/mcp`;
+    relay.baseUrl = local;
+    await relay.start();
+    memory.touch();
+    // Loaded now that the relay serves, not at the first agent's call: that call would wait
+    // for it, and from dist/ it is a chunk file, which a rebuild while the relay runs replaces.
+    setImmediate(() => void mcpEndpoints.get(relay)?.().catch(() => {}));
+    return {
+      relay,
+      server,
+      url,
+      close: (opts) =>
+        new Promise<void>((resolve) => {
+          removePidFile(relay.dataDir);
+          memory.stop();
+          relay.close(opts);
+          lock.release();
+          server.close(() => resolve());
+          (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        }),
+    };
+  } catch (err) {
+    removePidFile(opts.dataDir);
+    server.close();
+    throw err;
+  }
+}
+
+function listen(host: string, port: number, fetch: (req: Request, env: unknown) => Response | Promise<Response>): Promise<ServerType> {
+  return new Promise<ServerType>((resolve, reject) => {
+    const s = serve({ fetch, port, hostname: host }, () => resolve(s));
+    s.once("error", (err: NodeJS.ErrnoException) => {
+      if (err.code !== "EADDRINUSE") return reject(err);
+      portTaken(host, port).then((words) => reject(Object.assign(new Error(words), { code: err.code })));
+    });
+  });
+}
+
+/** Why a start on this data folder is refused: who holds it, and how to open that relay. */
+async function folderTaken(dataDir: string): Promise<string> {
+  const holder = await runningRelay(dataDir);
+  if (!holder?.url) return `The data folder ${dataDir} is held by ${holder ? describeHolder(holder) : "another oar process"}. Nothing was started.`;
+  return `A relay runs on the data folder ${dataDir} already: ${describeHolder(holder)}. Open it: \`oar url --data ${dataDir}\` prints its web UI link. Nothing was started.`;
+}
+
+/** Why the port cannot be had: an OAR relay (of another data folder) says its name. */
+async function portTaken(host: string, port: number): Promise<string> {
+  const url = localUrl(host, port);
+  const other = await askHealth(url);
+  if (!other) return `Port ${port} on ${host} is in use (EADDRINUSE) by another program. Stop it, or start the relay with --port <another port>. Nothing was started.`;
+  return `Port ${port} on ${host} is in use (EADDRINUSE) by OAR ${other.version} relay "${other.name}", which serves another data folder. Open it at ${url}/ (\`oar url --data <its data folder>\` prints its link with the owner token), or start this relay with --port <another port>. Nothing was started.`;
 }

@@ -106,14 +106,28 @@ test("a wrong key: the turn ends with an error in words", { skip, timeout: 2 * T
   }
 });
 
-test("not signed in: the provider is unavailable with the command to run", { skip, timeout: 2 * TURN_MS }, async () => {
+test("not signed in (HOME empty, no token): from the relay's start the provider reads unavailable with the command to run", { skip, timeout: 2 * TURN_MS }, async () => {
   const bare = await TestRelay.start({ name: "bare", env: agentRelayEnv(["copilot"]) });
   try {
+    const signedOut = /^Copilot is not signed in on relay "bare": run `copilot login`.* as \w+/;
+    // Copilot 1.0.102 without credentials: initialize lists its auth method (copilot-login),
+    // and session/new answers -32000 "Authentication required" — which its probe reads, but
+    // only after the CLI started (seconds). Asked in that window, both answers wait for it.
+    const early = (await bare.api("GET", "/api/providers")).json.providers.find((p: any) => p.id === "copilot");
+    assert.equal(early.checkedAt, null, "asked while the first check still runs");
+    const asker = await bare.mcp(await bare.createSession({ title: "asker" }));
+    const [refused, info] = await Promise.all([
+      bare.api("POST", "/api/sessions", { provider: "copilot", title: "unsigned" }),
+      asker.call({ action: "relay_info", relay: "this" }),
+    ]);
+    assert.equal(refused.json.code, "REMOTE_RELAY_PROVIDER_UNAVAILABLE", JSON.stringify(refused.json));
+    assert.match(refused.json.error, /Copilot is not signed in on relay "bare": run `copilot login`/);
+    const listed = info.providers.find((p: any) => p.id === "copilot");
+    assert.equal(listed.available, false, JSON.stringify(listed));
+    assert.match(listed.reason, signedOut);
     const p = await checkedProvider(bare, "copilot");
     assert.equal(p.available, false);
-    assert.match(p.reason, /Copilot is not signed in on relay "bare": run `copilot login`.* as \w+/);
-    const refused = await bare.api("POST", "/api/sessions", { provider: "copilot", title: "unsigned" });
-    assert.equal(refused.json.code, "REMOTE_RELAY_PROVIDER_UNAVAILABLE");
+    assert.match(p.reason, signedOut);
   } finally {
     await bare.stop();
   }

@@ -3,7 +3,7 @@
 // the worker, a scripted session on the other end of relay_tool.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import Database from "better-sqlite3";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -220,4 +220,73 @@ test("ask mode: an edit raises a permission card; Allow edits, Deny leaves the f
   const allowed = await decide("allowed-text", { decision: "allow" });
   assert.match(allowed.text, /result: Edited ask\.txt/);
   assert.equal(readFileSync(join(folder, "ask.txt"), "utf8"), "allowed-text\n");
+});
+
+/** A session folder with symbolic links in it, and a folder outside it they point into. */
+function linkedFolder() {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "oar-ds-links-")));
+  const outside = realpathSync(mkdtempSync(join(tmpdir(), "oar-ds-outside-")));
+  writeFileSync(join(outside, "secret.txt"), "secret\n");
+  symlinkSync(join(outside, "new.txt"), join(dir, "dangling.txt")); // dangling, to a file outside
+  symlinkSync(join(outside, "newdir"), join(dir, "gone")); // dangling, to a folder outside
+  symlinkSync("../" + outside.split("/").pop() + "/secret.txt", join(dir, "secret-link.txt")); // relative, to a file outside
+  return { dir, outside };
+}
+
+/** Runs `calls` one per model round, then ends the turn; the tool results the model got. */
+function scriptCalls(calls: { name: string; arguments: Record<string, unknown> }[]) {
+  fake.reset();
+  fake.setScript((call) => {
+    const n = toolResults(call).length;
+    return n < calls.length ? { toolCalls: [calls[n]] } : { text: "done" };
+  });
+  return () => toolResults(fake.calls.at(-1)!);
+}
+
+test("file tools through symbolic links, dangling ones too: nothing outside the folder is written, edited or read", async () => {
+  const { dir, outside } = linkedFolder();
+  symlinkSync("notes/later.txt", join(dir, "alias.txt")); // dangling, to a file inside that does not exist yet
+  const ds = await relay.createSession({ provider: "deepseek", cwd: dir, title: "Links" });
+  const results = scriptCalls([
+    { name: "write_file", arguments: { path: "dangling.txt", content: "escaped" } },
+    { name: "write_file", arguments: { path: join(dir, "gone", "x.txt"), content: "escaped" } },
+    { name: "edit_file", arguments: { path: "secret-link.txt", old_string: "secret", new_string: "owned" } },
+    { name: "read_file", arguments: { path: "secret-link.txt" } },
+    { name: "list_files", arguments: { path: "gone" } },
+    { name: "write_file", arguments: { path: "alias.txt", content: "kept inside" } },
+  ]);
+  const reply = await relay.say(ds, "Try the links.", 120_000);
+  assert.equal(reply.text, "done", JSON.stringify(reply));
+  const r = results();
+  assert.equal(r.length, 6);
+  for (const x of r.slice(0, 5)) assert.match(x.text, new RegExp(`is outside the session's folder ${dir} \\(a symbolic link leads it to ${outside}/`), x.text);
+  assert.deepEqual(readdirSync(outside), ["secret.txt"], "nothing was created outside");
+  assert.equal(readFileSync(join(outside, "secret.txt"), "utf8"), "secret\n");
+  assert.ok(!r[3].text.includes("secret\n"), "nothing was read from outside");
+  // A link to a place inside the folder is followed: the file is made where it points.
+  assert.match(r[5].text, /^Created notes\/later\.txt/);
+  assert.equal(readFileSync(join(dir, "notes", "later.txt"), "utf8"), "kept inside");
+  assert.ok(lstatSync(join(dir, "alias.txt")).isSymbolicLink());
+});
+
+test("ask mode: the permission card names the real target of a link; a link leading outside is refused without a card", async () => {
+  const { dir, outside } = linkedFolder();
+  symlinkSync("drafts/plan.md", join(dir, "plan-link.md"));
+  const ds = await relay.createSession({ provider: "deepseek", cwd: dir, title: "Links, asked", mode: "ask" });
+  const results = scriptCalls([
+    { name: "write_file", arguments: { path: "dangling.txt", content: "escaped" } },
+    { name: "write_file", arguments: { path: "plan-link.md", content: "the plan" } },
+  ]);
+  const reply = relay.say(ds, "Write the plan.", 120_000);
+  const card = await relay.waitFor(async () => (await relay.api("GET", `/api/cards?session=${ds}`)).json.cards.find((c: any) => c.kind === "permission"));
+  assert.ok(card.text.includes(`Files: ${join(dir, "drafts", "plan.md")}.`), card.text);
+  assert.ok(card.details.includes(`Files: ${join(dir, "drafts", "plan.md")}`), JSON.stringify(card.details));
+  assert.equal((await relay.api("POST", `/api/cards/${card.id}`, { decision: "allow" })).json.status, "allowed");
+  assert.equal((await reply).text, "done");
+  const r = results();
+  assert.match(r[0].text, /is outside the session's folder/);
+  assert.match(r[1].text, /^Created drafts\/plan\.md/);
+  assert.equal(readFileSync(join(dir, "drafts", "plan.md"), "utf8"), "the plan");
+  assert.ok(!existsSync(join(outside, "new.txt")));
+  assert.equal((await relay.session(ds)).cards.length, 1, "one card: the write outside was never asked for");
 });

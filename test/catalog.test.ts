@@ -24,7 +24,7 @@ function refusal(fn: () => unknown): RelayError {
 
 test("catalog lists every contract provider with a listed default and max only for Claude", () => {
   assert.deepEqual(Object.keys(CATALOG), [...PROVIDER_IDS]);
-  assert.deepEqual(PROVIDER_IDS.map((id) => CATALOG[id].name), ["Claude", "Claude API", "Claude Cloud", "Copilot", "Grok", "DeepSeek", "OpenAI Image", "Scripted", "OpenAI-compatible"]);
+  assert.deepEqual(PROVIDER_IDS.map((id) => CATALOG[id].name), ["Claude", "Claude API", "Claude Cloud", "Copilot", "Grok", "DeepSeek", "OpenAI Image", "Scripted", "OpenAI-compatible", "Gemini", "Codex", "opencode", "Qwen Code"]);
   for (const p of Object.values(CATALOG)) {
     // openai-compatible has no list until its endpoint is asked (models: null).
     if (p.models !== null) assert.ok(p.models.includes(p.defaultModel), `${p.id} default is listed`);
@@ -53,8 +53,13 @@ test("availability: scripted always, CLIs by PATH, key providers by setting", ()
   const all = { settings: { claudeApiKey: "sk", claudeCloudToken: "t", deepseekApiKey: "k", openaiApiKey: "k", openaiCompatibleBaseUrl: "http://127.0.0.1:1/v1" }, which: (c: string) => (asked.push(c), true) };
   for (const id of PROVIDER_IDS) assert.deepEqual(providerAvailability(id, all), { available: true }, id);
   // Claude API and Claude Cloud run through the Claude adapter, so they need that binary too.
-  assert.deepEqual(asked.sort(), ["claude-agent-acp", "claude-agent-acp", "claude-agent-acp", "copilot", "grok"]);
-  assert.equal(providerAvailability("gemini", all).available, false);
+  assert.deepEqual(asked.sort(), ["claude-agent-acp", "claude-agent-acp", "claude-agent-acp", "codex-acp", "copilot", "gemini", "grok", "opencode", "qwen"]);
+  // Contract §10.2: the four ACP CLIs are installed by their own commands.
+  assert.equal(providerAvailability("gemini", none).reason, "gemini is not installed on this relay (npm i -g @google/gemini-cli)");
+  assert.equal(providerAvailability("codex", none).reason, "codex-acp is not installed on this relay (npm i -g @agentclientprotocol/codex-acp)");
+  assert.equal(providerAvailability("opencode", none).reason, "opencode is not installed on this relay (npm i -g opencode-ai)");
+  assert.equal(providerAvailability("qwen", none).reason, "qwen is not installed on this relay (npm i -g @qwen-code/qwen-code)");
+  assert.equal(providerAvailability("goose", all).available, false);
 });
 
 test("default which finds executables on PATH only", () => {
@@ -159,7 +164,7 @@ test("a provider without a model list passes the model unchecked with a note", (
 });
 
 test("unknown provider is invalid input", () => {
-  const err = refusal(() => checkModel("gemini", "x", create));
+  const err = refusal(() => checkModel("goose", "x", create));
   assert.equal(err.code, "REMOTE_RELAY_INVALID_INPUT");
-  assert.match(err.message, /^Unknown provider 'gemini'\. Providers: claude, .*Nothing was created\.$/);
+  assert.match(err.message, /^Unknown provider 'goose'\. Providers: claude, .*qwen\. Nothing was created\.$/);
 });

@@ -60,6 +60,10 @@ test("the first create_session of a conversation waits for Allow; the card names
   const again = await decide(relay, card.id, "deny");
   assert.equal(again.status, 404);
   assert.equal(again.json.code, "REMOTE_RELAY_NOT_FOUND");
+  // An option for it (as for a permission card) gets the same truth, not "not a permission card".
+  const option = await relay.api("POST", `/api/cards/${card.id}`, { optionId: "allow" });
+  assert.equal(option.json.code, "REMOTE_RELAY_NOT_FOUND");
+  assert.match(option.json.error, /is no longer pending \(allowed\)/);
 });
 
 test("Deny refuses the call with REMOTE_RELAY_PERMISSION, creates nothing, and the next first create_session asks again", async () => {

@@ -31,7 +31,11 @@ test("relay_info: name, version, platform, mode, folders, and every provider wit
   const ids = r.providers.map((p: any) => p.id);
   for (const id of ["claude", "claude-api", "claude-cloud", "copilot", "grok", "deepseek", "openai-image", "scripted"]) assert.ok(ids.includes(id), id);
   const scripted = r.providers.find((p: any) => p.id === "scripted");
-  assert.deepEqual(scripted, { id: "scripted", name: "Scripted", available: true, defaultModel: "scripted-1", models: ["scripted-1", "scripted-2"], efforts: ["low", "medium", "high"] });
+  const { capabilities, ...rest } = scripted;
+  assert.deepEqual(rest, { id: "scripted", name: "Scripted", available: true, defaultModel: "scripted-1", models: ["scripted-1", "scripted-2"], efforts: ["low", "medium", "high"] });
+  // contract §10.2: every provider says what its agent's initialize advertised (false when unknown).
+  for (const p of r.providers) assert.deepEqual(Object.keys(p.capabilities).sort(), ["images", "loadSession", "mcpHttp", "resume"], p.id);
+  assert.ok(Object.values(capabilities).every((v) => typeof v === "boolean"));
   for (const p of r.providers) {
     // A provider whose models come from its endpoint has no list before it is set up (modelNote says so).
     if (!p.modelNote) assert.ok(p.models.includes(p.defaultModel), p.id);
@@ -144,6 +148,23 @@ test("wait: a message_id from another session or none at all is NOT_FOUND; a ses
   const effort = await m.call({ action: "send", relay: "this", session: x, text: "x", effort: "max" });
   assert.equal(effort.code, "REMOTE_RELAY_INVALID_INPUT");
   assert.match(effort.error, /Nothing was sent\.$/);
+});
+
+test("refusals worded from the schemas: a mode, effort or billing the enums lack, a missing required argument", async () => {
+  // Words the agent reads (and a fixed text): kept as they were when the enums and
+  // defineAction's `required` took over from lists and checks written in each place.
+  const refused = async (args: Record<string, unknown>) => {
+    const r = await mcp.call({ relay: "this", ...args });
+    assert.equal(r.code, "REMOTE_RELAY_INVALID_INPUT", JSON.stringify(r));
+    return r.error;
+  };
+  const send = { action: "send", session: me, text: "hi" };
+  assert.equal(await refused({ ...send, mode: "fast" }), 'send: mode must be "agent", "ask" or "plan" (got "fast"). Nothing was sent.');
+  assert.equal(await refused({ ...send, effort: "huge" }), 'send: effort must be "low", "medium", "high" or "max" (got "huge"). Nothing was sent.');
+  assert.equal(await refused({ ...send, provider: "copilot" }), 'send: provider is not valid (Invalid option: expected one of "claude"|"claude-api"). Nothing was sent.');
+  const withdraw = "withdraw needs question_id: a pending question this conversation asked (see list_questions). Nothing was withdrawn.";
+  assert.equal(await refused({ action: "withdraw" }), withdraw);
+  assert.equal(await refused({ action: "withdraw", question_id: "" }), withdraw, "an empty value counts as none");
 });
 
 test("--emulate-version: the relay presents the older version and refuses what it lacked", async () => {

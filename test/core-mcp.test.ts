@@ -111,6 +111,36 @@ test("tool arguments that are not an object are a coded refusal; oversized or br
   assert.equal((await fetch(`${relay.url}/api/health`)).status, 200);
 });
 
+test("refusals outside a tool call are JSON-RPC errors, word for word, with the contract's code where one applies", async () => {
+  const ta = await agentToken(relay, a);
+  const tb = await agentToken(relay, b);
+  const sid = await rawMcpOpen(relay, ta);
+  const list = { jsonrpc: "2.0", id: 11, method: "tools/call", params: { name: "relay_tool", arguments: { action: "list_relays" } } };
+  const rpc = (code: number, message: string, data?: string) => ({ jsonrpc: "2.0", error: { code, message, ...(data ? { data: { code: data } } : {}) }, id: null });
+  const none = await rawMcp(relay, null, list, sid);
+  assert.deepEqual([none.status, none.json], [401, rpc(-32001, "Unauthorized: a session's agent token is required.")]);
+  const stolen = await rawMcp(relay, tb, list, sid);
+  assert.deepEqual([stolen.status, stolen.json], [403, rpc(-32001, "This MCP session belongs to another conversation's token. Nothing was done.", "REMOTE_RELAY_FORBIDDEN")]);
+  const huge = await rawMcp(relay, ta, { ...list, pad: "x".repeat(5 * 1024 * 1024) }, sid);
+  assert.equal(huge.status, 413);
+  assert.deepEqual(huge.json, rpc(-32600, huge.json.error.message, "REMOTE_RELAY_INVALID_INPUT"));
+  assert.match(huge.json.error.message, /^The request body is larger than \d+ bytes/);
+  const headers = { authorization: `Bearer ${ta}`, accept: "application/json, text/event-stream", "mcp-session-id": "never-held-by-this-relay" };
+  const del = await fetch(`${relay.url}/mcp`, { method: "DELETE", headers });
+  assert.deepEqual([del.status, await del.json()], [404, rpc(-32001, "Session not found", "REMOTE_RELAY_NOT_FOUND")]);
+  const get = await fetch(`${relay.url}/mcp`, { method: "GET", headers });
+  assert.equal(get.headers.get("allow"), "POST, DELETE");
+  assert.deepEqual([get.status, await get.json()], [405, rpc(-32000, "No GET stream for this MCP session: POST requests take it up again.", "REMOTE_RELAY_INVALID_INPUT")]);
+  const old = await fetch(`${relay.url}/mcp`, { method: "POST", headers: { ...headers, "content-type": "application/json", "mcp-protocol-version": "1999-01-01" }, body: JSON.stringify(list) });
+  const oldBody = await old.json();
+  assert.equal(old.status, 400);
+  assert.match(oldBody.error.message, /^Bad Request: Unsupported protocol version: 1999-01-01 \(supported versions: /);
+  assert.deepEqual(oldBody, rpc(-32000, oldBody.error.message));
+  // Inside a call, a refusal is a tool result with isError, its text the usual { ok, code, error }.
+  const tool = await rawMcp(relay, ta, { ...list, params: { name: "other_tool", arguments: {} } }, sid);
+  assert.deepEqual(tool.json.result, { content: [{ type: "text", text: JSON.stringify({ ok: false, code: "REMOTE_RELAY_UNKNOWN_ACTION", error: 'Unknown tool "other_tool": this server has relay_tool.' }) }], isError: true });
+});
+
 test("progress notifications arrive while a send waits, when the request carries a progress token", async () => {
   const mcp = await relay.mcp(a);
   const target = await relay.createSession({ title: "slow" });

@@ -184,4 +184,13 @@ test("bad command lines are refused with a message and a non-zero exit; --versio
   const v = run("--version");
   assert.equal(v.status, 0);
   assert.equal(v.stdout.trim(), "0.9.19");
+  // Help asked for is no error: the usage on stdout, exit 0; an unknown command is (exit 2).
+  for (const args of [["--help"], ["help"], ["-h"], ["start", "--help"], ["backup", "-h"]]) {
+    const h = run(...args);
+    assert.equal(h.status, 0, args.join(" "));
+    assert.match(h.stdout, /^Usage:\n {2}oar start .*\n {2}oar url \[--data DIR\] +prints the web UI link/m, args.join(" "));
+  }
+  const unknown = run("launch");
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /^oar: unknown command "launch"\nUsage:\n/);
 });

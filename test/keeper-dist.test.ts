@@ -7,7 +7,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { KeeperDir, Rpc, agentSpec, alive, until } from "./helpers/keeper-kit.ts";
+import { KeeperDir, Rpc, agentSpec, alive, keeperPidOf, until } from "./helpers/keeper-kit.ts";
 import { KeeperClient } from "../src/providers/keeper/client.ts";
 
 const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
@@ -21,11 +21,10 @@ test("the built keeper runs from dist on plain node and holds an agent", async (
 
   const kd = new KeeperDir();
   t.after(() => kd.close());
-  const proc = spawn(process.execPath, [js, kd.dir, "--orphan-ms", "60000"], { stdio: ["ignore", "pipe", "ignore"], detached: true });
+  const proc = spawn(process.execPath, [js, kd.dir, "--orphan-ms", "60000"], { stdio: "ignore", detached: true });
   kd.track(proc.pid!);
-  let out = "";
-  proc.stdout!.on("data", (d) => (out += d));
-  await until("ready", () => out.includes("ready"));
+  // It writes its pid file once it listens.
+  await until("listening", () => keeperPidOf(kd.dir) === proc.pid);
   const cmd = readFileSync(`/proc/${proc.pid}/cmdline`, "utf8");
   assert.ok(!cmd.includes("tsx"), cmd);
 

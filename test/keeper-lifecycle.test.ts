@@ -1,13 +1,16 @@
 // The keeper's own life: the orphan bound (no relay for orphanMs → agents and keeper end),
 // ending when no relay and no worker is left, SIGTERM ends the agents (their groups and
 // their background tasks' groups), a stale socket file, the temp-dir socket for a data
-// folder whose path is too long, and lines on the socket that are not messages.
+// folder whose path is too long, lines on the socket that are not messages, and a keeper
+// whose relay dies while it starts.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { connect } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { TestRelay } from "./helpers/relay-process.ts";
 import { KeeperDir, Rpc, agentSpec, alive, keeperPidOf, until } from "./helpers/keeper-kit.ts";
 import { socketPath } from "../src/providers/keeper/protocol.ts";
 
@@ -157,4 +160,62 @@ test("lines on the socket that are not messages never crash the keeper; a wrong 
   const r = new Rpc(b.attach("ses_b"));
   assert.ok(await r.openSession(), "the worker still answers through the same keeper");
   b.detach();
+});
+
+/** A child process of `pid` whose command line names the keeper (0: none yet). */
+function keeperChildOf(pid: number): number {
+  try {
+    for (const c of readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean)) {
+      if (readFileSync(`/proc/${c}/cmdline`, "utf8").includes("keeper-main")) return Number(c);
+    }
+  } catch {}
+  return 0;
+}
+const threads = (pid: number) => {
+  try {
+    return readdirSync(`/proc/${pid}/task`).length;
+  } catch {
+    return 0;
+  }
+};
+
+/** Threads of a bare node process once it runs its script (a keeper from the sources has one
+ * more once tsx's module loader thread runs). */
+async function bareNodeThreads(): Promise<number> {
+  const p = spawn(process.execPath, ["-e", 'process.stdout.write("up"); setTimeout(() => {}, 5000)'], { stdio: ["ignore", "pipe", "ignore"] });
+  await new Promise((r) => p.stdout!.once("data", r));
+  await new Promise((r) => setTimeout(r, 200));
+  const n = threads(p.pid!);
+  p.kill("SIGKILL");
+  return n;
+}
+
+test("a keeper started from the sources ends within its orphan bound when its relay dies during its start (its data folder removed meanwhile, or not)", async () => {
+  const bare = await bareNodeThreads();
+  for (const removed of [true, false]) {
+    const dataDir = mkdtempSync(join(tmpdir(), "oar-keeper-start-"));
+    const relay = await TestRelay.start({ dataDir, env: { OAR_FROM_SOURCE: "1", OAR_KEEPER_ORPHAN_MS: "2000" } });
+    let keeper = 0;
+    try {
+      const s = await relay.createSession({});
+      // The first turn starts the keeper.
+      const posted = relay.api("POST", `/api/sessions/${s}/messages`, { text: "hi" }).catch(() => null);
+      for (const end = Date.now() + 60_000; !(keeper = keeperChildOf(relay.proc.pid!)); ) {
+        if (Date.now() > end) throw new Error("the relay did not start a keeper");
+        await new Promise((r) => setImmediate(r));
+      }
+      // Killed while the keeper loads its modules (tsx's loader thread runs: a thread more than
+      // a bare node has); the harness's stop() then removes the folder, as a test run does.
+      for (const end = Date.now() + 30_000; alive(keeper) && threads(keeper) <= bare && Date.now() < end; ) await new Promise((r) => setImmediate(r));
+      relay.proc.kill("SIGKILL");
+      if (removed) rmSync(dataDir, { recursive: true, force: true });
+      await posted;
+      // Bounded wait on the real clock (generous for a loaded machine): it ended, that is all.
+      await until(`keeper ${keeper} ended (folder ${removed ? "removed" : "kept"})`, () => !alive(keeper), 90_000);
+    } finally {
+      if (keeper && alive(keeper)) process.kill(keeper, "SIGKILL");
+      await relay.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
 });

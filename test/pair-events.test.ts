@@ -122,7 +122,8 @@ test("questions about a session there: answered there, the answer reaches the as
 });
 
 test("unpairing ends the subscriptions on it, here and there", async () => {
-  await a.api("DELETE", "/api/relays/bbox");
+  const r = await a.api("DELETE", "/api/relays/bbox");
+  assert.equal(r.json.reached, true, "the other relay was told");
   const here = await agent.call({ action: "list_subscriptions" });
   const mine = here.subscriptions.find((s: any) => s.id === subId);
   assert.equal(mine.active, false);

@@ -6,7 +6,8 @@
 // against local bare repositories.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,33 +18,48 @@ import { claudeCloud } from "../src/providers/adapters/claude-cloud.ts";
 import { allAdapters } from "../src/providers/adapters/index.ts";
 import { workerEnv } from "../src/providers/adapters/env.ts";
 
-const gitIn = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+// Not execFileSync: a loaded machine can take seconds for a few git runs, and a test blocked
+// that long misses the relay closing an idle keep-alive connection, then sends its next
+// request on it ("other side closed").
+const git = promisify(execFile);
+const gitIn = async (cwd: string, ...args: string[]) => (await git("git", args, { cwd, encoding: "utf8" })).stdout.trim();
 
 /** A bare repository with `main` (README) and `feature` (README + feature.txt). */
-function makeRepo(): { bare: string; seed: string } {
+async function makeRepo(): Promise<{ bare: string; seed: string }> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "oar-cloud-repo-")));
   const bare = join(root, "origin.git");
   const seed = join(root, "seed");
-  execFileSync("git", ["init", "-q", "--bare", "-b", "main", bare]);
-  execFileSync("git", ["clone", "-q", bare, seed], { stdio: "ignore" });
+  await gitIn(root, "init", "-q", "--bare", "-b", "main", bare);
+  await gitIn(root, "clone", "-q", bare, seed);
+  // The test's own commits name their author: a fresh machine (and CI) has no git identity.
+  await gitIn(seed, "config", "user.name", "seed");
+  await gitIn(seed, "config", "user.email", "seed@example.invalid");
   writeFileSync(join(seed, "README.md"), "# sample\n");
-  gitIn(seed, "add", "README.md");
-  gitIn(seed, "commit", "-qm", "first");
-  gitIn(seed, "push", "-q", "origin", "main");
-  gitIn(seed, "checkout", "-qb", "feature");
+  await gitIn(seed, "add", "README.md");
+  await gitIn(seed, "commit", "-qm", "first");
+  await gitIn(seed, "push", "-q", "origin", "main");
+  await gitIn(seed, "checkout", "-qb", "feature");
   writeFileSync(join(seed, "feature.txt"), "feature\n");
-  gitIn(seed, "add", "feature.txt");
-  gitIn(seed, "commit", "-qm", "feature work");
-  gitIn(seed, "push", "-q", "origin", "feature");
+  await gitIn(seed, "add", "feature.txt");
+  await gitIn(seed, "commit", "-qm", "feature work");
+  await gitIn(seed, "push", "-q", "origin", "feature");
   return { bare, seed };
 }
 
 const subjectOf = (bare: string, ref: string) => gitIn(bare, "log", "-1", "--format=%s", ref);
 
+/** git as on a fresh machine whatever this one has: no identity configured, and none guessed
+ * from the host name (useConfigOnly). */
+function noGitIdentity(): Record<string, string | undefined> {
+  const global = join(mkdtempSync(join(tmpdir(), "oar-gitconfig-")), "config");
+  writeFileSync(global, "[user]\n\tuseConfigOnly = true\n");
+  return { GIT_CONFIG_GLOBAL: global, GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: undefined, GIT_AUTHOR_EMAIL: undefined, GIT_COMMITTER_NAME: undefined, GIT_COMMITTER_EMAIL: undefined, EMAIL: undefined };
+}
+
 let relay: TestRelay;
 before(async () => {
   process.env.OAR_FAKE_PROVIDERS = "claude-cloud";
-  relay = await TestRelay.start({ settings: { claudeCloudToken: "cloud-token-xyz" } });
+  relay = await TestRelay.start({ settings: { claudeCloudToken: "cloud-token-xyz" }, env: noGitIdentity() });
   delete process.env.OAR_FAKE_PROVIDERS;
 });
 after(() => relay.stop());
@@ -59,14 +75,14 @@ async function agentShell(id: string, name: string, shell: string): Promise<void
 }
 
 test("an existing branch is cloned into the workspace; the agent's commit is pushed back by the owner", async () => {
-  const { bare } = makeRepo();
+  const { bare } = await makeRepo();
   const r = await create({ repo: bare, branch: "feature" });
   assert.equal(r.status, 201, JSON.stringify(r.json));
   const s = r.json;
   assert.equal(s.cwd, join(workspaces(), s.id));
   assert.equal(s.repo, bare);
   assert.equal(s.branch, "feature");
-  assert.equal(gitIn(s.cwd, "rev-parse", "--abbrev-ref", "HEAD"), "feature");
+  assert.equal(await gitIn(s.cwd, "rev-parse", "--abbrev-ref", "HEAD"), "feature");
   assert.equal(readFileSync(join(s.cwd, "feature.txt"), "utf8"), "feature\n");
 
   // Nothing new yet.
@@ -75,63 +91,65 @@ test("an existing branch is cloned into the workspace; the agent's commit is pus
 
   // The agent (running in the workspace) commits; the commit stays there until pushed.
   await agentShell(s.id, "commit", "echo hello > hello.txt && git add hello.txt && git commit -qm 'agent change'");
-  assert.equal(subjectOf(bare, "feature"), "feature work");
+  assert.equal(await subjectOf(bare, "feature"), "feature work");
   p = await push(s.id);
   assert.equal(p.status, 200, JSON.stringify(p.json));
   assert.deepEqual(p.json, { ok: true, pushed: true, branch: "feature", commits: 1, repo: bare, uncommitted: 0 });
-  assert.equal(subjectOf(bare, "feature"), "agent change");
-  assert.equal(subjectOf(bare, "main"), "first", "only the session's branch is pushed");
+  assert.equal(await subjectOf(bare, "feature"), "agent change");
+  // No git identity on the machine: the workspace commits as the relay (contract §10.1).
+  assert.equal(await gitIn(bare, "log", "-1", "--format=%an <%ae>", "feature"), "OAR relay desk <oar@localhost>");
+  assert.equal(await subjectOf(bare, "main"), "first", "only the session's branch is pushed");
 });
 
 test("a missing branch is made from the default branch; the agent may push it itself", async () => {
-  const { bare } = makeRepo();
+  const { bare } = await makeRepo();
   const s = (await create({ repo: bare, branch: "oar/new-work" })).json;
-  assert.equal(gitIn(s.cwd, "rev-parse", "--abbrev-ref", "HEAD"), "oar/new-work");
-  assert.equal(gitIn(s.cwd, "rev-parse", "HEAD"), gitIn(bare, "rev-parse", "main"));
-  assert.throws(() => gitIn(bare, "rev-parse", "--verify", "refs/heads/oar/new-work"), "not in the repository until pushed");
+  assert.equal(await gitIn(s.cwd, "rev-parse", "--abbrev-ref", "HEAD"), "oar/new-work");
+  assert.equal(await gitIn(s.cwd, "rev-parse", "HEAD"), await gitIn(bare, "rev-parse", "main"));
+  await assert.rejects(gitIn(bare, "rev-parse", "--verify", "refs/heads/oar/new-work"), "not in the repository until pushed");
 
   await agentShell(s.id, "commit-and-push", "echo x > new.txt && git add new.txt && git commit -qm 'new work' && git push -q");
-  assert.equal(subjectOf(bare, "oar/new-work"), "new work");
-  assert.equal(gitIn(bare, "rev-parse", "oar/new-work~1"), gitIn(bare, "rev-parse", "main"));
+  assert.equal(await subjectOf(bare, "oar/new-work"), "new work");
+  assert.equal(await gitIn(bare, "rev-parse", "oar/new-work~1"), await gitIn(bare, "rev-parse", "main"));
   // The owner's push then finds nothing left to push.
   assert.deepEqual((await push(s.id)).json, { ok: true, pushed: false, branch: "oar/new-work", commits: 0, repo: bare, uncommitted: 0 });
 
   // Without a branch: the repository's default branch.
   const d = (await create({ repo: bare })).json;
   assert.equal(d.branch, "main");
-  assert.equal(gitIn(d.cwd, "rev-parse", "--abbrev-ref", "HEAD"), "main");
+  assert.equal(await gitIn(d.cwd, "rev-parse", "--abbrev-ref", "HEAD"), "main");
 });
 
 test("a new branch made by the relay is pushed by the owner too (the test commits in the workspace)", async () => {
-  const { bare } = makeRepo();
+  const { bare } = await makeRepo();
   const s = (await create({ repo: bare, branch: "topic" })).json;
   writeFileSync(join(s.cwd, "a.txt"), "a\n");
-  gitIn(s.cwd, "add", "a.txt");
-  gitIn(s.cwd, "commit", "-qm", "one");
+  await gitIn(s.cwd, "add", "a.txt");
+  await gitIn(s.cwd, "commit", "-qm", "one");
   writeFileSync(join(s.cwd, "b.txt"), "b\n");
-  gitIn(s.cwd, "add", "b.txt");
-  gitIn(s.cwd, "commit", "-qm", "two");
+  await gitIn(s.cwd, "add", "b.txt");
+  await gitIn(s.cwd, "commit", "-qm", "two");
   const p = await push(s.id);
   assert.deepEqual(p.json, { ok: true, pushed: true, branch: "topic", commits: 2, repo: bare, uncommitted: 0 });
-  assert.equal(subjectOf(bare, "topic"), "two");
+  assert.equal(await subjectOf(bare, "topic"), "two");
 });
 
 test("a push the repository rejects is refused in words; nothing was pushed", async () => {
-  const { bare, seed } = makeRepo();
+  const { bare, seed } = await makeRepo();
   const s = (await create({ repo: bare, branch: "feature" })).json;
   // Someone else pushes to the branch meanwhile.
   writeFileSync(join(seed, "other.txt"), "other\n");
-  gitIn(seed, "add", "other.txt");
-  gitIn(seed, "commit", "-qm", "someone else");
-  gitIn(seed, "push", "-q", "origin", "feature");
+  await gitIn(seed, "add", "other.txt");
+  await gitIn(seed, "commit", "-qm", "someone else");
+  await gitIn(seed, "push", "-q", "origin", "feature");
   writeFileSync(join(s.cwd, "mine.txt"), "mine\n");
-  gitIn(s.cwd, "add", "mine.txt");
-  gitIn(s.cwd, "commit", "-qm", "mine");
+  await gitIn(s.cwd, "add", "mine.txt");
+  await gitIn(s.cwd, "commit", "-qm", "mine");
   const p = await push(s.id);
   assert.equal(p.status, 400);
   assert.equal(p.json.code, "REMOTE_RELAY_INVALID_INPUT");
   assert.match(p.json.error, /^git push of branch "feature" to .*origin\.git failed: .*rejected.* ask the agent to pull them \(git pull --rebase\) and push again\. Nothing was pushed\.$/);
-  assert.equal(subjectOf(bare, "feature"), "someone else");
+  assert.equal(await subjectOf(bare, "feature"), "someone else");
 
   const plain = await relay.createSession({ title: "plain" });
   const q = await push(plain);
@@ -141,7 +159,7 @@ test("a push the repository rejects is refused in words; nothing was pushed", as
 });
 
 test("deleting the session removes its workspace; a compacted conversation keeps it until its last session goes", async () => {
-  const { bare } = makeRepo();
+  const { bare } = await makeRepo();
   const a = (await create({ repo: bare, branch: "feature" })).json;
   assert.ok(existsSync(a.cwd));
   await relay.api("DELETE", `/api/sessions/${a.id}`);
@@ -159,7 +177,7 @@ test("deleting the session removes its workspace; a compacted conversation keeps
 });
 
 test("refusals: cwd, repositories that cannot be cloned, bad addresses and branches, repo on other providers — nothing created, nothing left behind", async () => {
-  const { bare } = makeRepo();
+  const { bare } = await makeRepo();
   const before = (await relay.api("GET", "/api/sessions")).json.sessions.length;
   const cases: [Record<string, unknown>, RegExp][] = [
     [{ repo: bare, branch: "feature", cwd: tmpdir() }, /^Claude Cloud sessions take repo and branch instead of cwd/],
@@ -191,7 +209,7 @@ test("refusals: cwd, repositories that cannot be cloned, bad addresses and branc
 });
 
 test("relay_tool create_session: repo and branch instead of cwd, checked before any card; the clone follows the card", async () => {
-  const { bare } = makeRepo();
+  const { bare } = await makeRepo();
   const boss = await relay.createSession({ title: "cloud boss" });
   const mcp: McpSession = await relay.mcp(boss);
   // No turn runs in boss: a card would answer NO_ACTIVE_TURN, so these prove the checks come first.
@@ -209,15 +227,15 @@ test("relay_tool create_session: repo and branch instead of cwd, checked before 
   assert.equal(made.branch, "agent-branch");
   const s = await relay.session(made.session);
   assert.equal(s.cwd, join(workspaces(), made.session));
-  assert.equal(gitIn(s.cwd, "rev-parse", "--abbrev-ref", "HEAD"), "agent-branch");
+  assert.equal(await gitIn(s.cwd, "rev-parse", "--abbrev-ref", "HEAD"), "agent-branch");
 });
 
 test("web page: the Push button in a Claude Cloud session's title bar pushes its branch; New session takes repository and branch", async () => {
-  const { bare } = makeRepo();
+  const { bare } = await makeRepo();
   const s = (await create({ repo: bare, branch: "feature", title: "cloud ui" })).json;
   writeFileSync(join(s.cwd, "ui.txt"), "ui\n");
-  gitIn(s.cwd, "add", "ui.txt");
-  gitIn(s.cwd, "commit", "-qm", "from the page");
+  await gitIn(s.cwd, "add", "ui.txt");
+  await gitIn(s.cwd, "commit", "-qm", "from the page");
   // Left uncommitted: push sends commits only, and the button says what stayed behind.
   writeFileSync(join(s.cwd, "draft.txt"), "draft\n");
   const plain = await relay.createSession({ title: "plain ui" });
@@ -234,7 +252,7 @@ test("web page: the Push button in a Claude Cloud session's title bar pushes its
     await page.getByRole("button", { name: "Push", exact: true }).click();
     await page.getByRole("button", { name: "Pushed 1 commit (1 changed file not committed)" }).waitFor();
     assert.match((await page.getByRole("button", { name: /^Pushed/ }).getAttribute("title")) ?? "", /ask the agent to commit them/);
-    assert.equal(subjectOf(bare, "feature"), "from the page");
+    assert.equal(await subjectOf(bare, "feature"), "from the page");
 
     // New session: a Claude Cloud session takes a repository and a branch instead of a folder.
     await page.getByRole("link", { name: "New session" }).click();
@@ -247,14 +265,14 @@ test("web page: the Push button in a Claude Cloud session's title bar pushes its
     await page.getByRole("main").getByRole("heading", { name: "cloud from form", exact: true }).waitFor();
     const made = (await relay.api("GET", "/api/sessions")).json.sessions.find((x: any) => x.title === "cloud from form");
     assert.equal(made.branch, "form-branch");
-    assert.equal(gitIn(made.cwd, "rev-parse", "--abbrev-ref", "HEAD"), "form-branch");
+    assert.equal(await gitIn(made.cwd, "rev-parse", "--abbrev-ref", "HEAD"), "form-branch");
   } finally {
     await browser.close();
   }
 });
 
 test("a restart keeps workspaces and removes staging clones a stopped relay left behind", async () => {
-  const { bare } = makeRepo();
+  const { bare } = await makeRepo();
   const s = (await create({ repo: bare, branch: "main" })).json;
   const leftover = join(workspaces(), ".clone-leftover");
   mkdirSync(join(leftover, "sub"), { recursive: true });

@@ -5,7 +5,7 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { Readable, Writable } from "node:stream";
@@ -158,6 +158,56 @@ test("the owner's file route serves images inside the session's folder only", as
   assert.equal(r.status, 404);
   r = await relay.api("GET", `/api/sessions/ses_nope/files?path=${encodeURIComponent(path)}`);
   assert.equal(r.json.code, "REMOTE_RELAY_NOT_FOUND");
+});
+
+test("an edited gallery list cannot make it send a file outside the folder: an absolute path, ../, a link; a list or images folder that is a link is not followed", async () => {
+  const cwd = folder();
+  const id = await imageSession(cwd);
+  const first = await relay.say(id, "A red apple");
+  assert.equal(first.meta?.status, "done", JSON.stringify(first));
+  const list = join(cwd, "images", readdirSync(join(cwd, "images")).find((f) => f.startsWith(".oar-"))!);
+  const away = folder();
+  const secret = join(away, "secret.png");
+  writeFileSync(secret, png(3, 3, 4242));
+  const sentSecret = () => fake.imageRequests.some((r) => r.body?.image?.bytes && Buffer.compare(r.body.image.bytes, readFileSync(secret)) === 0);
+  symlinkSync(secret, join(cwd, "images", "pretty.png"));
+  const edits = [secret, join(cwd, "images", "..", "..", basename(away), "secret.png"), join(cwd, "images", "pretty.png")];
+  for (const path of edits) {
+    // As if edited by hand or by another tool; read when the agent process starts again.
+    writeFileSync(list, JSON.stringify([{ path, mimeType: "image/png", bytes: 1 }]));
+    await relay.api("POST", `/api/sessions/${id}/kill`);
+    const asked = fake.imageRequests.length;
+    const reply = await relay.say(id, "Make it blue");
+    assert.equal(reply.meta?.status, "error", JSON.stringify(reply));
+    assert.match(reply.meta.error, /\(the conversation's last image, as images\/\.oar-ses_\w+\.json names it\) leads outside the session's folder .*Nothing was sent and no image was made/);
+    assert.equal(fake.imageRequests.length, asked, "no request went to the images endpoint");
+  }
+
+  // The list itself a link to a list outside: not read (so nothing it names is the last
+  // image), and replaced by the agent's own list, not written through.
+  const outsideList = join(away, "list.json");
+  writeFileSync(outsideList, JSON.stringify([{ path: secret }]));
+  unlinkSync(list);
+  symlinkSync(outsideList, list);
+  await relay.api("POST", `/api/sessions/${id}/kill`);
+  const fresh = await relay.say(id, "Make it blue");
+  assert.equal(fresh.meta?.status, "done", JSON.stringify(fresh));
+  assert.equal(lastRequest().path, "/v1/images/generations", "no last image: a new one is generated");
+  assert.ok(!lstatSync(list).isSymbolicLink(), "the link was replaced");
+  assert.deepEqual(JSON.parse(readFileSync(outsideList, "utf8")), [{ path: secret }], "the outside list is untouched");
+  assert.equal(sentSecret(), false, "the outside file never reached the images endpoint");
+
+  // An images folder that is a link out of the session's folder: refused before any request.
+  const other = folder();
+  const elsewhere = folder();
+  symlinkSync(elsewhere, join(other, "images"));
+  const id2 = await imageSession(other);
+  const asked = fake.imageRequests.length;
+  const refused = await relay.say(id2, "A green pear");
+  assert.equal(refused.meta?.status, "error");
+  assert.match(refused.meta.error, /^The images folder .*\/images is a link that leads outside the session's folder .*no image was made\.$/);
+  assert.equal(fake.imageRequests.length, asked);
+  assert.deepEqual(readdirSync(elsewhere), [], "nothing was written there");
 });
 
 test("errors in words: content policy, rate limit after retries, server failure, bad key; a 429 then success works", async () => {

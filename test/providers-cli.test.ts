@@ -41,6 +41,9 @@ const state = async (id: string) => JSON.parse((await relay.say(id, "/state")).t
 const env = async (id: string, ...names: string[]) =>
   Object.fromEntries((await relay.say(id, `/env ${names.join(" ")}`)).text.split(" ").map((kv: string) => kv.split("=", 2)));
 const is = (value: string) => hash(value);
+/** Waits until no availability probe of the provider runs (GET /api/providers `checking`). */
+const probed = (id: string) =>
+  relay.waitFor(async () => (await relay.api("GET", "/api/providers")).json.providers.find((p: any) => p.id === id)?.checking === false, 90_000);
 
 test("the session's mode, model and effort reach the CLI through its advertised calls, at start and after a change", async () => {
   const id = await create({ provider: "claude", model: "claude-sonnet-5-5", effort: "high" });
@@ -165,6 +168,16 @@ test("errors in words: sign-in, rate limit, a crash, a protocol error; send repo
   const auth = await relay.say(id, "/fail auth");
   assert.match(auth.text, /^Error: Grok is not signed in on relay "desk": run `grok login` \(or add an xAI API key in Settings → Providers\) as \S+, then send the message again\. The turn did not run\.$/);
   assert.doesNotMatch(auth.text, /Authentication required|-32000/);
+  // A sign-in failure while the probe still finds it signed in (a refused key): unavailable
+  // from the failure on — also while that probe still runs (it read available then) — and
+  // after it, until checked again.
+  const grokReason = async () => (await mcp.call({ action: "relay_info", relay: "this" })).providers.find((p: any) => p.id === "grok");
+  const refusedMark = /its credentials were refused at the last turn/;
+  const during = await grokReason();
+  assert.equal(during.available, false, "unavailable at once, not when the probe ends");
+  assert.match(during.reason, refusedMark);
+  await probed("grok");
+  assert.match((await grokReason()).reason, refusedMark);
 
   const sent = await mcp.call({ action: "send", relay: "this", session: id, text: "/fail rate" });
   assert.equal(sent.status, "error");
@@ -176,6 +189,12 @@ test("errors in words: sign-in, rate limit, a crash, a protocol error; send repo
     await relay.api("POST", `/api/sessions/${id}/kill`);
     const atStart = await relay.say(id, "hello");
     assert.match(atStart.text, /^Error: Grok is not signed in on relay "desk": run `grok login`/);
+    // The probe that follows finds it signed out (before the login comes back) and says just that.
+    await probed("grok");
+    const out = await grokReason();
+    assert.equal(out.available, false);
+    assert.match(out.reason, /^Grok is not signed in on relay "desk"/);
+    assert.doesNotMatch(out.reason, refusedMark);
   } finally {
     rmSync(SIGNED_OUT_FILE, { force: true });
   }
@@ -193,9 +212,7 @@ test("errors in words: sign-in, rate limit, a crash, a protocol error; send repo
   assert.equal(refused.status, "error");
   assert.match(refused.error, /^Copilot is not signed in on relay "desk": run `copilot login`.* as \S+, then send the message again\./);
 
-  // A sign-in failure while the probe still finds it signed in (a refused key): unavailable until checked again.
-  const info = await mcp.call({ action: "relay_info", relay: "this" });
-  assert.match(info.providers.find((p: any) => p.id === "grok").reason, /its credentials were refused at the last turn/);
+  // Checked again (signed in once more): available.
   assert.equal((await relay.api("POST", "/api/providers/grok/check")).json.available, true);
   assert.equal((await relay.api("POST", "/api/providers/copilot/check")).json.available, true);
 });

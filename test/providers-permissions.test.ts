@@ -85,6 +85,33 @@ test("ask mode: an unanswered permission card expires at the wait limit and the 
   const after = (await relay.session(c)).cards.find((x: any) => x.id === card.id);
   assert.equal(after.status, "expired");
   assert.equal(after.expiredBecause, "timeout");
+  // An option for the expired card: the truth (no longer pending), as Allow/Deny get it.
+  const late = await relay.api("POST", `/api/cards/${card.id}`, { optionId: "allow" });
+  assert.equal(late.status, 404);
+  assert.equal(late.json.code, "REMOTE_RELAY_NOT_FOUND");
+  assert.match(late.json.error, /is no longer pending \(expired\)\. Nothing was decided\./);
+});
+
+test("a permission card: both optionId and decision in one body is refused and changes nothing; an option for a decided card says it is no longer pending", async () => {
+  const c = await create({ provider: "claude", mode: "ask" });
+  const m = await post(c, "/permission publish");
+  const card = await cardOf(c);
+  const both = await relay.api("POST", `/api/cards/${card.id}`, { optionId: "allow", decision: "deny" });
+  assert.equal(both.status, 400);
+  assert.equal(both.json.code, "REMOTE_RELAY_INVALID_INPUT");
+  assert.match(both.json.error, /decision or with optionId, not both.*Nothing was decided\./);
+  const still = (await relay.api("GET", `/api/cards?session=${c}`)).json.cards.find((x: any) => x.id === card.id);
+  assert.equal(still?.status, "pending", "the card is still waiting for the owner");
+
+  assert.equal((await relay.api("POST", `/api/cards/${card.id}`, { optionId: "allow" })).json.status, "allowed");
+  assert.equal((await replyTo(c, m)).text, "permission: allow");
+  for (const body of [{ optionId: "reject" }, { decision: "deny" }]) {
+    const again = await relay.api("POST", `/api/cards/${card.id}`, body);
+    assert.equal(again.status, 404, JSON.stringify(again.json));
+    assert.equal(again.json.code, "REMOTE_RELAY_NOT_FOUND");
+    assert.match(again.json.error, /is no longer pending \(allowed\)\. Nothing was decided\./);
+  }
+  assert.equal((await relay.session(c)).cards.find((x: any) => x.id === card.id).optionId, "allow", "the first answer stands");
 });
 
 test("plan mode without a CLI plan mode (Grok) asks by card too", async () => {

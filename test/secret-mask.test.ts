@@ -1,6 +1,7 @@
 // SecretMask (src/core/secret-mask.ts) on the relay's real SQLite schema: agent tokens are
-// found by their shape and looked up in the store, alone, glued to other text, inside JSON,
-// and in long runs; known secrets (owner token, provider keys) as plain text and escaped.
+// found by their shape and looked up in the store (src/sessions/agent-tokens.ts), alone,
+// glued to other text, inside JSON, and in long runs; known secrets (owner token, provider
+// keys) as plain text and escaped.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -10,8 +11,8 @@ import { join } from "node:path";
 import { openDb } from "../src/store/db.ts";
 import { newToken } from "../src/core/ids.ts";
 import fc from "fast-check";
-import { replaceTokenRuns, SecretMask } from "../src/core/secret-mask.ts";
-import { MASK } from "../src/tasks/mask-secrets.ts";
+import { MASK, replaceTokenRuns, SecretMask } from "../src/core/secret-mask.ts";
+import { agentTokenLookups } from "../src/sessions/agent-tokens.ts";
 
 function withMask(fn: (mask: SecretMask, tokens: string[]) => void, known: string[] = []): void {
   const dir = mkdtempSync(join(tmpdir(), "oar-secret-mask-"));
@@ -21,7 +22,7 @@ function withMask(fn: (mask: SecretMask, tokens: string[]) => void, known: strin
     const ins = db.prepare(`INSERT INTO sessions (id, title, provider, model, cwd, agent_token, created_at, last_activity_at)
       VALUES (?, 't', 'scripted', 'scripted-1', '/tmp', ?, 0, 0)`);
     tokens.forEach((t, i) => ins.run(`ses_${i}`, t));
-    fn(new SecretMask(db, () => known), tokens);
+    fn(new SecretMask({ known: () => known, ...agentTokenLookups(db) }), tokens);
   } finally {
     db.close();
     rmSync(dir, { recursive: true, force: true });

@@ -7,7 +7,8 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { toPlainLines, stripAnsi } from "../src/tasks/plain-text.ts";
-import { maskSecrets, MASK } from "../src/tasks/mask-secrets.ts";
+import { maskSecrets } from "../src/tasks/mask-secrets.ts";
+import { MASK } from "../src/core/secret-mask.ts";
 import { tailLines, collapseRepeats, clampTailSize } from "../src/tasks/tail.ts";
 import { testCounts } from "../src/tasks/test-counts.ts";
 

@@ -65,10 +65,10 @@ test("tool calls are compact lines with their status that open to details", asyn
   await read.getByText("export const greet = 'hi';").waitFor();
   const failed = list.locator("details.act-tool.tool-failed", { hasText: "Run tests" });
   await failed.locator(".tool-status", { hasText: "failed" }).waitFor();
-  // relay_tool calls read as 🛰️ lines naming the action, the relay and the session (seed §3).
+  // relay_tool calls read as relay_tool lines naming the action, the relay and the session (seed §3).
   const relayLine = list.locator("details.act-relay");
   assert.equal(await relayLine.locator(".tool-title").innerText(), "send → desk session ses_other1");
-  assert.equal(await relayLine.locator(".tool-icon").innerText(), "🛰️");
+  assert.equal(await relayLine.locator(".tool-icon use").getAttribute("href"), "#i-radio-tower");
 });
 
 test("an edit opens to the diff of each file it changed", async () => {

@@ -4,6 +4,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startUi, type UiKit } from "./helpers/ui-kit.ts";
+import { TestRelay } from "./helpers/relay-process.ts";
+import { pair } from "./helpers/pairing.ts";
 
 let ui: UiKit;
 before(async () => {
@@ -19,7 +21,8 @@ test("Providers say which are available and why not", async () => {
   await provider("Scripted").getByText("Available").waitFor();
   const ds = provider("DeepSeek");
   await ds.getByText("Not available").waitFor();
-  await ds.getByText(/add an API key in Settings → Providers/).waitFor();
+  // On Settings → Providers it says "below", not the page it is on (issue 23 item 8).
+  await ds.getByText(/add an API key below/).waitFor();
 });
 
 test("Check again asks the relay to probe the provider again", async (t) => {
@@ -33,7 +36,7 @@ test("Check again asks the relay to probe the provider again", async (t) => {
   await ui.relay.waitFor(() => checks.includes("/api/providers/scripted/check"));
   // The row is drawn again from the answer, its button usable again.
   await provider("Scripted").getByRole("button", { name: "Check again" }).and(ui.page.locator(":enabled")).waitFor();
-  await provider("Scripted").getByText("Available").waitFor();
+  await provider("Scripted").locator(".prov-status.ok").waitFor();
   ui.page.off("request", onRequest);
 });
 
@@ -83,4 +86,23 @@ test("New session says which providers are not available", async () => {
   await select.selectOption("scripted");
   assert.equal(await page.locator("#new-provider-why").innerText(), "");
   assert.deepEqual(ui.pageErrors, []);
+});
+
+test("Unpairing a relay that does not answer says it will be told when it answers again", async () => {
+  const { page, relay } = ui;
+  const other = await TestRelay.start({ name: "gonebox" });
+  try {
+    await pair(relay, other);
+    await other.kill();
+    // The list is read when Settings opens.
+    await ui.open("new");
+    await ui.open("settings");
+    const row = page.getByRole("listitem").filter({ hasText: "gonebox" });
+    page.once("dialog", (d) => void d.accept());
+    await row.getByRole("button", { name: "Unpair" }).click();
+    await page.getByRole("status").filter({ hasText: "gonebox did not answer: it is told of the unpairing when it answers again" }).waitFor();
+    await row.waitFor({ state: "detached" });
+  } finally {
+    await other.stop();
+  }
 });

@@ -77,8 +77,8 @@ test("an approval card is allowed from the conversation; the new session shows v
   const card = page.getByRole("group", { name: "Approval: create_session" });
   await card.waitFor();
   await card.getByText("first session this conversation starts").waitFor();
-  await page.locator("article.msg-inflight").waitFor();
-  await page.screenshot({ path: "/tmp/oar-ui.png" });
+  // The card says the turn waits; no empty "writing…" bubble sits above it (issue 23 item 9).
+  assert.equal(await page.locator("article.msg-inflight").count(), 0);
   await card.getByRole("button", { name: "Allow" }).click();
 
   const r = await reply;
@@ -88,8 +88,9 @@ test("an approval card is allowed from the conversation; the new session shows v
   await page.getByRole("note", { name: "Approval allowed" }).filter({ hasText: 'create_session on relay "desk"' }).waitFor();
   assert.deepEqual((await relay.api("GET", "/api/cards")).json.cards, []);
 
-  // The reply's tool call reads as one 🛰️ line naming the action, the relay and the session.
-  await page.locator(".tool-call summary", { hasText: `create_session → desk session ${result.session}` }).waitFor();
+  // The reply's tool call reads as one relay_tool line naming the action, the relay and the session by its title.
+  const made = (await relay.session(result.session)).title;
+  await page.locator(".tool-call summary", { hasText: `create_session → desk session “${made}”` }).waitFor();
 
   // Sidebar: the new session sits in the group headed by Orchestrator, marked via agent.
   const group = page.getByRole("group", { name: "Group Orchestrator" });
@@ -129,7 +130,7 @@ test("a free answer in the conversation's own question card", async () => {
   await page.locator("article.msg-agent", { hasText: "answer: Zed" }).waitFor();
 });
 
-test("a schedule's message shows as a compact ⏰ line, not as the owner's", async () => {
+test("a schedule's message shows as a compact schedule line, not as the owner's", async () => {
   const id = await relay.createSession({ title: "Timer" });
   await sessionLink(id).click();
   await title("Timer").waitFor();
@@ -140,7 +141,9 @@ test("a schedule's message shows as a compact ⏰ line, not as the owner's", asy
   await relay.advance(60_000);
   const line = page.getByRole("article", { name: "Schedule" });
   await line.filter({ hasText: '"Nightly"' }).waitFor();
-  assert.equal(await line.locator(".compact-icon").textContent(), "⏰");
+  assert.equal(await line.locator(".compact-icon use").getAttribute("href"), "#i-alarm-clock");
+  // It leads with its news (the schedule's title and text), not the relay's header.
+  assert.equal(await line.locator(".compact-text").innerText(), "Nightly: run the checks");
   // Its body folds open under the header line.
   await line.locator("summary").click();
   await line.getByText("run the checks").first().waitFor();

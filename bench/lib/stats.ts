@@ -41,7 +41,7 @@ export async function timeCalls(n: number, warmup: number, fn: (i: number) => Pr
 
 export interface Row {
   metric: string;
-  unit: "ms" | "MB";
+  unit: "ms" | "µs" | "MB";
   summary: Summary;
   /** The figure must be at most this (p50 and p99 both); none for a row that only explains another. */
   target?: number;
@@ -63,6 +63,11 @@ export function table(rows: Row[]): string {
     r.target === undefined ? "—" : `≤ ${r.target} ${r.unit}`,
     r.target === undefined ? "—" : withinTarget(r) ? "yes" : "no",
   ]);
+  return cellTable(head, body);
+}
+
+/** A plain-text (and Markdown-compatible) table of cells already written out. */
+export function cellTable(head: string[], body: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
   return [line(head), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...body.map(line)].join("\n");
@@ -109,4 +114,31 @@ export function childPids(pid: number): number[] {
   } catch {
     return [];
   }
+}
+
+/** What a bench found beside its rows: lines printed under the table, and whether the checks
+ * they report held (false fails the bench like a missed target). */
+export interface Findings {
+  rows: Row[];
+  notes: string[];
+  ok: boolean;
+}
+
+/** Runs a bench's `main`, prints its table with the machine and load, and exits non-zero when
+ * a row misses its target, a finding does not hold, or the bench fails. */
+export function runBench(main: () => Promise<Row[] | Findings>): void {
+  const started = Date.now();
+  main()
+    .then((found) => {
+      const { rows, notes, ok } = Array.isArray(found) ? { rows: found, notes: [], ok: true } : found;
+      console.log(table(rows));
+      for (const n of notes) console.log(n);
+      console.log(machineLine());
+      console.log(`${loadLine()} · date ${new Date().toISOString()} · took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      process.exit(ok && rows.every(withinTarget) ? 0 : 1);
+    })
+    .catch((err) => {
+      console.error(err);
+      process.exit(1);
+    });
 }

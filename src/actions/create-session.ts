@@ -7,7 +7,7 @@ import { agentPromptText, checkWorkingLimit, fromInfo, promptKind } from "./targ
 import { effortArg, modeArg, modelArg, textArg, waitSecondsArg } from "./args.ts";
 import { statusSummary, waitForTurn } from "./waiting.ts";
 import { checkModel, modelNotes } from "../providers/model-check.ts";
-import { CATALOG, getProvider, providerAvailability } from "../providers/catalog.ts";
+import { CATALOG, getProvider, providerAvailability, providerList } from "../providers/catalog.ts";
 import type { Mode } from "../sessions/types.ts";
 import { groupOf, joinStarterGroup } from "../groups/groups.ts";
 import { findGroupForCreate, recheckGroup } from "../groups/find.ts";
@@ -50,8 +50,9 @@ export const createSession: ActionDef = {
     }
     const providerId = (args.provider as string | undefined) ?? caller.provider;
     const provider = getProvider(providerId);
-    if (!provider) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider "${providerId}". Providers: ${Object.keys(CATALOG).join(", ")}. ${NOTHING}`);
+    if (!provider) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider "${providerId}". Providers: ${providerList().map((p) => p.id).join(", ")}. ${NOTHING}`);
     if (provider.id === "openai-image") throw new RelayError("REMOTE_RELAY_UNSUPPORTED", `OpenAI Image conversations cannot be started with create_session. ${NOTHING}`);
+    await relay.probes.firstChecks([provider.id]);
     const avail = providerAvailability(provider.id, { settings: relay.settings.get() as unknown as Record<string, unknown> });
     if (!avail.available) throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `${provider.name} is not available on relay "${relay.name}": ${avail.reason}. ${NOTHING}`, avail.code ? { remoteCode: avail.code } : {});
     const inherited = !args.model && provider.id === caller.provider ? caller.model : undefined;
@@ -75,7 +76,7 @@ export const createSession: ActionDef = {
       details: [`Title: ${title}`, `Provider: ${provider.name}`, `Model: ${model.model}`, `Mode: ${mode}`, ...(effort ? [`Effort: ${effort}`] : []),
         ...(group ? [`Group: ${group.name} (${group.id})`] : []), plan ? `Repo: ${plan.repo.display} · branch ${plan.branch}${plan.exists ? "" : " (new)"}` : `Folder: ${cwd}`],
     });
-    const staged: Staged | null = plan ? await cloneCloud(relay.dataDir, plan, NOTHING) : null;
+    const staged: Staged | null = plan ? await cloneCloud(relay.dataDir, plan, NOTHING, relay.name) : null;
     let session;
     try {
       session = relay.db.transaction(() => {

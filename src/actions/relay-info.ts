@@ -1,11 +1,13 @@
 import { platform, arch } from "node:os";
 import type { ActionDef } from "./types.ts";
-import { CATALOG, defaultModelOf, modelsOf, providerAvailability } from "../providers/catalog.ts";
+import { defaultModelOf, modelsOf, providerAvailability, providerList } from "../providers/catalog.ts";
+import { probeResult } from "../providers/probe-cache.ts";
+import { UNKNOWN_CAPABILITIES } from "../providers/capabilities.ts";
 import { openAiAgentName, refreshOpenAiAgents } from "../providers/openai-agent/provider.ts";
 import { groupsInfo } from "../groups/list.ts";
 
 export function providersInfo(settings: Record<string, unknown>) {
-  return Object.values(CATALOG).map((p) => {
+  return providerList().map((p) => {
     const a = providerAvailability(p.id, { settings });
     return {
       id: p.id,
@@ -17,6 +19,8 @@ export function providersInfo(settings: Record<string, unknown>) {
       efforts: [...p.efforts],
       // No list yet (model discovery did not run or failed): models pass unchecked.
       ...(modelsOf(p) === null ? { modelNote: `No model list for ${p.name} yet (model discovery did not run or failed); model ids pass unchecked.` } : {}),
+      // Contract §10.2: what its agent's initialize advertised (false where not known yet).
+      capabilities: { ...(probeResult(p.id)?.capabilities ?? UNKNOWN_CAPABILITIES) },
     };
   });
 }
@@ -30,8 +34,9 @@ export const relayInfo: ActionDef = {
   async handler(ctx) {
     const { relay } = ctx;
     const settings = relay.settings.get();
-    // DeepSeek / OpenAI-compatible: their models endpoint says which models exist and whether the key works.
-    await refreshOpenAiAgents(settings as unknown as Record<string, unknown>);
+    // DeepSeek / OpenAI-compatible: their models endpoint says which models exist and whether
+    // the key works; an installed CLI's first sign-in check, when it still runs, is waited for.
+    await Promise.all([refreshOpenAiAgents(settings as unknown as Record<string, unknown>), relay.probes.firstChecks(providerList().map((p) => p.id))]);
     const groups = groupsInfo(relay);
     return {
       summary: `relay_info → ${relay.name}: OAR ${relay.version}, ${groups.groups?.length ?? 0} group${groups.groups?.length === 1 ? "" : "s"}`,

@@ -5,7 +5,7 @@ import { agentPromptText, checkWorkingLimit, fromInfo, promptKind, targetSession
 import { effortArg, modeArg, modelArg, textArg, waitSecondsArg } from "./args.ts";
 import { statusSummary, waitForTurn } from "./waiting.ts";
 import { checkModel, modelNotes } from "../providers/model-check.ts";
-import { checkCap, planBillingSwitch, type Billing } from "../billing/switch.ts";
+import { Billing, checkCap, planBillingSwitch } from "../billing/switch.ts";
 import { getProvider } from "../providers/catalog.ts";
 import type { Mode } from "../sessions/types.ts";
 
@@ -21,7 +21,7 @@ export const send: ActionDef = {
     mode: modeArg,
     model: modelArg,
     effort: effortArg,
-    provider: z.enum(["claude", "claude-api"]).describe('Claude sessions only: switch billing to "claude" (subscription) or "claude-api" (API key) and send in one call.'),
+    provider: Billing.describe('Claude sessions only: switch billing to "claude" (subscription) or "claude-api" (API key) and send in one call.'),
   },
   async handler(ctx, args) {
     const { relay, caller } = ctx;
@@ -43,15 +43,16 @@ export const send: ActionDef = {
       details: [`Mode: ${mode}`, ...(model ? [`Model: ${model.model}`] : []), ...(args.effort ? [`Effort: ${String(args.effort)}`] : [])],
       ...(billing ? { billing: billing.card } : {}),
     });
-    relay.db.transaction(() => {
-      relay.sessions.update(s.id, { mode, ...(model ? { model: model.model } : {}), ...(args.effort ? { effort: String(args.effort) } : {}), ...(billing ? { provider: billing.to } : {}) });
-    })();
     // The idle CLI still bills the old way: the message starts a fresh one.
     if (billing) relay.workers.stop(s.id);
-    const { turn } = relay.turns.enqueue({
-      sessionId: s.id, ...promptKind(ctx), text: agentPromptText(ctx, args.text), from: fromInfo(ctx), fromSession: caller.id,
-      mode, model: model?.model ?? s.model,
-    });
+    // The session's settings and the prompt in one write; settings only when they change.
+    const text = agentPromptText(ctx, args.text);
+    const { turn } = relay.db.transaction(() => {
+      const patch = { mode, ...(model ? { model: model.model } : {}), ...(args.effort ? { effort: String(args.effort) } : {}), ...(billing ? { provider: billing.to } : {}) };
+      const now = relay.sessions.get(s.id);
+      if (!now || Object.entries(patch).some(([k, v]) => now[k as keyof typeof patch] !== v)) relay.sessions.update(s.id, patch);
+      return relay.turns.enqueue({ sessionId: s.id, ...promptKind(ctx), text, from: fromInfo(ctx), fromSession: caller.id, mode, model: model?.model ?? s.model });
+    })();
     relay.watchingHooks?.promptSent(caller.id, turn.id);
     const r = await waitForTurn(ctx, turn, args.wait_seconds as number | undefined);
     relay.watchingHooks?.replyReceived(caller.id, turn.id, r.status as string);

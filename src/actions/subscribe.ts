@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { ActionDef } from "./types.ts";
-import { RelayError } from "../core/errors.ts";
 import { checkSubscribe, NOTHING } from "../watching/options.ts";
-import { MAX_SUBSCRIPTIONS, EVENT_TYPES } from "../watching/types.ts";
+import { EVENT_TYPES } from "../watching/types.ts";
+import { addSubscription, checkSubscriptionLimit } from "../watching/add-subscription.ts";
 import { subscriptionView } from "../watching/views.ts";
 
 // subscribe (seed §9): be woken when something happens in other sessions, instead of polling.
@@ -31,26 +31,17 @@ export const subscribe: ActionDef = {
   async handler(ctx, args) {
     const { relay, caller } = ctx;
     const checked = checkSubscribe(relay, caller, args);
-    const watch = relay.watch;
     // Subscriptions on paired relays count too: mirrors here, and what the calling relay holds.
     const elsewhere = ctx.remote?.heldElsewhere ?? 0;
-    const held = watch.subs.held(caller.id) + elsewhere;
-    if (held >= MAX_SUBSCRIPTIONS) {
-      throw new RelayError("REMOTE_RELAY_SUBSCRIPTION_LIMIT", `This conversation already holds ${held} subscriptions (at most ${MAX_SUBSCRIPTIONS} at a time); end one with unsubscribe first. ${NOTHING}`);
-    }
+    checkSubscriptionLimit(relay, caller.id, elsewhere);
     const one = checked.sessions.length === 1 ? checked.sessions[0] : null;
     await relay.approvals.require(caller, {
       action: "subscribe", relay: relay.name, write: true, once: "subscribe", nothing: NOTHING,
       target: one ? { id: one.id, title: one.title } : null, details: checked.details,
     }, ctx.signal);
     // The card may have taken a while: the limit is checked again where it is written.
-    const row = relay.db.transaction(() => {
-      const n = watch.subs.held(caller.id) + elsewhere;
-      if (n >= MAX_SUBSCRIPTIONS) throw new RelayError("REMOTE_RELAY_SUBSCRIPTION_LIMIT", `This conversation already holds ${n} subscriptions (at most ${MAX_SUBSCRIPTIONS} at a time); end one with unsubscribe first. ${NOTHING}`);
-      return watch.subs.insert(checked.sub, relay.clock.now());
-    })();
-    watch.started(row);
-    const view = subscriptionView(relay, watch.subs, row);
+    const row = addSubscription(relay, checked.sub, elsewhere);
+    const view = subscriptionView(relay, relay.watch.subs, row);
     const what = checked.sub.all
       ? `all sessions${checked.sub.exclude.length ? ` except ${checked.sub.exclude.length}` : ""}`
       : `${checked.sessions.length} session${checked.sessions.length === 1 ? "" : "s"}`;

@@ -1,14 +1,16 @@
 import type { z } from "zod";
-import type { Relay } from "../relay.ts";
 import type { SessionRow } from "../sessions/types.ts";
 import type { Gate } from "../approvals/gate.ts";
 import type { RemoteContext } from "../pairing/remote-context.ts";
+import type { ActionServices } from "./services.ts";
 
 /** Agents-may levels (contract §5.2); `none` = needs no level (list_relays). */
 export type Level = "none" | "read" | "prompt" | "full";
 
-export interface ActionContext {
-  relay: Relay;
+/** What a handler gets: the relay's services (services.ts) and this call's own facts. */
+export type ActionContext = ActionServices & CallInfo;
+
+export interface CallInfo {
   /** The calling conversation. */
   caller: SessionRow;
   /** The relay name the call acts on, as results show it. */
@@ -47,6 +49,11 @@ export interface ActionDef {
   strictArgs?: boolean;
   /** Arguments refused with their own sentence instead of the strict list (update_session's mayCreateSessions). */
   refusedArgs?: Record<string, string>;
+  /** The tail of this action's refusals ("Nothing was sent."): defineAction (define.ts). */
+  nothing?: string;
+  /** Arguments the call cannot go without, each with what it is, checked in this order after
+   * every argument parsed and before the handler runs (define.ts). */
+  required?: Record<string, string>;
   /** `relay` may be omitted and then means "this". */
   relayOptional?: boolean;
   /** Works without the agent-sessions setting (list_relays; own questions). */

@@ -1,5 +1,5 @@
 import type { ActionDef } from "./types.ts";
-import { CATALOG, providerAvailability } from "../providers/catalog.ts";
+import { providerAvailability, providerList } from "../providers/catalog.ts";
 import { metersFor, monthlyUsage } from "../providers/usage-meters.ts";
 
 /** Usage per provider: meters from what its agents reported this month (tokens, cost) and,
@@ -16,7 +16,7 @@ export const usage: ActionDef = {
     const settings = relay.settings.get() as unknown as Record<string, unknown>;
     const now = relay.clock.now();
     const reported = monthlyUsage(relay.db, now);
-    const providers = Object.values(CATALOG).map((p) => {
+    const providers = providerList().map((p) => {
       const a = providerAvailability(p.id, { settings });
       const meters = metersFor(p.id, reported.get(p.id), settings, now);
       const status = !a.available && !meters.length ? "not_set_up" : meters.length ? "tracked" : "not_tracked";

@@ -19,6 +19,11 @@ import { timingSafeEqual } from "node:crypto";
 import { pairingRoutes } from "../pairing/routes.ts";
 import { sessionFileRoutes } from "./session-files.ts";
 import { cloudRoutes } from "../cloud/routes.ts";
+import { searchRoutes } from "./search.ts";
+import { unarchiveRoutes } from "./unarchive.ts";
+import { ownerScheduleRoutes } from "./schedules-owner.ts";
+import { ownerSubscriptionRoutes } from "./subscriptions-owner.ts";
+import { usageHistoryRoutes } from "./usage-history.ts";
 
 function tokenMatches(given: string | undefined, expected: string): boolean {
   if (!given) return false;
@@ -65,12 +70,17 @@ export function ownerApi(relay: Relay): Hono {
   app.route("/sessions", sessionRoutes(relay));
   app.route("/sessions", sessionFileRoutes(relay.sessions));
   app.route("/sessions", cloudRoutes(relay.sessions));
+  app.route("/sessions", unarchiveRoutes(relay));
+  app.route("/search", searchRoutes(relay));
   app.route("/groups", groupRoutes(relay));
   app.route("/schedules", scheduleRoutes(relay));
+  app.route("/schedules", ownerScheduleRoutes(relay));
   app.route("/subscriptions", subscriptionRoutes(relay));
+  app.route("/subscriptions", ownerSubscriptionRoutes(relay));
   app.route("/", pairingRoutes(relay));
   app.route("/providers", providerRoutes(relay));
   app.route("/usage", usageRoutes(relay));
+  app.route("/usage", usageHistoryRoutes(relay));
 
   app.get("/cards", (c) => {
     const session = c.req.query("session");
@@ -78,7 +88,9 @@ export function ownerApi(relay: Relay): Hono {
   });
   app.post("/cards/:id", async (c) => {
     // A permission card (a CLI asking before a tool) may also be answered with one of its options.
-    const b = z.union([z.object({ decision: z.enum(["allow", "deny"]) }), z.object({ optionId: z.string().min(1).max(200) })]).safeParse(await jsonBody(c));
+    const body = await jsonBody(c);
+    if ("decision" in body && "optionId" in body) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "Answer with decision or with optionId, not both: they may say different things. Nothing was decided.");
+    const b = z.union([z.object({ decision: z.enum(["allow", "deny"]) }), z.object({ optionId: z.string().min(1).max(200) })]).safeParse(body);
     if (!b.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", 'decision must be "allow" or "deny" (or, for a permission card, optionId one of its options). Nothing was decided.');
     return c.json(cardView(relay.approvals.decide(c.req.param("id"), "optionId" in b.data ? { optionId: b.data.optionId } : b.data.decision)));
   });

@@ -2,10 +2,10 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { RelayError } from "../core/errors.ts";
 import type { Relay } from "../relay.ts";
-import type { SessionRow } from "../sessions/types.ts";
+import { Effort, Mode, type SessionRow } from "../sessions/types.ts";
 import { listContext, pendingQuestions, sessionEntry, taskSummary } from "../sessions/views.ts";
 import { jsonBody } from "./http-errors.ts";
-import { CATALOG, getProvider, providerAvailability } from "../providers/catalog.ts";
+import { getProvider, providerAvailability, providerList } from "../providers/catalog.ts";
 import { checkModel } from "../providers/model-check.ts";
 import { checkFolder } from "../actions/create-session.ts";
 import { cardView } from "../approvals/approvals.ts";
@@ -19,6 +19,7 @@ import { OWNER_LIST_TAIL, ownerListQuery } from "./list-params.ts";
 import { ownerMessageView, sessionHistory } from "./session-history.ts";
 import { issueWords } from "../core/issue-words.ts";
 import { cloneCloud, planCloud } from "../cloud/workspace.ts";
+import { outcomes } from "../sessions/list-outcome.ts";
 
 const NewSessionBody = z.object({
   provider: z.string().min(1),
@@ -26,8 +27,8 @@ const NewSessionBody = z.object({
   cwd: z.string().optional(),
   repo: z.string().max(2048).optional(),
   branch: z.string().max(250).optional(),
-  mode: z.enum(["agent", "ask", "plan"]).optional(),
-  effort: z.enum(["low", "medium", "high", "max"]).optional(),
+  mode: Mode.optional(),
+  effort: Effort.optional(),
   title: z.string().max(200).optional(),
   text: z.string().max(200_000).optional(),
   mayCreateSessions: z.boolean().optional(),
@@ -35,9 +36,9 @@ const NewSessionBody = z.object({
 
 const PatchBody = z.object({
   mayCreateSessions: z.boolean().optional(),
-  mode: z.enum(["agent", "ask", "plan"]).optional(),
+  mode: Mode.optional(),
   model: z.string().min(1).optional(),
-  effort: z.enum(["low", "medium", "high", "max"]).optional(),
+  effort: Effort.optional(),
   title: z.string().min(1).max(200).optional(),
   cwd: z.string().min(1).optional(),
 }).strict();
@@ -75,6 +76,7 @@ export function sessionDetail(relay: Relay, s: SessionRow) {
     // shows a card's outcome (allowed, denied, expired — also across a restart).
     cards: relay.approvals.forSession(s.id).map(cardView),
     ...sessionHistory(relay, s.id),
+    ...outcomes(relay.db, [s.id]).get(s.id),
   };
 }
 
@@ -90,19 +92,22 @@ export function sessionRoutes(relay: Relay): Hono {
   app.get("/", (c) => {
     const page = listPage(relay.db, ownerListQuery(relay, (k) => c.req.query(k)), OWNER_LIST_TAIL);
     const lc = listContext(relay, page.rows);
-    return c.json({ sessions: page.rows.map((s) => sessionEntry(relay, s, lc)), total: page.total, nextCursor: page.nextCursor });
+    // The owner's list adds each entry's last outcome and a preview line (list-outcome.ts).
+    const more = outcomes(relay.db, page.rows.map((s) => s.id));
+    return c.json({ sessions: page.rows.map((s) => ({ ...sessionEntry(relay, s, lc), ...more.get(s.id) })), total: page.total, nextCursor: page.nextCursor });
   });
 
   app.post("/", async (c) => {
     const b = parse(NewSessionBody, await jsonBody(c), "Nothing was created.");
     const provider = getProvider(b.provider);
-    if (!provider) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider "${b.provider}". Providers: ${Object.keys(CATALOG).join(", ")}. Nothing was created.`);
+    if (!provider) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider "${b.provider}". Providers: ${providerList().map((p) => p.id).join(", ")}. Nothing was created.`);
+    await relay.probes.firstChecks([provider.id]);
     const avail = providerAvailability(provider.id, { settings: relay.settings.get() as unknown as Record<string, unknown> });
     if (!avail.available) throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `${provider.name} is not available on this relay: ${avail.reason}. Nothing was created.`);
     const model = checkModel(provider.id, b.model, { relayName: relay.name, action: "create_session" });
     // Claude Cloud works on a clone of repo at branch (contract §9.2), never in a folder.
     const cloudPlan = provider.id === "claude-cloud" ? await planCloudBody(b) : noRepoFor(provider.name, b);
-    const staged = cloudPlan ? await cloneCloud(relay.dataDir, cloudPlan, "Nothing was created.") : null;
+    const staged = cloudPlan ? await cloneCloud(relay.dataDir, cloudPlan, "Nothing was created.", relay.name) : null;
     const cwd = staged ? staged.dir : checkFolder(b.cwd ?? relay.defaultCwd, "Nothing was created.");
     let s: SessionRow;
     try {

@@ -156,15 +156,16 @@ export class Approvals {
   decide(id: string, decision: "allow" | "deny" | { optionId: string }): CardRow {
     const card = this.cards.get(id);
     if (!card) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No approval card ${id.slice(0, 80)} on this relay. Nothing was decided.`);
+    const gone = () => new RelayError("REMOTE_RELAY_NOT_FOUND", `Card ${id} is no longer pending (${this.cards.get(id)?.status ?? card.status}). Nothing was decided.`);
+    // Said first, whatever the answer's form: a decided or expired card takes none.
+    if (card.status !== "pending") throw gone();
     // A permission card answers with one of the CLI's options (permission-choice.ts).
-    const choice = card.kind === "permission" && card.status === "pending" ? choosePermission(card, decision) : null;
-    const status = choice ? choice.status : decision === "allow" ? "allowed" : "denied";
+    const choice = card.kind === "permission" ? choosePermission(card, decision) : null;
     if (typeof decision === "object" && !choice) {
       throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Card ${id} is not a permission card: decide it with "allow" or "deny". Nothing was decided.`);
     }
-    if (!this.settle(id, status, undefined, choice?.optionId)) {
-      throw new RelayError("REMOTE_RELAY_NOT_FOUND", `Card ${id} is no longer pending (${card.status}). Nothing was decided.`);
-    }
+    const status = choice ? choice.status : decision === "allow" ? "allowed" : "denied";
+    if (!this.settle(id, status, undefined, choice?.optionId)) throw gone();
     return this.cards.get(id)!;
   }
 

@@ -1,4 +1,5 @@
 import type { Db } from "../store/db.ts";
+import { sql } from "../store/sql.ts";
 
 // What the owner already allowed a conversation, and its loop-protection count, kept in
 // the `grants` table so both survive a restart (contract §1: cards and their decisions).
@@ -21,12 +22,12 @@ export class Grants {
   constructor(private db: Db) {}
 
   private value(sessionId: string, kind: string, relay: string): number {
-    const row = this.db.prepare("SELECT value FROM grants WHERE session_id = ? AND kind = ? AND relay = ?").get(sessionId, kind, relay) as { value: number } | undefined;
+    const row = sql(this.db, "SELECT value FROM grants WHERE session_id = ? AND kind = ? AND relay = ?").get(sessionId, kind, relay) as { value: number } | undefined;
     return row?.value ?? 0;
   }
 
   private add(sessionId: string, kind: string, relay: string, n: number): void {
-    this.db.prepare(`INSERT INTO grants (session_id, kind, relay, value) VALUES (?, ?, ?, ?)
+    sql(this.db, `INSERT INTO grants (session_id, kind, relay, value) VALUES (?, ?, ?, ?)
       ON CONFLICT(session_id, kind, relay) DO UPDATE SET value = value + excluded.value`).run(sessionId, kind, relay, n);
   }
 
@@ -35,7 +36,7 @@ export class Grants {
   }
 
   allow(sessionId: string, kind: OnceGrant, relay: string): void {
-    this.db.prepare(`INSERT INTO grants (session_id, kind, relay, value) VALUES (?, ?, ?, 1)
+    sql(this.db, `INSERT INTO grants (session_id, kind, relay, value) VALUES (?, ?, ?, 1)
       ON CONFLICT(session_id, kind, relay) DO UPDATE SET value = 1`).run(sessionId, kind, grantRelay(kind, relay));
   }
 
@@ -61,6 +62,6 @@ export class Grants {
 
   /** The owner's own message in the conversation starts the count again. */
   resetLoop(sessionId: string): void {
-    this.db.prepare("DELETE FROM grants WHERE session_id = ? AND kind IN ('loop_count', 'loop_extra')").run(sessionId);
+    sql(this.db, "DELETE FROM grants WHERE session_id = ? AND kind IN ('loop_count', 'loop_extra')").run(sessionId);
   }
 }

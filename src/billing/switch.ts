@@ -1,7 +1,8 @@
+import type { z } from "zod";
 import { RelayError } from "../core/errors.ts";
 import type { Relay } from "../relay.ts";
 import type { SessionRow } from "../sessions/types.ts";
-import { getProvider, modelsOf, providerAvailability } from "../providers/catalog.ts";
+import { getProvider, modelsOf, ProviderId, providerAvailability } from "../providers/catalog.ts";
 import { suggestModels } from "../providers/model-check.ts";
 import { versionLess } from "../core/versions.ts";
 import { CAP_CODE, capReason, capState } from "./cap.ts";
@@ -12,7 +13,9 @@ import { CAP_CODE, capReason, capState } from "./cap.ts";
 // card, so a refused switch sends nothing and a refused message switches nothing.
 
 export const SWITCH_SINCE = "0.9.18";
-export type Billing = "claude" | "claude-api";
+/** The two ways a Claude session bills, named by their provider ids. */
+export const Billing = ProviderId.extract(["claude", "claude-api"]);
+export type Billing = z.output<typeof Billing>;
 const NOTHING = "Nothing was sent.";
 
 export const CARD_TEXT: Record<Billing, string> = {

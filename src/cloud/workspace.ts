@@ -27,7 +27,8 @@ export interface Staged {
 }
 
 const CLONE_TIMEOUT_MS = 10 * 60_000;
-const IDENTITY = { name: "Claude Cloud (OAR)", email: "claude-cloud@oar.invalid" };
+/** Who commits where the machine names nobody (contract §10.1's merge identity). */
+export const fallbackIdentity = (relayName: string) => ({ name: `OAR relay ${relayName}`, email: "oar@localhost" });
 
 export const workspacesDir = (dataDir: string) => join(dataDir, "workspaces");
 
@@ -60,7 +61,7 @@ export async function planCloud(repoArg: unknown, branchArg: unknown, tail: stri
 }
 
 /** Clones the plan into a staging folder under the workspaces folder. */
-export async function cloneCloud(dataDir: string, plan: CloudPlan, tail: string): Promise<Staged> {
+export async function cloneCloud(dataDir: string, plan: CloudPlan, tail: string, relayName: string): Promise<Staged> {
   const root = workspacesDir(dataDir);
   mkdirSync(root, { recursive: true, mode: 0o700 });
   const dir = join(root, `.clone-${randomBytes(6).toString("hex")}`);
@@ -81,10 +82,11 @@ export async function cloneCloud(dataDir: string, plan: CloudPlan, tail: string)
   // The agent's plain `git push` goes to the same branch of the repository, also a new one.
   await git(["config", `branch.${plan.branch}.remote`, "origin"], { cwd: dir });
   await git(["config", `branch.${plan.branch}.merge`, `refs/heads/${plan.branch}`], { cwd: dir });
-  // Commits need an author: the machine's own identity when it has one, else the relay's.
-  if (!(await git(["config", "user.email"], { cwd: dir })).stdout.trim()) {
-    await git(["config", "user.name", IDENTITY.name], { cwd: dir });
-    await git(["config", "user.email", IDENTITY.email], { cwd: dir });
+  // Commits need an author: the repository's or machine's identity where it is configured,
+  // else the relay's, part by part (a fresh machine or CI has none: git then refuses to commit).
+  const fallback = fallbackIdentity(relayName);
+  for (const key of ["name", "email"] as const) {
+    if (!(await git(["config", `user.${key}`], { cwd: dir })).stdout.trim()) await git(["config", `user.${key}`, fallback[key]], { cwd: dir });
   }
   return {
     dir,

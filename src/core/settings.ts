@@ -3,6 +3,7 @@ import type { Db } from "../store/db.ts";
 import type { Clock } from "./clock.ts";
 import { RelayError } from "./errors.ts";
 import { issueWords } from "./issue-words.ts";
+import { CustomAgents, type CustomAgent } from "./custom-agent-schema.ts";
 
 // Relay settings (contract §3). Stored as one JSON value per key; defaults live here.
 // Provider set-up (keys, tokens) and the Claude API key's monthly cap are owner settings
@@ -41,6 +42,8 @@ export const SettingsSchema = z.object({
   taskOutputTotalMb: z.number().int().min(1).max(1_048_576),
   maxBodyMb: z.number().int().min(1).max(512),
   maxMcpSessions: z.number().int().min(10).max(100_000),
+  /** ACP agents the owner runs by command (contract §10.2); `env` values are secrets. */
+  customAgents: CustomAgents,
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
@@ -81,6 +84,7 @@ export const DEFAULT_SETTINGS: Settings = {
   taskOutputTotalMb: 1024,
   maxBodyMb: 4,
   maxMcpSessions: 2000,
+  customAgents: [],
 };
 
 // The month the stored spend belongs to; kept beside the settings, never patched directly.
@@ -122,12 +126,14 @@ export class SettingsStore {
   publicView(): Settings {
     const s = this.get() as Record<string, unknown>;
     for (const k of SECRET_SETTINGS) s[k] = s[k] ? MASKED : null;
+    s.customAgents = this.cache.customAgents.map((a) => ({ ...a, env: Object.fromEntries(Object.keys(a.env).map((k) => [k, MASKED])) }));
     return s as Settings;
   }
 
   /** The secret values, for masking them wherever text leaves the relay. */
   secretValues(): string[] {
-    return SECRET_SETTINGS.map((k) => this.cache[k]).filter((v): v is string => !!v);
+    const custom = this.cache.customAgents.flatMap((a) => Object.values(a.env));
+    return [...SECRET_SETTINGS.map((k) => this.cache[k]), ...custom].filter((v): v is string => !!v);
   }
 
   /** Applies a partial update; unknown keys or bad values refuse the whole update. A secret
@@ -149,13 +155,14 @@ export class SettingsStore {
       if (isSecret(k) && v === MASKED) continue;
       input[k] = (isSecret(k) || k === "openaiCompatibleBaseUrl") && v === "" ? null : v;
     }
+    if (Object.hasOwn(input, "customAgents")) input.customAgents = keepMaskedEnv(input.customAgents, this.cache.customAgents);
     const parsed = SettingsSchema.partial().safeParse(input);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const key = String(issue.path[0]);
       const hint = key === "longestWaitMinutes" ? " (2 to 60 minutes)" : "";
       // A secret's value must not be echoed back in the refusal.
-      const why = isSecret(key) ? "it must be text (or null to remove it)" : issue.code === "custom" ? issue.message : issueWords(issue, "it");
+      const why = isSecret(key) ? "it must be text (or null to remove it)" : key === "customAgents" ? customAgentIssue(issue) : issue.code === "custom" ? issue.message : issueWords(issue, "it");
       throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Setting ${key} is not valid: ${why}${hint}. Nothing was changed.`);
     }
     const data = parsed.data as Record<string, unknown>;
@@ -169,4 +176,29 @@ export class SettingsStore {
     if (month) this.spentMonth = month;
     return this.get();
   }
+}
+
+/** A custom agent's `env` value sent back as `****` (what GET shows) keeps the stored value of
+ * the same agent and variable; a `****` with nothing stored behind it is refused by the schema. */
+function keepMaskedEnv(list: unknown, stored: readonly CustomAgent[]): unknown {
+  if (!Array.isArray(list)) return list;
+  return list.map((a: unknown) => {
+    if (!a || typeof a !== "object" || Array.isArray(a)) return a;
+    const agent = a as { id?: unknown; env?: unknown };
+    if (!agent.env || typeof agent.env !== "object" || Array.isArray(agent.env)) return a;
+    const before = stored.find((s) => s.id === agent.id)?.env ?? {};
+    const env = Object.fromEntries(Object.entries(agent.env).map(([k, v]) => [k, v === MASKED && Object.hasOwn(before, k) ? before[k] : v === MASKED ? MASKED_UNKNOWN : v]));
+    return { ...agent, env };
+  });
+}
+// Not a string: the schema refuses it, and the refusal names the variable without a value.
+const MASKED_UNKNOWN = Symbol("masked value with nothing stored");
+
+/** Where in customAgents the value is wrong, without echoing any value (env values are secrets). */
+function customAgentIssue(issue: z.core.$ZodIssue): string {
+  const [, index, field, name] = issue.path.map(String);
+  if (index === undefined) return issue.code === "custom" ? issue.message : "it must be a list of { id, name, command, args, env }";
+  const where = `entry ${Number(index) + 1}${field ? ` field ${field}${field === "env" && name ? ` variable ${name}` : ""}` : ""}`;
+  if (field === "env") return `${where}: ${name ? "each value must be text (`****` keeps a value already stored)" : issue.message}`;
+  return `${where}: ${issue.code === "custom" || issue.code === "invalid_format" ? issue.message : issueWords(issue, "it")}`;
 }

@@ -7,6 +7,8 @@ import type { Relay } from "../relay.ts";
 import { callRelayTool } from "../actions/dispatch.ts";
 import { toolInputSchema, TOOL_DESCRIPTION } from "./tool-schema.ts";
 import { ClientGone, HttpRefusal, readBodyText } from "../api/body.ts";
+import { RelayError } from "../core/errors.ts";
+import { rpcError, RpcCode, toolError } from "./rpc-errors.ts";
 
 // Progress keeps a long wait alive in clients with a request timeout (contract §2: at
 // least every 20 s). Real time on purpose: it is about the client's own timer. Tests set
@@ -45,18 +47,20 @@ export class McpEndpoint {
     const auth = c.req.header("authorization") ?? "";
     const token = /^Bearer\s+(.+)$/i.exec(auth)?.[1]?.trim();
     const caller = token ? this.relay.sessions.byToken(token) : undefined;
-    if (!caller) return c.json({ jsonrpc: "2.0", error: { code: -32001, message: "Unauthorized: a session's agent token is required." }, id: null }, 401);
+    if (!caller) return rpcError(c, 401, RpcCode.unauthorized, "Unauthorized: a session's agent token is required.");
     const sid = c.req.header("mcp-session-id");
     // A session id still being revived by a request just before this one is waited for, so
     // two requests of one client (its GET stream and a call) never make two transports.
     if (sid && !this.entries.has(sid)) await this.reviving.get(sid)?.catch(() => {});
     let entry = sid ? this.entries.get(sid) : undefined;
-    if (sid && !entry && c.req.method === "DELETE") return c.json({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found", data: { code: "REMOTE_RELAY_NOT_FOUND" } }, id: null }, 404);
+    if (sid && !entry && c.req.method === "DELETE") return rpcError(c, 404, RpcCode.unauthorized, "Session not found", "REMOTE_RELAY_NOT_FOUND");
     // A GET stream (server-initiated messages: this server sends none outside a call's own
     // stream) is not worth reviving a session for: the SDK client reopens it ~1 s after an
     // eviction closed it, which would evict the next one, round and round. 405 is the
     // spec's "no GET stream here", which clients take quietly; a POST revives the session.
-    if (sid && !entry && c.req.method === "GET") return c.json({ jsonrpc: "2.0", error: { code: -32000, message: "No GET stream for this MCP session: POST requests take it up again.", data: { code: "REMOTE_RELAY_INVALID_INPUT" } }, id: null }, 405, { allow: "POST, DELETE" });
+    if (sid && !entry && c.req.method === "GET") {
+      return rpcError(c, 405, RpcCode.server, "No GET stream for this MCP session: POST requests take it up again.", "REMOTE_RELAY_INVALID_INPUT", { allow: "POST, DELETE" });
+    }
     if (entry && entry.callerId !== caller.id) return this.notYours(c);
     if (entry) entry.lastUsed = ++this.tick;
     let body: Awaited<ReturnType<McpEndpoint["readBody"]>>;
@@ -64,8 +68,8 @@ export class McpEndpoint {
       body = await this.readBody(c);
     } catch (err) {
       // Coded like every refusal (data.code); a client gone mid-body is nobody's failure.
-      if (err instanceof HttpRefusal) return c.json({ jsonrpc: "2.0", error: { code: -32600, message: err.message, data: { code: err.code } }, id: null }, err.status);
-      if (err instanceof ClientGone) return c.json({ jsonrpc: "2.0", error: { code: -32600, message: err.message, data: { code: "REMOTE_RELAY_INVALID_INPUT" } }, id: null }, 400);
+      if (err instanceof HttpRefusal) return rpcError(c, err.status, RpcCode.invalidRequest, err.message, err.code);
+      if (err instanceof ClientGone) return rpcError(c, 400, RpcCode.invalidRequest, err.message, "REMOTE_RELAY_INVALID_INPUT");
       throw err;
     }
     if (entry) return entry.transport.handleRequest(body.request, body.parsed);
@@ -75,7 +79,7 @@ export class McpEndpoint {
     const revive = sid && !isInitialize(body.parsed?.parsedBody) ? sid : undefined;
     const asked = c.req.header("mcp-protocol-version");
     if (revive && asked && !SUPPORTED_PROTOCOL_VERSIONS.includes(asked)) {
-      return c.json({ jsonrpc: "2.0", error: { code: -32000, message: `Bad Request: Unsupported protocol version: ${asked} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})` }, id: null }, 400);
+      return rpcError(c, 400, RpcCode.server, `Bad Request: Unsupported protocol version: ${asked} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`);
     }
     if (revive) {
       // Another request of the same id may have revived it while this body was read.
@@ -89,7 +93,8 @@ export class McpEndpoint {
     }
     const full = this.evict();
     if (full) {
-      return c.json({ jsonrpc: "2.0", error: { code: -32000, message: `The relay holds its most MCP sessions at once (maxMcpSessions ${full}), each in the middle of a call. Try again when one ends. Nothing was done.`, data: { code: "REMOTE_RELAY_LIMIT" } }, id: null }, 429);
+      const text = `The relay holds its most MCP sessions at once (maxMcpSessions ${full}), each in the middle of a call. Try again when one ends. Nothing was done.`;
+      return rpcError(c, 429, RpcCode.server, text, "REMOTE_RELAY_LIMIT");
     }
     const calls = { active: 0 };
     const server = this.makeServer(caller.id, calls);
@@ -115,7 +120,7 @@ export class McpEndpoint {
       const e = this.entries.get(revive);
       if (e?.transport === transport) this.drop(revive, e);
       else transport.close().catch(() => {});
-      return c.json({ jsonrpc: "2.0", error: { code: -32603, message: `This MCP session could not be taken up again (${(err as Error).message}). Initialize a new one. Nothing was done.` }, id: null }, 500);
+      return rpcError(c, 500, RpcCode.internal, `This MCP session could not be taken up again (${(err as Error).message}). Initialize a new one. Nothing was done.`);
     } finally {
       this.reviving.delete(revive);
     }
@@ -125,7 +130,7 @@ export class McpEndpoint {
   }
 
   private notYours(c: Context): Response {
-    return c.json({ jsonrpc: "2.0", error: { code: -32001, message: "This MCP session belongs to another conversation's token. Nothing was done.", data: { code: "REMOTE_RELAY_FORBIDDEN" } }, id: null }, 403);
+    return rpcError(c, 403, RpcCode.unauthorized, "This MCP session belongs to another conversation's token. Nothing was done.", "REMOTE_RELAY_FORBIDDEN");
   }
 
   /** Reads a POST body once. Tool arguments that are not an object are wrapped so they reach
@@ -179,16 +184,16 @@ export class McpEndpoint {
     server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
       const name = req.params.name;
       if (name !== "relay_tool" && name !== "remote_relay") {
-        return { content: [{ type: "text", text: JSON.stringify({ ok: false, code: "REMOTE_RELAY_UNKNOWN_ACTION", error: `Unknown tool "${name}": this server has relay_tool.` }) }], isError: true };
+        return toolError(new RelayError("REMOTE_RELAY_UNKNOWN_ACTION", `Unknown tool "${name}": this server has relay_tool.`));
       }
       const caller = this.relay.sessions.get(callerId);
       if (!caller) {
-        return { content: [{ type: "text", text: JSON.stringify({ ok: false, code: "REMOTE_RELAY_NOT_FOUND", error: "The conversation this token belonged to was deleted. Nothing was done." }) }], isError: true };
+        return toolError(new RelayError("REMOTE_RELAY_NOT_FOUND", "The conversation this token belonged to was deleted. Nothing was done."));
       }
       if (caller.archived_at) {
         // An archived conversation's token acts no more (its worker is gone; a copy of the
         // token elsewhere must not keep prompting the owner's agents).
-        return { content: [{ type: "text", text: JSON.stringify({ ok: false, code: "REMOTE_RELAY_ARCHIVED", error: `The conversation this token belongs to (${caller.id}) is archived: its agent token no longer acts. Nothing was done.` }) }], isError: true };
+        return toolError(new RelayError("REMOTE_RELAY_ARCHIVED", `The conversation this token belongs to (${caller.id}) is archived: its agent token no longer acts. Nothing was done.`));
       }
       const given = req.params.arguments as Record<string, unknown> | undefined;
       const args = given && Object.hasOwn(given, RAW_ARGUMENTS) ? given[RAW_ARGUMENTS] : (given ?? {});
@@ -202,7 +207,7 @@ export class McpEndpoint {
       const timer = progressToken !== undefined ? setInterval(() => progress("waiting"), PROGRESS_EVERY_MS) : undefined;
       calls.active++;
       try {
-        const result = await callRelayTool(this.relay, caller, args, { signal: extra.signal, progress, tool: name });
+        const result = await callRelayTool(this.relay.services, caller, args, { signal: extra.signal, progress, tool: name });
         // Compact (contract §2 allows it): a 1,000-session list is ~30% smaller, and each byte is
         // escaped, encoded and parsed again by the transport and the client (bench/RESULTS.md).
         // Secrets that reached message text (keys, tokens in a prompt) are masked on the way out.

@@ -1,8 +1,10 @@
 import Database from "better-sqlite3";
-import { chmodSync, existsSync, renameSync, rmSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { runningRelay } from "./pid-file.ts";
-import { FILE_MODE, secureDataDir } from "./data-dir.ts";
+import { chmodSync, closeSync, existsSync, fchmodSync, linkSync, lstatSync, openSync, renameSync, rmSync, statSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { basename, dirname, join, resolve } from "node:path";
+import { lockDataDir } from "./folder-lock.ts";
+import { describeHolder, runningRelay, unlockedRelay, type FolderHolder } from "./pid-file.ts";
+import { FILE_MODE, secureDataDir, touchPrivate } from "../core/data-dir.ts";
 
 // `oar backup FILE` and `oar restore FILE` (contract §9.3). The backup uses SQLite's online
 // backup API from a connection of its own, so it is a consistent copy taken while the relay
@@ -14,17 +16,55 @@ export async function backup(dataDir: string, file: string): Promise<{ file: str
   const src = dbFile(dataDir);
   if (!existsSync(src)) throw new Error(`There is no relay store at ${src} (is --data right?). Nothing was written.`);
   const dest = resolve(file);
-  if (existsSync(dest)) throw new Error(`${dest} exists already; give a new file name. Nothing was written.`);
-  const db = new Database(src, { readonly: true, fileMustExist: true });
+  const there = lstatOrNull(dest);
+  if (there?.isSymbolicLink()) throw new Error(`${dest} is a symbolic link; give the path of a new file, not a link. Nothing was written.`);
+  if (there) throw new Error(`${dest} exists already; give a new file name. Nothing was written.`);
+  // It holds the owner's keys and every agent token: private from its first byte. Written
+  // under a temporary name beside the target, made here (O_EXCL: never through a link) with
+  // mode 0600 (SQLite gives its journal the same), then linked into place.
+  const tmp = join(dirname(dest), `.${basename(dest)}.oar-${randomBytes(4).toString("hex")}.tmp`);
+  const fd = openSync(tmp, "wx", FILE_MODE);
   try {
-    db.pragma("busy_timeout = 5000");
-    await db.backup(dest);
+    fchmodSync(fd, FILE_MODE); // whatever the umask
   } finally {
-    db.close();
+    closeSync(fd);
   }
-  // It holds the owner's keys and every agent token: as private as the store itself.
-  chmodSync(dest, FILE_MODE);
+  try {
+    const db = new Database(src, { readonly: true, fileMustExist: true });
+    try {
+      db.pragma("busy_timeout = 5000");
+      await db.backup(tmp);
+    } finally {
+      db.close();
+    }
+    place(tmp, dest);
+  } finally {
+    rmSync(tmp, { force: true });
+    rmSync(`${tmp}-journal`, { force: true });
+  }
   return { file: dest, bytes: statSync(dest).size };
+}
+
+/** Puts the finished copy at `dest` without ever replacing what appeared there meanwhile
+ * (a hard link fails on an existing name, a link included). */
+function place(tmp: string, dest: string): void {
+  try {
+    linkSync(tmp, dest);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") throw new Error(`${dest} appeared while the backup was written; give a new file name. Nothing was written.`);
+    // A file system without hard links: rename, after looking once more.
+    if (lstatOrNull(dest)) throw new Error(`${dest} appeared while the backup was written; give a new file name. Nothing was written.`);
+    renameSync(tmp, dest);
+  }
+}
+
+function lstatOrNull(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return null;
+  }
 }
 
 /** Checks that a file is an intact OAR store: SQLite, integrity ok, OAR's tables. */
@@ -55,11 +95,26 @@ export function checkStore(file: string): void {
 export async function restore(dataDir: string, file: string): Promise<{ kept: string | null }> {
   const src = resolve(file);
   if (!existsSync(src)) throw new Error(`${src} does not exist. Nothing was restored.`);
-  const running = await runningRelay(dataDir);
-  if (running) {
-    throw new Error(`The relay is running on this data folder (pid ${running.pid}, port ${running.port}). Stop it first (oar service stop, or Ctrl-C / kill ${running.pid}), then restore. Nothing was restored.`);
-  }
   checkStore(src);
+  // Held while the store is replaced: a relay starting meanwhile is refused.
+  const lock = lockDataDir(dataDir);
+  if (!lock) throw refusal(await runningRelay(dataDir));
+  try {
+    const older = await unlockedRelay(dataDir);
+    if (older) throw refusal(older);
+    return await replaceStore(dataDir, src);
+  } finally {
+    lock.release();
+  }
+}
+
+function refusal(holder: FolderHolder | null): Error {
+  const who = holder ? describeHolder(holder) : "another oar process";
+  const stop = holder?.pid ? `systemctl --user stop oar, Ctrl-C, or kill ${holder.pid}` : "wait for it to end";
+  return new Error(`A relay holds this data folder: ${who}. Stop it first (${stop}), then restore. Nothing was restored.`);
+}
+
+async function replaceStore(dataDir: string, src: string): Promise<{ kept: string | null }> {
   secureDataDir(dataDir);
   const target = dbFile(dataDir);
   let kept: string | null = null;
@@ -75,6 +130,7 @@ export async function restore(dataDir: string, file: string): Promise<{ kept: st
     renameSync(target, kept);
   }
   for (const ext of ["-wal", "-shm"]) rmSync(target + ext, { force: true });
+  touchPrivate(target);
   const db = new Database(src, { readonly: true, fileMustExist: true });
   try {
     await db.backup(target);

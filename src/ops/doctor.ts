@@ -2,10 +2,10 @@ import Database from "better-sqlite3";
 import { existsSync, statfsSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { CATALOG, providerAvailability, type Availability } from "../providers/catalog.ts";
+import { providerAvailability, providerList, type Availability } from "../providers/catalog.ts";
 import { ProviderProbes } from "../providers/probes.ts";
-import { openModes } from "./data-dir.ts";
-import { runningRelay } from "./pid-file.ts";
+import { openModes } from "../core/data-dir.ts";
+import { describeHolder, runningRelay } from "./pid-file.ts";
 
 // `oar doctor`: checks what a relay needs and says what to fix. Read-only: it changes nothing.
 
@@ -47,12 +47,12 @@ export async function doctor(o: DoctorOptions): Promise<Check[]> {
   // is signed in (the providers' own probe); the others are judged by PATH and settings.
   const probes = new ProviderProbes({ relayName: "doctor", settings: () => settings, now: () => Date.now() });
   const probed = new Map<string, Availability>();
-  await Promise.all(Object.keys(CATALOG).map(async (id) => {
+  await Promise.all(providerList().map(async ({ id }) => {
     if (!probes.probeable(id)) return;
     const r = await probes.check(id).catch(() => undefined);
     if (r) probed.set(id, { available: r.available, reason: r.reason });
   }));
-  for (const p of Object.values(CATALOG)) {
+  for (const p of providerList()) {
     if (p.id === "scripted") continue;
     const a = probed.get(p.id) ?? providerAvailability(p.id, { settings });
     checks.push(a.available
@@ -61,7 +61,7 @@ export async function doctor(o: DoctorOptions): Promise<Check[]> {
   }
 
   const running = existsSync(o.dataDir) ? await runningRelay(o.dataDir) : null;
-  if (running) checks.push({ status: "ok", what: `the relay runs on this data folder (pid ${running.pid}, port ${running.port})` });
+  if (running) checks.push({ status: "ok", what: running.pid !== null ? `the relay runs on this data folder (pid ${running.pid}, port ${running.port})` : `${describeHolder(running)} holds this data folder` });
   else {
     const free = await portFree(o.host, o.port);
     checks.push(free ? { status: "ok", what: `port ${o.port} on ${o.host} is free` } : { status: "fail", what: `port ${o.port} on ${o.host} is taken by another program`, fix: `stop that program, or start the relay with --port <another port>` });

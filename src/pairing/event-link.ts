@@ -7,6 +7,7 @@ import type { Pairing } from "./pairing.ts";
 import type { RelayRow } from "./store.ts";
 import type { OutboxEvent } from "./outbox.ts";
 import { movesTold, pendingMoves, successor } from "./compaction.ts";
+import { PeerClock } from "./peer-clock.ts";
 
 // The watcher's side of events across a link (seed §9 "On paired relays"). One held request
 // per paired relay (GET /peer/v1/events, a long-poll with the resume cursor `after`): the
@@ -15,9 +16,37 @@ import { movesTold, pendingMoves, successor } from "./compaction.ts";
 // rows of the local watcher: digests, quiet hours, gathering and wake caps apply here. A
 // SIGKILL before that commit fetches them again; after it, the cursor says they are here.
 // The same loop keeps `online` and `version` of each paired relay current.
+//
+// A relay that stops answering is asked again every 250 ms for the first minute (a restart,
+// an upgrade), then every second (a refused connection costs next to nothing), so its return
+// is noticed within a fraction of a second. The first request after a failure, and every one
+// while the link is down, asks not to be held (wait=0): the relay answers at once with what
+// it kept, and link_restored is written with it. What it kept from before its return is
+// replayed; what happened there after it (after the last request it did not answer, read on
+// this relay's clock through peer-clock.ts) is live, with link_restored just before it.
 
 const POLL_SECONDS = 25;
+/** Retries while the other relay does not answer at all: soon after it went, and later. */
+const OFFLINE_RETRY_MS = 250;
+const LONG_OFFLINE_RETRY_MS = 1_000;
+/** About a minute of quick retries (more when each attempt waits for its connect timeout). */
+const QUICK_RETRIES = 240;
+/** Retries after a refused credential or an answer that was not an event batch. */
 const MAX_BACKOFF_MS = 30_000;
+
+/** REMOTE_RELAY_OFFLINE because the other relay did not answer at all (not an answer that
+ * was refused or malformed): the link asks again soon (Pairing.call throws it). */
+export class PeerOffline extends RelayError {
+  constructor(message: string) {
+    super("REMOTE_RELAY_OFFLINE", message);
+  }
+}
+
+interface Replay {
+  count: number;
+  held: number;
+  watchers: Set<string>;
+}
 
 interface Loop {
   abort: AbortController;
@@ -28,7 +57,8 @@ export class EventLink {
   private loops = new Map<string, Loop>();
   private running = false;
   /** Relays whose link came back: events of the next fetches are marked replayed. */
-  private replaying = new Map<string, { count: number; held: number; watchers: Set<string> }>();
+  private replaying = new Map<string, Replay>();
+  private peerClock = new PeerClock();
 
   constructor(
     private relay: Relay,
@@ -86,6 +116,10 @@ export class EventLink {
 
   private async loop(name: string, l: Loop): Promise<void> {
     let failures = 0;
+    /** When that relay last did not answer (this relay's clock): what it captured later is live. */
+    let lastFailure: number | null = null;
+    /** The previous poll of this loop was answered: what the next held one brings is fresh. */
+    let steady = false;
     while (!l.stopped && this.running) {
       const row = this.pairing.store.relay(name);
       if (!row) return;
@@ -96,14 +130,18 @@ export class EventLink {
       // Conversations compacted here: that relay gives their stand-ins to the new ones.
       const moves = pendingMoves(this.relay, row.name);
       const moved = moves.map((m) => `${m.from}>${m.to}`).join(",");
+      const wait = failures || row.link_lost_at != null ? 0 : POLL_SECONDS;
       try {
-        const res = await this.pairing.call(row, "GET", `/peer/v1/events?after=${row.event_cursor}&wait=${POLL_SECONDS}&subs=${subs.join(",")}&ended=${ended.join(",")}${moved ? `&moved=${encodeURIComponent(moved)}` : ""}`, undefined, {
+        const res = await this.pairing.call(row, "GET", `/peer/v1/events?after=${row.event_cursor}&wait=${wait}&subs=${subs.join(",")}&ended=${ended.join(",")}${moved ? `&moved=${encodeURIComponent(moved)}` : ""}`, undefined, {
           timeoutMs: (POLL_SECONDS + 15) * 1000, signal: l.abort.signal,
         });
         if (l.stopped) return;
+        const events = (res.json.events ?? []) as OutboxEvent[];
+        if (wait && steady && events.length < 500) this.peerClock.observe(row.name, this.relay.clock.now(), events.map((e) => e.at));
         failures = 0;
+        steady = true;
         if (moves.length) movesTold(this.relay, row.name, moves);
-        this.received(row, (res.json.events ?? []) as OutboxEvent[], (res.json.subs ?? {}) as Record<string, string | null>);
+        this.received(row, events, (res.json.subs ?? {}) as Record<string, string | null>, lastFailure);
       } catch (err) {
         // A fault here (not the link's) is shown, though it counts as a lost poll like any other.
         if (!(err instanceof RelayError) && !l.stopped) console.error(`event link to "${name}":`, err);
@@ -116,8 +154,12 @@ export class EventLink {
           this.lost(row);
         }
         failures++;
-        const wait = code === "REMOTE_RELAY_AUTH" ? MAX_BACKOFF_MS : Math.min(500 * 2 ** Math.min(failures, 6), MAX_BACKOFF_MS);
-        await new Promise((r) => setTimeout(r, wait).unref());
+        steady = false;
+        lastFailure = this.relay.clock.now();
+        const pause = err instanceof PeerOffline ? (failures <= QUICK_RETRIES ? OFFLINE_RETRY_MS : LONG_OFFLINE_RETRY_MS)
+          : code === "REMOTE_RELAY_AUTH" ? MAX_BACKOFF_MS : Math.min(500 * 2 ** Math.min(failures, 6), MAX_BACKOFF_MS);
+        // Real time: this paces the link, it is not a relay timer.
+        await new Promise((r) => setTimeout(r, pause).unref());
       }
     }
   }
@@ -147,10 +189,10 @@ export class EventLink {
     for (const w of watchers) this.relay.watch.delivery.run(w);
   }
 
-  private received(row: RelayRow, events: OutboxEvent[], subStates: Record<string, string | null>): void {
+  private received(row: RelayRow, events: OutboxEvent[], subStates: Record<string, string | null>, lastFailure: number | null): void {
     if (!this.relay.db.open) return;
     const key = row.name.toLowerCase();
-    const replay = row.link_lost_at != null ? (this.replaying.get(key) ?? { count: 0, held: 0, watchers: new Set<string>() }) : null;
+    let replay = row.link_lost_at != null ? (this.replaying.get(key) ?? { count: 0, held: 0, watchers: new Set<string>() }) : null;
     const touched = new Set<string>();
     const now = this.relay.clock.now();
     const watch = this.relay.watch;
@@ -159,6 +201,11 @@ export class EventLink {
       let cursor = row.event_cursor;
       for (const e of events) {
         cursor = Math.max(cursor, e.seq);
+        // The first event that happened after that relay's return ends the replay.
+        if (replay && lastFailure != null && (this.peerClock.toLocal(row.name, e.at) ?? -Infinity) > lastFailure) {
+          this.restored(row, replay, now, touched);
+          replay = null;
+        }
         const watcher = this.relay.sessions.get(successor(this.relay, row.name, e.watcher));
         if (!watcher || watcher.archived_at) continue;
         const subs = e.subs.map((id) => watch.subs.get(id)).filter((s): s is SubRow => !!s && s.watcher === watcher.id && s.relay.toLowerCase() === key);
@@ -188,18 +235,8 @@ export class EventLink {
         }
       }
       // Back: once it has sent all it kept (a short batch), link_restored closes the replay.
-      if (row.link_lost_at != null && events.length < 500) {
-        const r = replay!;
-        for (const w of r.watchers) {
-          this.addEvent(w, {
-            key: `link_restored:${row.name}:${now}`, type: "link_restored", sessionId: null, turnId: null, urgent: false, subs: [], at: now,
-            line: `${row.name} · link_restored: relay "${row.name}" answers again; ${r.count} event${r.count === 1 ? "" : "s"} replayed${r.held ? `, ${r.held} of them held by digest or quiet hours and delivered later` : ""}`,
-          });
-          touched.add(w);
-        }
-        this.relay.db.prepare("UPDATE relays SET link_lost_at = NULL WHERE name = ?").run(row.name);
-        this.replaying.delete(key);
-      } else if (replay) this.replaying.set(key, replay);
+      if (replay && events.length < 500) this.restored(row, replay, now, touched);
+      else if (replay) this.replaying.set(key, replay);
       if (cursor !== row.event_cursor) this.relay.db.prepare("UPDATE relays SET event_cursor = ? WHERE name = ?").run(cursor, row.name);
     })();
     // Subscriptions that ended there (once, archived, unsubscribed) end here too.
@@ -210,6 +247,19 @@ export class EventLink {
       watch.delivery.noteWatcher(w);
       watch.delivery.run(w);
     }
+  }
+
+  /** link_restored closes the replay: for each watcher that had link_lost or replayed lines. */
+  private restored(row: RelayRow, r: Replay, now: number, touched: Set<string>): void {
+    for (const w of r.watchers) {
+      this.addEvent(w, {
+        key: `link_restored:${row.name}:${now}`, type: "link_restored", sessionId: null, turnId: null, urgent: false, subs: [], at: now,
+        line: `${row.name} · link_restored: relay "${row.name}" answers again; ${r.count} event${r.count === 1 ? "" : "s"} replayed${r.held ? `, ${r.held} of them held by digest or quiet hours and delivered later` : ""}`,
+      });
+      touched.add(w);
+    }
+    this.relay.db.prepare("UPDATE relays SET link_lost_at = NULL WHERE name = ?").run(row.name);
+    this.replaying.delete(row.name.toLowerCase());
   }
 
   private addEvent(watcher: string, e: { key: string; type: string; sessionId: string | null; turnId: string | null; urgent: boolean; subs: string[]; at: number; line: string; state?: "held"; hold?: "digest" | "quiet" | null; holdSub?: string | null; releaseAt?: number | null; echo?: boolean; keep?: boolean }): void {

@@ -9,11 +9,12 @@ import { mentions } from "./mentions.ts";
 import { PeerAnswerTooLarge, PeerUnreachable, answerLimitBytes, peerRequest, type PeerResponse } from "./peer-http.ts";
 import { parseOrigin, type Origin } from "./origin.ts";
 import type { RemoteContext } from "./remote-context.ts";
-import { EventLink } from "./event-link.ts";
+import { EventLink, PeerOffline } from "./event-link.ts";
 import { PeerOutbox } from "./outbox.ts";
 import { RemoteWaits } from "./remote-waits.ts";
 import { RemoteInbox } from "./remote-inbox.ts";
 import { StandIns } from "./stand-ins.ts";
+import { UnpairTells } from "./unpair-tells.ts";
 
 /** The paired-relays domain (seed §1, §5, §6; contract §5.6), wired once into the relay. */
 export class Pairing {
@@ -25,6 +26,7 @@ export class Pairing {
   readonly waits: RemoteWaits;
   readonly inbox: RemoteInbox;
   readonly standIns: StandIns;
+  readonly tells: UnpairTells;
 
   constructor(private relay: Relay) {
     this.store = new PairingStore(relay.db, relay.clock);
@@ -33,14 +35,17 @@ export class Pairing {
     this.waits = new RemoteWaits(relay);
     this.inbox = new RemoteInbox(relay);
     this.standIns = new StandIns(relay.db, this.store);
+    this.tells = new UnpairTells(relay);
   }
 
   start(): void {
     this.link.start();
+    this.tells.start();
   }
 
   stop(): void {
     this.link.stop();
+    this.tells.stop();
   }
 
   /** contract §5.1: a paired relay with Agents-may above off offers relay_tool too. */
@@ -52,7 +57,7 @@ export class Pairing {
 
   /** The credentials this relay holds (masked wherever text leaves it; read on every answer). */
   secrets(): string[] {
-    return (this.credentials ??= this.store.relays().map((r) => r.credential));
+    return (this.credentials ??= [...this.store.relays().map((r) => r.credential), ...this.tells.credentials()]);
   }
 
   // ---- pairing and unpairing ----
@@ -97,14 +102,23 @@ export class Pairing {
   }
 
   /** DELETE /api/relays/:name: this relay's end of the pairing (either direction) goes, and
-   * with it the subscriptions and questions on it; the other side is told when it answers. */
-  async unpair(name: string): Promise<{ removed: string[] }> {
+   * with it the subscriptions and questions on it. The relay this one paired with is told
+   * (`reached`); one that does not answer is told when it does (unpair-tells.ts). A relay
+   * that paired with this one learns it from the refusal of its next call. */
+  async unpair(name: string): Promise<{ removed: string[]; reached?: boolean }> {
     const removed: string[] = [];
+    let reached: boolean | undefined;
     const out = this.store.relay(name);
     if (out) {
-      // Best effort: the other relay drops its end too (it would refuse the credential anyway).
-      await this.call(out, "POST", "/peer/v1/unpair", {}, { timeoutMs: 5_000 }).catch(() => {});
-      this.endOutgoing(out.name);
+      this.link.endRelay(out.name);
+      // The tell is kept with the removal: a relay killed from here on makes it after its start.
+      const tell = this.relay.db.transaction(() => {
+        this.store.removeRelay(out.name);
+        return this.tells.add(out);
+      })();
+      this.credentials = null;
+      this.link.changed();
+      reached = await this.tells.tellNow(tell);
       removed.push("outgoing");
     }
     const client = this.store.client(name);
@@ -114,15 +128,7 @@ export class Pairing {
     }
     if (!removed.length) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No paired relay "${name.slice(0, 100)}". Nothing was removed.`);
     this.relay.bus.emit({ type: "settings.updated" });
-    return { removed };
-  }
-
-  /** This relay stops calling `name`: its subscriptions there end (`unpaired`). */
-  endOutgoing(name: string): void {
-    this.link.endRelay(name);
-    this.store.removeRelay(name);
-    this.credentials = null;
-    this.link.changed();
+    return { removed, ...(reached === undefined ? {} : { reached }) };
   }
 
   /** Pairings under `name` (or only the one with that id) may call this relay no more: what
@@ -167,7 +173,7 @@ export class Pairing {
       if (err instanceof PeerAnswerTooLarge) throw new RelayError("REMOTE_RELAY_OFFLINE", `Paired relay "${row.name}" answered with more than ${err.limit} bytes; the answer was dropped. ${tail}`);
       if (err instanceof PeerUnreachable && err.aborted) throw new RelayError("REMOTE_RELAY_OFFLINE", `The call to relay "${row.name}" was cancelled. ${tail}`);
       this.markOnline(row.name, null, false);
-      throw new RelayError("REMOTE_RELAY_OFFLINE", `Paired relay "${row.name}" (${row.url}) is not answering (${(err as Error).message}). ${tail}`);
+      throw new PeerOffline(`Paired relay "${row.name}" (${row.url}) is not answering (${(err as Error).message}). ${tail}`);
     }
     if (res.status === 401) {
       this.markOnline(row.name, res.version, true);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { Mode } from "../sessions/types.ts";
 
 // The peer API's shapes (/peer/v1, ARCHITECTURE.md "Paired relays"). Every request carries
 // `oar-version` (the caller's version, as it presents itself) and every answer too.
@@ -9,7 +10,7 @@ export const CallerIdentity = z.object({
   model: z.string().max(200),
   provider: z.string().max(100),
   effort: z.string().max(50).nullable(),
-  mode: z.enum(["agent", "ask", "plan"]),
+  mode: Mode,
   cwd: z.string().max(4096),
   /** The one-level rule (seed §7.3) travels with the caller. */
   startedByAgent: z.boolean(),

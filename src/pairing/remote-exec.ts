@@ -96,7 +96,7 @@ async function runAs(relay: Relay, client: ClientRow, rc: RemoteCallerRow, body:
   };
   const remote: RemoteContext = { relay: client.name, session: c.session, origin: body.origin, approved: !!body.approved, heldElsewhere: c.heldElsewhere ?? 0 };
   const result = await pairing.current.run(remote, () =>
-    callRelayTool(relay, caller, { ...body.args, action: body.action, relay: "this" }, { signal, remote }));
+    callRelayTool(relay.services, caller, { ...body.args, action: body.action, relay: "this" }, { signal, remote }));
   if (remote.approvalNeeded) return { approvalNeeded: remote.approvalNeeded };
   // Seed §6: an agent of that relay wrote into a conversation here, so it opens there.
   if (result.ok && (body.action === "send") && typeof result.session === "string") pairing.agentWrote(result.session, client.name);

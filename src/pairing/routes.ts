@@ -3,7 +3,7 @@ import { iso } from "../core/clock.ts";
 import { RelayError } from "../core/errors.ts";
 import type { Relay } from "../relay.ts";
 import { jsonBody } from "../api/http-errors.ts";
-import type { ClientRow, RelayRow } from "./store.ts";
+import { TOKEN_TTL_MS, type ClientRow, type RelayRow } from "./store.ts";
 
 // Owner routes for paired relays (contract §3): tokens for others to pair with this relay,
 // the relays this one paired with (Agents may), and who paired with it; either end unpairs.
@@ -26,7 +26,9 @@ export function pairingRoutes(relay: Relay): Hono {
   app.post("/pairing-tokens", async (c) => {
     const b: Record<string, unknown> = await jsonBody(c).catch(() => ({}));
     const label = typeof b?.label === "string" && b.label.trim() ? b.label.trim().slice(0, 200) : null;
-    return c.json({ token: pairing.store.newToken(label) }, 201);
+    // When it stops working, so the page can say how long it may be used (once).
+    const token = pairing.store.newToken(label);
+    return c.json({ token, expiresAt: iso(relay.clock.now() + TOKEN_TTL_MS) }, 201);
   });
 
   app.get("/relays", (c) => c.json({

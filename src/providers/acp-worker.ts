@@ -2,6 +2,7 @@ import type { AgentPipe } from "./agent-pipe.ts";
 // The unstable schema keeps `usage` in the prompt response (the stable one drops it).
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { ProviderAdapter } from "./adapters/types.ts";
+import { readCapabilities, type Capabilities } from "./capabilities.ts";
 import { configCalls, currentModel, readAdvertisement, type Advertisement, type Desired } from "./session-config.ts";
 
 // One worker = one agent process spoken to over ACP (the relay is the client), hosting
@@ -14,6 +15,9 @@ export interface LaunchSpec {
   /** The worker's whole environment (launch.ts builds it); left out: the relay's own. */
   env?: Record<string, string>;
 }
+
+/** The name of relay_tool's MCP server in every agent's session/new (relay.ts mcpEntry). */
+export const RELAY_MCP_NAME = "relay";
 
 export interface McpEntry {
   name: string;
@@ -88,6 +92,10 @@ export class AcpWorker {
   advertised: Advertisement = { modes: null, models: null, configOptions: [] };
   /** The model, effort and mode last applied to the agent. */
   applied: Partial<Desired> = {};
+  /** What its `initialize` advertised (null until it answered). */
+  capabilities: Capabilities | null = null;
+  /** How many sign-in methods it advertised. */
+  authMethods = 0;
   /** The agent's sign-in notification said nobody is signed in (adapter-specific). */
   signedOut: boolean | undefined;
   private promptedOnce = false;
@@ -101,6 +109,12 @@ export class AcpWorker {
   /** Set when this relay resumes the worker's running turn (Workers.attachAll): only then
    * are the keeper's replayed lines taken. */
   takesReplay = false;
+  /** A worker taken back after a relay restart whose agent is asked to reconnect relay_tool
+   * before its next prompt (the adapter's `reconnectMcp`). */
+  private reconnectDue = false;
+  /** The relay's own step runs (that reconnect): what the agent says goes to no conversation,
+   * only (its text) to the relay's log. */
+  private systemStep: { said: string } | null = null;
 
   /** `kept`: a worker taken back after a relay restart (its ACP session is open already). */
   constructor(
@@ -127,6 +141,7 @@ export class AcpWorker {
       this.costSoFar = kept.costSoFar;
       this.turnId = kept.turnId;
       this.runningModel = kept.runningModel;
+      this.reconnectDue = kept.mcpGiven && !!adapter?.reconnectMcp;
     }
     this.exited = new Promise((resolve) => {
       const gone = () => {
@@ -139,13 +154,17 @@ export class AcpWorker {
       const later = () => new Promise<void>((r) => setImmediate(() => setImmediate(r)));
       void this.pipeReady.then((p) => (p ? p.exited.then(later, later).then(gone) : gone()));
     });
-    const enc = new TextEncoder();
-    const dec = new TextDecoder();
+    // The ACP connection reads and writes message objects: each line is parsed once here and
+    // each message stringified once there (no ndjson bytes encoded and decoded in between).
     let closed = false;
-    const readable = new ReadableStream<Uint8Array>({
+    const readable = new ReadableStream<acp.AnyMessage>({
       start: (ctrl) => {
         const push = (line: string) => {
-          if (!closed) ctrl.enqueue(enc.encode(line + "\n"));
+          if (closed || !line.trim()) return;
+          const m = readMessage(line);
+          if ("message" in m) ctrl.enqueue(m.message);
+          // As the SDK's ndjson reader answers a line that is no message.
+          else void this.pipeReady.then((p) => p?.write(JSON.stringify({ jsonrpc: "2.0", id: null, error: m.error.toErrorResponse() })));
         };
         const close = () => {
           if (closed) return;
@@ -171,27 +190,31 @@ export class AcpWorker {
         closed = true;
       },
     });
-    let pending = "";
-    const writable = new WritableStream<Uint8Array>({
-      write: async (chunk) => {
-        pending += dec.decode(chunk, { stream: true });
-        const p = await this.pipeReady;
-        for (let i = pending.indexOf("\n"); i >= 0; i = pending.indexOf("\n")) {
-          const line = pending.slice(0, i);
-          pending = pending.slice(i + 1);
-          if (line.trim()) p?.write(line);
-        }
+    const writable = new WritableStream<acp.AnyMessage>({
+      // One write at a time, in order (the stream's own rule).
+      write: async (message) => {
+        const p = this.pipe ?? (await this.pipeReady);
+        p?.write(JSON.stringify(message));
       },
     });
-    const stream = acp.ndJsonStream(writable, readable);
+    const stream: acp.Stream = { readable, writable };
     const app = acp
       .client({ name: "oar" })
       .onNotification("session/update", ({ params }) => {
         const u = params.update as unknown as Record<string, unknown>;
         const content = obj(u.content);
-        if (u.sessionUpdate === "agent_message_chunk" && content.type === "text") return this.host.onChunk(str(content.text));
         if (u.sessionUpdate === "config_option_update" && Array.isArray(u.configOptions)) {
           this.advertised = { ...this.advertised, configOptions: readAdvertisement({ configOptions: u.configOptions }).configOptions };
+        }
+        const chunk = u.sessionUpdate === "agent_message_chunk" && content.type === "text" ? str(content.text) : null;
+        if (this.systemStep) {
+          if (chunk) this.systemStep.said = (this.systemStep.said + chunk).slice(0, 2000);
+          return;
+        }
+        if (chunk !== null) {
+          this.host.onChunk(chunk);
+          // Qwen reports each model call's usage in a chunk's `_meta` (reported-usage.ts).
+          if (!u._meta) return;
         }
         this.host.onUpdate?.(u);
       })
@@ -217,8 +240,8 @@ export class AcpWorker {
         return this.host.askUser({ question: str(params.question), options }, signal);
       })
       .onRequest("session/request_permission", async ({ params, signal }) => {
-        // No host rule (a probe): nothing is allowed.
-        const outcome: PermissionOutcome = this.host.permission ? await this.host.permission(params, signal) : { outcome: "cancelled" };
+        // No host rule (a probe), or the relay's own step: nothing is allowed.
+        const outcome: PermissionOutcome = this.host.permission && !this.systemStep ? await this.host.permission(params, signal) : { outcome: "cancelled" };
         return { outcome };
       });
     this.conn = app.connect(stream);
@@ -296,10 +319,12 @@ export class AcpWorker {
   }
 
   async start(mcp: McpEntry | null, meta: Record<string, unknown>): Promise<void> {
-    await this.conn.agent.request("initialize", {
+    const init = await this.conn.agent.request("initialize", {
       protocolVersion: acp.PROTOCOL_VERSION,
       clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
     });
+    this.capabilities = readCapabilities(init);
+    this.authMethods = Array.isArray((init as { authMethods?: unknown }).authMethods) ? (init as { authMethods: unknown[] }).authMethods.length : 0;
     const res: acp.NewSessionResponse = await this.conn.agent.request("session/new", {
       cwd: this.cwd,
       mcpServers: mcp
@@ -336,13 +361,52 @@ export class AcpWorker {
     return done;
   }
 
-  /** The adapter's wait before the first prompt (Grok: its MCP connection); bounded. */
+  /** The next prompt needs nothing first: `want` is applied (configure makes no call), and
+   * the first prompt's wait and a reconnect after a restart are behind it. */
+  settledFor(want: Desired): boolean {
+    return this.promptedOnce && !this.reconnectDue && configCalls(this.advertised, this.adapter, want, this.applied).length === 0;
+  }
+
+  /** The adapter's wait before the first prompt (Grok: its MCP connection), and its
+   * reconnect of relay_tool before the first prompt after a relay restart; bounded. */
   async beforePrompt(): Promise<void> {
+    if (this.reconnectDue) {
+      this.reconnectDue = false;
+      await this.reconnectRelayTool(this.adapter!.reconnectMcp!);
+    }
     if (this.promptedOnce) return;
     this.promptedOnce = true;
     this.saveState();
     const w = this.adapter?.waitsForBeforeFirstPrompt;
     if (w && this.mcpGiven) await this.waitForNotice(w.method, w.timeoutMs);
+  }
+
+  /** The reconnect command as a prompt of the relay's own: its output goes to the relay's
+   * log only, it may ask nothing, and it is cancelled past its bound (then given a moment to
+   * end, so nothing of it runs into the owner's prompt). */
+  private async reconnectRelayTool(step: NonNullable<ProviderAdapter["reconnectMcp"]>): Promise<void> {
+    const heard = (this.systemStep = { said: "" });
+    const started = performance.now();
+    const asked = this.conn.agent.request<acp.PromptResponse>("session/prompt", {
+      sessionId: this.acpSessionId,
+      prompt: [{ type: "text", text: step.prompt(RELAY_MCP_NAME) }],
+    });
+    const settled = asked.then(() => "done", (err: unknown) => `refused (${(err as Error)?.message ?? err})`);
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<string>((r) => (timer = setTimeout(() => r("timeout"), step.timeoutMs)));
+    try {
+      let outcome = await Promise.race([settled, bound]);
+      if (outcome === "timeout") {
+        this.cancel();
+        outcome = `not done within ${step.timeoutMs / 1000} s, cancelled`;
+        await Promise.race([settled, new Promise((r) => setTimeout(r, 5_000).unref())]);
+      }
+      const said = heard.said.replace(/\s+/g, " ").trim().slice(0, 200);
+      console.log(`[workers] agent of ACP session ${this.acpSessionId.slice(0, 8)}… asked to reconnect relay_tool after the relay restart: ${outcome} (${Math.round(performance.now() - started)} ms)${said ? `; it said: ${said}` : ""}`);
+    } finally {
+      clearTimeout(timer);
+      this.systemStep = null;
+    }
   }
 
   prompt(text: string, meta: Record<string, unknown>): Promise<acp.PromptResponse> {
@@ -371,6 +435,20 @@ export class AcpWorker {
     this.conn.close();
     void this.pipeReady.then((p) => p?.end());
   }
+}
+
+/** One line from the agent as a JSON-RPC message, or the error the SDK's ndjson reader
+ * answers for it (not JSON, a batch, not an object, past its size limit). */
+function readMessage(line: string): { message: acp.AnyMessage } | { error: acp.RequestError } {
+  if (line.length > acp.DEFAULT_MAX_MESSAGE_BYTES) return { error: acp.RequestError.invalidRequest(undefined, "message too large") };
+  let m: unknown;
+  try {
+    m = JSON.parse(line);
+  } catch {
+    return { error: acp.RequestError.parseError() };
+  }
+  if (Array.isArray(m)) return { error: acp.RequestError.invalidRequest(undefined, "JSON-RPC batches are not supported") };
+  return m && typeof m === "object" ? { message: m as acp.AnyMessage } : { error: acp.RequestError.invalidRequest(m) };
 }
 
 /** Which lines of a replayed turn log the new relay takes: notifications only (requests the

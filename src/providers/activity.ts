@@ -47,6 +47,14 @@ function relayCall(title: string, rawInput: unknown): ToolEntry["relay"] | undef
   return { action: String(args.action), relay: str(args.relay) ?? "this", ...(str(args.session) ? { session: str(args.session) } : {}) };
 }
 
+function firstLineJson(text: string | undefined): unknown {
+  try {
+    return text?.startsWith("{") ? JSON.parse(text.split("\n", 1)[0]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export class ActivityLog {
   private entries: ActivityEntry[] = [];
   private tools = new Map<string, ToolEntry>();
@@ -119,7 +127,8 @@ export class ActivityLog {
         }
       }
     }
-    const relay = relayCall(t.title, u.rawInput);
+    // Gemini CLI sends no rawInput: the call's arguments are the first line of its content.
+    const relay = relayCall(t.title, u.rawInput) ?? relayCall(t.title, firstLineJson(t.output));
     if (relay) t.relay = relay;
     return true;
   }

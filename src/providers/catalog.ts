@@ -1,23 +1,21 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { z } from "zod";
 import { CAP_CODE, capReason, capState } from "../billing/cap.ts";
 import { adapterFor } from "./adapters/index.ts";
 import { discoveredModels, probeResult } from "./probe-cache.ts";
 import { isOpenAiAgent, openAiAgentAvailability } from "./openai-agent/provider.ts";
+import { customProvider, customProviders } from "./custom-agents.ts";
+import type { ProviderId } from "../core/provider-ids.ts";
+import { Effort } from "../sessions/types.ts";
 
 // The providers a relay can host (contract §4.1), as data: relay_info, New Chat, the model
 // check and the launcher all read this one table instead of keeping their own lists.
 
-export const PROVIDER_IDS = ["claude", "claude-api", "claude-cloud", "copilot", "grok", "deepseek", "openai-image", "scripted", "openai-compatible"] as const;
-export const ProviderId = z.enum(PROVIDER_IDS);
-export type ProviderId = z.output<typeof ProviderId>;
-
-export const Effort = z.enum(["low", "medium", "high", "max"]);
-export type Effort = z.output<typeof Effort>;
+export { PROVIDER_IDS, ProviderId } from "../core/provider-ids.ts";
 
 export interface ProviderInfo {
-  id: ProviderId;
+  /** A built-in id, or a custom agent's (setting customAgents). */
+  id: ProviderId | (string & {});
   name: string;
   defaultModel: string;
   /** null: no list known yet (discovery not run or failed); models then pass unchecked. */
@@ -30,12 +28,14 @@ export interface ProviderInfo {
   /** Key providers: the owner setting that must hold a secret, and what that secret is called. */
   setting?: string;
   secret?: string;
+  /** An ACP agent the owner configured (setting customAgents). */
+  custom?: boolean;
 }
 
 // Anthropic ids use hyphens; Copilot names the same models with dots (STACK.md), so the two
 // lists must never be shared.
 const CLAUDE_MODELS = ["claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5"] as const;
-const CLAUDE_EFFORTS: readonly Effort[] = ["low", "medium", "high", "max"];
+const CLAUDE_EFFORTS: readonly Effort[] = Effort.options;
 const EFFORTS: readonly Effort[] = ["low", "medium", "high"];
 
 export const CATALOG: Readonly<Record<ProviderId, ProviderInfo>> = {
@@ -78,10 +78,33 @@ export const CATALOG: Readonly<Record<ProviderId, ProviderInfo>> = {
     id: "openai-compatible", name: "OpenAI-compatible", defaultModel: "default", models: null, efforts: EFFORTS,
     setting: "openaiCompatibleBaseUrl", secret: "its base URL",
   },
+  // Contract §10.2: four more ACP CLIs. Their model lists come from what each advertises at
+  // session/new (probes.ts); the lists here stand until the first probe answered.
+  gemini: {
+    id: "gemini", name: "Gemini", defaultModel: "auto", models: ["auto", "gemini-2.5-pro", "gemini-3.8-flash", "gemini-3.5-flash-lite"], efforts: EFFORTS,
+    command: "gemini", args: ["--acp"], install: "npm i -g @google/gemini-cli",
+  },
+  codex: {
+    id: "codex", name: "Codex", defaultModel: "gpt-6.1-sol", models: ["gpt-6.1-sol", "gpt-6-astra", "gpt-6-sol", "gpt-6-luna", "gpt-5.5"], efforts: EFFORTS,
+    command: "codex-acp", args: [], install: "npm i -g @agentclientprotocol/codex-acp",
+  },
+  opencode: {
+    id: "opencode", name: "opencode", defaultModel: "opencode/big-pickle", models: null, efforts: EFFORTS,
+    command: "opencode", args: ["acp"], install: "npm i -g opencode-ai",
+  },
+  qwen: {
+    id: "qwen", name: "Qwen Code", defaultModel: "default", models: null, efforts: EFFORTS,
+    command: "qwen", args: ["--acp"], install: "npm i -g @qwen-code/qwen-code",
+  },
 };
 
 export function getProvider(id: string): ProviderInfo | undefined {
-  return Object.hasOwn(CATALOG, id) ? CATALOG[id as ProviderId] : undefined;
+  return Object.hasOwn(CATALOG, id) ? CATALOG[id as ProviderId] : customProvider(id);
+}
+
+/** Every provider of this relay: the built-in ones, then the owner's custom agents. */
+export function providerList(): ProviderInfo[] {
+  return [...Object.values(CATALOG), ...customProviders()];
 }
 
 /** Discovered model lists that replace the catalog's; `null` means discovery ran and failed. */
@@ -152,7 +175,10 @@ export function providerAvailability(id: string, env: AvailabilityEnv): Availabi
   if (!p) return { available: false, reason: `There is no provider '${id}' on this relay` };
   if (p.command) {
     if (fakeProviders().ids.has(p.id)) return { available: true };
-    if (!(env.which ?? which)(p.command)) return { available: false, reason: `${p.command} is not installed on this relay (${p.install})` };
+    if (!(env.which ?? which)(p.command)) {
+      if (p.custom) return { available: false, reason: `${p.name}'s command \`${p.command}\` was not found on this relay (not on the relay's PATH, or not executable): fix it in Settings → Providers → Custom agents` };
+      return { available: false, reason: `${p.command} is not installed on this relay (${p.install})` };
+    }
     // Installed: signed in or not is what the last probe found (until it answers, installed is all that is known).
     const probe = probeResult(p.id);
     return probe && !probe.available ? { available: false, reason: probe.reason } : { available: true };
@@ -188,6 +214,8 @@ export function which(cmd: string): boolean {
   const key = `${path}\0${cmd}`;
   const hit = whichCache.get(key);
   if (hit !== undefined) return hit;
+  // A path (a custom agent's command may be one): that file itself.
+  if (cmd.includes("/")) return isExecutable(cmd);
   const exts = process.platform === "win32" ? ["", ...(process.env.PATHEXT ?? ".EXE;.CMD").split(";")] : [""];
   const found = path.split(delimiter).some((dir) => dir !== "" && exts.some((ext) => isExecutable(join(dir, cmd + ext))));
   whichCache.set(key, found);

@@ -1,6 +1,6 @@
 import { distance } from "fastest-levenshtein";
 import { RelayError } from "../core/errors.ts";
-import { CATALOG, PROVIDER_IDS, defaultModelOf, getProvider, modelsOf, type ModelCatalogs, type ProviderId } from "./catalog.ts";
+import { CATALOG, PROVIDER_IDS, defaultModelOf, getProvider, modelsOf, providerList, type ModelCatalogs, type ProviderId } from "./catalog.ts";
 
 // relay_tool §8.2 "Which models are accepted": a model is checked against the list New Chat
 // offers before any approval card, so a refused id creates, sends and changes nothing. Before
@@ -48,7 +48,7 @@ export function checkModel(providerId: string, model: string | null | undefined,
   const end = NOTHING[opts.action];
   const provider = getProvider(providerId);
   if (!provider) {
-    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider '${providerId}'. Providers: ${PROVIDER_IDS.join(", ")}. ${end}`);
+    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider '${providerId}'. Providers: ${providerList().map((p) => p.id).join(", ")}. ${end}`);
   }
   const asked = (model ?? "").trim();
   if (asked === "") return { model: defaultModelOf(provider, opts.catalogs) };

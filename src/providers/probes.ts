@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { spawnDirect } from "./direct-pipe.ts";
 import { AcpWorker, type LaunchSpec } from "./acp-worker.ts";
 import { adapterFor, type ProviderAdapter } from "./adapters/index.ts";
-import { CATALOG, fakeProviders, getProvider, providerAvailability } from "./catalog.ts";
+import { fakeProviders, getProvider, providerAvailability, providerList } from "./catalog.ts";
 import { launchSpec } from "./launch.ts";
 import { probeResult, setProbeResult, type ProbeResult } from "./probe-cache.ts";
 import { advertisedModels } from "./session-config.ts";
@@ -24,6 +24,9 @@ import { isAuthError, signInReason } from "./turn-errors.ts";
 const PROBE_TIMEOUT_MS = 120_000;
 /** Claude pushes its sign-in status after its own background check (seconds; tens on a loaded machine). */
 const SIGN_IN_NOTICE_MS = 90_000;
+/** How long relay_info and creating a session wait for a provider's first probe (a paired
+ * relay's call gives up after 30 s). */
+const FIRST_CHECK_WAIT_MS = 25_000;
 
 class ProbeTimeout extends Error {}
 
@@ -46,7 +49,7 @@ export class ProviderProbes {
 
   /** Probes every probeable provider in the background. */
   startAll(): void {
-    for (const id of Object.keys(CATALOG)) if (this.probeable(id)) void this.check(id);
+    for (const { id } of providerList()) if (this.probeable(id)) void this.check(id);
   }
 
   /** Runs (or joins) a probe of `id`; undefined when there is nothing to probe. `fresh`: a
@@ -70,15 +73,32 @@ export class ProviderProbes {
   /** A turn failed on sign-in: probe again, and if the probe still finds it signed in (a key
    * that is set but refused), it stays unavailable until its settings change or the owner checks. */
   async authFailed(id: string): Promise<void> {
-    const r = await this.check(id, true);
-    if (!r?.available) return;
+    if (!this.probeable(id)) return;
     const adapter = adapterFor(id)!;
     const ctx = { providerName: getProvider(id)?.name ?? id, relayName: this.env.relayName, signIn: adapter.signIn };
-    setProbeResult(id, { ...r, available: false, reason: `${signInReason(ctx)} (its credentials were refused at the last turn)` });
+    const refused = { available: false, reason: `${signInReason(ctx)} (its credentials were refused at the last turn)` };
+    // Unavailable from the refusal on, not only once the probe below ends: until then the
+    // last probe's "available" is stale (relay_info read it while the turn had just failed).
+    const last = probeResult(id);
+    setProbeResult(id, { ...last, checkedAt: last?.checkedAt ?? this.env.now(), ...refused });
+    const r = await this.check(id, true);
+    if (r?.available) setProbeResult(id, { ...r, ...refused });
   }
 
   checking(id: string): boolean {
     return this.running.has(id);
+  }
+
+  /** Waits (at most `ms`) for the first probes of `ids` still running. Until one answers,
+   * whether an installed CLI is signed in is not known, and reading it as available said
+   * more than the relay knew: a signed-out Copilot was offered for its first ~10 s, and its
+   * session's first prompt failed. Past the bound, installed counts as available again. */
+  async firstChecks(ids: readonly string[], ms = FIRST_CHECK_WAIT_MS): Promise<void> {
+    const pending = ids.flatMap((id) => (this.running.has(id) && !probeResult(id) ? [this.running.get(id)!] : []));
+    if (!pending.length) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled(pending), new Promise((r) => (timer = setTimeout(r, ms)))]);
+    clearTimeout(timer);
   }
 
   private async probe(id: string): Promise<ProbeResult> {
@@ -111,12 +131,18 @@ export class ProviderProbes {
         else if (await worker.waitForNotice("_auth/status_update", SIGN_IN_NOTICE_MS)) signedOut = worker.signedOut;
       }
       const models = advertisedModels(worker.advertised, adapter);
-      if (signedOut) return { available: false, reason: signInReason(ctx), models: models.length ? models : null, checkedAt };
-      return { available: true, models: models.length ? models : null, checkedAt };
+      const caps = worker.capabilities ? { capabilities: worker.capabilities } : {};
+      if (signedOut) return { available: false, reason: signInReason(ctx), models: models.length ? models : null, checkedAt, ...caps };
+      return { available: true, models: models.length ? models : null, checkedAt, ...caps };
     } catch (err) {
-      if (isAuthError(err)) return { available: false, reason: signInReason(ctx), checkedAt };
+      const caps = worker.capabilities ? { capabilities: worker.capabilities } : {};
+      // A custom agent (contract §10.2): answering initialize is enough, unless it advertised
+      // sign-in methods and session/new asked for one.
+      if (adapter.customAgent && worker.capabilities && !(worker.authMethods > 0 && isAuthError(err))) return { available: true, models: null, checkedAt, ...caps };
+      if (isAuthError(err)) return { available: false, reason: signInReason(ctx), checkedAt, ...caps };
       if (err instanceof ProbeTimeout) {
-        return { available: false, reason: `${name} did not answer its availability check on relay "${this.env.relayName}" within ${PROBE_TIMEOUT_MS / 1000} s (a first start may unpack the CLI; check again)`, checkedAt };
+        const what = adapter.customAgent && !worker.capabilities ? "ACP initialize" : "its availability check";
+        return { available: false, reason: `${name} did not answer ${what} on relay "${this.env.relayName}" within ${PROBE_TIMEOUT_MS / 1000} s (a first start may unpack the CLI; check again)`, checkedAt };
       }
       const why = (err instanceof Error ? err.message : String(err)).replace(/^(Error:\s*)+/i, "").slice(0, 400);
       return { available: false, reason: `${name} did not start on relay "${this.env.relayName}": ${why}`, checkedAt };

@@ -6,7 +6,8 @@ import { answerPermission } from "../approvals/permission-cards.ts";
 import type { Usage } from "./activity.ts";
 import { adapterFor } from "./adapters/index.ts";
 import { getProvider } from "./catalog.ts";
-import { noteModels } from "./probe-cache.ts";
+import { forgetProbe, noteModels } from "./probe-cache.ts";
+import { setCustomAgents } from "./custom-agents.ts";
 import { ProviderProbes } from "./probes.ts";
 import { refreshOpenAiAgents } from "./openai-agent/provider.ts";
 import type { WorkerEnv } from "./workers.ts";
@@ -39,11 +40,20 @@ export function wireProviders(d: ProviderWiringDeps): { probes: ProviderProbes; 
   // DeepSeek / OpenAI-compatible: their models endpoint is asked at start and when settings change.
   const askEndpoints = () => void refreshOpenAiAgents(settings(), false, 0);
   askEndpoints();
+  // Custom agents (contract §10.2) are providers from the settings: one that is new or changed is probed again.
+  const customs = () => new Map(d.settings.get().customAgents.map((a) => [a.id, JSON.stringify(a)]));
+  let customSeen = customs();
+  setCustomAgents(d.settings.get().customAgents);
   d.bus.on((e) => {
     if (e.type !== "settings.updated") return;
     askEndpoints();
     for (const [id, before] of seen) if (secretsOf(id) !== before) void probes.check(id, true);
     remember();
+    const now = customs();
+    setCustomAgents(d.settings.get().customAgents);
+    for (const [id, json] of now) if (customSeen.get(id) !== json) void probes.check(id, true);
+    for (const id of customSeen.keys()) if (!now.has(id)) forgetProbe(id);
+    customSeen = now;
   });
 
   const workerEnv: ProviderWorkerEnv = {

@@ -40,7 +40,9 @@ const rpc = (err: unknown): { code?: number; message: string; data?: unknown } =
 export function isAuthError(err: unknown): boolean {
   const { code, message, data } = rpc(err);
   const text = `${message} ${typeof data === "string" ? data : JSON.stringify(data ?? "")}`;
-  return code === -32000 || /auth(entication|orization)? (required|failed)|not (logged|signed) in|invalid api key|401\b|unauthori[sz]ed/i.test(text);
+  // OpenAI-style "Incorrect API key provided" (opencode passes it on); Gemini: "API key not
+  // valid" (a refused key), "API key is missing or not configured".
+  return code === -32000 || /auth(entication|orization)? (required|failed)|not (logged|signed) in|invalid api key|incorrect api key|api key not valid|api key is missing|401\b|unauthori[sz]ed/i.test(text);
 }
 
 export function signInReason(ctx: Pick<FailureContext, "providerName" | "relayName" | "signIn">): string {

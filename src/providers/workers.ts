@@ -9,6 +9,7 @@ import { launchSpec } from "./launch.ts";
 import { openAiAgentMeta } from "./openai-agent/provider.ts";
 import { advertisedModels } from "./session-config.ts";
 import { describeFailure, TurnFailure } from "./turn-errors.ts";
+import { addUsage, usageOfPromptResult, usageOfUpdate } from "./reported-usage.ts";
 import { DirectPipes, type KeptWorker, type WorkerPipes } from "./worker-pipes.ts";
 
 export interface WorkerEnv {
@@ -54,12 +55,16 @@ interface Slot {
   onChunk: ((t: string) => void) | null;
   idle?: Cancel;
   turn: TurnCtx | null;
+  /** When it was last used, as a count of uses (not clock time: the test clock stands still,
+   * and the order is all that matters). */
   lastUsed: number;
   /** The agent was given another relay_tool address than the relay's current one (it came
    * back on another port): it is replaced at its next idle moment. */
   stale?: boolean;
   /** A turn an earlier relay started on this worker, taken back at start (resume). */
   resuming?: { turnId: string; early: string };
+  /** Its start (initialize, session/new) is done; a worker taken back has none. */
+  started: boolean;
 }
 
 /** What attachAll took back: sessions whose worker runs on, and turns to resume. */
@@ -80,6 +85,12 @@ const DEFAULT_MAX_WORKERS = 8;
  * thousands of idle sessions cost no processes; at most maxWorkers at once. */
 export class Workers {
   private slots = new Map<string, Slot>();
+  /** Agent processes stopped or killed whose exit has not been seen yet: until it is, they
+   * still count against maxWorkers. */
+  private ending = new Set<object>();
+  /** Turns looking for room right now (see claim). */
+  private waiting = 0;
+  private uses = 0;
   private roomWaiters: (() => void)[] = [];
   private pipes: WorkerPipes;
   /** The relay let go of its workers (graceful stop): their ends are no longer ours. */
@@ -89,8 +100,9 @@ export class Workers {
     this.pipes = env.pipes ?? new DirectPipes();
   }
 
+  /** Agent processes alive: starting, running or idle, and ones still ending. */
   get count(): number {
-    return this.slots.size;
+    return this.slots.size + this.ending.size;
   }
 
   has(sessionId: string): boolean {
@@ -102,53 +114,94 @@ export class Workers {
     return Number.isInteger(n) && n >= 1 ? n : DEFAULT_MAX_WORKERS;
   }
 
-  private freed(): void {
+  /** Room may have been made (a turn ended, a process exited, a task ended): the turns
+   * waiting for it look again. */
+  recheck(): void {
     for (const w of this.roomWaiters.splice(0)) w();
   }
 
-  /** At the cap, the idle worker unused longest is stopped to make room; when every worker
-   * is busy the turn waits until one ends or goes idle. */
-  private async room(sessionId: string, signal: AbortSignal): Promise<void> {
-    while (!this.slots.has(sessionId) && this.slots.size >= this.max()) {
-      if (signal.aborted) return;
-      const idle = [...this.slots].filter(([id, s]) => !s.turn && !this.env.busy(id)).sort((a, b) => a[1].lastUsed - b[1].lastUsed);
-      if (idle.length) {
-        this.stop(idle[0][0]);
-        continue;
+  /** The session's worker for a turn: its own when it runs, else a new one once there is
+   * room. At the cap the idle worker unused longest is stopped to make room; when every
+   * worker is busy the turn waits until one ends or goes idle. A place is taken in the same
+   * synchronous step as the count is checked, and a stopped process holds its place until
+   * its exit is seen, so there are never more than maxWorkers agent processes. Null when
+   * the turn was given up on while it waited. */
+  private async claim(session: SessionRow, signal: AbortSignal): Promise<Slot | null> {
+    this.waiting++;
+    try {
+      for (;;) {
+        if (signal.aborted) return null;
+        const own = this.slots.get(session.id);
+        if (own?.worker.alive && !own.stale) return own;
+        // One that died, or knows an old relay_tool address: a fresh one replaces it.
+        if (own) this.stop(session.id);
+        if (this.count < this.max()) return this.ensure(session);
+        // Enough processes are ending already for the turns that wait: no more are stopped.
+        if (this.ending.size < this.waiting) {
+          const idle = this.idleLongest();
+          if (idle) {
+            this.stop(idle);
+            continue;
+          }
+        }
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            signal.removeEventListener("abort", done);
+            resolve();
+          };
+          this.roomWaiters.push(done);
+          signal.addEventListener("abort", done, { once: true });
+        });
       }
-      await new Promise<void>((resolve) => {
-        this.roomWaiters.push(resolve);
-        signal.addEventListener("abort", () => resolve(), { once: true });
-      });
+    } finally {
+      this.waiting--;
+    }
+  }
+
+  /** The idle worker unused longest (no turn, session not busy), if any. */
+  private idleLongest(): string | undefined {
+    let best: [string, Slot] | undefined;
+    for (const e of this.slots) {
+      if (e[1].turn || e[1].resuming || this.env.busy(e[0])) continue;
+      if (!best || e[1].lastUsed < best[1].lastUsed) best = e;
+    }
+    return best?.[0];
+  }
+
+  /** Over the cap (maxWorkers lowered, or more workers taken back at start than it allows):
+   * idle workers are stopped until it holds again; busy ones end their work first. */
+  private trim(): void {
+    // (Ones ending already are on their way out: not counted here, or the rest would go too.)
+    while (this.slots.size > this.max()) {
+      const idle = this.idleLongest();
+      if (!idle) return;
+      this.stop(idle);
     }
   }
 
   private ensure(session: SessionRow): Slot {
-    const existing = this.slots.get(session.id);
-    if (existing?.worker.alive && !existing.stale) return existing;
-    // A worker that knows an old relay_tool address: a fresh one gets the current one.
-    if (existing) this.stop(session.id);
     const spec = launchSpec(session.provider, this.env.settings());
     const name = getProvider(session.provider)?.name ?? session.provider;
     if (!spec) throw new TurnFailure(`${name} cannot be started on relay "${this.env.relayName}": it is not installed or not set up there (see relay_info).`, "config");
     const slot = this.slot(session, (host) => new AcpWorker(this.pipes.spawn(session.id, { ...spec, cwd: session.cwd }), session.cwd, host, adapterFor(session.provider)));
+    slot.started = false;
     slot.ready = slot.worker.start(this.env.mcpEntry(session), { sessionId: session.id, model: session.model, effort: session.effort, mode: session.mode }).then(() => {
+      slot.started = true;
       const models = advertisedModels(slot.worker.advertised, adapterFor(session.provider));
       if (models.length) this.env.onModels?.(session.provider, models);
     });
     // A start that failed (e.g. not signed in) leaves no slot behind: its process is ending,
     // and the next turn must start a fresh one instead of meeting the same failed start.
     slot.ready.catch(() => {
-      if (this.slots.get(session.id) === slot) this.slots.delete(session.id);
-      slot.worker.kill();
-      this.freed();
+      if (this.slots.get(session.id) === slot) this.retire(session.id, slot, "kill");
+      else slot.worker.kill();
     });
     return slot;
   }
 
   /** A slot around a worker (new or taken back), wired to the relay. */
   private slot(session: SessionRow, make: (host: WorkerHost) => AcpWorker): Slot {
-    const slot = { onChunk: null, turn: null, lastUsed: this.env.clock.now(), ready: Promise.resolve() } as unknown as Slot;
+    const slot = { onChunk: null, turn: null, lastUsed: ++this.uses, ready: Promise.resolve(), started: true } as unknown as Slot;
     const hostExtras = this.env.hostFor(session.id, () => slot.onChunk);
     slot.worker = make({
       ...hostExtras,
@@ -165,9 +218,10 @@ export class Workers {
         // stop() and kill() take the slot out first: still here means the process died by itself.
         const unexpected = this.slots.get(session.id) === slot;
         if (unexpected) this.slots.delete(session.id);
+        this.ending.delete(slot);
         slot.idle?.();
         this.env.onWorkerExit(session.id, !unexpected);
-        this.freed();
+        this.recheck();
       },
     });
     this.slots.set(session.id, slot);
@@ -196,6 +250,14 @@ export class Workers {
       const answered = !k.alive && !!k.resumable && !!turn && turn.id === state?.turnId;
       if (gone || (!k.alive && !answered)) {
         pipe.kill();
+        // Alive until the keeper reports its exit: it holds a place under maxWorkers till then.
+        if (k.alive) {
+          this.ending.add(pipe);
+          void pipe.exited.then(() => {
+            this.ending.delete(pipe);
+            this.recheck();
+          });
+        }
         continue;
       }
       const slot = this.slot(session, (host) => new AcpWorker(pipe, session.cwd, host, adapterFor(session.provider), state));
@@ -218,6 +280,7 @@ export class Workers {
       if (!slot.resuming && slot.stale && !this.env.busy(session.id)) this.stop(session.id);
       else if (!slot.resuming) this.armIdle(session.id);
     }
+    this.trim();
     return out;
   }
 
@@ -226,6 +289,7 @@ export class Workers {
     this.detached = true;
     for (const slot of this.slots.values()) slot.idle?.();
     this.slots.clear();
+    this.ending.clear();
     this.pipes.detach();
   }
 
@@ -242,6 +306,8 @@ export class Workers {
       }
       return;
     }
+    const counted = usageOfUpdate(u);
+    if (t && counted) addUsage(t.log.usage, counted);
     t?.log.add(u);
   }
 
@@ -266,16 +332,9 @@ export class Workers {
   private settle(session: SessionRow, slot: Slot, log: ActivityLog, res: { stopReason: string }, replyText: string): RunResult {
     const refused = adapterFor(session.provider)?.replyFailure?.(replyText);
     if (refused) throw new Error(refused);
-    // The standard `usage` field; Grok puts the same counts in the response's `_meta`.
-    const r = res as { usage?: Record<string, unknown> | null; _meta?: Record<string, unknown> | null };
-    const u = r.usage ?? (typeof r._meta?.inputTokens === "number" ? r._meta : null);
-    if (u) {
-      const n = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
-      if (n(u.inputTokens) !== undefined) log.usage.inputTokens = n(u.inputTokens);
-      if (n(u.outputTokens) !== undefined) log.usage.outputTokens = n(u.outputTokens);
-      const cached = (n(u.cachedReadTokens) ?? 0) + (n(u.cachedWriteTokens) ?? 0);
-      if (cached) log.usage.cachedTokens = cached;
-    }
+    // Each agent's way of reporting its counts: reported-usage.ts.
+    const u = usageOfPromptResult(res);
+    if (u) Object.assign(log.usage, u);
     if (Object.keys(log.usage).length) this.env.onUsage?.(session.provider, session.id, log.usage);
     const ran = slot.worker.runningModel;
     return { stopReason: res.stopReason, meta: { ...log.meta(), ...(ran ? { model: ran } : {}) } };
@@ -287,32 +346,44 @@ export class Workers {
     if (slot.onChunk === mine) slot.onChunk = null;
     if (slot.turn?.log === log) slot.turn = null;
     // (The worker's turnId stays stored until the turn's end is in the store: recorded.)
-    slot.lastUsed = this.env.clock.now();
+    slot.lastUsed = ++this.uses;
     this.armIdle(sessionId);
     // The turn is recorded as ended just after this (Turns.finish): look for room then, and
     // replace a worker that knows an old relay_tool address.
     setImmediate(() => {
       if (slot.stale && this.slots.get(sessionId) === slot && !slot.turn && !this.env.busy(sessionId)) this.stop(sessionId);
-      this.freed();
+      this.trim();
+      this.recheck();
     });
+  }
+
+  /** A turn started now would have its prompt handed to the agent in the same task, with no
+   * wait: the session's worker runs, is started and idle, knows the current relay_tool
+   * address and needs no setting changed first (Turns then records the prompt with the
+   * turn's start, in one write). */
+  promptsAtOnce(session: SessionRow, turn: TurnRow): boolean {
+    const slot = this.slots.get(session.id);
+    if (!slot || !slot.started || slot.turn || slot.resuming || slot.stale || !slot.worker.alive) return false;
+    return slot.worker.settledFor({ model: turn.model ?? session.model, effort: session.effort, mode: turn.mode ?? session.mode });
   }
 
   async run(session: SessionRow, turn: TurnRow, text: string, onChunk: (t: string) => void, signal: AbortSignal): Promise<RunResult> {
     const name = getProvider(session.provider)?.name ?? session.provider;
     const log = new ActivityLog();
     const failure = this.failure(session, log);
-    await this.room(session.id, signal);
-    if (signal.aborted) return { stopReason: "cancelled" };
-    let slot: Slot;
+    // Recorded with the turn's start (Turns.startNext) and still so: not written again.
+    const prompted = turn.prompted_at != null && this.promptsAtOnce(session, turn);
+    let slot: Slot | null;
     try {
-      slot = this.ensure(session);
+      slot = await this.claim(session, signal);
     } catch (err) {
       throw failure(err);
     }
+    if (!slot) return { stopReason: "cancelled" };
     slot.idle?.();
     slot.idle = undefined;
     slot.turn = { turnId: turn.id, mode: turn.mode ?? session.mode, log };
-    slot.lastUsed = this.env.clock.now();
+    slot.lastUsed = ++this.uses;
     const exitError = () => new Error("The agent process exited during the turn.");
     const exited = slot.worker.exited.then(() => {
       throw exitError();
@@ -323,8 +394,9 @@ export class Workers {
     try {
       await Promise.race([slot.ready, exited]);
       if (signal.aborted) return { stopReason: "cancelled" };
-      // The session's settings as they are now (update_session, send, the owner may have changed them).
-      const now = this.env.session(session.id) ?? session;
+      // The session's settings as they are now (update_session, send, the owner may have
+      // changed them; not when nothing was waited for since the caller read them).
+      const now = prompted ? session : this.env.session(session.id) ?? session;
       await Promise.race([
         slot.worker.configure({ model: turn.model ?? now.model, effort: now.effort, mode: turn.mode ?? now.mode }).catch((err) => {
           throw new TurnFailure(`${name} did not accept the session's settings (model ${turn.model ?? now.model}, mode ${turn.mode ?? now.mode}${now.effort ? `, effort ${now.effort}` : ""}): ${(err as Error)?.message ?? err}. Change them with update_session and send again.`, "config");
@@ -342,7 +414,7 @@ export class Workers {
       signal.addEventListener("abort", onAbort, { once: true });
       // In the store before the agent can see it: a turn whose prompt never went out is run
       // again after a crash (Turns.recover), one that went out is resumed or ends as an error.
-      this.env.onPrompt?.(turn.id);
+      if (!prompted) this.env.onPrompt?.(turn.id);
       // Kept with the process: a relay that starts again mid-prompt resumes this turn.
       slot.worker.turnId = turn.id;
       slot.worker.saveState();
@@ -412,7 +484,12 @@ export class Workers {
     const w = this.slots.get(sessionId)?.worker;
     if (!w || w.turnId !== turnId) return;
     w.turnId = null;
-    w.saveState();
+    // After this task: the answer that waits on the turn's end goes out first (waking the
+    // keeper now would compete with it for a core), and a next turn started meanwhile has
+    // sent its own state.
+    setImmediate(() => {
+      if (w.turnId === null) w.saveState();
+    });
   }
 
   /** Stops the worker once the session has been idle a while (checked again when due). */
@@ -429,21 +506,24 @@ export class Workers {
 
   stop(sessionId: string): void {
     const slot = this.slots.get(sessionId);
-    if (!slot) return;
-    this.slots.delete(sessionId);
-    slot.idle?.();
-    slot.worker.stop();
-    this.freed();
+    if (slot) this.retire(sessionId, slot, "stop");
   }
 
   kill(sessionId: string): boolean {
     const slot = this.slots.get(sessionId);
-    if (!slot) return false;
+    if (slot) this.retire(sessionId, slot, "kill");
+    return !!slot;
+  }
+
+  /** Takes the slot out and ends its process (politely or at once); the process holds its
+   * place under maxWorkers until its exit is seen (onExit). */
+  private retire(sessionId: string, slot: Slot, how: "stop" | "kill"): void {
     this.slots.delete(sessionId);
     slot.idle?.();
-    slot.worker.kill();
-    this.freed();
-    return true;
+    if (slot.worker.alive) this.ending.add(slot);
+    if (how === "stop") slot.worker.stop();
+    else slot.worker.kill();
+    this.recheck();
   }
 
   stopAll(): void {

@@ -3,6 +3,7 @@ import type { Clock } from "../core/clock.ts";
 import { newId } from "../core/ids.ts";
 import type { Db } from "../store/db.ts";
 import { fromJson } from "../store/db.ts";
+import { sql } from "../store/sql.ts";
 import { RelayError } from "../core/errors.ts";
 
 export interface QuestionRow {
@@ -50,7 +51,7 @@ export class Questions {
 
   pending(sessionId?: string): QuestionRow[] {
     return sessionId
-      ? (this.db.prepare("SELECT * FROM questions WHERE session_id = ? AND status = 'pending' ORDER BY created_at").all(sessionId) as QuestionRow[])
+      ? (sql(this.db, "SELECT * FROM questions WHERE session_id = ? AND status = 'pending' ORDER BY created_at").all(sessionId) as QuestionRow[])
       : (this.db.prepare("SELECT * FROM questions WHERE status = 'pending' ORDER BY created_at").all() as QuestionRow[]);
   }
 

@@ -6,6 +6,7 @@ import type { Relay } from "../relay.ts";
 import { nextGridTime } from "./grid.ts";
 import { ScheduleStore, type EndReason, type ScheduleRow } from "./store.ts";
 import { scheduleMessage } from "./view.ts";
+import { OWNER_SETTER } from "./new-schedule.ts";
 
 export const SCHEDULE_LIMIT = 20;
 
@@ -63,7 +64,8 @@ export class Schedules {
       const whose = other ? `Session "${this.relay.sessions.get(sessionId)?.title}" (${sessionId}) already has` : "This conversation already has";
       throw new RelayError("REMOTE_RELAY_SCHEDULE_LIMIT", `${whose} ${SCHEDULE_LIMIT} active schedules firing into it (at most ${SCHEDULE_LIMIT}). Unschedule one first. Nothing was scheduled.`);
     }
-    if (other && this.store.countSetForOthers(setBy) >= SCHEDULE_LIMIT) {
+    // The owner is no conversation: only the limit of the session it fires into applies.
+    if (other && setBy !== OWNER_SETTER && this.store.countSetForOthers(setBy) >= SCHEDULE_LIMIT) {
       throw new RelayError("REMOTE_RELAY_SCHEDULE_LIMIT", `This conversation has already set ${SCHEDULE_LIMIT} active schedules for other sessions (at most ${SCHEDULE_LIMIT}). Unschedule one first. Nothing was scheduled.`);
     }
   }
@@ -123,7 +125,9 @@ export class Schedules {
       this.store.end(row.id, target ? "archived" : "deleted", now);
       return;
     }
-    const other = row.session_id !== row.set_by;
+    // What the owner set is no agent's prompt: loop protection does not count it.
+    const byOwner = row.set_by === OWNER_SETTER;
+    const other = row.session_id !== row.set_by && !byOwner;
     const next = row.every_minutes ? nextGridTime(row.first_at, row.every_minutes, now) : null;
     if (other) {
       // Loop protection: each firing into another session counts for the setter; used up → held.
@@ -153,7 +157,7 @@ export class Schedules {
     relay.db.transaction(() => {
       const { turn } = relay.turns.enqueue({
         sessionId: row.session_id, role: "schedule", text: scheduleMessage(relay, row),
-        fromSession: row.set_by, origin: fromJson(row.origin_json, null), mode: null,
+        fromSession: byOwner ? null : row.set_by, origin: fromJson(row.origin_json, null), mode: null,
       });
       if (other) relay.approvals.countPrompts(row.set_by, 1);
       // A one-off ends in the same write (what store.end sets: next_fire_at and held_since null).

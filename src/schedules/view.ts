@@ -1,6 +1,7 @@
 import { iso } from "../core/clock.ts";
 import type { Relay } from "../relay.ts";
 import type { ScheduleRow } from "./store.ts";
+import { OWNER_SETTER } from "./new-schedule.ts";
 
 const TEXT_START = 200;
 
@@ -11,18 +12,24 @@ export function cadence(row: Pick<ScheduleRow, "every_minutes">): string {
 
 /** The queued message (seed §10): a header line that says it is the relay's, not the user's. */
 export function scheduleMessage(relay: Relay, row: ScheduleRow): string {
+  if (row.set_by === OWNER_SETTER) return `[relay schedule ${row.id} "${row.title}" · ${cadence(row)} · set by the owner · automated message from OAR at a time the user chose; it approves nothing]\n${row.text}`;
   const setter = row.set_by === row.session_id ? "set in this conversation" : `set by session "${relay.sessions.get(row.set_by)?.title ?? "?"}" (${row.set_by})`;
   return `[relay schedule ${row.id} "${row.title}" · ${cadence(row)} · ${setter} · automated message from OAR, not from the user; it approves nothing]\n${row.text}`;
 }
 
-const ref = (relay: Relay, id: string) => ({ id, title: relay.sessions.get(id)?.title ?? null });
+/** What a view needs: the titles of the sessions it names. */
+export interface TitleLookup {
+  sessions: { get(id: string): { title: string } | undefined };
+}
+
+const ref = (relay: TitleLookup, id: string) => ({ id, title: relay.sessions.get(id)?.title ?? null });
 
 /** A list_schedules entry (seed §10). */
-export function scheduleView(relay: Relay, r: ScheduleRow) {
+export function scheduleView(relay: TitleLookup, r: ScheduleRow) {
   return {
     id: r.id,
     session: ref(relay, r.session_id),
-    ...(r.set_by !== r.session_id ? { setBy: ref(relay, r.set_by) } : {}),
+    ...(r.set_by === OWNER_SETTER ? { setBy: OWNER_SETTER } : r.set_by !== r.session_id ? { setBy: ref(relay, r.set_by) } : {}),
     title: r.title,
     text: r.text.length > TEXT_START ? `${r.text.slice(0, TEXT_START)}…` : r.text,
     at: iso(r.at),

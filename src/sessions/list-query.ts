@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Db } from "../store/db.ts";
 import { sql } from "../store/sql.ts";
 import { RelayError } from "../core/errors.ts";
-import { CATALOG, getProvider } from "../providers/catalog.ts";
+import { getProvider, providerList } from "../providers/catalog.ts";
 import type { SessionRow, SessionState } from "./types.ts";
 
 // One page of the session list (contract §9.1): keyset paging on (last_activity_at, id),
@@ -81,7 +81,7 @@ function decodeCursor(cursor: string, tail: string): [number, string] {
 
 export function checkProvider(id: string, tail: string): string {
   if (getProvider(id)) return id;
-  throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider "${id.slice(0, 60)}". Providers: ${Object.keys(CATALOG).join(", ")}. ${tail}`);
+  throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider "${id.slice(0, 60)}". Providers: ${providerList().map((p) => p.id).join(", ")}. ${tail}`);
 }
 
 /** SQLite's LIKE folds ASCII case only: a query with other letters is matched through a

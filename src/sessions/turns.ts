@@ -5,7 +5,7 @@ import { newId } from "../core/ids.ts";
 import { toJson } from "../store/db.ts";
 import { sql } from "../store/sql.ts";
 import type { SessionStore } from "./session-store.ts";
-import type { FromInfo, Mode, Role, TurnRow } from "./types.ts";
+import type { FromInfo, Mode, Role, SessionRow, TurnRow } from "./types.ts";
 
 export interface TurnRunner {
   /** Runs one prompt to its end; resolves with how it ended. Chunks go to onChunk. */
@@ -17,6 +17,10 @@ export interface TurnRunner {
   resume?(sessionId: string, turn: TurnRow, onChunk: (t: string) => void, signal: AbortSignal): Promise<{ stopReason: string; meta?: Record<string, unknown> }>;
   /** The turn's end is in the store: its worker need not keep it for a restart any more. */
   recorded?(sessionId: string, turnId: string): void;
+  /** Whether a turn started now has its prompt handed to the agent before anything else can
+   * happen (a warm idle worker, nothing to set first): then the start writes `prompted_at`
+   * in the same statement and `run` does not write it again. */
+  promptsAtOnce?(session: SessionRow, turn: TurnRow): boolean;
 }
 
 /** How long (real time) an agent has to answer a cancel before its process is ended. */
@@ -65,18 +69,19 @@ export class Turns {
 
   enqueue(e: Enqueue): { turn: TurnRow; messageId: string } {
     const db = this.store.db;
+    // One write for the prompt, its turn and (when nothing runs in the session) the turn's
+    // start, instead of one each: a send's store work is on its path to done.
     const res = db.transaction(() => {
-      const msg = this.store.addMessage(e.sessionId, e.role, e.text, { from: e.from ?? null });
       const id = newId("trn");
+      const msg = this.store.addMessage(e.sessionId, e.role, e.text, { from: e.from ?? null, turnId: id });
       sql(db, `INSERT INTO turns (id, session_id, message_id, status, mode, model, from_session, origin_json, queued_at)
         VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?)`).run(id, e.sessionId, msg.id, e.mode ?? null, e.model ?? null, e.fromSession ?? null, toJson(e.origin), this.clock.now());
-      sql(db, "UPDATE messages SET turn_id = ? WHERE id = ?").run(id, msg.id);
-      return { turn: this.store.turn(id)!, messageId: msg.id };
+      return { turn: this.store.turn(id)!, messageId: msg.id, next: this.startNext(e.sessionId) };
     })();
     this.bus.emit({ type: "message.created", sessionId: e.sessionId, messageId: res.messageId, role: e.role });
     this.bus.emit({ type: "session.updated", sessionId: e.sessionId });
-    this.kick(e.sessionId);
-    return res;
+    if (res.next) this.started(res.next, res.next.id === res.turn.id ? e.text : undefined);
+    return { turn: res.turn, messageId: res.messageId };
   }
 
   inFlight(turnId: string): { text: string; startedAt: number } | null {
@@ -92,19 +97,32 @@ export class Turns {
   }
 
   kick(sessionId: string): void {
+    const next = this.startNext(sessionId);
+    if (next) this.started(next);
+  }
+
+  /** The store side of starting the session's next queued turn (none when one runs): marked
+   * running, and prompted too when its prompt goes out at once (TurnRunner.promptsAtOnce). */
+  private startNext(sessionId: string): TurnRow | null {
     const active = this.store.activeTurns(sessionId);
-    if (active.some((t) => t.status === "running")) return;
+    if (active.some((t) => t.status === "running")) return null;
     const next = active.find((t) => t.status === "queued");
-    if (!next) return;
-    const session = this.store.get(sessionId);
-    if (!session) return;
-    const startedAt = this.clock.now();
-    sql(this.store.db, "UPDATE turns SET status = 'running', started_at = ? WHERE id = ? AND status = 'queued'").run(startedAt, next.id);
-    this.bus.emit({ type: "turn.started", sessionId, turnId: next.id });
+    const session = next && this.store.get(sessionId);
+    if (!next || !session) return null;
+    const now = this.clock.now();
+    const prompted = this.runner.promptsAtOnce?.(session, next) ? now : null;
+    sql(this.store.db, "UPDATE turns SET status = 'running', started_at = ?, prompted_at = ? WHERE id = ? AND status = 'queued'").run(now, prompted, next.id);
+    return { ...next, status: "running", started_at: now, prompted_at: prompted };
+  }
+
+  /** A turn startNext marked running: told, and run (its prompt goes out in this same task).
+   * `text`: its prompt's, when the caller has it at hand. */
+  private started(turn: TurnRow, text?: string): void {
+    const sessionId = turn.session_id;
+    this.bus.emit({ type: "turn.started", sessionId, turnId: turn.id });
     this.bus.emit({ type: "session.updated", sessionId });
-    const msg = this.store.message(next.message_id);
-    const turn = this.store.turn(next.id)!;
-    this.launch(turn, startedAt, (onChunk, signal) => this.runner.run(sessionId, turn, msg?.text ?? "", onChunk, signal));
+    const prompt = text ?? this.store.message(turn.message_id)?.text ?? "";
+    this.launch(turn, turn.started_at!, (onChunk, signal) => this.runner.run(sessionId, turn, prompt, onChunk, signal));
   }
 
   /** Follows a running turn to its end: what it streams, its max duration, how it ends. */
@@ -181,12 +199,13 @@ export class Turns {
       status = live.endReason.status;
       error = live.endReason.error ?? error;
     }
-    const turn = this.store.turn(turnId);
-    if (!turn || (turn.status !== "running" && turn.status !== "queued")) return;
-    const session = this.store.get(turn.session_id);
-    const model = turn.model ?? session?.model ?? null;
     const db = this.store.db;
-    db.transaction(() => {
+    // One transaction: the turn's end, and the start of the session's next queued turn.
+    const ended = db.transaction(() => {
+      const turn = this.store.turn(turnId);
+      if (!turn || (turn.status !== "running" && turn.status !== "queued")) return null;
+      const session = this.store.get(turn.session_id);
+      const model = turn.model ?? session?.model ?? null;
       let replyId: string | null = null;
       // A turn without text is kept for what it did or cost (its usage counts toward spend).
       if (live.text || status === "error" || extraMeta?.activity || extraMeta?.usage) {
@@ -195,17 +214,19 @@ export class Turns {
         const text = status === "error" ? (live.text ? `${live.text}\n\nError: ${error}` : `Error: ${error}`) : live.text;
         replyId = this.store.addMessage(turn.session_id, "agent", text, { turnId, meta: { model, status, error: error ?? null, ...(extraMeta ?? {}) } }).id;
       }
-      db.prepare("UPDATE turns SET status = ?, reply_text = ?, reply_message_id = ?, error = ?, model = ?, ended_at = ? WHERE id = ?")
+      sql(db, "UPDATE turns SET status = ?, reply_text = ?, reply_message_id = ?, error = ?, model = ?, ended_at = ? WHERE id = ?")
         .run(status, live.text, replyId, status === "error" ? error ?? "The turn failed." : null, model, this.clock.now(), turnId);
+      return { sessionId: turn.session_id, prompt: this.store.message(turn.message_id), next: this.startNext(turn.session_id) };
     })();
+    if (!ended) return;
+    const { sessionId, prompt, next } = ended;
+    this.runner.recorded?.(sessionId, turnId);
     // Who started the turn: the page notifies the owner of their own turns, not of an agent's
     // (a prompt from an agent carries `from`; one from another relay has role "remote").
-    this.runner.recorded?.(turn.session_id, turnId);
-    const prompt = this.store.message(turn.message_id);
     const byOwner = prompt?.role === "user" && !prompt.from_json;
-    this.bus.emit({ type: "turn.ended", sessionId: turn.session_id, turnId, status, role: prompt?.role, byOwner });
-    this.bus.emit({ type: "session.updated", sessionId: turn.session_id });
-    this.kick(turn.session_id);
+    this.bus.emit({ type: "turn.ended", sessionId, turnId, status, role: prompt?.role, byOwner });
+    this.bus.emit({ type: "session.updated", sessionId });
+    if (next) this.started(next);
   }
 
   /** Resolves when the turn changes (starts, ends, a card) or the deadline passes. */

@@ -1,8 +1,15 @@
+import { z } from "zod";
+
 // Rows as stored, and the shapes the relay shows. Timestamps are epoch ms in the store
 // and ISO strings on the wire.
 
-export type Mode = "agent" | "ask" | "plan";
-export const MODES: Mode[] = ["agent", "ask", "plan"];
+/** Relay modes (contract §4.3): every schema that takes a mode (relay_tool, the owner API, the
+ * peer API) uses this one. */
+export const Mode = z.enum(["agent", "ask", "plan"]);
+export type Mode = z.output<typeof Mode>;
+/** Reasoning effort; each provider offers some of them (providers/catalog.ts). */
+export const Effort = z.enum(["low", "medium", "high", "max"]);
+export type Effort = z.output<typeof Effort>;
 export type Role = "user" | "agent" | "event" | "schedule" | "remote";
 export type TurnStatus = "queued" | "running" | "done" | "error" | "stopped";
 export type SessionState = "running_turn" | "background_only" | "idle";

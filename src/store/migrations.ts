@@ -1,11 +1,15 @@
 // Schema migrations by name, applied once each in list order (store/db.ts). Never edit a
-// shipped migration: add a new entry (a domain may keep its SQL in its own folder and add
-// one line here).
-import { SCHEDULES_SQL } from "../schedules/schema.ts";
-import { WATCHING_SQL } from "../watching/schema.ts";
+// shipped migration: add a new entry (a domain keeps its tables' SQL in store/schema/<domain>.ts,
+// where the store reads it without importing the domain, and adds one line here).
+import { SCHEDULES_SQL } from "./schema/schedules.ts";
+import { WATCHING_SQL } from "./schema/watching.ts";
 import { SCALE_INDEXES_SQL } from "./scale-indexes.ts";
-import { PAIRING_SQL, PAIRING_MOVES_SQL, PEER_IDENTITY_SQL } from "../pairing/schema.ts";
-import { TASKS_PGID_SQL } from "../tasks/schema.ts";
+import { PAIRING_SQL, PAIRING_MOVES_SQL, PEER_IDENTITY_SQL, PAIRING_UNPAIR_TELLS_SQL } from "./schema/pairing.ts";
+import { TASKS_PGID_SQL } from "./schema/tasks.ts";
+import { SEARCH_INDEX_SQL } from "./schema/search-index.ts";
+import { OUTCOME_INDEXES_SQL } from "./schema/outcome-indexes.ts";
+import { NOTIFY_SQL } from "./schema/notify.ts";
+import { BUDGETS_SQL } from "./schema/budgets.ts";
 import { WORKTREES_SQL } from "./schema/worktrees.ts";
 
 export interface Migration {
@@ -157,6 +161,15 @@ export const MIGRATIONS: Migration[] = [
   { name: "013-turns-prompted", sql: "ALTER TABLE turns ADD COLUMN prompted_at INTEGER;" },
   // Stand-ins and the peer outbox keyed by the pairing, not the name a peer sends (issue 18).
   { name: "014-peer-identity", sql: PEER_IDENTITY_SQL },
+  // Unpairings the other relay has not been told of yet, told until it answers (issue 18).
+  { name: "015-pairing-unpair-tells", sql: PAIRING_UNPAIR_TELLS_SQL },
+  // Notifications to the owner, push subscriptions, VAPID keys, action tokens (contract §10.3).
+  { name: "022-notify", sql: NOTIFY_SQL },
+  // Full-text search over messages and questions (contract §10.5), filled from what is stored.
+  { name: "023-search-index", sql: SEARCH_INDEX_SQL },
+  { name: "023-outcome-indexes", sql: OUTCOME_INDEXES_SQL },
+  // Budgets: spend ledger, running totals, 80 % notices, allow-once (contract §10.4).
+  { name: "024-budgets", sql: BUDGETS_SQL },
   // Worktrees, overlaps, claims and the merge queue (issue 20, contract §10.1).
-  { name: "020-worktrees", sql: WORKTREES_SQL },
+  { name: "025-worktrees", sql: WORKTREES_SQL },
 ];

@@ -8,9 +8,8 @@
 // block spans lines and only the whole text shows where it ends. Colour codes are
 // removed from text that has them (see maskSecrets); carriage returns stay.
 
+import { MASK } from "../core/secret-mask.ts";
 import { stripAnsi } from "./plain-text.ts";
-
-export const MASK = "****";
 
 // Shorter "known" strings would mask ordinary words and digits all over the output.
 const MIN_KNOWN_LENGTH = 4;

@@ -65,7 +65,7 @@ export class Capture {
       const e: NewEvent = {
         key: h.key, type: h.type, sessionId: h.sessionId, turnId: h.turnId ?? null, line: h.line, urgent, subs: subs.map((s) => s.id), at: h.at,
         state: ready ? "ready" : "held", hold: urgent ? null : r.hold, holdSub: urgent || !r.hold ? null : r.sub.id,
-        releaseAt: ready ? null : r.at, echo, keep,
+        releaseAt: ready ? null : r.at, echo, keep, seq: this.delivery.nextSeq(),
       };
       this.wb.push(() => this.delivery.add(watcher, e));
       // A one-time subscription ends at once; its event still obeys its digest and quiet hours.
@@ -74,8 +74,9 @@ export class Capture {
       touched.push(watcher);
     }
     // Only turns, tasks and questions can be found again at start-up (recovery.ts): the rest
-    // must not wait in the batch.
-    if (!RECOVERABLE.has(h.type)) this.wb.flush();
+    // must not wait in the batch. Nor do events for watchers on paired relays: the held
+    // event-link request is answered the moment their outbox row is written.
+    if (!RECOVERABLE.has(h.type) || touched.some((w) => w.startsWith("rmt_"))) this.wb.flush();
     return touched;
   }
 

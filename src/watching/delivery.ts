@@ -80,8 +80,11 @@ export class Delivery implements DeliveryApi {
 
   private seq = -1;
 
-  /** Capture order, for events of the same millisecond (the manual clock stands still). */
-  private nextSeq(): number {
+  /** The order events happened in on this relay, which is the order they go out in: taken
+   * when an event is captured, kept across restarts (the store's highest). Not the clock's
+   * time: the manual clock stands still, may be set back, and starts again at the real time
+   * after a restart, before what it had recorded. */
+  nextSeq(): number {
     if (this.seq < 0) this.seq = (this.q.maxSeq.get() as { n: number | null }).n ?? 0;
     return ++this.seq;
   }
@@ -93,7 +96,7 @@ export class Delivery implements DeliveryApi {
     // digests and quiet hours there.
     if (watcher.startsWith("rmt_")) return this.relay.pairing.outbox.add(watcher, e);
     const r = this.q.insert.run({
-      watcher, key: e.key, seq: this.nextSeq(), type: e.type, sessionId: e.sessionId, turnId: e.turnId, line: e.line, urgent: e.urgent ? 1 : 0,
+      watcher, key: e.key, seq: e.seq ?? this.nextSeq(), type: e.type, sessionId: e.sessionId, turnId: e.turnId, line: e.line, urgent: e.urgent ? 1 : 0,
       subs: JSON.stringify(e.subs), at: e.at, state: e.state, hold: e.hold, holdSub: e.holdSub, releaseAt: e.releaseAt,
       echo: e.echo ? 1 : 0, keep: e.keep ? 1 : 0,
     });

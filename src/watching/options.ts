@@ -19,7 +19,10 @@ export interface Checked {
   details: string[];
 }
 
-export function checkSubscribe(relay: Relay, caller: SessionRow, args: Record<string, unknown>): Checked {
+/** What the checks read: the relay's name and version and the sessions named. */
+export type CheckDeps = Pick<Relay, "name" | "version"> & { sessions: { get(id: string): SessionRow | undefined } };
+
+export function checkSubscribe(relay: CheckDeps, caller: Pick<SessionRow, "id">, args: Record<string, unknown>): Checked {
   const old = (since: string, what: string) => {
     if (versionLess(relay.version, since)) throw new RelayError("REMOTE_RELAY_UNSUPPORTED", `${what} needs OAR ${since} or newer; relay "${relay.name}" runs ${relay.version}. ${NOTHING}`);
   };

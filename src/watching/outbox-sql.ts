@@ -16,9 +16,10 @@ export function outboxStatements(db: Db) {
     dueHeld: db.prepare(`SELECT hold, hold_sub, capped, MAX(release_at) AS at FROM watch_events
       WHERE watcher = ? AND state IN ('held', 'ready') AND state = 'held' AND echo = 0 AND release_at <= ? GROUP BY hold, hold_sub, capped`),
     releaseAll: db.prepare("UPDATE watch_events SET state = 'ready' WHERE watcher = ? AND state IN ('held', 'ready') AND state = 'held' AND echo = 0 AND release_at <= ?"),
-    // What goes out: the ready events and the held ones whose time has come.
+    // What goes out: the ready events and the held ones whose time has come, in the order
+    // they happened here (seq; see Delivery.nextSeq).
     ready: db.prepare(`SELECT seq, line, urgent, hold, hold_sub, capped FROM watch_events WHERE watcher = ? AND state IN ('held', 'ready')
-      AND (state = 'ready' OR (echo = 0 AND release_at <= ?)) ORDER BY at, seq`),
+      AND (state = 'ready' OR (echo = 0 AND release_at <= ?)) ORDER BY seq`),
     sent: db.prepare(`UPDATE watch_events SET state = 'sent', message_id = ?, sent_at = ? WHERE watcher = ? AND state IN ('held', 'ready')
       AND (state = 'ready' OR (echo = 0 AND release_at <= ?))`),
     cap: db.prepare(`UPDATE watch_events SET state = 'held', capped = 1, release_at = ? WHERE watcher = ? AND state IN ('held', 'ready')

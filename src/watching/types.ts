@@ -126,4 +126,7 @@ export interface NewEvent {
   releaseAt: number | null;
   echo: boolean;
   keep: boolean;
+  /** Its place in the order things happened here (Delivery.nextSeq), taken when it was
+   * captured: a capture written later by the write-behind batch keeps its place. */
+  seq?: number;
 }

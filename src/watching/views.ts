@@ -7,7 +7,7 @@ import { fromJson } from "../store/db.ts";
 import type { SubRow } from "./types.ts";
 import type { SubscriptionStore } from "./subscriptions.ts";
 
-export function subscriptionView(relay: Relay, store: SubscriptionStore, row: SubRow) {
+export function subscriptionView(relay: Pick<Relay, "db"> & { sessions: { get(id: string): { title: string } | undefined } }, store: SubscriptionStore, row: SubRow) {
   store.flushWrites();
   const sub = store.parse(row);
   const exclude = [...sub.exclude];

@@ -1,10 +1,12 @@
 import { Hono, type Context } from "hono";
 import { readFileSync, readdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { sep } from "node:path";
 import type { Relay } from "../relay.ts";
 import { CATALOG } from "../providers/catalog.ts";
 import { packageFile } from "../core/package-paths.ts";
 import { staticAsset, type Asset } from "./static-asset.ts";
-import { vendorAssets } from "./vendor.ts";
+import { iconSprite, vendorAssets } from "./vendor.ts";
 
 // The web UI: one static page plus its plain ES modules and stylesheet (no build step), and
 // three pinned libraries served from node_modules (vendor.ts). Every file is read and hashed
@@ -23,8 +25,12 @@ const catalogJson = () =>
 
 const TYPES: Record<string, string> = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8" };
 
+/** Loaded when a view first needs them, not with the page: file diffs, code colours, the chart. */
+const ON_DEMAND = new Set(["vendor-diff.js", "vendor-hljs.js", "vendor-uplot.js"]);
+
 interface Files {
-  page: Asset;
+  /** index.html with what every relay shares filled in. */
+  page: string;
   assets: Map<string, Asset>;
 }
 let files: Files | undefined;
@@ -39,11 +45,11 @@ function pageFiles(): Files {
     const ext = name.split(".").pop() ?? "";
     if (TYPES[ext]) assets.set(name, staticAsset(readFileSync(dir(`./app/${name}`), "utf8"), TYPES[ext]));
   }
-  for (const [name, body] of vendorAssets()) assets.set(`vendor-${name}`, staticAsset(body, TYPES.js));
+  for (const [name, body] of vendorAssets()) assets.set(`vendor-${name}`, staticAsset(body, TYPES[name.split(".").pop() ?? "js"]));
   /** Every module the page imports at start, announced up front: the browser fetches them in
-   * parallel instead of discovering them import by import. (vendor-diff loads only on demand.) */
-  const preload = [...assets.keys()].filter((n) => n.endsWith(".js") && n !== "vendor-diff.js").map((n) => `<link rel="modulepreload" href="/app/${n}">`).join("\n");
-  const page = staticAsset(readFileSync(dir("./index.html"), "utf8").replace("__CATALOG__", () => catalogJson()).replace("__PRELOAD__", () => preload), "text/html; charset=utf-8");
+   * parallel instead of discovering them import by import. (Those a view needs load then.) */
+  const preload = [...assets.keys()].filter((n) => n.endsWith(".js") && !ON_DEMAND.has(n)).map((n) => `<link rel="modulepreload" href="/app/${n}">`).join("\n");
+  const page = readFileSync(dir("./index.html"), "utf8").replace("__CATALOG__", () => catalogJson()).replace("__PRELOAD__", () => preload).replace("__ICONS__", () => iconSprite());
   return (files = { page, assets });
 }
 
@@ -76,11 +82,20 @@ function send(c: Context, a: Asset): Response {
   return c.body(a.body, 200, headers);
 }
 
-export function webUi(_relay: Relay): Hono {
+/** The data folder as the login card names it (where owner-token is): under the home
+ * folder as ~/…, which also keeps the user name off a page anyone reaching the port can load. */
+export function shownDataDir(dataDir: string, home = homedir()): string {
+  return home && home !== "/" && dataDir.startsWith(home + sep) ? `~${dataDir.slice(home.length)}` : dataDir;
+}
+
+export function webUi(relay: Relay): Hono {
   const app = new Hono();
+  let page: Asset | undefined;
+  const pageAsset = () =>
+    (page ??= staticAsset(pageFiles().page.replace("__DATA_DIR__", () => JSON.stringify(shownDataDir(relay.dataDir)).replace(/</g, "\\u003c")), "text/html; charset=utf-8"));
   // Headers set per route: a "*" middleware here would also match paths of the other
   // apps mounted on the same server.
-  app.get("/", (c) => send(c, pageFiles().page));
+  app.get("/", (c) => send(c, pageAsset()));
   app.get("/app/:name", (c) => {
     const a = pageFiles().assets.get(c.req.param("name"));
     if (!a) return c.text("Not found", 404, SECURITY);

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 
 export interface AgentCli {
-  provider: "claude" | "copilot" | "grok";
+  provider: "claude" | "copilot" | "grok" | "gemini" | "codex" | "opencode" | "qwen";
   package: string;
   version: string;
   bin: string;
@@ -84,6 +84,17 @@ export function agentRelayEnv(providers: readonly AgentCli["provider"][], extra:
     XAI_API_KEY: undefined,
     OAR_GROK_BASE_URL: undefined,
     OAR_FAKE_PROVIDERS: undefined,
+    GEMINI_API_KEY: undefined,
+    GOOGLE_API_KEY: undefined,
+    GOOGLE_GEMINI_BASE_URL: undefined,
+    GEMINI_MODEL: undefined,
+    CODEX_HOME: undefined,
+    CODEX_API_KEY: undefined,
+    OPENAI_API_KEY: undefined,
+    OPENAI_BASE_URL: undefined,
+    OPENAI_MODEL: undefined,
+    OPENCODE_CONFIG: undefined,
+    OPENCODE_CONFIG_CONTENT: undefined,
     ...extra,
   };
 }

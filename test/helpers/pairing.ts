@@ -93,9 +93,9 @@ export interface PairedRelays {
   stop(): Promise<void>;
 }
 
-export async function pairedRelays(opts: { conv: string; target: string; mention?: string; proxy?: boolean }): Promise<PairedRelays> {
-  const a = await TestRelay.start({ name: "desk" });
-  const b = await TestRelay.start({ name: "bbox" });
+export async function pairedRelays(opts: { conv: string; target: string; mention?: string; proxy?: boolean; testClock?: boolean }): Promise<PairedRelays> {
+  const a = await TestRelay.start({ name: "desk", testClock: opts.testClock });
+  const b = await TestRelay.start({ name: "bbox", testClock: opts.testClock });
   const proxy = opts.proxy ? await LinkProxy.start(() => b.url) : undefined;
   await pair(a, b, { url: proxy?.url });
   const conv = await a.createSession({ title: opts.conv });

@@ -89,7 +89,7 @@ export function claudeAgent(call: MessagesCall): MessagesAnswer {
 
 // ---- OpenAI chat completions (Copilot, Grok) ----
 
-function openaiTurn(call: ChatCall): { plan: Step[] | null; calls: Map<string, { name: string; args: any }>; results: { id: string; text: string }[] } {
+export function openaiTurn(call: ChatCall): { plan: Step[] | null; calls: Map<string, { name: string; args: any }>; results: { id: string; text: string }[] } {
   const start = call.messages.map((m) => m.role).lastIndexOf("user");
   const plan = readPlan(contentText(call.messages[start]?.content));
   const calls = new Map<string, { name: string; args: any }>();

@@ -5,7 +5,7 @@ import type { Advertised, LaunchContext, LaunchSpec, ProviderAdapter } from "./t
 // - Root: Claude Code refuses its permission-bypass mode for root ("--dangerously-skip-
 //   permissions cannot be used with root/sudo privileges") unless IS_SANDBOX=1, its own
 //   switch for containers and sandboxes. The relay sets it only when it runs as root, and the
-//   README says so; the relay's mode still decides what is allowed (cards in ask and plan).
+//   docs/providers.md says so; the relay's mode still decides what is allowed (cards in ask and plan).
 // - Models arrive as aliases ("opus", named "Opus 5.5"); the relay lists Anthropic ids
 //   ("claude-opus-5-5") made from the names, and sets the alias (set_config_option refuses full ids).
 
@@ -51,6 +51,13 @@ const signInCheck = {
   },
 };
 
+// After a relay restart Claude Code (2.1.318) reconnects its MCP servers with a backoff of
+// 1, 2, 4, 8, 16 s, then only now and then in the background, and once in ~8 restarts never:
+// relay_tool is then gone from that agent. The adapter has no ACP method for it, but takes a
+// prompt that is exactly `/mcp reconnect <server>` as a local command (mcp-command.js: no
+// model request; it waits for the reconnect, at most 30 s, and reads the status twice).
+const reconnectMcp = { prompt: (server: string) => `/mcp reconnect ${server}`, timeoutMs: 45_000 };
+
 const signedOut = (method: string, params: Record<string, unknown>) => {
   if (method !== "_auth/status_update") return undefined;
   const kind = (params.authStatus as { kind?: unknown } | undefined)?.kind;
@@ -69,6 +76,7 @@ export const claude: ProviderAdapter = {
   modelId: claudeModelId,
   signedOut,
   signInCheck,
+  reconnectMcp,
 };
 
 // The same adapter billed to the owner's API key (setting claudeApiKey).
@@ -87,4 +95,5 @@ export const claudeApi: ProviderAdapter = {
   modelId: claudeModelId,
   signedOut,
   signInCheck,
+  reconnectMcp,
 };

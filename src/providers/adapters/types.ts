@@ -49,12 +49,20 @@ export interface ProviderAdapter {
   modelId?(m: Advertised): string | null;
   /** A JSON-RPC notification (method, params) arrived: lets a quirk watch for what it waits on. */
   waitsForBeforeFirstPrompt?: { method: string; timeoutMs: number; why: string };
+  /** The text of a prompt the agent takes as a command to reconnect one of its MCP servers
+   * (Claude's `/mcp reconnect <server>`). Sent as the relay's own step, unseen in the
+   * conversation and bounded by `timeoutMs`, before the first prompt to a worker a restarted
+   * relay took back: the agent may never reconnect relay_tool by itself. */
+  reconnectMcp?: { prompt(server: string): string; timeoutMs: number };
   /** A turn that "succeeded" with a reply saying the credentials were refused (Copilot with a
    * wrong provider key ends end_turn with "Error: Authentication failed …"): the error text. */
   replyFailure?(reply: string): string | null;
   /** A command (the binary with these arguments, in the worker's environment) whose output
    * says whether someone is signed in: the probe asks it when the agent itself stays silent. */
   signInCheck?: { args: readonly string[]; signedIn(stdout: string): boolean | undefined };
+  /** An owner-configured ACP agent (contract §10.2): available once it answers initialize, and
+   * signed out only when it advertised sign-in methods and session/new asked for one. */
+  customAgent?: boolean;
   /** Whether the sign-in status notification says nobody is signed in (Claude's `_auth/status_update`). */
   signedOut?(method: string, params: Record<string, unknown>): boolean | undefined;
 }

@@ -14,7 +14,7 @@
 import { connect as netConnect, type Socket } from "node:net";
 import { randomBytes } from "node:crypto";
 import { lstatSync } from "node:fs";
-import { LineSplitter, PROTOCOL_VERSION, encode, readKeeperMessage, socketPath, type KeeperMessage, type RelayMessage, type WireWorker } from "./protocol.ts";
+import { LineSplitter, PROTOCOL_VERSION, corkedWrite, encode, readKeeperMessage, socketPath, type KeeperMessage, type RelayMessage, type WireWorker } from "./protocol.ts";
 import { startKeeper } from "./start-keeper.ts";
 
 export interface AgentPipe {
@@ -187,9 +187,7 @@ export class KeeperClient {
       let socket = await tryConnect(path);
       if (!socket) {
         if (!opts.start) return null;
-        await startKeeper(dataDir, opts.orphanMs);
-        socket = await tryConnect(path);
-        if (!socket) throw new Error(`the keeper started but does not answer on ${path}`);
+        socket = await startKeeper(dataDir, opts.orphanMs, () => tryConnect(path));
       }
       const client = new KeeperClient(socket);
       try {
@@ -242,7 +240,7 @@ export class KeeperClient {
   }
 
   private send(m: RelayMessage): void {
-    if (!this.socket.destroyed && !this.detached) this.socket.write(encode(m));
+    if (!this.socket.destroyed && !this.detached) corkedWrite(this.socket, encode(m));
   }
 
   private received(m: KeeperMessage): void {

@@ -1,14 +1,15 @@
 // The keeper: one small process per data folder that holds the agent processes, so they
 // outlive a relay restart (KEEPER design: ARCHITECTURE.md "The keeper"). The relay starts
-// it on the first worker it needs: `keeper-main <dataDir> [--orphan-ms N]`. It prints
-// "ready" on stdout once it listens (then closes stdout), logs to stderr, and ends with its
-// agents after the orphan bound or on SIGTERM. Node built-ins only: it starts fast and small.
+// it on the first worker it needs: `keeper-main <dataDir> [--orphan-ms N]`, in `/`, its
+// output to <dataDir>/keeper.log. The relay knows it is ready when its socket answers. It
+// ends with its agents after the orphan bound or on SIGTERM. Node built-ins only: it starts
+// fast and small.
+//
+// The orphan bound is armed first, before the rest of the keeper is loaded: a keeper whose
+// relay died while it started (and so never says hello) still ends.
+export {};
 
-import { connect } from "node:net";
-import { chmodSync, existsSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
-import { KeeperServer, log } from "./keeper-server.ts";
-import { pidFile, socketPath } from "./protocol.ts";
-
+const started = Date.now();
 const DEFAULT_ORPHAN_MS = 10 * 60_000;
 
 const dataDir = process.argv[2];
@@ -19,6 +20,16 @@ if (!dataDir) {
 const i = process.argv.indexOf("--orphan-ms");
 const asked = i > 0 ? Number(process.argv[i + 1]) : NaN;
 const orphanMs = Number.isFinite(asked) && asked > 0 ? asked : DEFAULT_ORPHAN_MS;
+const early = setTimeout(() => {
+  process.stderr.write(`${new Date().toISOString()} keeper[${process.pid}] not listening after ${orphanMs} ms: ending\n`);
+  process.exit(0);
+}, orphanMs);
+
+const { connect } = await import("node:net");
+const { chmodSync, existsSync, readFileSync, unlinkSync, writeFileSync } = await import("node:fs");
+const { KeeperServer, log } = await import("./keeper-server.ts");
+const { pidFile, socketPath } = await import("./protocol.ts");
+
 const sock = socketPath(dataDir);
 const pids = pidFile(dataDir);
 
@@ -51,15 +62,15 @@ if (existsSync(sock)) {
   unlinkSync(sock);
 }
 
+// From here the server holds the bound, counted from the keeper's start.
+clearTimeout(early);
 const keeper = new KeeperServer(orphanMs, cleanUp, () => {
   log("ended");
   process.exit(0);
-});
+}, Math.max(0, orphanMs - (Date.now() - started)));
 process.on("SIGTERM", () => void keeper.shutdown());
 process.on("SIGINT", () => void keeper.shutdown());
 process.on("SIGHUP", () => {});
-// A relay killed while it waited for "ready" closed our stdout: nothing to tell it then.
-process.stdout.on("error", () => {});
 // A bug in one message must not take every agent down with the keeper.
 process.on("uncaughtException", (e) => log(`uncaught: ${e.stack ?? e.message}`));
 
@@ -74,5 +85,4 @@ keeper.server.listen(sock, () => {
   chmodSync(sock, 0o600);
   writeFileSync(pids, `${process.pid}\n`, { mode: 0o600 });
   log(`listening on ${sock} (orphan bound ${orphanMs} ms)`);
-  process.stdout.end("ready\n");
 });

@@ -5,7 +5,7 @@
 
 import { createServer, type Server, type Socket } from "node:net";
 import { HeldWorker } from "./held-worker.ts";
-import { LineSplitter, PROTOCOL_VERSION, encode, readRelayMessage, type KeeperMessage, type RelayMessage, type WireWorker } from "./protocol.ts";
+import { LineSplitter, PROTOCOL_VERSION, corkedWrite, encode, readRelayMessage, type KeeperMessage, type RelayMessage, type WireWorker } from "./protocol.ts";
 import type { Outlet } from "./worker-rpc.ts";
 
 export const log = (msg: string): void => {
@@ -29,10 +29,11 @@ export class KeeperServer {
   private shuttingDown = false;
 
   /** `release` runs as the keeper stops listening (socket and pid file go, so a new keeper
-   * can start while this one is still ending its agents); `onShutdown` when all is done. */
-  constructor(private orphanMs: number, private release: () => void, private onShutdown: () => void) {
+   * can start while this one is still ending its agents); `onShutdown` when all is done.
+   * `firstBoundMs`: what is left of the orphan bound the keeper armed as it started. */
+  constructor(private orphanMs: number, private release: () => void, private onShutdown: () => void, firstBoundMs = orphanMs) {
     this.server = createServer((s) => this.connected(s));
-    this.armOrphanBound();
+    this.armOrphanBound(firstBoundMs);
   }
 
   private connected(socket: Socket): void {
@@ -42,7 +43,7 @@ export class KeeperServer {
       attached: new Set(),
       greeted: false,
       send: (m: KeeperMessage) => {
-        if (!socket.destroyed) socket.write(encode(m));
+        if (!socket.destroyed) corkedWrite(socket, encode(m));
       },
     };
     const lines = new LineSplitter((line) => {
@@ -145,12 +146,12 @@ export class KeeperServer {
     conn.send({ t: "exit", id: w.id, code: w.exit?.code ?? null, signal: w.exit?.signal ?? null, stderr: w.stderrTail });
   }
 
-  private armOrphanBound(): void {
+  private armOrphanBound(ms = this.orphanMs): void {
     if (this.orphanTimer) clearTimeout(this.orphanTimer);
     this.orphanTimer = setTimeout(() => {
       log(`no relay for ${this.orphanMs} ms: ending`);
       void this.shutdown();
-    }, this.orphanMs);
+    }, ms);
   }
 
   /** No relay and no live worker (after a relay has been here): nothing to keep. */

@@ -1,30 +1,9 @@
-// DeepSeek's list prices (USD per million tokens), for the `usage` cost of a turn. A model not in
-// the table has no cost (null) rather than a guessed one; other endpoints are never priced.
+// The cost our OpenAI-protocol agent reports for a turn: DeepSeek's list prices from the one
+// price table (providers/prices.ts); other endpoints are never priced (their prices are unknown).
+import { costUsd as listed, type TokenCounts } from "../prices.ts";
 
-interface Price {
-  input: number;
-  cachedInput: number;
-  output: number;
-}
-
-const DEEPSEEK: Record<string, Price> = {
-  "deepseek-v4": { input: 0.28, cachedInput: 0.028, output: 0.42 },
-  "deepseek-v4-reasoner": { input: 0.28, cachedInput: 0.028, output: 0.42 },
-  "deepseek-chat": { input: 0.28, cachedInput: 0.028, output: 0.42 },
-  "deepseek-reasoner": { input: 0.28, cachedInput: 0.028, output: 0.42 },
-};
-
-export interface TokenCounts {
-  inputTokens: number;
-  outputTokens: number;
-  cachedTokens: number;
-}
+export type { TokenCounts } from "../prices.ts";
 
 export function costUsd(flavour: string, model: string, t: TokenCounts): number | null {
-  if (flavour !== "deepseek") return null;
-  const p = DEEPSEEK[model];
-  if (!p) return null;
-  const fresh = Math.max(0, t.inputTokens - t.cachedTokens);
-  const usd = (fresh * p.input + t.cachedTokens * p.cachedInput + t.outputTokens * p.output) / 1_000_000;
-  return Math.round(usd * 1_000_000) / 1_000_000;
+  return flavour === "deepseek" ? listed("deepseek", model, t) : null;
 }

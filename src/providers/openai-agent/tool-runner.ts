@@ -45,11 +45,16 @@ export async function runToolCall(session: AgentSession, call: ToolCallOut, tool
     await io.update({ sessionUpdate: "tool_call", toolCallId, title: call.name || "unknown tool", kind: "other", status: "failed", content: [text(why)] });
     return why;
   }
-  let locations: acp.ToolCallLocation[] = [];
+  // Where it acts, links resolved (what a permission card shows); a path outside the folder
+  // is refused here, before anyone is asked to allow it.
+  const where = () => (tool.locations?.(args, session.cwd) ?? []).map((path) => ({ path }));
+  let locations: acp.ToolCallLocation[];
   try {
-    locations = (tool.locations?.(args, session.cwd) ?? []).map((path) => ({ path }));
-  } catch {
-    // a path outside the folder: the run below refuses it with words
+    locations = where();
+  } catch (e) {
+    const why = e instanceof ToolRefused ? e.message : `${tool.name} failed: ${(e as Error).message}`;
+    await io.update({ sessionUpdate: "tool_call", toolCallId, title: tool.title(args), kind: tool.kind, status: "failed", rawInput: args, content: [text(why)] });
+    return why;
   }
   await io.update({ sessionUpdate: "tool_call", toolCallId, title: tool.title(args), kind: tool.kind, status: "pending", rawInput: args, locations });
 
@@ -64,6 +69,19 @@ export async function runToolCall(session: AgentSession, call: ToolCallOut, tool
       const why = res.outcome.outcome === "cancelled" ? "The permission request was cancelled" : "The user denied it";
       await io.update({ sessionUpdate: "tool_call_update", toolCallId, status: "failed", content: [text(`${why}; nothing was done.`)] });
       return `${why} (${session.mode} mode); ${tool.name} was not run and nothing changed. Do not retry it unless the user asks.`;
+    }
+    // What was allowed is the target the card showed: a link changed meanwhile is not followed.
+    const now = (() => {
+      try {
+        return JSON.stringify(where());
+      } catch (e) {
+        return (e as Error).message;
+      }
+    })();
+    if (now !== JSON.stringify(locations)) {
+      const why = `The path changed after it was allowed (a symbolic link now leads elsewhere); ${tool.name} was not run and nothing changed.`;
+      await io.update({ sessionUpdate: "tool_call_update", toolCallId, status: "failed", content: [text(why)] });
+      return why;
     }
   }
 

@@ -11,7 +11,8 @@ import type * as acp from "@agentclientprotocol/sdk";
 import { PROTOCOL_VERSION, RequestError, serveAcp, type Peer } from "../agent-acp.ts";
 import { configOptions, DEFAULT_OPTIONS, setOption, turnOptions, type ImageOptions, type TurnOptions } from "./options.ts";
 import { decide, type Intent } from "./intent.ts";
-import { isInside } from "../../core/paths.ts";
+import { basename, join } from "node:path";
+import { isInside, readInside } from "../../core/paths.ts";
 import { Gallery, type SavedImage } from "./gallery.ts";
 import type * as ImagesApi from "./images-api.ts";
 
@@ -65,6 +66,9 @@ function replyText(intent: Intent, o: TurnOptions, saved: SavedImage[], cwd: str
   return [head, ...lines].join("\n");
 }
 
+/** A turn refused before anything was sent, worded for the owner (turn-errors.ts keeps the words). */
+const refused = (message: string) => new RequestError(-32603, message, { oar: { kind: "config" } });
+
 /** The turn's end; with the tokens the Images API reported (ACP's prompt-response `usage`). */
 type PromptEnd = { stopReason: acp.StopReason; usage?: { inputTokens: number; outputTokens: number; totalTokens: number } };
 
@@ -81,20 +85,35 @@ async function runPrompt(session: Session, params: acp.PromptRequest, client: Pe
   const apiKey = process.env.OPENAI_API_KEY;
   if (!apiKey) throw new RequestError(-32603, "OpenAI Image has no API key: add one in Settings → Providers (openaiApiKey). No image was made.", { oar: { kind: "auth" } });
   const { Cancelled, ImagesFailure, openaiClient, requestImages } = await imagesApi();
+  const { root } = session.gallery;
+  const folder = session.gallery.folder();
+  if (!folder) throw refused(`The images folder ${join(root, "images")} is a link that leads outside the session's folder ${root}: OpenAI Image writes images only inside it. Remove the link; no image was made.`);
   const o = turnOptions(session.options, session.effort, text);
-  const intent = decide(text, session.cwd, session.gallery.last, attachedImage(params.prompt, session.cwd));
+  const intent = decide(text, session.cwd, session.gallery.last?.path ?? null, attachedImage(params.prompt, session.cwd));
+  // The one place an image is read for upload: inside the folder, links resolved, whatever
+  // named it (the prompt, an attachment, or the gallery list, which anyone may edit).
+  let upload: { bytes: Buffer; name: string } | null = null;
+  if (intent.kind === "edit") {
+    const read = readInside(root, intent.image);
+    const which = intent.named ? intent.image : `${intent.image} (the conversation's last image, as ${session.gallery.listName} names it)`;
+    if ("refused" in read && read.refused === "outside") {
+      throw refused(`${which} leads outside the session's folder ${root}: OpenAI Image sends only files inside it to OpenAI. Nothing was sent and no image was made; name an image inside the folder, or ask for a new one.`);
+    }
+    if ("refused" in read) throw refused(`${which} is no longer there. No image was made; name another image, or ask for a new one.`);
+    upload = { bytes: read.bytes, name: basename(read.path) };
+  }
   log(`${intent.kind} with ${o.model} (${o.size}, ${o.quality}, n=${o.n})`);
   const client_ = openaiClient(apiKey, process.env.OPENAI_BASE_URL || "https://api.openai.com/v1");
   let result;
   try {
-    result = await requestImages(client_, text, o, intent.kind === "edit" ? intent.image : null, signal);
+    result = await requestImages(client_, text, o, upload, signal);
   } catch (err) {
     if (err instanceof Cancelled) return { stopReason: "cancelled" };
     // Worded for the owner; the relay keeps the words (turn-errors.ts). -32603: not ACP's "auth required".
     throw new RequestError(-32603, (err as Error).message, { oar: { kind: err instanceof ImagesFailure ? err.kind : "protocol" } });
   }
   if (signal.aborted) return { stopReason: "cancelled" };
-  const saved = session.gallery.save(result.b64s, result.format, new Date());
+  const saved = session.gallery.save(folder, result.b64s, result.format, new Date());
   for (const img of saved) {
     await client.notify("session/update", {
       sessionId: session.id,
@@ -106,7 +125,7 @@ async function runPrompt(session: Session, params: acp.PromptRequest, client: Pe
   }
   await client.notify("session/update", {
     sessionId: session.id,
-    update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: replyText(intent, o, saved, session.cwd) } },
+    update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: replyText(intent, o, saved, root) } },
   });
   const u = result.usage;
   const end: PromptEnd = { stopReason: "end_turn" };

@@ -1,8 +1,7 @@
 // The OpenAI Images API through the official SDK: generate, or edit one image file. The SDK
 // retries 429s and 5xx answers itself (twice, with backoff, honouring retry-after); what
 // still fails becomes one sentence naming OpenAI and what the owner can do.
-import { createReadStream } from "node:fs";
-import { basename, extname } from "node:path";
+import { extname } from "node:path";
 import OpenAI, { APIConnectionError, APIError, APIUserAbortError, toFile } from "openai";
 import type { TurnOptions } from "./options.ts";
 
@@ -30,8 +29,9 @@ export function openaiClient(apiKey: string, baseURL: string): OpenAI {
   return new OpenAI({ apiKey, baseURL, maxRetries: 2 });
 }
 
-/** One generate or edit request; `image` set means edit that file. */
-export async function requestImages(client: OpenAI, prompt: string, o: TurnOptions, image: string | null, signal: AbortSignal): Promise<ImagesResult> {
+/** One generate or edit request; `image` set means edit that image (its bytes, read from inside
+ * the session's folder, and its file name). */
+export async function requestImages(client: OpenAI, prompt: string, o: TurnOptions, image: { bytes: Buffer; name: string } | null, signal: AbortSignal): Promise<ImagesResult> {
   const common = {
     prompt,
     model: o.model,
@@ -44,7 +44,7 @@ export async function requestImages(client: OpenAI, prompt: string, o: TurnOptio
   try {
     const res = image
       ? await client.images.edit(
-          { ...common, image: await toFile(createReadStream(image), basename(image), { type: MIME[extname(image).toLowerCase()] ?? "image/png" }) },
+          { ...common, image: await toFile(image.bytes, image.name, { type: MIME[extname(image.name).toLowerCase()] ?? "image/png" }) },
           { signal },
         )
       : await client.images.generate(common, { signal });

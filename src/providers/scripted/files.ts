@@ -24,15 +24,16 @@ export async function writeFile(sessionId: string, cwd: string, rest: string, io
   const abs = resolve(cwd, path);
   if (!inside(cwd, abs)) return `write refused: ${path} is outside the session's folder`;
   const oldText = existsSync(abs) ? readFileSync(abs, "utf8") : null;
+  const rel = relative(cwd, abs);
   const toolCallId = `write-${shortId()}`;
   await io.update({
     sessionUpdate: "tool_call",
     toolCallId,
-    title: `Write ${path}`,
+    title: `Write ${rel}`,
     kind: "edit",
     status: "in_progress",
     locations: [{ path: abs }],
-    content: [{ type: "diff", path: abs, oldText, newText: content }],
+    content: [{ type: "diff", path: rel, oldText, newText: content }],
     rawInput: { path: abs, content },
   });
   let refused: string | null = null;

@@ -1,42 +1,43 @@
 // What the agent did during a reply, from the reply message's `meta` (SHAPES.md): tool calls
 // as one line each with their status that opens to details and file diffs, thoughts and
-// plans folded, 🛰️ lines for relay_tool, images, and the turn's tokens and cost.
-import { h } from "./dom.js";
+// plans folded, relay_tool lines naming sessions by title, images, and the turn's tokens and cost.
+import { h, icon } from "./dom.js";
+import { withTitles } from "./titles.js";
 import { diffView } from "./diff-view.js";
 import { api } from "./api.js";
 
 const STATUS = { pending: ["○", "pending"], in_progress: ["◐", "running"], completed: ["✓", "done"], failed: ["✗", "failed"] };
 
 function toolEntry(t) {
-  const [icon, word] = STATUS[t.status] ?? ["•", t.status ?? ""];
+  const [mark, word] = STATUS[t.status] ?? ["•", t.status ?? ""];
   const relay = t.relay;
-  const title = relay ? `${relay.action} → ${relay.relay}${relay.session ? ` session ${relay.session}` : ""}` : t.title || t.toolKind || "tool";
+  const title = relay ? withTitles(`${relay.action} → ${relay.relay === "this" ? "this relay" : relay.relay}${relay.session ? ` session ${relay.session}` : ""}`) : t.title || t.toolKind || "tool";
   const body = [
     t.locations?.length ? h("ul", { class: "tool-locs" }, t.locations.map((l) => h("li", {}, h("code", {}, l)))) : null,
     ...(t.diffs ?? []).map((d) => diffView(d)),
     t.output ? h("pre", { class: "tool-json", tabindex: 0 }, t.output) : null,
   ].filter(Boolean);
   const head = h("summary", {},
-    h("span", { class: "tool-icon", "aria-hidden": "true" }, relay ? "🛰️" : toolIcon(t.toolKind)),
+    icon(relay ? "radio-tower" : toolIcon(t.toolKind), "tool-icon"),
     h("span", { class: "tool-title" }, title),
     t.diffs?.length ? h("span", { class: "tool-files" }, `${t.diffs.length} file${t.diffs.length === 1 ? "" : "s"}`) : null,
-    h("span", { class: `tool-status st-${t.status}` }, h("span", { "aria-hidden": "true" }, `${icon} `), word));
+    h("span", { class: `tool-status st-${t.status}` }, h("span", { "aria-hidden": "true" }, `${mark} `), word));
   return h("details", { class: `tool-call act-tool${t.status === "failed" ? " tool-failed" : ""}${relay ? " act-relay" : ""}` }, head,
     body.length ? body : h("p", { class: "empty-note" }, "No details."));
 }
 
-const KIND_ICON = { read: "📄", edit: "✏️", delete: "🗑", move: "↔", search: "🔎", execute: "⌨", think: "💭", fetch: "🌐" };
-const toolIcon = (kind) => KIND_ICON[kind] ?? "🔧";
+const KIND_ICON = { read: "file-text", edit: "pencil", delete: "trash-2", move: "arrow-right", search: "search", execute: "terminal", think: "brain", fetch: "globe" };
+const toolIcon = (kind) => KIND_ICON[kind] ?? "wrench";
 
 function thought(t) {
-  return h("details", { class: "act-thought" }, h("summary", {}, h("span", { "aria-hidden": "true" }, "💭 "), "Thought"), h("p", { class: "msg-text" }, t.text));
+  return h("details", { class: "act-thought" }, h("summary", {}, icon("brain"), "Thought"), h("p", { class: "msg-text" }, t.text));
 }
 
 function plan(p) {
   const mark = { completed: "✓", in_progress: "◐", pending: "○" };
   const entries = p.entries ?? [];
   return h("details", { class: "act-plan" },
-    h("summary", {}, h("span", { "aria-hidden": "true" }, "📋 "), `Plan · ${entries.filter((e) => e.status === "completed").length}/${entries.length} done`),
+    h("summary", {}, icon("list-checks"), `Plan · ${entries.filter((e) => e.status === "completed").length}/${entries.length} done`),
     h("ul", { class: "plan-list" }, entries.map((e) => h("li", { class: `plan-${e.status}` }, h("span", { "aria-hidden": "true" }, `${mark[e.status] ?? "•"} `), e.content, h("span", { class: "sr-only" }, ` (${e.status})`)))));
 }
 

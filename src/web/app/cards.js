@@ -1,6 +1,6 @@
 // Cards that wait for the owner: approval cards (Allow / Deny) and agents' questions
 // (option buttons plus a free answer). Used in the conversation and in the Inbox.
-import { h, fmtTime } from "./dom.js";
+import { h, fmtTime, icon } from "./dom.js";
 
 /** Runs an action with every button of the card disabled, so a double click decides once. */
 async function busy(card, fn) {
@@ -18,7 +18,7 @@ export function approvalCard(c, ctx, extra = null) {
   const decide = (decision) => busy(card, () => ctx.call("POST", `/api/cards/${encodeURIComponent(c.id)}`, { decision }).then(() => ctx.changed({ cards: true, sessionId: c.session })));
   const [title] = c.text.split("?");
   card.append(...[
-    h("div", { class: "card-kicker" }, h("span", { "aria-hidden": "true" }, "🛰️ "), "Approval needed", extra),
+    h("div", { class: "card-kicker" }, icon("radio-tower"), "Approval needed", extra),
     h("h3", { class: "card-title" }, c.details?.length ? `${title}?` : c.text),
     c.details?.length ? h("ul", { class: "card-details" }, c.details.map((d) => h("li", {}, d))) : null,
     c.targetSession && !c.text.includes(c.targetSession) ? h("p", { class: "card-detail" }, `Session: ${c.targetTitle ? `“${c.targetTitle}” ` : ""}(${c.targetSession})`) : null,
@@ -31,7 +31,7 @@ export function approvalCard(c, ctx, extra = null) {
   return card;
 }
 
-const OUTCOME = { allowed: ["✓", "Allowed"], denied: ["✗", "Denied"], expired: ["⌛", "Expired"] };
+const OUTCOME = { allowed: ["✓", "Allowed"], denied: ["✗", "Denied"], expired: ["○", "Expired"] };
 const BECAUSE = { timeout: "nobody decided in time", turn_ended: "the turn ended", cancelled: "the call was cancelled", relay_restarted: "the relay restarted" };
 
 /** A decided card, as one compact line in the conversation's history. */
@@ -61,7 +61,7 @@ export function questionCard(q, ctx, extra = null) {
     }
   });
   card.append(...[
-    h("div", { class: "card-kicker" }, h("span", { "aria-hidden": "true" }, "❓ "), q.kind === "ask" ? "Question (the agent keeps working)" : "The agent waits for your answer", extra),
+    h("div", { class: "card-kicker" }, icon("circle-help"), q.kind === "ask" ? "Question (the agent keeps working)" : "The agent waits for your answer", extra),
     h("h3", { class: "card-title" }, q.question),
     q.detail ? h("p", { class: "card-detail" }, q.detail) : null,
     q.options?.length ? h("div", { class: "card-options", role: "group", "aria-label": "Options" },

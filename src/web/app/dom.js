@@ -59,7 +59,7 @@ export function clear(el) {
 
 const sameDay = (a, b) => a.toDateString() === b.toDateString();
 
-/** "14:03" today, "3 Mar 14:03" otherwise. */
+/** Every time on the page in one form, the browser's local time: "14:03" today, "3 Mar 14:03" otherwise. */
 export function fmtTime(isoText) {
   if (!isoText) return "";
   const d = new Date(isoText);
@@ -68,11 +68,68 @@ export function fmtTime(isoText) {
   return sameDay(d, new Date()) ? time : `${d.toLocaleDateString([], { day: "numeric", month: "short" })} ${time}`;
 }
 
+/** "just now", "5 min ago", "3 h ago", "2 days ago"; the exact time goes in a tooltip. */
+export function relTime(isoText, now = Date.now()) {
+  const t = Date.parse(isoText ?? "");
+  if (Number.isNaN(t)) return "";
+  const s = Math.round((now - t) / 1000);
+  if (s < 45) return s < -45 ? fmtTime(isoText) : "just now";
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m} min ago`;
+  const hrs = Math.round(m / 60);
+  if (hrs < 24) return `${hrs} h ago`;
+  const d = Math.round(hrs / 24);
+  return d < 14 ? `${d} day${d === 1 ? "" : "s"} ago` : fmtTime(isoText);
+}
+
+/** A <time> that says how long ago, with the exact local time as its tooltip. */
+export function agoNode(isoText, cls = "ago") {
+  return h("time", { class: cls, datetime: isoText, title: fmtTime(isoText) }, relTime(isoText));
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+/** An icon from the page's lucide sprite (index.html): decorative, hidden from screen readers. */
+export function icon(name, cls = "") {
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("class", `icon${cls ? ` ${cls}` : ""}`);
+  svg.setAttribute("aria-hidden", "true");
+  const use = document.createElementNS(SVG, "use");
+  use.setAttribute("href", `#i-${name}`);
+  svg.append(use);
+  return svg;
+}
+
+/** A button that copies text and says so for a moment. */
+export function copyButton(text, label = "Copy") {
+  const b = h("button", { class: "btn btn-small btn-copy", type: "button", "aria-label": label, title: label }, icon("copy"), h("span", { class: "copy-word" }, "Copy"));
+  b.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(typeof text === "function" ? text() : text);
+      b.replaceChildren(icon("check"), h("span", { class: "copy-word" }, "Copied"));
+    } catch {
+      b.replaceChildren(icon("x"), h("span", { class: "copy-word" }, "Copy failed"));
+    }
+    setTimeout(() => b.replaceChildren(icon("copy"), h("span", { class: "copy-word" }, "Copy")), 1600);
+  });
+  return b;
+}
+
 /** A "○ label" state dot with its meaning also as text for screen readers and tests. */
-export const STATE_LABEL = { running_turn: "running", background_only: "background work", idle: "idle" };
+export const STATE_LABEL = { running_turn: "running", background_only: "background work", idle: "idle", failed: "failed", waiting: "waiting for you" };
 export function stateDot(state) {
   const label = STATE_LABEL[state] ?? state;
   return h("span", { class: `dot dot-${state}`, title: label, role: "img", "aria-label": `state: ${label}` });
+}
+
+/** What went wrong last in a session, in words, or null: its last turn failed, or its
+ * last background task did (GET /api/sessions adds lastTurn and failedTask). */
+export function failureOf(s) {
+  if (s.lastTurn?.status === "error") return { kind: "turn", text: `last turn failed${s.lastTurn.error ? `: ${s.lastTurn.error}` : ""}` };
+  const t = s.failedTask;
+  if (t) {
+    return { kind: "task", text: `task “${t.description || t.taskId}” failed${t.exitCode != null ? ` (exit ${t.exitCode})` : ""}` };
+  }
+  return null;
 }
 
 export function badge(text, cls = "", attrs = {}) {

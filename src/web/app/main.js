@@ -3,7 +3,7 @@
 // as they come, other changes as debounced re-fetches of whatever an event says changed),
 // what waits for you per session, and opt-in desktop notifications.
 import { h } from "./dom.js";
-import { api, getToken, setToken, forgetToken, takeTokenFromUrl, openStream } from "./api.js";
+import { api, ApiError, getToken, setToken, forgetToken, takeTokenFromUrl, openStream } from "./api.js";
 import { renderSidebar } from "./sidebar.js";
 import { ConversationView } from "./conversation.js";
 import { InboxView } from "./inbox.js";
@@ -11,6 +11,11 @@ import { SettingsView } from "./settings.js";
 import { NewSessionView } from "./new-session.js";
 import { showLogin } from "./login.js";
 import { notify, notifyButton } from "./notify.js";
+import { HomeView } from "./home.js";
+import { SearchView } from "./search.js";
+import { SchedulesView } from "./schedules.js";
+import { openSwitcher } from "./switcher.js";
+import { setTitleLookup, titlesChanged } from "./titles.js";
 
 const $ = (id) => document.getElementById(id);
 const catalog = Object.fromEntries(JSON.parse($("oar-catalog").textContent || "[]").map((p) => [p.id, p]));
@@ -20,6 +25,10 @@ const state = {
   sessions: [], scope: "active", filter: "", inbox: { questions: [], cards: [] }, view: null, name: "OAR",
   // Paging (contract §9.1) when the relay answers with nextCursor; else the whole list, drawn a window at a time.
   paged: false, nextCursor: null, total: 0, shown: 100, needsOnly: false, emptyGroups: [],
+  /** Whether the list has been read once: until then nothing says "no sessions". */
+  loaded: false,
+  /** The open session keeps its place in the list while it is open (re-sorting must not move it away). */
+  pin: null,
   /** session id → how many cards and questions wait for you there */
   waiting: new Map(),
   /** list entries of waiting sessions outside the loaded pages */
@@ -58,6 +67,7 @@ const ctx = {
     if (location.hash.replace(/^#/, "") === hash) route();
     else location.hash = hash;
   },
+  sessions: () => allSessions(),
 };
 
 const currentSession = () => (state.view?.kind === "session" ? state.view.id : null);
@@ -79,12 +89,22 @@ const jobs = {
       ctx.call("GET", "/api/groups", undefined, { quiet: true }).catch(() => ({ groups: [] })),
     ]);
     state.paged = "nextCursor" in r;
+    const known = new Set(allSessions().map((s) => s.id));
     state.sessions = r.sessions;
+    // Sessions the page did not know that the open conversation names by id: its lines are
+    // drawn again with their titles.
+    const shown = currentSession() ? JSON.stringify(state.view.ui.data?.messages ?? []) : "";
+    if (r.sessions.some((s) => !known.has(s.id) && shown.includes(s.id))) {
+      titlesChanged();
+      schedule("detail", 0);
+    }
     state.nextCursor = r.nextCursor ?? null;
     state.total = r.total ?? r.sessions.length;
     state.emptyGroups = (g.groups ?? []).filter((x) => x.empty);
+    state.loaded = true;
     drawSidebar();
     if (state.view?.kind === "inbox") state.view.ui.update(state.inbox, allSessions());
+    if (state.view?.kind === "home") state.view.ui.update(state);
   },
   async more() {
     if (!state.paged || !state.nextCursor) return;
@@ -129,6 +149,7 @@ const jobs = {
     drawSidebar();
     schedule("extra", 0);
     if (state.view?.kind === "inbox") state.view.ui.update(state.inbox, allSessions());
+    if (state.view?.kind === "home") state.view.ui.update(state);
   },
   async settings() {
     if (state.view?.kind !== "settings") return;
@@ -147,8 +168,9 @@ function schedule(name, delay = name === "detail" ? 60 : 120) {
     running[name] = true;
     try {
       await jobs[name]();
-    } catch {
-      // A failed refresh is retried by the next event or reconnect.
+    } catch (e) {
+      // A failed refresh is retried by the next event or reconnect; a page bug is said aloud.
+      if (!(e instanceof ApiError)) console.error(e);
     } finally {
       running[name] = false;
       if (again[name]) {
@@ -160,6 +182,7 @@ function schedule(name, delay = name === "detail" ? 60 : 120) {
 }
 
 const titleOf = (id) => allSessions().find((s) => s.id === id)?.title ?? "a session";
+setTitleLookup((id) => allSessions().find((s) => s.id === id)?.title ?? null);
 
 function notifyFor(e) {
   if (e.type === "card.created") {
@@ -185,6 +208,7 @@ function onEvent(e) {
     return;
   }
   if (e.type === "settings.updated") schedule("settings");
+  if (state.view?.kind === "schedules" && /^(schedule|subscription|session)\./.test(e.type)) state.view.ui.refreshSoon();
   if (String(e.type).startsWith("card.") || !e.sessionId) schedule("inbox");
   if (e.sessionId === currentSession() || !e.sessionId) schedule("detail");
   if (e.type !== "settings.updated") schedule("list");
@@ -216,6 +240,19 @@ const sideCtx = {
   changed: (x) => ctx.changed(x),
 };
 
+/** The open session stays where it was when it was opened, whatever its activity does. */
+function pinned(sessions) {
+  const id = currentSession();
+  if (!id) return sessions;
+  const i = sessions.findIndex((s) => s.id === id);
+  if (i < 0) return sessions;
+  if (state.pin?.id !== id) state.pin = { id, index: i };
+  if (state.pin.index === i) return sessions;
+  const out = sessions.filter((s) => s.id !== id);
+  out.splice(Math.min(state.pin.index, out.length), 0, sessions[i]);
+  return out;
+}
+
 function drawSidebar() {
   const f = state.filter.trim().toLowerCase();
   // Without paging the relay does not filter: the page does.
@@ -223,7 +260,7 @@ function drawSidebar() {
   const sessions = !state.paged && f ? list.filter((s) => `${s.title} ${s.model} ${s.provider} ${s.group?.name ?? ""}`.toLowerCase().includes(f)) : list;
   const rest = sessions.filter((s) => !state.waiting.get(s.id)).length;
   renderSidebar($("session-list"), {
-    sessions, currentId: currentSession(), waiting: state.waiting, needsOnly: state.needsOnly, emptyGroups: f ? [] : state.emptyGroups,
+    sessions: pinned(sessions), currentId: currentSession(), waiting: state.waiting, loaded: state.loaded, needsOnly: state.needsOnly, emptyGroups: f ? [] : state.emptyGroups,
     shown: state.paged ? Infinity : state.shown, more: state.paged ? !!state.nextCursor : rest > state.shown, filterNote: !!f,
   }, sideCtx);
 }
@@ -231,7 +268,7 @@ function drawSidebar() {
 function show(view) {
   state.view = view;
   $("main").replaceChildren(view.ui.el);
-  for (const [id, kind] of [["nav-inbox", "inbox"], ["nav-settings", "settings"], ["nav-new", "new"]]) {
+  for (const [id, kind] of [["nav-inbox", "inbox"], ["nav-settings", "settings"], ["nav-new", "new"], ["nav-search", "search"], ["nav-watch", "schedules"]]) {
     if (view.kind === kind) $(id).setAttribute("aria-current", "page");
     else $(id).removeAttribute("aria-current");
   }
@@ -239,12 +276,13 @@ function show(view) {
 }
 
 function showMessage(title, text) {
-  show({ kind: "home", ui: { el: h("section", { class: "panel home" }, h("h2", { class: "panel-title" }, title), h("p", {}, text)) } });
+  show({ kind: "message", ui: { el: h("section", { class: "panel home" }, h("h2", { class: "panel-title" }, title), h("p", {}, text)) } });
 }
 
 function home() {
-  const n = state.sessions.length;
-  showMessage(`Relay “${state.name}”`, n ? "Pick a session on the left, or start a new one." : "No sessions yet. Start one with New session.");
+  const ui = new HomeView(ctx);
+  show({ kind: "home", ui });
+  ui.update(state);
 }
 
 function route() {
@@ -260,6 +298,7 @@ function route() {
       show({ kind: "session", id: session, ui });
       ui.focus();
     }
+    if (p.get("message")) state.view.ui.reveal(p.get("message"));
     schedule("detail", 0);
   } else if (p.has("inbox")) {
     show({ kind: "inbox", ui: new InboxView(ctx) });
@@ -270,6 +309,13 @@ function route() {
     show({ kind: "settings", ui });
     ui.refreshRelays();
     schedule("settings", 0);
+  } else if (p.has("search")) {
+    if (state.view?.kind !== "search") show({ kind: "search", ui: new SearchView(ctx) });
+    state.view.ui.run(p.get("search") ?? "");
+  } else if (p.has("schedules")) {
+    const ui = new SchedulesView(ctx);
+    show({ kind: "schedules", ui });
+    ui.refresh();
   } else if (p.has("new")) {
     const ui = new NewSessionView(ctx);
     show({ kind: "new", ui });
@@ -308,6 +354,12 @@ async function boot() {
 }
 
 window.addEventListener("hashchange", route);
+// "5 min ago" stays true: the list (and the home) are drawn again each minute.
+setInterval(() => {
+  if (document.visibilityState !== "visible" || !state.loaded) return;
+  drawSidebar();
+  if (state.view?.kind === "home") state.view.ui.update(state);
+}, 60_000);
 let filterTimer = null;
 $("filter").addEventListener("input", (e) => {
   state.filter = e.target.value;
@@ -327,5 +379,19 @@ $("list-toggle").addEventListener("click", () => {
 $("show-archived").addEventListener("change", (e) => {
   state.scope = e.target.checked ? "all" : "active";
   schedule("list", 0);
+});
+// Keyboard: Ctrl/⌘-K switches sessions; Esc stops the running turn of the open session.
+document.addEventListener("keydown", (e) => {
+  if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === "k") {
+    e.preventDefault();
+    openSwitcher(ctx);
+    return;
+  }
+  if (e.key === "Escape" && !e.defaultPrevented && !document.querySelector("dialog[open]") && !e.target.closest?.(".conv-title-input, .menu-pop")) {
+    if (state.view?.kind === "session" && state.view.ui.running) {
+      e.preventDefault();
+      state.view.ui.stop();
+    }
+  }
 });
 boot();

@@ -3,6 +3,27 @@
 // as text, never as markup; links open outside the page without a referrer.
 import { Marked } from "./vendor-marked.js";
 import DOMPurify from "./vendor-purify.js";
+import { h, copyButton } from "./dom.js";
+
+let hljs = null;
+/** highlight.js with the languages the relay serves, loaded the first time a reply has code. */
+const loadHljs = () => (hljs ??= import("./vendor-hljs.js").then((m) => m.default));
+const HIGHLIGHT_MAX = 20_000;
+
+/** Colours a code block in place (highlight.js escapes what it writes); plain when it cannot. */
+function colour(code) {
+  const text = code.textContent;
+  if (text.length > HIGHLIGHT_MAX) return;
+  const lang = /language-([\w+-]+)/.exec(code.className)?.[1];
+  loadHljs().then((lib) => {
+    if (!code.isConnected && !code.parentNode) return;
+    const known = lang && lib.getLanguage(lang);
+    const r = known ? lib.highlight(text, { language: lang, ignoreIllegals: true }) : lib.highlightAuto(text);
+    if (!known && r.relevance < 5) return;
+    code.innerHTML = r.value;
+    code.classList.add("hljs");
+  }, () => {});
+}
 
 const escape = (s) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 
@@ -37,6 +58,13 @@ export function markdown(text) {
     return div;
   }
   div.append(DOMPurify.sanitize(html, PURIFY));
-  for (const pre of div.querySelectorAll("pre")) pre.tabIndex = 0; // scrollable code, reachable by keyboard
+  for (const pre of div.querySelectorAll("pre")) {
+    pre.tabIndex = 0; // scrollable code, reachable by keyboard
+    const code = pre.querySelector("code");
+    const box = h("div", { class: "code-block" });
+    pre.replaceWith(box);
+    box.append(pre, copyButton(() => (code ?? pre).textContent, "Copy code"));
+    if (code) colour(code);
+  }
   return div;
 }

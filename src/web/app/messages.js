@@ -1,7 +1,8 @@
 // One conversation message as the owner sees it. Roles look different: your prompts on the
 // right, the agent's replies on the left (Markdown, with what the agent did), relay events
 // and schedules as compact automated lines. Long messages fold.
-import { h, fmtTime } from "./dom.js";
+import { h, fmtTime, icon } from "./dom.js";
+import { withTitles } from "./titles.js";
 import { markdown } from "./markdown.js";
 import { activityNode, imagesNode, usageText } from "./activity.js";
 
@@ -15,7 +16,7 @@ export function fromBadge(from) {
   return h("span", { class: "badge badge-from", title: from.session ? `session ${from.session}` : null }, `↗ from ${who}`);
 }
 
-/** The agent's reply: Markdown, with each scripted `tool: {json}` line shown as one 🛰️ line (seed §3). */
+/** The agent's reply: Markdown, with each scripted `tool: {json}` line shown as one relay_tool line (seed §3). */
 export function agentBody(text) {
   const body = h("div", { class: "msg-body" });
   let para = [];
@@ -34,6 +35,13 @@ export function agentBody(text) {
   return body;
 }
 
+/** A result as readable fields (not raw JSON): top-level values, lists and objects shortened. */
+function fieldsNode(r) {
+  const shown = Object.entries(r).filter(([k]) => k !== "summary");
+  const val = (v) => (v == null ? "—" : typeof v === "object" ? withTitles(JSON.stringify(v)).slice(0, 400) : withTitles(String(v)));
+  return h("dl", { class: "tool-fields" }, shown.map(([k, v]) => [h("dt", {}, k.replace(/_/g, " ")), h("dd", {}, val(v))]));
+}
+
 function toolLine(line) {
   const m = /^tool: (\{.*\})\s*$/.exec(line);
   if (!m) return null;
@@ -44,10 +52,10 @@ function toolLine(line) {
     return null;
   }
   const ok = r.ok !== false;
-  const what = r.summary ?? (ok ? `relay_tool on ${r.relay ?? "?"}` : `${r.code ?? "error"}: ${r.error ?? ""}`);
+  const what = withTitles(r.summary ?? (ok ? `relay_tool on ${r.relay ?? "this relay"}` : `${r.code ?? "error"}: ${r.error ?? ""}`));
   return h("details", { class: `tool-call ${ok ? "" : "tool-failed"}` },
-    h("summary", {}, h("span", { "aria-hidden": "true" }, "🛰️ "), what),
-    h("pre", { class: "tool-json", tabindex: 0 }, JSON.stringify(r, null, 2)));
+    h("summary", {}, icon("radio-tower", "tool-icon"), h("span", { class: "tool-title" }, what)),
+    fieldsNode(r));
 }
 
 /** A prompt from an agent starts with its "[Prompt from an agent …]" line: shown dimmed, the badge says it already. */
@@ -60,12 +68,21 @@ function promptBody(text, from) {
   return body;
 }
 
-/** Relay events and schedules: one compact line marked as automated; several lines fold open. */
-function compact(m, icon) {
-  const [first, ...rest] = m.text.split("\n");
-  const head = [h("span", { class: "compact-icon", "aria-hidden": "true" }, icon), h("span", { class: "auto-tag" }, "automated"), h("span", { class: "compact-text" }, first), h("time", { class: "msg-time" }, fmtTime(m.createdAt))];
+/** Relay events and schedules: one compact line marked as automated that leads with the news
+ * (the relay's header line folds away with the rest). */
+function compact(m, iconName) {
+  const lines = m.text.split("\n");
+  const header = /^\[relay (event|schedule)\b/.test(lines[0]) ? lines[0] : null;
+  const body = (header ? lines.slice(1) : lines).filter((l) => l.trim());
+  const news = withTitles((body[0] ?? lines[0]).replace(/^\[relay event\] /, "").replace(/^- /, ""));
+  const sched = m.role === "schedule" && header ? /"([^"]*)"/.exec(header)?.[1] : null;
+  const more = body.length > 1 ? body.length - 1 : 0;
+  const head = [icon(iconName, "compact-icon"), h("span", { class: "auto-tag" }, m.role === "schedule" ? "schedule" : "relay event"),
+    h("span", { class: "compact-text", title: body.join("\n") || lines[0] }, sched ? `${sched}: ${news}` : news),
+    more ? h("span", { class: "field-help" }, `+${more} more`) : null,
+    h("time", { class: "msg-time", datetime: m.createdAt }, fmtTime(m.createdAt))];
   return h("div", { class: `msg msg-compact msg-auto msg-${m.role}`, role: "article", "aria-label": ROLE_NAME[m.role] ?? m.role },
-    rest.length ? h("details", {}, h("summary", {}, head), h("pre", { class: "compact-more" }, rest.join("\n"))) : h("div", { class: "compact-line" }, head));
+    h("details", {}, h("summary", {}, head), h("pre", { class: "compact-more" }, withTitles(m.text))));
 }
 
 /** A long body shows its start and a button that opens the rest. */
@@ -83,11 +100,11 @@ function foldable(body, text) {
   return [body, btn];
 }
 
-const OUTCOME_NOTE = { stopped: ["⏹", "Stopped: the reply ended here."], error: ["⚠", "The turn ended with an error"] };
+const OUTCOME_NOTE = { stopped: ["square", "Stopped: the reply ended here."], error: ["triangle-alert", "The turn ended with an error"] };
 
 export function messageNode(m, sessionId) {
-  if (m.role === "event") return compact(m, "📡");
-  if (m.role === "schedule") return compact(m, "⏰");
+  if (m.role === "event") return compact(m, "radio");
+  if (m.role === "schedule") return compact(m, "alarm-clock");
   const role = ROLE_NAME[m.role] ? m.role : "agent";
   const meta = m.meta ?? {};
   // A prompt an agent sent is not yours: the label names the agent, the badge where it came from.
@@ -99,25 +116,28 @@ export function messageNode(m, sessionId) {
     m.from ? fromBadge(m.from) : null,
     usage ? h("span", { class: "msg-usage", title: "Tokens and cost of this turn" }, usage) : null,
     h("time", { class: "msg-time", datetime: m.createdAt }, fmtTime(m.createdAt)));
-  const body = role === "agent" ? agentBody(m.text) : promptBody(m.text, m.from);
+  // A failed turn's reply ends with "Error: …", which the note below says once.
+  const text = m.error && m.text.endsWith(`Error: ${m.error}`) ? m.text.slice(0, -`Error: ${m.error}`.length).trimEnd() : m.text;
+  const body = role === "agent" ? agentBody(text) : promptBody(text, m.from);
   const status = m.status ?? (m.error ? "error" : null);
-  const note = status === "stopped" ? h("p", { class: "msg-outcome", role: "note" }, h("span", { "aria-hidden": "true" }, "⏹ "), OUTCOME_NOTE.stopped[1])
-    : m.error ? h("p", { class: "msg-error", role: "note" }, h("span", { "aria-hidden": "true" }, "⚠ "), `The turn ended with an error: ${m.error}`) : null;
+  const note = status === "stopped" ? h("p", { class: "msg-outcome", role: "note" }, icon("square"), OUTCOME_NOTE.stopped[1])
+    : m.error ? h("p", { class: "msg-error", role: "note" }, icon("triangle-alert"), `The turn ended with an error: ${m.error}`) : null;
   return h("article", { class: `msg msg-${role}${m.from ? " msg-from" : ""}`, "aria-label": `${who} message` },
     head,
     role === "agent" ? activityNode(meta.activity) : null,
-    ...foldable(body, m.text),
+    // A reply is its agent's conclusion: shown whole. Long prompts fold.
+    ...(role === "agent" ? (text.trim() ? [body] : []) : foldable(body, text)),
     role === "agent" && sessionId ? imagesNode(sessionId, meta.images) : null,
     note);
 }
 
 /** A turn that ended without a reply message: stopped before it wrote, or failed. */
 export function turnOutcomeNode(t) {
-  const [icon, word] = OUTCOME_NOTE[t.status] ?? ["•", t.status];
+  const [iconName, word] = OUTCOME_NOTE[t.status] ?? ["circle-x", t.status];
   return h("div", { class: `msg msg-compact turn-outcome outcome-${t.status}`, role: "note", "aria-label": t.status === "stopped" ? "Turn stopped" : "Turn failed" },
-    h("div", { class: "compact-line" }, h("span", { class: "compact-icon", "aria-hidden": "true" }, icon),
+    h("div", { class: "compact-line" }, icon(iconName, "compact-icon"),
       h("span", { class: "compact-text" }, t.status === "stopped" ? "Stopped before the agent replied." : `${word}${t.error ? `: ${t.error}` : ""}`),
-      h("time", { class: "msg-time" }, fmtTime(t.endedAt))));
+      h("time", { class: "msg-time", datetime: t.endedAt }, fmtTime(t.endedAt))));
 }
 
 const Q_OUTCOME = { answered: "answered", dismissed: "dismissed", withdrawn: "withdrawn by the agent", ended: "ended unanswered" };
@@ -126,7 +146,7 @@ const Q_OUTCOME = { answered: "answered", dismissed: "dismissed", withdrawn: "wi
 export function questionHistoryNode(q) {
   const answer = q.status === "answered" ? ` → ${q.choice ?? ""}${q.choice && q.answer ? " · " : ""}${q.answer ?? ""}` : "";
   return h("details", { class: `msg msg-compact q-history q-${q.status}`, role: "note", "aria-label": `Question ${Q_OUTCOME[q.status] ?? q.status}` },
-    h("summary", { class: "compact-line" }, h("span", { class: "compact-icon", "aria-hidden": "true" }, "❓"),
+    h("summary", { class: "compact-line" }, icon("circle-help", "compact-icon"),
       h("span", { class: "compact-text" }, `${q.question} — ${Q_OUTCOME[q.status] ?? q.status}${answer}`),
       h("time", { class: "msg-time" }, fmtTime(q.endedAt ?? q.createdAt))),
     h("div", { class: "q-detail" },

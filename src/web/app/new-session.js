@@ -56,6 +56,11 @@ export class NewSessionView {
       () => ctx.call("GET", "/api/usage", undefined, { quiet: true }).then((u) => u.providers.map((p) => ({ id: p.id, available: p.status !== "not_set_up", reason: p.note })), () => []))
       .then((list) => {
         for (const p of list) avail.set(p.id, p);
+        // Custom agents (setting customAgents) are not in the page's table: they come from here.
+        for (const p of list.filter((x) => !ctx.catalog[x.id] && x.defaultModel)) {
+          ctx.catalog[p.id] = { id: p.id, name: p.name, defaultModel: p.defaultModel, models: p.models ?? [], efforts: p.efforts ?? [] };
+          provider.append(h("option", { value: p.id }, p.name));
+        }
         for (const o of provider.options) {
           const a = avail.get(o.value);
           if (a) o.textContent = `${ctx.catalog[o.value]?.name ?? o.value}${a.available ? "" : " — not available"}`;
@@ -95,7 +100,7 @@ export class NewSessionView {
     } },
       h("div", { class: "field-grid" },
         h("div", { class: "field" }, h("label", { class: "field-label", for: "new-provider" }, "Provider"), provider, why),
-        field("Model", h("span", {}, model, models), "new-model"),
+        field("Model", h("span", { class: "field-input" }, model, models), "new-model"),
         field("Effort", effort, "new-effort"),
         field("Relay mode", mode, "new-mode")),
       field("Title", title, "new-title"),

@@ -1,7 +1,7 @@
 // Desktop notifications, opt-in from the top bar: a card or a question waiting for you, and
 // a turn you started that finished. Never for turns other relays' agents started (their
 // prompts are role `remote`, seed §7.4), nor for the conversation you are looking at.
-import { h } from "./dom.js";
+import { h, icon } from "./dom.js";
 
 const KEY = "oar.notify";
 const wanted = () => localStorage.getItem(KEY) === "on";
@@ -12,7 +12,7 @@ export function notifyButton() {
   const draw = () => {
     const on = wanted() && allowed();
     btn.setAttribute("aria-pressed", String(on));
-    btn.replaceChildren(h("span", { "aria-hidden": "true" }, on ? "🔔 " : "🔕 "), h("span", { class: "notify-label" }, on ? "Notifications on" : "Notify me"));
+    btn.replaceChildren(icon(on ? "bell" : "bell-off"), h("span", { class: "notify-label" }, on ? "Notifications on" : "Notify me"));
     btn.title = typeof Notification === "undefined" ? "This browser has no desktop notifications" : Notification.permission === "denied" ? "The browser blocks notifications for this page" : "";
   };
   btn.addEventListener("click", async () => {

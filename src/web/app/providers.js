@@ -2,11 +2,26 @@
 // masked, never read back), the Claude API monthly cap and spend, and Check again. Reads
 // GET /api/providers; on a relay without it, the same answers from GET /api/usage.
 import { h, fmtTime } from "./dom.js";
+import { customAgentsForm } from "./custom-agents.js";
+
+/** "Claude API" + "API key" → "Claude API key": a word the two share is said once. */
+export function fieldName(name, label) {
+  const last = name.split(" ").pop();
+  const [first, ...rest] = label.split(" ");
+  const tail = first.toLowerCase() === last.toLowerCase() ? rest.join(" ") : label;
+  return `${name} ${tail.charAt(0).toLowerCase() === tail.charAt(0) || /^[A-Z]{2}/.test(tail) ? tail : tail.charAt(0).toLowerCase() + tail.slice(1)}`;
+}
+
+/** A hint as this page tells it: "in Settings → Providers" is here, `code` is code. */
+export function hintNode(text) {
+  const said = String(text).replace(/ in Settings → Providers/g, " below");
+  return said.split(/(`[^`]+`)/).map((part) => (/^`[^`]+`$/.test(part) ? h("code", {}, part.slice(1, -1)) : part));
+}
 
 /** The owner settings each provider is set up with (contract §9.2); only those the relay has are shown. */
 const SETUP = {
   "claude-api": [["claudeApiKey", "API key", true]],
-  "claude-cloud": [["claudeCloudToken", "Cloud token", true]],
+  "claude-cloud": [["claudeCloudToken", "Token", true]],
   copilot: [["copilotToken", "Token", true]],
   grok: [["xaiApiKey", "xAI API key", true]],
   deepseek: [["deepseekApiKey", "API key", true], ["deepseekBaseUrl", "Endpoint", false]],
@@ -42,7 +57,10 @@ export class ProvidersSection {
 
   draw() {
     const focused = document.activeElement?.id;
-    this.list.replaceChildren(...(this.providers ?? []).map((p) => this.row(p)));
+    // Those that work first, then the rest in the relay's order.
+    const list = [...(this.providers ?? [])].sort((a, b) => Number(!!b.available) - Number(!!a.available));
+    const custom = "customAgents" in this.settings ? customAgentsForm(this.ctx, this.settings, (s) => this.refresh(s)) : null;
+    this.list.replaceChildren(...list.map((p) => this.row(p)), ...(custom ? [custom] : []));
     if (focused) document.getElementById(focused)?.focus();
   }
 
@@ -50,21 +68,29 @@ export class ProvidersSection {
     const status = p.available
       ? h("span", { class: "prov-status ok" }, h("span", { "aria-hidden": "true" }, "✓ "), "Available")
       : h("span", { class: "prov-status no" }, h("span", { "aria-hidden": "true" }, "✗ "), "Not available");
+    const result = h("span", { class: "field-help prov-checked", role: "status", "aria-live": "polite" }, p.checkedSaid ?? "");
     const check = this.canCheck ? h("button", { class: "btn btn-small", type: "button", onclick: async (e) => {
-      e.target.disabled = true;
+      e.currentTarget.disabled = true;
+      e.currentTarget.textContent = "Checking…";
+      result.textContent = "";
       try {
         const r = await this.ctx.call("POST", `/api/providers/${encodeURIComponent(p.id)}/check`, {});
         Object.assign(p, r.provider ?? r);
-      } catch {}
+        p.checkedSaid = `Checked just now: ${p.available ? "available" : "not available"}.`;
+      } catch (err) {
+        p.checkedSaid = `The check failed: ${err.message}`;
+      }
       this.draw();
     } }, "Check again") : null;
     const fields = (SETUP[p.id] ?? []).filter(([k]) => k in this.settings).map(([k, label, secret]) => this.field(p, k, label, secret));
     return h("div", { class: `provider${p.available ? "" : " is-unavailable"}`, role: "group", "aria-label": `Provider ${p.name}` },
-      h("div", { class: "prov-head" }, h("strong", {}, p.name), status, p.checkedAt ? h("span", { class: "field-help" }, `checked ${fmtTime(p.checkedAt)}`) : null, h("span", { class: "ctl-spacer" }), check),
-      !p.available && p.reason ? h("p", { class: "prov-reason" }, p.reason) : null,
+      h("div", { class: "prov-head" }, h("strong", {}, p.name), status, p.checkedAt ? h("span", { class: "field-help" }, `checked ${fmtTime(p.checkedAt)}`) : null, result, h("span", { class: "ctl-spacer" }), check),
+      !p.available && p.reason ? h("p", { class: "prov-reason" }, hintNode(p.reason)) : null,
       // How to set it up, while it is not available (install, sign in, a key here).
-      !p.available && p.setUp?.length ? h("ul", { class: "prov-setup field-help" }, (Array.isArray(p.setUp) ? p.setUp : [String(p.setUp)]).map((x) => h("li", {}, x))) : null,
+      !p.available && p.setUp?.length ? h("ul", { class: "prov-setup field-help" }, (Array.isArray(p.setUp) ? p.setUp : [String(p.setUp)]).map((x) => h("li", {}, hintNode(String(x).replace(/^Settings → Providers: /, "Below: "))))) : null,
       p.checking ? h("span", { class: "field-help" }, "checking…") : null,
+      // What its agent advertised (contract §10.2): whether a new process can continue a conversation.
+      p.capabilities && Object.values(p.capabilities).some(Boolean) ? h("p", { class: "prov-caps field-help" }, `Can: ${[["loadSession", "load a session"], ["resume", "resume"], ["images", "images"], ["mcpHttp", "MCP over HTTP"]].filter(([k]) => p.capabilities[k]).map(([, w]) => w).join(", ")}`) : null,
       fields.length ? h("div", { class: "prov-fields" }, fields) : null,
       p.id === "claude-api" && "claudeApiMonthlyCapUsd" in this.settings ? this.cap() : null);
   }
@@ -84,7 +110,7 @@ export class ProvidersSection {
       e.preventDefault();
       save(input.value.trim() === "" && !secret ? null : input.value.trim());
     } },
-      h("label", { class: "field-label", for: id }, `${p.name} ${label}`), input,
+      h("label", { class: "field-label", for: id }, fieldName(p.name, label)), input,
       h("button", { class: "btn btn-small", type: "submit" }, "Save"),
       secret && set ? h("button", { class: "btn btn-small btn-danger-quiet", type: "button", onclick: () => save("") }, "Remove") : null);
   }

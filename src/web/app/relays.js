@@ -1,6 +1,6 @@
 // Settings → Relays: paired relays with their "Agents may" level, pairing with another
 // relay, and making a pairing token for one. Shown only when the relay serves /api/relays.
-import { h } from "./dom.js";
+import { h, copyButton, fmtTime, agoNode, badge, icon } from "./dom.js";
 
 const LEVELS = [
   ["off", "Off"],
@@ -14,6 +14,7 @@ export class RelaysSection {
     this.ctx = ctx;
     this.list = h("ul", { class: "relay-list" });
     this.token = h("p", { class: "pair-token", hidden: true });
+    this.note = h("p", { class: "pair-token", role: "status", hidden: true });
     const name = h("input", { class: "input", "aria-label": "Relay name", placeholder: "name", required: true });
     const url = h("input", { class: "input", "aria-label": "Relay address", placeholder: "https://host:7420", required: true });
     const token = h("input", { class: "input", "aria-label": "Pairing token", placeholder: "pairing token", required: true, type: "password" });
@@ -28,13 +29,16 @@ export class RelaysSection {
     const make = h("button", { class: "btn", type: "button", onclick: async () => {
       try {
         const r = await ctx.call("POST", "/api/pairing-tokens", {});
-        this.token.replaceChildren("Give this token to the other relay (shown once): ", h("code", {}, r.token));
+        this.token.replaceChildren(
+          h("span", {}, "Give this token to the other relay. It is shown once and works once", r.expiresAt ? `, until ${fmtTime(r.expiresAt)}` : "", ":"),
+          h("code", { class: "token-text" }, r.token), copyButton(r.token, "Copy pairing token"));
         this.token.hidden = false;
+        this.token.scrollIntoView({ block: "nearest" });
       } catch {}
     } }, "Make a pairing token");
     this.el = h("section", { class: "relays", "aria-labelledby": "relays-title", hidden: true },
       h("h3", { id: "relays-title", class: "panel-sub" }, "Relays"),
-      this.list, pair, h("div", { class: "pair-make" }, make, this.token));
+      this.list, this.note, h("div", { class: "pair-make" }, make, this.token), pair);
   }
 
   async refresh() {
@@ -60,8 +64,16 @@ export class RelaysSection {
       : h("label", { class: "ctl" }, h("span", { class: "ctl-label" }, "Agents may"), level);
     return h("li", { class: "relay" },
       h("span", { class: "relay-name" }, x.name),
-      h("span", { class: "relay-url" }, x.url ? `${x.url}${x.online === false ? " · offline" : ""}` : ""),
+      x.direction === "incoming" ? null : badge(x.online ? "online" : "offline", x.online ? "badge-ok" : "badge-failed"),
+      h("span", { class: "relay-url" }, x.lastSeenAt ? ["last seen ", agoNode(x.lastSeenAt)] : "not seen yet"),
+      x.url ? h("a", { class: "relay-url", href: x.url, target: "_blank", rel: "noopener noreferrer", title: `Open ${x.name}'s own page (it asks for that relay's owner token)` }, x.url, " ", icon("external-link")) : null,
       what,
-      h("button", { class: "btn btn-danger-quiet", type: "button", onclick: () => confirm(`Unpair ${x.name}?`) && this.ctx.call("DELETE", path).catch(() => {}).then(() => this.refresh()) }, "Unpair"));
+      h("button", { class: "btn btn-danger-quiet", type: "button", onclick: () => confirm(`Unpair ${x.name}?`) && this.ctx.call("DELETE", path).then((r) => this.unpaired(x.name, r), () => {}).then(() => this.refresh()) }, "Unpair"));
+  }
+
+  /** An unpaired relay that did not answer keeps its end until it is told (it is, once it answers). */
+  unpaired(name, r) {
+    this.note.hidden = r?.reached !== false;
+    this.note.textContent = this.note.hidden ? "" : `${name} did not answer: it is told of the unpairing when it answers again, and until then keeps its end.`;
   }
 }

@@ -1,6 +1,6 @@
 // Settings (contract §3 GET/PATCH /api/settings). Each field saves on its own when it
 // changes; a refusal shows the relay's reason and puts the stored value back.
-import { h } from "./dom.js";
+import { h, icon } from "./dom.js";
 import { RelaysSection } from "./relays.js";
 import { ProvidersSection } from "./providers.js";
 import { UsageSection } from "./usage.js";
@@ -11,7 +11,7 @@ const FIELDS = [
   { key: "maxTurnMinutes", type: "number", min: 1, max: 1440, label: "Max turn duration", unit: "min", help: "A turn running longer is stopped." },
   { key: "quietAfterMinutes", type: "number", min: 1, max: 1440, label: "Quiet after", unit: "min", help: "A watched session counts as quiet after this many minutes without activity." },
   { key: "acceptPromptsFromOtherRelays", type: "switch", label: "Accept prompts from other relays' agents", help: "Off: agents on paired relays can still list, read and wait, but not prompt, start, answer, stop, archive or subscribe here." },
-  // Limits (contract §9.3); defaults in the README.
+  // Limits (contract §9.3); defaults in docs/configuration.md.
   { key: "maxWorkers", type: "number", min: 1, max: 256, label: "Agent processes at most", unit: "", help: "Default 8. At the cap the idle agent unused longest is stopped; when all are busy a turn waits." },
   { key: "taskOutputMaxMb", type: "number", min: 1, max: 10240, label: "Task output kept per task", unit: "MB", help: "Default 20. The end of the output is kept." },
   { key: "taskOutputTotalMb", type: "number", min: 1, max: 1048576, label: "Task output kept in all", unit: "MB", help: "Default 1024. The output of tasks that ended first goes first." },
@@ -23,6 +23,7 @@ export class SettingsView {
   constructor(ctx) {
     this.ctx = ctx;
     this.inputs = new Map();
+    this.said = new Map();
     this.status = h("p", { class: "save-status", role: "status", "aria-live": "polite" });
     const rows = FIELDS.map((f) => this.row(f));
     this.relays = new RelaysSection(ctx);
@@ -54,26 +55,43 @@ export class SettingsView {
     input.addEventListener("change", () => this.save(f, input));
     this.inputs.set(f.key, input);
     const help = h("p", { class: "field-help", id: `${id}-help` }, f.help);
-    input.setAttribute("aria-describedby", `${id}-help`);
+    // Each field says right beside it that it was saved, or why not.
+    const said = h("span", { class: "field-said", id: `${id}-said`, role: "status", "aria-live": "polite" });
+    this.said.set(f.key, said);
+    input.setAttribute("aria-describedby", `${id}-help ${id}-said`);
     return f.type === "switch"
-      ? h("div", { class: "field" }, h("label", { class: "switch", for: id }, input, h("span", { class: "switch-track", "aria-hidden": "true" }), f.label), help)
-      : h("div", { class: "field" }, h("label", { class: "field-label", for: id }, f.label), h("span", { class: "num-wrap" }, input, h("span", { class: "unit" }, f.unit)), help);
+      ? h("div", { class: "field" }, h("span", { class: "field-line" }, h("label", { class: "switch", for: id }, input, h("span", { class: "switch-track", "aria-hidden": "true" }), f.label), said), help)
+      : h("div", { class: "field" }, h("label", { class: "field-label", for: id }, f.label), h("span", { class: "num-wrap" }, input, h("span", { class: "unit" }, f.unit), said), help);
   }
 
   async save(f, input) {
     const value = f.type === "switch" ? input.checked : Number(input.value);
-    this.status.textContent = "Saving…";
+    const said = this.said.get(f.key);
+    said.className = "field-said";
+    said.textContent = "Saving…";
     try {
-      const s = await this.ctx.call("PATCH", "/api/settings", { [f.key]: value });
-      this.update(s);
+      const s = await this.ctx.call("PATCH", "/api/settings", { [f.key]: value }, { quiet: true });
+      this.update(s, true);
+      said.replaceChildren(icon("check"), "Saved");
+      said.classList.add("ok");
       this.status.textContent = `Saved: ${f.label}.`;
     } catch (e) {
-      this.status.textContent = e.message;
-      this.ctx.changed({ settings: true });
+      // The relay's reason, naming the field as the page does; the field shows what is stored.
+      const why = String(e.message).replaceAll(`Setting ${f.key}`, f.label).replaceAll(f.key, f.label);
+      said.replaceChildren(icon("triangle-alert"), `Not saved: ${why}`);
+      said.classList.add("bad");
+      this.status.textContent = "";
+      if (this.last) this.put(f, input, this.last);
     }
   }
 
-  update(s) {
+  put(f, input, s) {
+    if (f.type === "switch") input.checked = !!s[f.key];
+    else input.value = s[f.key] == null ? "" : String(s[f.key]);
+  }
+
+  update(s, force = false) {
+    this.last = s;
     if (!this.loaded) {
       this.loaded = true;
       this.providers.refresh(s);
@@ -81,9 +99,10 @@ export class SettingsView {
     } else this.providers.settings = s;
     for (const f of FIELDS) {
       const input = this.inputs.get(f.key);
-      if (!input || document.activeElement === input) continue;
-      if (f.type === "switch") input.checked = !!s[f.key];
-      else input.value = String(s[f.key] ?? "");
+      if (!input || (document.activeElement === input && !force)) continue;
+      // A setting this relay does not have is left out, not shown as empty or "undefined".
+      input.closest(".field").hidden = !(f.key in s);
+      this.put(f, input, s);
     }
   }
 

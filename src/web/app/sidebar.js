@@ -2,7 +2,7 @@
 // then the rest newest first, grouped by session group (a header per group that folds, with
 // rename, dissolve and move up/down), each entry with its state and the badges of seed §3.
 // Only the first pages are drawn; more come as the list scrolls (or "Show more").
-import { h, badge, stateDot, STATE_LABEL } from "./dom.js";
+import { h, badge, STATE_LABEL, failureOf, agoNode, icon } from "./dom.js";
 import { plural } from "./title-bar.js";
 
 const COLLAPSED = "oar.collapsedGroups";
@@ -42,21 +42,33 @@ export function blocks(sessions, emptyGroups = []) {
   return out;
 }
 
+const WHO = { user: "You", agent: "Agent", event: "Event", schedule: "Schedule", remote: "Agent" };
+
 function entry(s, currentId, waiting) {
   const current = s.id === currentId;
   const waits = waiting.get(s.id) ?? 0;
-  const state = waits ? "waiting" : s.state;
-  const label = waits ? `waiting for you (${waits})` : STATE_LABEL[s.state] ?? s.state;
+  const failed = failureOf(s);
+  // What the dot says: waiting for you first, then a failure, then what it is doing.
+  const state = waits ? "waiting" : s.state === "idle" && failed ? "failed" : s.state;
+  const label = waits ? `waiting for you (${waits})` : STATE_LABEL[state] ?? state;
+  const line = failed && !waits ? h("span", { class: "sess-fail" }, icon("triangle-alert"), failed.text)
+    : s.preview?.text ? h("span", { class: "sess-preview" }, `${WHO[s.preview.role] ?? "Agent"}: ${s.preview.text}`) : null;
+  const meta = [s.provider, s.model, waits || state === "idle" || state === "failed" ? null : STATE_LABEL[state] ?? state].filter(Boolean).join(" · ");
   return h("li", { class: "sess-item" },
-    h("a", { class: `sess${current ? " current" : ""}${s.archived ? " is-archived" : ""}${waits ? " is-waiting" : ""}`, href: `#session=${encodeURIComponent(s.id)}`, "aria-current": current ? "page" : null, dataset: { session: s.id, state } },
+    h("a", { class: `sess${current ? " current" : ""}${s.archived ? " is-archived" : ""}${waits ? " is-waiting" : ""}${state === "failed" ? " is-failed" : ""}`, href: `#session=${encodeURIComponent(s.id)}`, "aria-current": current ? "page" : null, dataset: { session: s.id, state },
+      title: [s.title, failed?.text, s.preview?.text].filter(Boolean).join("\n") },
       h("span", { class: "sess-row" },
-        waits ? h("span", { class: "dot dot-waiting", role: "img", "aria-label": `state: ${label}`, title: label }) : stateDot(s.state),
+        h("span", { class: `dot dot-${state}`, role: "img", "aria-label": `state: ${label}`, title: label }),
         h("span", { class: "sess-title" }, s.title),
+        s.lastActivityAt ? agoNode(s.lastActivityAt, "sess-ago") : null),
+      line,
+      // The state in words too, not only the dot's colour; badges under the title, so it keeps its room.
+      h("span", { class: "sess-meta" },
         waits ? badge(`needs you${waits > 1 ? ` · ${waits}` : ""}`, "badge-needs") : null,
+        state === "failed" ? badge("failed", "badge-failed") : null,
         s.archived ? badge("archived", "badge-archived") : null,
-        s.watched ? badge("watched", "badge-watched") : null),
-      // The state in words too, not only the dot's colour.
-      h("span", { class: "sess-meta" }, [s.provider, s.model, waits ? null : s.state === "idle" ? null : STATE_LABEL[s.state] ?? s.state].filter(Boolean).join(" · ")),
+        s.watched ? badge("watched", "badge-watched") : null,
+        h("span", { class: "sess-meta-text" }, meta)),
       s.viaAgent ? h("span", { class: "sess-via" }, `via agent · "${s.viaAgent.title ?? s.viaAgent.session}"`) : null,
       s.watching > 0 ? h("span", { class: "sess-watching" }, `watching ${plural(s.watching, "session")}`) : null));
 }
@@ -92,14 +104,14 @@ function groupBlock(b, currentId, waiting, ctx, ids) {
     if (confirm(`Dissolve group “${b.name}”? Its sessions stay, ungrouped.`)) await ctx.call("DELETE", `/api/groups/${encodeURIComponent(b.id)}`).then(() => ctx.changed({ list: true }), () => {});
   };
   const menu = h("details", { class: "group-menu", dataset: { groupMenu: b.id } },
-    h("summary", { "aria-label": `Group ${b.name} actions` }, h("span", { "aria-hidden": "true" }, "⋯")),
+    h("summary", { "aria-label": `Group ${b.name} actions`, title: "Group actions" }, icon("ellipsis")),
     h("div", { class: "menu" },
       h("button", { type: "button", class: "btn btn-small", onclick: rename }, "Rename"),
       h("button", { type: "button", class: "btn btn-small", onclick: () => move(-1), disabled: ids.indexOf(b.id) <= 0 }, "Move up"),
       h("button", { type: "button", class: "btn btn-small", onclick: () => move(1), disabled: ids.indexOf(b.id) >= ids.length - 1 }, "Move down"),
       h("button", { type: "button", class: "btn btn-small btn-danger-quiet", onclick: dissolve }, "Dissolve")));
   return h("section", { class: `sess-group${open ? "" : " is-collapsed"}`, role: "group", "aria-label": `Group ${b.name}` },
-    h("h3", { class: "group-name" }, toggle, h("span", { class: "group-title" }, b.name),
+    h("h3", { class: "group-name" }, toggle, h("span", { class: "group-title", title: b.name }, b.name),
       b.empty ? h("span", { class: "group-empty" }, "· empty") : null,
       waits && !open ? badge(`needs you · ${waits}`, "badge-needs") : null,
       h("span", { class: "group-count", "aria-label": `${plural(b.members.length, "session")}` }, String(b.members.length)), menu),
@@ -123,7 +135,9 @@ export function renderSidebar(list, view, ctx) {
   const bl = blocks(rest, needsOnly ? [] : view.emptyGroups ?? []);
   const ids = bl.filter((b) => b.kind === "group").map((b) => b.id);
   for (const b of bl) nodes.push(b.kind === "session" ? h("ul", { class: "sess-list" }, entry(b.session, currentId, waiting)) : groupBlock(b, currentId, waiting, ctx, ids));
-  if (!nodes.length) nodes.push(h("p", { class: "empty-note" }, needsOnly ? "Nothing waits for you." : view.filterNote ? "No session matches." : "No sessions yet."));
+  if (!nodes.length) {
+    nodes.push(h("p", { class: "empty-note" }, !view.loaded ? "Loading sessions…" : needsOnly ? "Nothing waits for you." : view.filterNote ? "No session matches. (Search finds words in messages.)" : "No sessions yet."));
+  }
   if (!needsOnly && view.more) {
     const more = h("button", { class: "btn btn-small list-more", type: "button", onclick: () => ctx.more() }, "Show more");
     nodes.push(h("div", { class: "list-more-row" }, more));

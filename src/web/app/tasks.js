@@ -1,7 +1,7 @@
 // Background tasks and subagents of the open session, with their console on demand. An open
 // console follows new lines (read again each second while its task runs, and once more when
 // it ends) and stays open until you close it, also across the live re-renders.
-import { h, fmtTime } from "./dom.js";
+import { h, fmtTime, icon } from "./dom.js";
 
 const open = new Set();
 /** "session/task" → { pre, button, timer, running } kept across renders */
@@ -18,7 +18,7 @@ export function tasksPanel(slot, d, ctx) {
   if (slot.dataset.key === key) return;
   slot.dataset.key = key;
   const details = h("details", { class: "tasks", open: open.has(d.id) || running > 0 },
-    h("summary", {}, `Tasks · ${running} running · ${tasks.length - running} finished`),
+    h("summary", {}, `Tasks · ${running} running · ${tasks.length - running} finished`, tasks.some((t) => t.status === "failed") ? h("span", { class: "task-failed-note" }, ` · ${tasks.filter((t) => t.status === "failed").length} failed`) : null),
     h("ul", { class: "task-list" }, tasks.map((t) => taskRow(d.id, t, ctx))));
   details.addEventListener("toggle", () => (details.open ? open.add(d.id) : open.delete(d.id)));
   slot.replaceChildren(details);
@@ -79,10 +79,9 @@ function taskRow(sessionId, t, ctx) {
     stop(c);
     read(c, path, ctx);
   } else if (!c.pre.hidden && t.status === "running" && !c.timer) follow(c, path, ctx);
-  const icon = t.type === "subagent" ? "🤖" : "⚙️";
   const status = t.status === "running" ? "running" : `${t.status}${t.exitCode != null ? ` (exit ${t.exitCode})` : ""}`;
   return h("li", { class: `task task-${t.status}` },
-    h("span", { "aria-hidden": "true" }, icon), " ",
+    icon(t.status === "failed" ? "triangle-alert" : t.type === "subagent" ? "bot" : "cog"),
     h("span", { class: "task-desc" }, t.description || t.taskId),
     h("span", { class: "task-status" }, status),
     h("span", { class: "task-time" }, fmtTime(t.startedAt)),

@@ -1,8 +1,9 @@
 // The conversation's title bar: title, state, badges (seed §3: `via agent · "title"`,
 // `watching N sessions`, `watched`), its group, subscriptions and schedules, and the
 // owner's controls. Rebuilt on each update except the controls, which keep focus.
-import { h, badge, stateDot, STATE_LABEL, fmtTime } from "./dom.js";
+import { h, badge, stateDot, STATE_LABEL, failureOf, icon } from "./dom.js";
 import { usageText } from "./activity.js";
+import { scheduleForm, watchForm, scheduleLine } from "./schedules.js";
 
 /** The session's tokens and cost, summed over the replies that reported them. */
 function sessionUsage(d) {
@@ -25,19 +26,29 @@ export function viaAgentLink(via) {
 
 const waitingCount = (d) => (d.cards ?? []).filter((c) => c.status === "pending").length + (d.pendingQuestions ?? []).length;
 
-export function titleBar(head, d, ctx) {
+/** What the session is doing, in words: waiting for you, running, failed (and why), idle. */
+function stateWords(d) {
+  const waits = waitingCount(d);
+  if (waits) return { state: "waiting", text: `waiting for you (${waits})` };
+  const failed = failureOf(d);
+  if (d.state === "idle" && failed) return { state: "failed", text: failed.text };
+  return { state: d.state, text: STATE_LABEL[d.state] ?? d.state };
+}
+
+export function titleBar(head, d, ctx, panels) {
   if (head.dataset.session !== d.id) {
     head.dataset.session = d.id;
-    head.controls = controls(d, ctx);
+    head.controls = controls(d, ctx, panels);
     head.info = h("div", { class: "conv-info" });
     head.replaceChildren(head.info, head.controls.el);
   }
   head.controls.update(d);
+  const st = stateWords(d);
   head.info.replaceChildren(...[
     h("div", { class: "conv-title-row" },
-      waitingCount(d) ? h("span", { class: "dot dot-waiting", role: "img", "aria-label": "state: waiting for you", title: "waiting for you" }) : stateDot(d.state),
-      h("h2", { class: "conv-title", id: "conv-title", title: "Double-click to rename", ondblclick: () => rename(head, d, ctx) }, d.title),
-      h("span", { class: "state-text" }, STATE_LABEL[d.state] ?? d.state),
+      stateDot(st.state),
+      h("h2", { class: "conv-title", id: "conv-title", title: `${d.title} (double-click to rename)`, ondblclick: () => rename(head, d, ctx) }, d.title),
+      h("span", { class: `state-text state-${st.state}`, title: st.text }, st.state === "failed" ? icon("triangle-alert") : null, st.text),
       waitingCount(d) ? badge(`needs you · ${waitingCount(d)}`, "badge-needs") : null,
       d.archived ? badge("archived", "badge-archived") : null,
       d.watched ? badge("watched", "badge-watched", { title: "Another conversation watches this one" }) : null,
@@ -72,14 +83,13 @@ function watchLine(d, ctx) {
       const list = Array.isArray(s.sessions) ? s.sessions : null;
       const name = s.sessions === "all" ? "all sessions" : list ? list.map((x) => x.title ?? x.id).join(", ") : s.id;
       const what = [s.events?.length ? s.events.join(", ") : null, s.once ? "once" : null, s.digestMinutes ? `digest ${s.digestMinutes} min` : null].filter(Boolean).join(" · ");
-      return h("span", { class: "chip", role: "group", "aria-label": `Subscription to ${name}` }, h("span", { "aria-hidden": "true" }, "👁 "), name,
+      return h("span", { class: "chip", role: "group", "aria-label": `Subscription to ${name}` }, icon("eye"), name,
         what ? h("span", { class: "chip-meta" }, ` · ${what}`) : null,
         h("button", { class: "chip-x", type: "button", "aria-label": `Unsubscribe from ${name}`, onclick: () => del(`/api/subscriptions/${encodeURIComponent(s.id)}`) }, "Unsubscribe"));
     }),
-    scheds.map((s) => h("span", { class: "chip", role: "group", "aria-label": `Schedule ${s.title}` }, h("span", { "aria-hidden": "true" }, "⏰ "), s.title,
-      h("span", { class: "chip-meta" }, s.everyMinutes ? ` every ${s.everyMinutes} min` : " once", s.nextFireAt ? ` · next ${fmtTime(s.nextFireAt)}` : "",
-        s.setBy && s.setBy.id !== d.id ? ` · set by ${s.setBy.title ?? s.setBy.id}` : "", s.session && s.session.id !== d.id ? ` · into ${s.session.title ?? s.session.id}` : "",
-        s.heldForApproval ? " · held for approval" : ""),
+    scheds.map((s) => h("span", { class: "chip", role: "group", "aria-label": `Schedule ${s.title}` }, icon("alarm-clock"), s.title,
+      h("span", { class: "chip-meta" }, ` · ${scheduleLine(s)}`,
+        s.setBy === "owner" ? " · set by you" : s.setBy && s.setBy.id !== d.id ? ` · set by ${s.setBy.title ?? s.setBy.id}` : "", s.session && s.session.id !== d.id ? ` · into ${s.session.title ?? s.session.id}` : ""),
       h("button", { class: "chip-x", type: "button", "aria-label": `Cancel schedule ${s.title}`, onclick: () => del(`/api/schedules/${encodeURIComponent(s.id)}`) }, "Cancel"))));
 }
 
@@ -104,7 +114,34 @@ function rename(head, d, ctx) {
   input.addEventListener("blur", () => finish(true));
 }
 
-function controls(d0, ctx) {
+/** A button that opens a small pop-over (the ⏰ and 👁 menus). */
+function popover(label, iconName, build) {
+  const pop = h("div", { class: "menu-pop", role: "dialog", "aria-label": label, hidden: true });
+  const btn = h("button", { class: "btn", type: "button", "aria-expanded": "false", title: label }, icon(iconName), h("span", { class: "btn-word" }, label));
+  const close = () => {
+    pop.hidden = true;
+    btn.setAttribute("aria-expanded", "false");
+  };
+  btn.addEventListener("click", () => {
+    const opening = pop.hidden;
+    pop.hidden = !opening;
+    btn.setAttribute("aria-expanded", String(opening));
+    if (opening) {
+      pop.replaceChildren(build(close));
+      pop.querySelector("input, textarea, select")?.focus();
+    }
+  });
+  pop.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") {
+      e.preventDefault();
+      close();
+      btn.focus();
+    }
+  });
+  return { el: h("span", { class: "pop-wrap" }, btn, pop), btn, close };
+}
+
+function controls(d0, ctx, panels) {
   const id = d0.id;
   const path = `/api/sessions/${encodeURIComponent(id)}`;
   const patch = (body) => ctx.call("PATCH", path, body).then(() => ctx.changed({ sessionId: id, list: true }), () => ctx.changed({ sessionId: id, force: true }));
@@ -114,9 +151,10 @@ function controls(d0, ctx) {
     ["agent", "ask", "plan"].map((m) => h("option", { value: m }, m)));
   const model = h("select", { class: "input", "aria-label": "Model", onchange: () => patch({ model: model.value }) });
   const may = h("input", { type: "checkbox", role: "switch", id: `may-${id}`, onchange: () => patch({ mayCreateSessions: may.checked }) });
-  const stop = h("button", { class: "btn", type: "button", onclick: () => post("stop") }, "Stop");
-  const kill = h("button", { class: "btn", type: "button", title: "End the agent process now; the next turn starts a fresh one", onclick: () => post("kill") }, "Kill session");
-  const archive = h("button", { class: "btn", type: "button", onclick: () => post("archive") }, "Archive");
+  const stop = h("button", { class: "btn btn-stop", type: "button", title: "Stop the running turn (Esc)", onclick: () => post("stop") }, icon("square"), "Stop");
+  const kill = h("button", { class: "btn", type: "button", title: "End the agent process now; the next turn starts a fresh one", onclick: () => post("kill") }, icon("power"), "Kill session");
+  const archive = h("button", { class: "btn", type: "button", title: "Archive: it leaves the list and takes no messages until you unarchive it", onclick: () => post("archive") }, icon("archive"), "Archive");
+  const unarchive = h("button", { class: "btn", type: "button", title: "Bring it back: it takes messages again", onclick: () => post("unarchive") }, icon("archive-restore"), "Unarchive");
   // Claude Cloud works on a clone: its branch goes back to the repository when you push it.
   const push = d0.provider === "claude-cloud" ? h("button", { class: "btn", type: "button", title: `Push branch ${d0.branch ?? ""} to ${d0.repo ?? "the repository"}`, onclick: async () => {
     push.disabled = true;
@@ -135,14 +173,28 @@ function controls(d0, ctx) {
   const del = h("button", { class: "btn btn-danger-quiet", type: "button", onclick: async () => {
     if (!confirm("Delete this session and its history?")) return;
     await ctx.call("DELETE", path).then(() => ctx.go(""), () => {});
-  } }, "Delete");
-
-  const el = h("div", { class: "conv-controls" },
+  } }, icon("trash-2"), "Delete");
+  const sched = popover("Schedule", "alarm-clock", (close) => scheduleForm(ctx, id, close));
+  const watch = popover("Watch", "eye", (close) => watchForm(ctx, id, close));
+  const panel = (name, label, iconName) => {
+    const b = h("button", { class: "btn", type: "button", "aria-pressed": "false", title: label, onclick: () => b.setAttribute("aria-pressed", String(panels?.toggle(name) ?? false)) }, icon(iconName), h("span", { class: "btn-word" }, label));
+    return b;
+  };
+  const changes = panel("changes", "Changes", "file-diff");
+  const usage = panel("usage", "Usage", "chart-column");
+  // On a phone the rest folds behind More; Stop stays in reach.
+  const more = h("button", { class: "btn more-toggle", type: "button", "aria-expanded": "false", "aria-controls": `more-${id}`, title: "More actions" }, icon("ellipsis"), "More");
+  const rest = h("div", { class: "conv-more", id: `more-${id}` },
     h("label", { class: "ctl" }, h("span", { class: "ctl-label" }, "Mode"), mode),
     h("label", { class: "ctl" }, h("span", { class: "ctl-label" }, "Model"), model),
     h("label", { class: "switch", for: `may-${id}` }, may, h("span", { class: "switch-track", "aria-hidden": "true" }), "Agents in this conversation may start sessions"),
     h("span", { class: "ctl-spacer" }),
-    push, stop, kill, archive, del);
+    changes, usage, sched.el, watch.el, push, kill, archive, unarchive, del);
+  more.addEventListener("click", () => {
+    const open = document.body.classList.toggle("more-open");
+    more.setAttribute("aria-expanded", String(open));
+  });
+  const el = h("div", { class: "conv-controls" }, stop, more, rest);
 
   return {
     el,
@@ -159,7 +211,10 @@ function controls(d0, ctx) {
       }
       may.checked = !!d.mayCreateSessions;
       stop.disabled = d.state === "idle";
-      for (const b of [mode, model, may, archive]) b.disabled = !!d.archived;
+      stop.hidden = !!d.archived;
+      archive.hidden = !!d.archived;
+      unarchive.hidden = !d.archived;
+      for (const b of [mode, model, may, sched.btn, watch.btn]) b.disabled = !!d.archived;
     },
   };
 }

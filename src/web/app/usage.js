@@ -1,11 +1,16 @@
-// Settings → Usage: per-provider meters as relay_tool's `usage` reports them (GET /api/usage).
+// Settings → Usage: per-provider meters as relay_tool's `usage` reports them (GET /api/usage),
+// and usage and cost over time per provider as a chart (usage-chart.js).
 import { h } from "./dom.js";
+import { usageChart } from "./usage-chart.js";
+
+const amount = (v, unit) => (unit === "USD" ? `$${Number(v).toFixed(2)}` : `${Number(v).toLocaleString()}${unit ? ` ${unit}` : ""}`);
 
 export class UsageSection {
   constructor(ctx) {
     this.ctx = ctx;
     this.list = h("div", { class: "usage-list" });
-    this.el = h("section", { class: "usage", id: "usage", "aria-labelledby": "usage-title" }, h("h3", { id: "usage-title", class: "panel-sub" }, "Usage"), this.list);
+    this.chart = h("div", { class: "usage-chart-slot" });
+    this.el = h("section", { class: "usage", id: "usage", "aria-labelledby": "usage-title" }, h("h3", { id: "usage-title", class: "panel-sub" }, "Usage"), this.list, this.chart);
   }
 
   async refresh() {
@@ -18,8 +23,10 @@ export class UsageSection {
     }
     this.el.hidden = false;
     const shown = u.providers.filter((p) => p.status !== "not_set_up");
+    // (replaceChildren would write a null as the text "null": only nodes go in.)
     this.list.replaceChildren(...(shown.length ? shown.map((p) => this.row(p)) : [h("p", { class: "empty-note" }, "No provider is set up yet.")]),
-      u.claudeLimitsPaused ? h("p", { class: "prov-reason" }, "Claude sessions are paused at their plan limits.") : null);
+      ...(u.claudeLimitsPaused ? [h("p", { class: "prov-reason" }, "Claude sessions are paused at their plan limits.")] : []));
+    this.chart.replaceChildren(usageChart(this.ctx, { title: "Over the last 30 days" }));
   }
 
   row(p) {
@@ -28,11 +35,17 @@ export class UsageSection {
       h("strong", {}, p.name),
       meters.length ? meters.map((m) => {
         const label = m.label ?? m.name ?? m.window ?? "usage";
-        const pct = m.percent ?? (m.limit ? (100 * (m.used ?? 0)) / m.limit : null);
+        const pct = m.percent ?? (m.utilization != null ? m.utilization * 100 : m.limit ? (100 * (m.used ?? 0)) / m.limit : null);
+        // Only what is known is said: no "null" for a limit a meter does not have.
+        const words = [
+          m.used != null ? (m.limit != null ? `${amount(m.used, m.unit)} of ${amount(m.limit, m.unit)}` : amount(m.used, m.unit)) : null,
+          pct != null ? `${Math.round(pct)}%` : null,
+          m.resetsAt ? `resets ${new Date(m.resetsAt).toLocaleDateString()}` : null,
+        ].filter(Boolean).join(" · ");
         return h("div", { class: "usage-meter" },
           h("span", {}, label),
           pct != null ? h("meter", { min: 0, max: 100, value: pct, "aria-label": `${p.name} ${label}` }) : null,
-          h("span", { class: "field-help" }, [pct != null ? `${Math.round(pct)}%` : null, m.used != null && m.limit != null ? `${m.used} of ${m.limit}${m.unit ? ` ${m.unit}` : ""}` : null, m.resetsAt ? `resets ${new Date(m.resetsAt).toLocaleString()}` : null].filter(Boolean).join(" · ")));
-      }) : h("span", { class: "field-help" }, p.note ?? "Not tracked."));
+          words ? h("span", { class: "field-help" }, words) : null);
+      }) : h("span", { class: "field-help" }, p.note || "Not tracked."));
   }
 }

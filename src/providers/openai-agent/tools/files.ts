@@ -1,7 +1,7 @@
 // The file tools: read, list (glob), search (regex), write, edit (exact string replace). Edits
 // and writes carry the old and new text so the ACP tool call can show them as a diff.
 
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { confine, shown, ToolRefused } from "./paths.ts";
 import { int, str, type Tool } from "./types.ts";
@@ -15,10 +15,30 @@ const MAX_SEARCH_FILE = 1_000_000;
 
 const pathArg = { type: "string", description: "Path relative to the session's folder (absolute paths must lie inside it)." };
 
+// `abs` comes from confine() with every link resolved; O_NOFOLLOW refuses a link put in its
+// place since (ELOOP) instead of following it out of the folder.
+function readNoFollow(abs: string): string {
+  const fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    return readFileSync(fd, "utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function writeNoFollow(abs: string, text: string): void {
+  const fd = openSync(abs, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW, 0o666);
+  try {
+    writeFileSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function readText(abs: string, p: string): string {
   if (!existsSync(abs)) throw new ToolRefused(`'${p}' does not exist.`);
   if (statSync(abs).isDirectory()) throw new ToolRefused(`'${p}' is a folder; use list_files.`);
-  return readFileSync(abs, "utf8");
+  return readNoFollow(abs);
 }
 
 export const readFile: Tool = {
@@ -98,7 +118,7 @@ export const searchFiles: Tool = {
       if (only && !only.test(f) && !only.test(f.split("/").pop()!)) continue;
       const abs = `${root}/${f}`;
       if (statSync(abs).size > MAX_SEARCH_FILE) continue;
-      const text = readFileSync(abs, "utf8");
+      const text = readNoFollow(abs);
       if (text.includes("\0")) continue;
       const lines = text.split("\n");
       for (let i = 0; i < lines.length && out.length < MAX_MATCHES; i++) {
@@ -126,7 +146,7 @@ export const writeFile: Tool = {
     const content = str(a.content) ?? "";
     const oldText = existsSync(abs) ? readText(abs, String(a.path)) : null;
     mkdirSync(dirname(abs), { recursive: true });
-    writeFileSync(abs, content);
+    writeNoFollow(abs, content);
     return { text: `${oldText === null ? "Created" : "Wrote"} ${shown(ctx.cwd, abs)} (${content.length} characters).`, diff: { path: abs, oldText, newText: content } };
   },
 };
@@ -155,7 +175,7 @@ export const editFile: Tool = {
       throw new ToolRefused(`old_string occurs ${count} times in ${a.path}; add context to make it unique or set replace_all. Nothing was changed.`);
     }
     const newText = a.replace_all === true ? oldText.split(from).join(to) : oldText.replace(from, () => to);
-    writeFileSync(abs, newText);
+    writeNoFollow(abs, newText);
     return { text: `Edited ${shown(ctx.cwd, abs)} (${count} replacement${count === 1 ? "" : "s"}).`, diff: { path: abs, oldText, newText } };
   },
 };

@@ -81,7 +81,7 @@ export const PAIRING_SQL = `
 `;
 
 /** Compaction moved a conversation that holds subscriptions on a paired relay
- * (compaction.ts): told = that relay has been told (on the link's next poll). */
+ * (pairing/compaction.ts): told = that relay has been told (on the link's next poll). */
 export const PAIRING_MOVES_SQL = `
   CREATE TABLE peer_moves (
     relay TEXT NOT NULL COLLATE NOCASE,
@@ -109,4 +109,18 @@ export const PEER_IDENTITY_SQL = `
   CREATE INDEX remote_callers_pairing ON remote_callers(pairing, created_at);
   ALTER TABLE peer_outbox RENAME COLUMN client TO pairing;
   UPDATE peer_outbox SET pairing = COALESCE((SELECT r.pairing FROM remote_callers r WHERE r.id = peer_outbox.watcher), pairing);
+`;
+
+/** Unpairings the other relay has not been told of yet (it did not answer): told again with
+ * the old credential until it answers (pairing/unpair-tells.ts). */
+export const PAIRING_UNPAIR_TELLS_SQL = `
+  CREATE TABLE peer_unpair_tells (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL COLLATE NOCASE,      -- what the owner called the relay
+    url TEXT NOT NULL,
+    credential TEXT NOT NULL,               -- secret: never in results, logs or output
+    created_at INTEGER NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_at INTEGER NOT NULL                -- the next try, on the relay clock
+  );
 `;

@@ -1,0 +1,68 @@
+import type { Clock } from "../core/clock.ts";
+import type { SettingsStore } from "../core/settings.ts";
+import type { SessionStore } from "../sessions/session-store.ts";
+import type { Turns } from "../sessions/turns.ts";
+import type { TaskStore } from "../tasks/task-store.ts";
+import type { Questions } from "../questions/ask-user.ts";
+import type { Asks } from "../questions/asks.ts";
+import type { Approvals } from "../approvals/approvals.ts";
+import type { Schedules } from "../schedules/schedules.ts";
+import type { Watching } from "../watching/watching.ts";
+import type { Pairing } from "../pairing/pairing.ts";
+import type { Workers } from "../providers/workers.ts";
+import type { Relay } from "../relay.ts";
+
+// The services the action path uses (issue 19): the composition root builds them once, the
+// dispatcher hands them to every handler beside the call's own facts (types.ts CallInfo), and
+// a handler destructures what it uses. Members are today's classes; they narrow as each
+// domain declares its own deps. Declared here, by the consumer, so actions import no app.
+
+/** Who this relay is. */
+export interface Identity {
+  readonly name: string;
+  /** The version it presents (`--emulate-version` makes it older). */
+  readonly version: string;
+  readonly dataDir: string;
+  /** Where a session starts when nothing names a folder. */
+  readonly defaultCwd: string;
+  /** "this", or this relay's own name (any case). */
+  isSelf(relay: string): boolean;
+}
+
+/** Where agents and the owner reach this relay: known once the server listens. */
+export interface Address {
+  readonly mcpUrl: string;
+  readonly baseUrl: string;
+  /** The page's link to a session, once the server listens. */
+  openUrl(sessionId: string): string | undefined;
+}
+
+/** Folders sessions were started in lately (relay_info's recentCwds), newest first. */
+export interface RecentFolders {
+  recent(): readonly string[];
+  note(cwd: string): void;
+}
+
+export interface ActionServices {
+  identity: Identity;
+  clock: Clock;
+  settings: SettingsStore;
+  sessions: SessionStore;
+  turns: Turns;
+  tasks: TaskStore;
+  questions: Questions;
+  asks: Asks;
+  approvals: Approvals;
+  schedules: Schedules;
+  watching: Watching;
+  pairing: Pairing;
+  workers: Pick<Workers, "stop" | "has" | "kill">;
+  folders: RecentFolders;
+  address: Address;
+  /** Strings that must never show in results or task output (the owner token, provider keys,
+   * paired relays' credentials). */
+  secrets(): string[];
+  /** @deprecated The whole relay, while handlers and domain functions still take it: goes
+   * when the last `ctx.relay` has moved to the services above (issue 19, step 2). */
+  relay: Relay;
+}

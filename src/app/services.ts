@@ -1,0 +1,41 @@
+import type { Relay } from "../relay.ts";
+import type { ActionServices } from "../actions/services.ts";
+
+/** Transitional (issue 19, until app/build.ts builds each service itself): the action path's
+ * services read off the relay. Built once, at the end of the relay's constructor; what is set
+ * later (the URLs once the server listens, the recent folders) is read when asked for. */
+export function servicesOf(relay: Relay): ActionServices {
+  return {
+    identity: {
+      name: relay.name,
+      version: relay.version,
+      dataDir: relay.dataDir,
+      defaultCwd: relay.defaultCwd,
+      isSelf: (name) => relay.isSelfName(name),
+    },
+    clock: relay.clock,
+    settings: relay.settings,
+    sessions: relay.sessions,
+    turns: relay.turns,
+    tasks: relay.tasks,
+    questions: relay.questions,
+    asks: relay.asks,
+    approvals: relay.approvals,
+    schedules: relay.schedules,
+    watching: relay.watch,
+    pairing: relay.pairing,
+    workers: relay.workers,
+    folders: { recent: () => relay.recentCwds, note: (cwd) => relay.noteCwd(cwd) },
+    address: {
+      get mcpUrl() {
+        return relay.mcpUrl;
+      },
+      get baseUrl() {
+        return relay.baseUrl;
+      },
+      openUrl: (id) => relay.openUrl(id),
+    },
+    secrets: () => relay.secrets(),
+    relay,
+  };
+}

@@ -1,0 +1,117 @@
+// What needs the owner (contract §10.3): an approval or permission card, a question for the
+// owner, a turn the owner started ending in an error, and (only with `turnsDone`) a turn the
+// owner started finishing. Each becomes one Need keyed by what it is about, so the same card
+// raised twice (a hook firing again, a restart) is still one notification.
+
+export type NeedKind = "card" | "question" | "turn_error" | "turn_done";
+
+export interface CardOption {
+  id: string;
+  name: string;
+}
+
+export interface Need {
+  /** `card:<id>`, `question:<id>`, `turn:<id>`. */
+  key: string;
+  kind: NeedKind;
+  sessionId: string | null;
+  sessionTitle: string | null;
+  /** One line: what is asked or what happened. */
+  title: string;
+  /** Everything the owner needs to decide: a card's whole detail, the question, the error. */
+  text: string;
+  /** A card the notification can act on with an action token. */
+  card?: { id: string; options: CardOption[] };
+}
+
+const ALLOW_DENY: CardOption[] = [
+  { id: "allow", name: "Allow" },
+  { id: "deny", name: "Deny" },
+];
+
+/** The fields of a card (as `cardView` shows it, with phase B's `detail`) a Need uses. */
+export interface CardLike {
+  id: string;
+  session: string;
+  text: string;
+  detail?: string | null;
+  details?: string[];
+  /** A permission card's choices (the CLI's options); Allow/Deny otherwise. */
+  options?: CardOption[] | null;
+}
+
+export function cardNeed(card: CardLike, sessionTitle: string | null): Need {
+  const detail = card.detail ?? (card.details ?? []).join("\n");
+  const options = card.options?.length ? card.options.map((o) => ({ id: o.id, name: o.name })) : ALLOW_DENY;
+  return {
+    key: `card:${card.id}`,
+    kind: "card",
+    sessionId: card.session,
+    sessionTitle,
+    title: card.text,
+    text: detail || card.text,
+    card: { id: card.id, options },
+  };
+}
+
+export interface QuestionLike {
+  id: string;
+  session_id: string;
+  question: string;
+  options_json?: string | null;
+  detail?: string | null;
+}
+
+/** Every pending `ask_user` and `ask` waits for the owner (the Inbox lists them all). */
+export function questionNeed(q: QuestionLike, sessionTitle: string | null): Need {
+  let options: string[] = [];
+  try {
+    const parsed = JSON.parse(q.options_json ?? "[]");
+    if (Array.isArray(parsed)) options = parsed.map(String);
+  } catch {}
+  const lines = [q.question, ...options.map((o) => `• ${o}`), ...(q.detail ? ["", q.detail] : [])];
+  return {
+    key: `question:${q.id}`,
+    kind: "question",
+    sessionId: q.session_id,
+    sessionTitle,
+    title: `${quoted(sessionTitle)} asks you`,
+    text: lines.join("\n"),
+  };
+}
+
+export interface TurnEnd {
+  turnId: string;
+  sessionId: string;
+  status: string;
+  /** The owner's own message started it (bus `turn.ended` byOwner). */
+  byOwner: boolean;
+  error?: string | null;
+  reply?: string | null;
+}
+
+/** A turn the owner started: an error always, a finish only with `turnsDone`; null when
+ * nothing needs the owner (an agent's turn, a stop the owner asked for). */
+export function turnNeed(t: TurnEnd, sessionTitle: string | null, turnsDone: boolean): Need | null {
+  if (!t.byOwner) return null;
+  const base = { key: `turn:${t.turnId}`, sessionId: t.sessionId, sessionTitle };
+  if (t.status === "error") {
+    return {
+      ...base,
+      kind: "turn_error",
+      title: `${quoted(sessionTitle)}: the turn failed`,
+      text: t.error || "The turn failed.",
+    };
+  }
+  if (t.status === "done" && turnsDone) {
+    return {
+      ...base,
+      kind: "turn_done",
+      title: `${quoted(sessionTitle)} finished`,
+      text: t.reply?.trim() || "The turn finished.",
+    };
+  }
+  return null;
+}
+
+const quoted = (title: string | null) => (title ? `"${title}"` : "A session");

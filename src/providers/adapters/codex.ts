@@ -1,0 +1,26 @@
+import type { ProviderAdapter } from "./types.ts";
+
+// Codex through its ACP adapter (@agentclientprotocol/codex-acp 2.6.0, which runs the Codex
+// CLI's app server: @openai/codex 0.166.0, the one version its ^0.166.0 range allows).
+// - Signed in: `codex-acp login` (ChatGPT or an API key, kept in CODEX_HOME), an API key in
+//   CODEX_API_KEY / OPENAI_API_KEY (used through its `api-key` method, which the relay asks for
+//   with DEFAULT_AUTH_REQUEST when a key is there), or a custom model provider in Codex's
+//   config.toml (`model_provider` with `base_url`, `wire_api = "responses"`: the tests' local
+//   server). Otherwise session/new answers -32000 "Authentication required".
+// - Modes are approval presets: `agent-full-access` asks nothing (the relay's agent mode),
+//   `read-only` asks session/request_permission before an MCP call (ask and plan: cards).
+// - relay_tool reaches the model as `relay_tool` in the namespace `mcp__relay`.
+export const codex: ProviderAdapter = {
+  id: "codex",
+  binary: "codex-acp",
+  secretSettings: [],
+  secretEnv: ["CODEX_API_KEY", "OPENAI_API_KEY"],
+  launch(ctx) {
+    if (!ctx.binary) return null;
+    const key = process.env.CODEX_API_KEY || process.env.OPENAI_API_KEY;
+    const env: Record<string, string> = key ? { DEFAULT_AUTH_REQUEST: JSON.stringify({ methodId: "api-key" }) } : {};
+    return { command: ctx.binary, args: [], env };
+  },
+  signIn: "run `codex-acp login` (or start the relay with CODEX_API_KEY set)",
+  modes: { agent: ["agent-full-access"], ask: ["read-only"], plan: ["read-only"] },
+};

@@ -29,6 +29,9 @@ import type { ProviderProbes } from "./providers/probes.ts";
 import { installWorkspaceCleanup } from "./cloud/lifetime.ts";
 import type { ActionServices } from "./actions/services.ts";
 import { servicesOf } from "./app/services.ts";
+import { WorktreeWiring } from "./worktrees/wiring.ts";
+import type { Worktrees } from "./worktrees/worktrees.ts";
+import { raiseFor } from "./watching/raise.ts";
 
 export const VERSION = "0.9.19";
 
@@ -78,6 +81,11 @@ export class Relay {
   readonly secretMask: SecretMask;
   /** What relay_tool's handlers get (actions/services.ts), built once everything above is. */
   readonly services: ActionServices;
+  /** Parallel work in one repository (contract §10.1): worktrees, overlap, claims, merges. */
+  readonly worktreeWiring: WorktreeWiring;
+  get worktrees(): Worktrees {
+    return this.worktreeWiring.worktrees;
+  }
 
   constructor(opts: RelayOptions = {}) {
     this.dataDir = opts.dataDir ?? join(homedir(), ".oar");
@@ -105,12 +113,17 @@ export class Relay {
     this.turns.maxTurnMinutes = () => this.settings.get().maxTurnMinutes;
     installGroupLifetime(this);
     installWorkspaceCleanup(this.db, this.bus, this.dataDir);
+    this.worktreeWiring = new WorktreeWiring({
+      db: this.db, clock: this.clock, dataDir: this.dataDir, relayName: this.name, bus: this.bus, mask: (t) => this.secretMask.maskText(t), session: (id) => this.sessions.get(id),
+      raise: (id, e, skip) => raiseFor({ subs: this.watch.subs, capture: this.watch.capture, now: () => this.clock.now() }, id, { ...e, type: "overlap" }, skip),
+    });
     const providers = wireProviders({ relayName: this.name, clock: this.clock, bus: this.bus, settings: this.settings, approvals: () => this.approvals });
     this.probes = providers.probes;
     this.workers = new Workers({
       ...providers.workerEnv,
       clock: this.clock,
       pipes: new KeeperPipes(this.dataDir),
+      files: this.worktreeWiring,
       idleMinutes: opts.workerIdleMinutes ?? 10,
       onPrompt: (turnId) => this.sessions.markPrompted(turnId, this.clock.now()),
       session: (id) => this.sessions.get(id),
@@ -168,6 +181,7 @@ export class Relay {
     this.pairing.start();
     this.tasks.start();
     this.probes.startAll();
+    await this.worktrees.start();
   }
 
   /** `keepWorkers` (a graceful stop: upgrade, service restart): the agents stay with the
@@ -178,6 +192,7 @@ export class Relay {
       this.turns.shutdown();
       this.workers.detachAll();
     } else this.workers.stopAll();
+    void this.worktrees.close();
     this.db.close();
   }
 

@@ -13,6 +13,8 @@ export const archive: ActionDef = {
     if (s.archived_at) return { summary: `archive → ${ctx.relay.name} session ${s.id}: already archived`, session: s.id, archived: true };
     await ctx.approve({ target: { id: s.id, title: s.title } });
     ctx.relay.archiveSession(s.id);
-    return { summary: `archive → ${ctx.relay.name} session ${s.id}: archived`, session: s.id, archived: true };
+    // A worktree session's folder goes only when nothing uncommitted is in it (contract §10.1).
+    const note = await ctx.worktreeEnded(s.id);
+    return { summary: `archive → ${ctx.relay.name} session ${s.id}: archived`, session: s.id, archived: true, ...(note ? { note } : {}) };
   },
 };

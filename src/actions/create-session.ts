@@ -8,11 +8,12 @@ import { effortArg, modeArg, modelArg, textArg, waitSecondsArg } from "./args.ts
 import { statusSummary, waitForTurn } from "./waiting.ts";
 import { checkModel, modelNotes } from "../providers/model-check.ts";
 import { CATALOG, getProvider, providerAvailability, providerList } from "../providers/catalog.ts";
-import type { Mode } from "../sessions/types.ts";
+import type { Mode, SessionRow } from "../sessions/types.ts";
 import { groupOf, joinStarterGroup } from "../groups/groups.ts";
 import { findGroupForCreate, recheckGroup } from "../groups/find.ts";
 import { withGroupWarning } from "../groups/warning.ts";
 import { cloneCloud, planCloud, type Staged } from "../cloud/workspace.ts";
+import { makeSessionWorktree, planSessionWorktree, worktreeCardLine, worksInFolder } from "../worktrees/session-start.ts";
 
 const NOTHING = "Nothing was created.";
 
@@ -35,7 +36,7 @@ export const createSession: ActionDef = {
     model: modelArg,
     cwd: z.string().min(1).describe("Working folder (absolute path) on the target relay. Left out: your own folder."),
     repo: z.string().min(1).describe('Claude Cloud only, instead of cwd: the git repository to clone (any git URL, an absolute path on the relay, or GitHub "owner/name").'),
-    branch: z.string().min(1).describe("Claude Cloud only: the branch to work on (made from the default branch when the repository lacks it; left out: the default branch)."),
+    branch: z.string().min(1).describe("The branch to work on. Local providers: the session works in a git worktree of its folder's repository on this branch (made from HEAD when missing). Claude Cloud: the branch of repo (made from the default branch when missing)."),
     mode: modeArg,
     effort: effortArg,
     title: z.string().min(1).max(200).describe("Title shown in the session list."),
@@ -63,10 +64,15 @@ export const createSession: ActionDef = {
     }
     const cloud = provider.id === "claude-cloud";
     if (cloud && args.cwd) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Claude Cloud sessions take repo and branch instead of cwd: the relay clones the branch into a workspace of its own. ${NOTHING}`);
-    if (!cloud && (args.repo || args.branch)) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `repo and branch are for Claude Cloud sessions; ${provider.name} works in a folder (cwd). ${NOTHING}`);
+    if (!cloud && args.repo) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `repo is for Claude Cloud sessions; ${provider.name} works in a folder (cwd), on a branch of its repository with branch. ${NOTHING}`);
+    if (!cloud && args.branch && !worksInFolder(provider.id)) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `branch is for providers that work in a folder of this relay; ${provider.name} does not. ${NOTHING}`);
     // The repository is asked before any card: a bad address or branch is refused at once.
     const plan = cloud ? await planCloud(args.repo, args.branch, NOTHING) : null;
     const cwd = cloud ? "" : checkFolder((args.cwd as string | undefined) ?? caller.cwd, NOTHING);
+    // A worktree of its own (contract §10.1): asked for with branch, or the worktrees setting.
+    const tree = cloud ? null : await planSessionWorktree(ctx.worktrees.lifecycle, {
+      folder: cwd, branch: args.branch as string | undefined, byAgent: true, setting: relay.settings.get().worktrees, nothing: NOTHING,
+    });
     const group = args.group ? findGroupForCreate(relay, String(args.group)) : null;
     const mode = (args.mode as Mode | undefined) ?? caller.mode;
     const title = (args.title as string | undefined) ?? titleFrom(args.text);
@@ -74,10 +80,11 @@ export const createSession: ActionDef = {
     await ctx.approve({
       once: "create_session", prompts: 1,
       details: [`Title: ${title}`, `Provider: ${provider.name}`, `Model: ${model.model}`, `Mode: ${mode}`, ...(effort ? [`Effort: ${effort}`] : []),
-        ...(group ? [`Group: ${group.name} (${group.id})`] : []), plan ? `Repo: ${plan.repo.display} · branch ${plan.branch}${plan.exists ? "" : " (new)"}` : `Folder: ${cwd}`],
+        ...(group ? [`Group: ${group.name} (${group.id})`] : []), plan ? `Repo: ${plan.repo.display} · branch ${plan.branch}${plan.exists ? "" : " (new)"}` : `Folder: ${cwd}`,
+        ...(tree ? [worktreeCardLine(tree)] : [])],
     });
     const staged: Staged | null = plan ? await cloneCloud(relay.dataDir, plan, NOTHING, relay.name) : null;
-    let session;
+    let session: SessionRow;
     try {
       session = relay.db.transaction(() => {
         const s = relay.sessions.create({
@@ -96,6 +103,13 @@ export const createSession: ActionDef = {
     } finally {
       staged?.discard();
     }
+    const worktree = tree
+      ? await makeSessionWorktree(ctx.worktrees.lifecycle, tree, session, () => relay.deleteSession(session.id), NOTHING)
+      : null;
+    if (worktree) {
+      relay.sessions.update(session.id, { cwd: worktree.path, branch: worktree.branch });
+      session = relay.sessions.get(session.id)!;
+    }
     if (!plan) relay.noteCwd(cwd);
     relay.bus.emit({ type: "session.updated", sessionId: session.id });
     relay.bus.emit({ type: "session.updated", sessionId: caller.id });
@@ -111,6 +125,7 @@ export const createSession: ActionDef = {
       ...r,
       provider: provider.id, model: model.model, mode, effort, title,
       ...(session.repo ? { repo: session.repo, branch: session.branch } : {}),
+      ...(worktree ? { worktree } : {}),
       group: joined,
       ...modelNotes(model, r),
     }, group, joined);

@@ -99,7 +99,7 @@ async function run(services: ActionServices, caller: SessionRow, raw: unknown, o
   const signal = opts.signal ?? new AbortController().signal;
   // Cards read the registry: a write declared there gets the ask/plan card from approve().
   const approve = (gate: ApproveGate = {}) =>
-    approvals.require(caller, { action: def.name, relay: relayName, write: def.write, nothing: nothingDone(def.name), ...gate }, signal);
+    approvals.require(caller, { action: def.name, relay: relayName, write: def.write, nothing: def.nothing ?? nothingDone(def.name), ...gate }, signal);
   const result = await def.handler({ ...services, caller, relayName, signal, progress: opts.progress ?? (() => {}), approve, ...(opts.remote ? { remote: opts.remote } : {}) }, args);
   const out: Record<string, unknown> = { ok: true, relay: relayName, ...result };
   if (extra.length) out.ignored = extra.slice(0, MAX_IGNORED);

@@ -20,9 +20,12 @@ export const readSession: ActionDef = {
     session: z.string().min(1).describe("Session id to read."),
     last: z.number().int().min(1).describe(`How many of the latest messages to return (default ${LAST_DEFAULT}, at most ${LAST_MAX}).`),
   },
-  handler(ctx, args) {
+  async handler(ctx, args) {
     const { relay } = ctx;
     const s = targetSession(ctx, "read_session", args.session);
+    // A worktree session (contract §10.1): its worktree and what it changed against base.
+    const worktree = ctx.worktrees.view(s.id);
+    const changes = worktree ? await ctx.worktrees.changes(s.id).catch(() => null) : null;
     const entry = sessionEntry(relay, s);
     // More than the cap is not an error: the agent gets the most there is, and is told.
     const asked = (args.last as number | undefined) ?? LAST_DEFAULT;
@@ -43,6 +46,8 @@ export const readSession: ActionDef = {
       pendingQuestions: pendingQuestions(relay, s.id),
       tasks: tasks.map((t) => taskHealth(relay, t)),
       group: groupMembers(relay, s),
+      ...(worktree ? { worktree } : {}),
+      ...(changes ? { changes } : {}),
       ...(asked > LAST_MAX ? { note: `last is at most ${LAST_MAX}; the latest ${LAST_MAX} messages are shown.` } : {}),
     };
   },

@@ -11,6 +11,7 @@ import type { Watching } from "../watching/watching.ts";
 import type { Pairing } from "../pairing/pairing.ts";
 import type { Workers } from "../providers/workers.ts";
 import type { Relay } from "../relay.ts";
+import type { Worktrees } from "../worktrees/worktrees.ts";
 
 // The services the action path uses (issue 19): the composition root builds them once, the
 // dispatcher hands them to every handler beside the call's own facts (types.ts CallInfo), and
@@ -59,6 +60,10 @@ export interface ActionServices {
   workers: Pick<Workers, "stop" | "has" | "kill">;
   folders: RecentFolders;
   address: Address;
+  /** Parallel work in one repository (contract §10.1). */
+  worktrees: Worktrees;
+  /** What archiving or deleting a session did to its worktree, once done (its `note`). */
+  worktreeEnded(sessionId: string): Promise<string | undefined>;
   /** Strings that must never show in results or task output (the owner token, provider keys,
    * paired relays' credentials). */
   secrets(): string[];

@@ -16,7 +16,7 @@ export const subscribe: ActionDef = {
   relayOptional: true,
   args: {
     sessions: z.any().meta({ type: "array", items: { type: "string" } }).describe('Session ids to watch, or ["all"] for every session on the relay (your own conversation is never watched).'),
-    events: z.any().meta({ type: "array", items: { type: "string", enum: [...EVENT_TYPES] } }).describe("Events to be woken by. Left out: question_asked, error, turn_end, subagent_finished, task_failed, stalled, all_idle."),
+    events: z.any().meta({ type: "array", items: { type: "string", enum: [...EVENT_TYPES] } }).describe("Events to be woken by. Left out: question_asked, error, turn_end, subagent_finished, task_failed, stalled, all_idle, overlap."),
     once: z.boolean().describe("End the subscription after its first event."),
     match: z.any().meta({ type: "string" }).describe("Only events whose line contains this text (case-insensitive)."),
     stalled_minutes: minutesArg("stalled: a working session with no progress for this many minutes (default 15)."),

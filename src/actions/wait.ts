@@ -4,6 +4,7 @@ import { RelayError } from "../core/errors.ts";
 import { targetSession } from "./target.ts";
 import { messageIdArg, waitSecondsArg } from "./args.ts";
 import { statusSummary, waitForTurn } from "./waiting.ts";
+import { mergeAnswer } from "./merge.ts";
 
 export const wait: ActionDef = {
   name: "wait",
@@ -13,9 +14,11 @@ export const wait: ActionDef = {
   args: {
     session: z.string().min(1).describe("Session id you sent to."),
     message_id: messageIdArg,
+    merge_id: z.string().min(1).describe("merge_id from a merge whose outcome to wait for (instead of session)."),
     wait_seconds: waitSecondsArg,
   },
   async handler(ctx, args) {
+    if (typeof args.merge_id === "string") return mergeAnswer(ctx, args.merge_id, args.wait_seconds as number | undefined);
     const s = targetSession(ctx, "wait", args.session, { notSelf: true });
     let turn = args.message_id ? ctx.relay.sessions.turnByMessage(String(args.message_id)) : undefined;
     if (args.message_id && (!turn || turn.session_id !== s.id)) {

@@ -24,6 +24,7 @@ import { unarchiveRoutes } from "./unarchive.ts";
 import { ownerScheduleRoutes } from "./schedules-owner.ts";
 import { ownerSubscriptionRoutes } from "./subscriptions-owner.ts";
 import { usageHistoryRoutes } from "./usage-history.ts";
+import { worktreeRoutes } from "./worktrees.ts";
 
 function tokenMatches(given: string | undefined, expected: string): boolean {
   if (!given) return false;
@@ -71,6 +72,7 @@ export function ownerApi(relay: Relay): Hono {
   app.route("/sessions", sessionFileRoutes(relay.sessions));
   app.route("/sessions", cloudRoutes(relay.sessions));
   app.route("/sessions", unarchiveRoutes(relay));
+  app.route("/sessions", worktreeRoutes({ worktrees: relay.worktrees, session: (id) => relay.sessions.get(id), mergeTestCommand: () => relay.settings.get().mergeTestCommand, longestWaitSeconds: () => relay.settings.get().longestWaitMinutes * 60, now: () => relay.clock.now() }));
   app.route("/search", searchRoutes(relay));
   app.route("/groups", groupRoutes(relay));
   app.route("/schedules", scheduleRoutes(relay));

@@ -20,6 +20,8 @@ import { ownerMessageView, sessionHistory } from "./session-history.ts";
 import { issueWords } from "../core/issue-words.ts";
 import { cloneCloud, planCloud } from "../cloud/workspace.ts";
 import { outcomes } from "../sessions/list-outcome.ts";
+import { mergeView } from "../worktrees/merge-store.ts";
+import { makeSessionWorktree, planSessionWorktree, worksInFolder } from "../worktrees/session-start.ts";
 
 const NewSessionBody = z.object({
   provider: z.string().min(1),
@@ -32,6 +34,8 @@ const NewSessionBody = z.object({
   title: z.string().max(200).optional(),
   text: z.string().max(200_000).optional(),
   mayCreateSessions: z.boolean().optional(),
+  /** contract §10.1: New session's "its own worktree" (ticked by the worktrees setting "all"). */
+  worktree: z.boolean().optional(),
 }).strict();
 
 const PatchBody = z.object({
@@ -57,8 +61,9 @@ function planCloudBody(b: { cwd?: string; repo?: string; branch?: string }) {
   return planCloud(b.repo, b.branch, "Nothing was created.");
 }
 
-function noRepoFor(name: string, b: { repo?: string; branch?: string }): null {
-  if (b.repo || b.branch) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `repo and branch are for Claude Cloud sessions; ${name} works in a folder (cwd). Nothing was created.`);
+function noRepoFor(provider: { id: string; name: string }, b: { repo?: string; branch?: string }): null {
+  if (b.repo) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `repo is for Claude Cloud sessions; ${provider.name} works in a folder (cwd), on a branch of its repository with branch. Nothing was created.`);
+  if (b.branch && !worksInFolder(provider.id)) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `branch is for providers that work in a folder of this relay; ${provider.name} does not. Nothing was created.`);
   return null;
 }
 
@@ -77,7 +82,20 @@ export function sessionDetail(relay: Relay, s: SessionRow) {
     cards: relay.approvals.forSession(s.id).map(cardView),
     ...sessionHistory(relay, s.id),
     ...outcomes(relay.db, [s.id]).get(s.id),
+    ...worktreeDetail(relay, s.id),
   };
+}
+
+/** A worktree session's worktree, its overlaps now and its repository's merge queue (the page). */
+function worktreeDetail(relay: Relay, id: string) {
+  const worktree = relay.worktrees.view(id);
+  if (!worktree) return {};
+  const overlaps = relay.worktrees.overlaps.currentFor(id).map((o) => {
+    const other = o.a === id ? o.b : o.a;
+    return other === "main" ? { mainFolder: o.repo, paths: o.paths } : { session: other, title: relay.sessions.get(other)?.title ?? null, paths: o.paths };
+  });
+  const merges = relay.worktrees.merges.store.ofSession(id, 5).map(mergeView);
+  return { worktree, overlaps, mergeQueue: relay.worktrees.merges.queue(worktree.repo), merges };
 }
 
 /** Owner routes for sessions (contract §3). */
@@ -106,9 +124,14 @@ export function sessionRoutes(relay: Relay): Hono {
     if (!avail.available) throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `${provider.name} is not available on this relay: ${avail.reason}. Nothing was created.`);
     const model = checkModel(provider.id, b.model, { relayName: relay.name, action: "create_session" });
     // Claude Cloud works on a clone of repo at branch (contract §9.2), never in a folder.
-    const cloudPlan = provider.id === "claude-cloud" ? await planCloudBody(b) : noRepoFor(provider.name, b);
+    const cloudPlan = provider.id === "claude-cloud" ? await planCloudBody(b) : noRepoFor(provider, b);
+    const cwd0 = cloudPlan ? "" : checkFolder(b.cwd ?? relay.defaultCwd, "Nothing was created.");
+    // A worktree of its own (contract §10.1): branch, the owner's tick, or the setting "all".
+    const tree = cloudPlan ? null : await planSessionWorktree(relay.worktrees.lifecycle, {
+      folder: cwd0, branch: b.branch, byAgent: false, wanted: b.worktree, setting: relay.settings.get().worktrees, nothing: "Nothing was created.",
+    });
     const staged = cloudPlan ? await cloneCloud(relay.dataDir, cloudPlan, "Nothing was created.", relay.name) : null;
-    const cwd = staged ? staged.dir : checkFolder(b.cwd ?? relay.defaultCwd, "Nothing was created.");
+    const cwd = staged ? staged.dir : cwd0;
     let s: SessionRow;
     try {
       s = relay.db.transaction(() => {
@@ -119,6 +142,10 @@ export function sessionRoutes(relay: Relay): Hono {
       })();
     } finally {
       staged?.discard();
+    }
+    if (tree) {
+      const made = await makeSessionWorktree(relay.worktrees.lifecycle, tree, s, () => relay.deleteSession(s.id), "Nothing was created.");
+      relay.sessions.update(s.id, { cwd: made.path, branch: made.branch });
     }
     if (!staged) relay.noteCwd(cwd);
     relay.bus.emit({ type: "session.updated", sessionId: s.id });
@@ -162,16 +189,19 @@ export function sessionRoutes(relay: Relay): Hono {
     return c.json({ ok: true, session: s.id, stopRequested: relay.turns.stop(s.id) });
   });
 
-  app.post("/:id/archive", (c) => {
+  // A worktree session's folder goes only when nothing uncommitted is in it: `note` says so.
+  app.post("/:id/archive", async (c) => {
     const s = find(c.req.param("id"));
     relay.archiveSession(s.id);
-    return c.json({ ok: true, session: s.id, archived: true });
+    const note = await relay.worktreeWiring.endedNote(s.id);
+    return c.json({ ok: true, session: s.id, archived: true, ...(note ? { note } : {}) });
   });
 
-  app.delete("/:id", (c) => {
+  app.delete("/:id", async (c) => {
     const s = find(c.req.param("id"));
     relay.deleteSession(s.id);
-    return c.json({ ok: true, session: s.id, deleted: true });
+    const note = await relay.worktreeWiring.endedNote(s.id);
+    return c.json({ ok: true, session: s.id, deleted: true, ...(note ? { note } : {}) });
   });
 
   app.post("/:id/kill", (c) => {

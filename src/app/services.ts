@@ -36,6 +36,8 @@ export function servicesOf(relay: Relay): ActionServices {
       openUrl: (id) => relay.openUrl(id),
     },
     secrets: () => relay.secrets(),
+    worktrees: relay.worktrees,
+    worktreeEnded: (id) => relay.worktreeWiring.endedNote(id),
     relay,
   };
 }

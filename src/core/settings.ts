@@ -44,6 +44,10 @@ export const SettingsSchema = z.object({
   maxMcpSessions: z.number().int().min(10).max(100_000),
   /** ACP agents the owner runs by command (contract §10.2); `env` values are secrets. */
   customAgents: CustomAgents,
+  /** Parallel work in one repository (contract §10.1): which new sessions get a git worktree. */
+  worktrees: z.enum(["off", "agents", "all"]),
+  /** The test command a merge runs when `merge` names none; null: none. */
+  mergeTestCommand: z.string().trim().min(1).max(2000).nullable(),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
@@ -85,6 +89,8 @@ export const DEFAULT_SETTINGS: Settings = {
   maxBodyMb: 4,
   maxMcpSessions: 2000,
   customAgents: [],
+  worktrees: "off",
+  mergeTestCommand: null,
 };
 
 // The month the stored spend belongs to; kept beside the settings, never patched directly.

@@ -97,7 +97,8 @@ export function sessionEntry(relay: Relay, s: ListRow, lc: ListContext = listCon
     mode: s.mode,
     state: lc.busy.has(s.id) ? "running_turn" : tasks.length ? "background_only" : "idle",
     cwd: s.cwd,
-    ...(s.repo ? { repo: s.repo, branch: s.branch } : {}),
+    // Claude Cloud: its repository and branch; a worktree session (contract §10.1): its branch.
+    ...(s.repo ? { repo: s.repo, branch: s.branch } : s.branch ? { branch: s.branch } : {}),
     lastActivityAt: iso(s.last_activity_at),
     messageCount: s.message_count,
     tasks,

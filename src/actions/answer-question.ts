@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ActionDef } from "./types.ts";
+import { defineAction } from "./define.ts";
 import { RelayError } from "../core/errors.ts";
 import { fromJson } from "../store/db.ts";
 
@@ -9,25 +9,24 @@ const NOTHING = "Nothing was answered.";
  * session, which lets that session's blocked turn go on. Never the agent's own questions,
  * never the relay's approval cards, never an `ask` (contract §6: REMOTE_RELAY_FORBIDDEN),
  * and those refusals come first, before anything else is looked at or anyone is asked. */
-export const answerQuestion: ActionDef = {
+export const answerQuestion = defineAction({
   name: "answer_question",
   since: "0.9.4",
   write: true,
   level: "full",
+  nothing: NOTHING,
   args: {
     question_id: z.string().min(1).describe("Id of a question card waiting in another session (pendingQuestions of read_session, or a send/wait result with status waiting_question). Ask the user before answering for them, unless they let you decide on your own."),
     choices: z.array(z.string().min(1)).describe("The option picked, as a list with one entry, e.g. [\"Merge\"]. One of choices and answer is required."),
     answer: z.string().min(1).max(100_000).describe("A free-text answer, when no option fits. One of choices and answer is required."),
   },
-  async handler(ctx, args) {
-    const { relay, caller } = ctx;
-    const id = args.question_id;
-    if (typeof id !== "string") throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `answer_question needs question_id: the id of a question card in another session. ${NOTHING}`);
-    if (id.startsWith("card_") || relay.approvals.get(id)) {
+  required: { question_id: "the id of a question card in another session" },
+  async handler({ identity, sessions, questions, approvals, caller, relayName, approve }, { question_id: id, choices = [], answer }) {
+    if (id.startsWith("card_") || approvals.get(id)) {
       throw new RelayError("REMOTE_RELAY_FORBIDDEN", `${id.slice(0, 80)} is an approval card of the relay: only the owner decides those. ${NOTHING}`);
     }
-    const q = relay.questions.get(id);
-    if (!q) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No question "${id.slice(0, 80)}" on relay "${ctx.relayName}". ${NOTHING}`);
+    const q = questions.get(id);
+    if (!q) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No question "${id.slice(0, 80)}" on relay "${relayName}". ${NOTHING}`);
     if (q.kind === "ask") {
       throw new RelayError("REMOTE_RELAY_FORBIDDEN", `Question ${q.id} was asked with ask: it is for the owner to answer, not for agents. ${NOTHING}`);
     }
@@ -37,8 +36,6 @@ export const answerQuestion: ActionDef = {
     if (q.status !== "pending") throw new RelayError("REMOTE_RELAY_NOT_FOUND", `Question ${q.id} is no longer waiting (${q.status}). ${NOTHING}`);
 
     // Everything about the answer is checked before any card.
-    const choices = (args.choices as string[] | undefined) ?? [];
-    const answer = args.answer as string | undefined;
     if (!choices.length && answer === undefined) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `answer_question needs choices (the option picked) or answer (free text). ${NOTHING}`);
     if (choices.length > 1) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Question ${q.id} takes one choice; got ${choices.length}. ${NOTHING}`);
     const options = fromJson<string[]>(q.options_json, []);
@@ -46,14 +43,14 @@ export const answerQuestion: ActionDef = {
     if (choice !== undefined && options.length && !options.includes(choice)) {
       throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `"${choice.slice(0, 100)}" is not one of the options of question ${q.id}: ${options.join(", ")}. ${NOTHING}`);
     }
-    const target = relay.sessions.get(q.session_id);
-    await ctx.approve({
+    const target = sessions.get(q.session_id);
+    await approve({
       target: { id: q.session_id, title: target?.title ?? q.session_id },
-      details: [`Question: ${q.question}`, choice !== undefined ? `Choice: ${choice}` : `Answer: ${answer!.slice(0, 200)}`],
+      details: [`Question: ${q.question}`, choice !== undefined ? `Choice: ${choice}` : `Answer: ${answer?.slice(0, 200)}`],
     });
-    relay.questions.answer(q.id, { ...(choice !== undefined ? { choice } : {}), ...(answer !== undefined ? { answer } : {}), via: `agent:${caller.id}` });
+    questions.answer(q.id, { ...(choice !== undefined ? { choice } : {}), ...(answer !== undefined ? { answer } : {}), via: `agent:${caller.id}` });
     return {
-      summary: `answer_question → ${relay.name} session ${q.session_id}: answered ${q.id}`,
+      summary: `answer_question → ${identity.name} session ${q.session_id}: answered ${q.id}`,
       question_id: q.id,
       session: q.session_id,
       answered: true,
@@ -61,4 +58,4 @@ export const answerQuestion: ActionDef = {
       ...(answer !== undefined ? { answer } : {}),
     };
   },
-};
+});

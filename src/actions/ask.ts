@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ActionDef } from "./types.ts";
+import { defineAction } from "./define.ts";
 import { RelayError } from "../core/errors.ts";
 import { ownOrOtherSession } from "./own-or-other.ts";
 
@@ -9,13 +9,14 @@ const NOTHING = "Nothing was asked.";
  * later as the relay event question_answered. About the agent's own conversation it needs
  * no setting; with `session` (on behalf of another session) it needs agent sessions on and
  * is a write (card in ask/plan), not counted by loop protection. */
-export const ask: ActionDef = {
+export const ask = defineAction({
   name: "ask",
   since: "0.9.16",
   write: false,
   level: "prompt",
   relayOptional: true,
   noSettingNeeded: true,
+  nothing: NOTHING,
   args: {
     question: z.string().min(1).max(10_000).describe("The question for the user. You get the answer later as the relay event question_answered; go on with work that does not depend on it and do not ask the same thing again while it is pending."),
     options: z.array(z.string().min(1).max(500)).max(20).describe("Choices the user can pick from (optional; the user may also answer in free text)."),
@@ -23,27 +24,26 @@ export const ask: ActionDef = {
     detail: z.string().min(1).max(20_000).describe("Background the user needs to decide."),
     session: z.string().min(1).describe("Ask on behalf of this other session (its card shows there; both get the answer). Left out: your own conversation."),
   },
-  async handler(ctx, args) {
-    const { relay, caller } = ctx;
-    if (typeof args.question !== "string") throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `ask needs question: what the user should answer. ${NOTHING}`);
-    const other = args.session !== undefined && args.session !== caller.id;
-    if (other && !relay.settings.get().agentSessions) {
-      throw new RelayError("REMOTE_RELAY_DISABLED", `Asking on behalf of another session needs "Agents may start and use sessions on this relay", which the owner has not switched on on relay "${relay.name}". ${NOTHING}`);
+  required: { question: "what the user should answer" },
+  async handler(ctx, { question, options, recommendation, detail, session }) {
+    const { identity, settings, asks, caller, approve } = ctx;
+    const other = session !== undefined && session !== caller.id;
+    if (other && !settings.get().agentSessions) {
+      throw new RelayError("REMOTE_RELAY_DISABLED", `Asking on behalf of another session needs "Agents may start and use sessions on this relay", which the owner has not switched on on relay "${identity.name}". ${NOTHING}`);
     }
-    const target = ownOrOtherSession(ctx, args.session, NOTHING);
-    relay.asks.checkLimits(caller.id, target.id);
+    const target = ownOrOtherSession(ctx, session, NOTHING);
+    asks.checkLimits(caller.id, target.id);
     if (other) {
-      await ctx.approve({ write: true, prompts: 0, target: { id: target.id, title: target.title }, details: [`Question: ${args.question.slice(0, 300)}`], nothing: NOTHING });
+      await approve({ write: true, prompts: 0, target: { id: target.id, title: target.title }, details: [`Question: ${question.slice(0, 300)}`], nothing: NOTHING });
     }
-    const q = relay.asks.create({
-      askedBy: caller.id, sessionId: target.id, question: args.question, options: (args.options as string[] | undefined) ?? [],
-      recommendation: (args.recommendation as string | undefined) ?? null, detail: (args.detail as string | undefined) ?? null,
+    const q = asks.create({
+      askedBy: caller.id, sessionId: target.id, question, options: options ?? [], recommendation: recommendation ?? null, detail: detail ?? null,
     });
     return {
-      summary: `ask → ${relay.name}${other ? ` session ${target.id}` : ""}: question ${q.id} pending`,
+      summary: `ask → ${identity.name}${other ? ` session ${target.id}` : ""}: question ${q.id} pending`,
       question_id: q.id,
       status: "pending",
       ...(other ? { session: { id: target.id, title: target.title } } : {}),
     };
   },
-};
+});

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ActionDef } from "./types.ts";
+import { defineAction } from "./define.ts";
 import { targetSession } from "./target.ts";
 import { messageView, pendingQuestions, sessionEntry } from "../sessions/views.ts";
 import { iso } from "../core/clock.ts";
@@ -11,34 +11,35 @@ import { fromJson } from "../store/db.ts";
 const LAST_DEFAULT = 10;
 const LAST_MAX = 200;
 
-export const readSession: ActionDef = {
+export const readSession = defineAction({
   name: "read_session",
   since: "0.9.4",
   write: false,
   level: "read",
+  nothing: "Nothing was done.",
   args: {
     session: z.string().min(1).describe("Session id to read."),
     last: z.number().int().min(1).describe(`How many of the latest messages to return (default ${LAST_DEFAULT}, at most ${LAST_MAX}).`),
   },
-  async handler(ctx, args) {
-    const { relay } = ctx;
-    const s = targetSession(ctx, "read_session", args.session);
+  async handler(ctx, { session, last }) {
+    const { identity, clock, sessions, turns, relay } = ctx;
+    const s = targetSession(ctx, "read_session", session);
     // A worktree session (contract §10.1): its worktree and what it changed against base.
     const worktree = ctx.worktrees.view(s.id);
     const changes = worktree ? await ctx.worktrees.changes(s.id).catch(() => null) : null;
     const entry = sessionEntry(relay, s);
     // More than the cap is not an error: the agent gets the most there is, and is told.
-    const asked = (args.last as number | undefined) ?? LAST_DEFAULT;
+    const asked = last ?? LAST_DEFAULT;
     // An agent's reply shows what it did in one compact line per tool (🛰️ for relay_tool).
-    const messages = relay.sessions.messages(s.id, Math.min(asked, LAST_MAX)).map((m) => {
+    const messages = sessions.messages(s.id, Math.min(asked, LAST_MAX)).map((m) => {
       const activity = m.role === "agent" && m.meta_json ? activitySummary(fromJson<{ activity?: unknown }>(m.meta_json, {}).activity) : [];
       return { ...messageView(m), ...(activity.length ? { activity } : {}) };
     });
-    const running = relay.sessions.activeTurns(s.id).find((t) => t.status === "running");
-    const live = running ? relay.turns.inFlight(running.id) : null;
-    const tasks = relay.sessions.tasksOf(s.id).filter((t) => t.status === "running" || (t.ended_at ?? 0) > relay.clock.now() - 3_600_000);
+    const running = sessions.activeTurns(s.id).find((t) => t.status === "running");
+    const live = running ? turns.inFlight(running.id) : null;
+    const tasks = sessions.tasksOf(s.id).filter((t) => t.status === "running" || (t.ended_at ?? 0) > clock.now() - 3_600_000);
     return {
-      summary: `read_session → ${relay.name} session ${s.id}: ${entry.state}, ${messages.length} of ${s.message_count} messages`,
+      summary: `read_session → ${identity.name} session ${s.id}: ${entry.state}, ${messages.length} of ${s.message_count} messages`,
       session: { ...entry, group: groupMembers(relay, s) },
       state: entry.state,
       messages,
@@ -51,4 +52,4 @@ export const readSession: ActionDef = {
       ...(asked > LAST_MAX ? { note: `last is at most ${LAST_MAX}; the latest ${LAST_MAX} messages are shown.` } : {}),
     };
   },
-};
+});

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ActionDef } from "./types.ts";
+import { defineAction } from "./define.ts";
 import { RelayError } from "../core/errors.ts";
 import { HOUR, iso } from "../core/clock.ts";
 import { targetSession } from "./target.ts";
@@ -9,22 +9,23 @@ import { TAIL_DEFAULT, TAIL_MAX, tailLines } from "../tasks/tail.ts";
 import { testCounts } from "../tasks/test-counts.ts";
 import { maskSecrets } from "../tasks/mask-secrets.ts";
 
-export const readTaskOutput: ActionDef = {
+export const readTaskOutput = defineAction({
   name: "read_task_output",
   since: "0.9.12",
   write: false,
   level: "read",
+  nothing: "Nothing was read.",
   args: {
     session: z.string().min(1).describe("Session id the task runs in."),
     task_id: z.string().min(1).describe("taskId from read_session's tasks."),
     lines: z.number().int().min(1).describe(`How many lines from the end (default ${TAIL_DEFAULT}, at most ${TAIL_MAX}).`),
   },
-  handler(ctx, args) {
-    const { relay } = ctx;
-    const s = targetSession(ctx, "read_task_output", args.session);
-    const taskId = String(args.task_id);
-    const t = relay.sessions.task(s.id, taskId);
-    const gone = t && t.status !== "running" && (t.ended_at ?? 0) <= relay.clock.now() - HOUR;
+  handler(ctx, { session, task_id, lines: asked = TAIL_DEFAULT }) {
+    const { identity, clock, sessions, tasks, relay } = ctx;
+    const s = targetSession(ctx, "read_task_output", session);
+    const taskId = String(task_id);
+    const t = sessions.task(s.id, taskId);
+    const gone = t && t.status !== "running" && (t.ended_at ?? 0) <= clock.now() - HOUR;
     if (!t || gone) {
       throw new RelayError(
         "REMOTE_RELAY_NOT_FOUND",
@@ -33,9 +34,8 @@ export const readTaskOutput: ActionDef = {
           : `No task ${taskId.slice(0, 80)} in session ${s.id} (read_session lists its tasks). Nothing was read.`,
       );
     }
-    const out = relay.tasks.readOutput(t);
-    const lines = toPlainLines(maskSecrets(out.text, relay.secrets()));
-    const asked = (args.lines as number | undefined) ?? TAIL_DEFAULT;
+    const out = tasks.readOutput(t);
+    const lines = toPlainLines(maskSecrets(out.text, ctx.secrets()));
     const { tail, truncated } = tailLines(lines, Math.min(asked, TAIL_MAX));
     const counts = testCounts(lines);
     const stall = stallOf(relay, t);
@@ -48,7 +48,7 @@ export const readTaskOutput: ActionDef = {
     if (stall) parts.push(`last output ${stall.minutes} min ago`);
     if (counts) parts.push(`${counts.passed} passed, ${counts.failed} failed`);
     return {
-      summary: `read_task_output → ${relay.name} session ${s.id} task ${t.id}: ${parts.join(", ")}`,
+      summary: `read_task_output → ${identity.name} session ${s.id} task ${t.id}: ${parts.join(", ")}`,
       task: { id: t.id, description: t.description, type: t.type, startedAt: iso(t.started_at), endedAt: iso(t.ended_at), status: t.status, exitCode: t.exit_code },
       ...(stall ? { stall } : {}),
       ...(counts ? { counts } : {}),
@@ -57,4 +57,4 @@ export const readTaskOutput: ActionDef = {
       ...(notes.length ? { note: notes.join(" ") } : {}),
     };
   },
-};
+});

@@ -1,5 +1,5 @@
 import { platform, arch } from "node:os";
-import type { ActionDef } from "./types.ts";
+import { defineAction } from "./define.ts";
 import { defaultModelOf, modelsOf, providerAvailability, providerList } from "../providers/catalog.ts";
 import { probeResult } from "../providers/probe-cache.ts";
 import { UNKNOWN_CAPABILITIES } from "../providers/capabilities.ts";
@@ -25,30 +25,30 @@ export function providersInfo(settings: Record<string, unknown>) {
   });
 }
 
-export const relayInfo: ActionDef = {
+export const relayInfo = defineAction({
   name: "relay_info",
   since: "0.9.4",
   write: false,
   level: "read",
+  nothing: "Nothing was done.",
   args: {},
-  async handler(ctx) {
-    const { relay } = ctx;
-    const settings = relay.settings.get();
+  async handler({ identity, settings: store, folders, caller, relay }) {
+    const settings = store.get();
     // DeepSeek / OpenAI-compatible: their models endpoint says which models exist and whether
     // the key works; an installed CLI's first sign-in check, when it still runs, is waited for.
     await Promise.all([refreshOpenAiAgents(settings as unknown as Record<string, unknown>), relay.probes.firstChecks(providerList().map((p) => p.id))]);
     const groups = groupsInfo(relay);
     return {
-      summary: `relay_info → ${relay.name}: OAR ${relay.version}, ${groups.groups?.length ?? 0} group${groups.groups?.length === 1 ? "" : "s"}`,
-      name: relay.name,
-      version: relay.version,
+      summary: `relay_info → ${identity.name}: OAR ${identity.version}, ${groups.groups?.length ?? 0} group${groups.groups?.length === 1 ? "" : "s"}`,
+      name: identity.name,
+      version: identity.version,
       platform: `${platform()}-${arch()}`,
       acceptsAgentPrompts: settings.acceptPromptsFromOtherRelays,
-      mode: ctx.caller.mode,
-      defaultCwd: relay.defaultCwd,
-      recentCwds: relay.recentCwds,
+      mode: caller.mode,
+      defaultCwd: identity.defaultCwd,
+      recentCwds: folders.recent(),
       providers: providersInfo(settings as unknown as Record<string, unknown>),
       ...groups,
     };
   },
-};
+});

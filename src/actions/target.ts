@@ -1,5 +1,6 @@
 import { RelayError } from "../core/errors.ts";
 import type { SessionRow } from "../sessions/types.ts";
+import { startedBy } from "../sessions/started-by.ts";
 import type { ActionContext } from "./types.ts";
 
 const VERB: Record<string, string> = {
@@ -7,6 +8,8 @@ const VERB: Record<string, string> = {
   answer_question: "answer the questions of", subscribe: "watch",
 };
 
+// The tail of the refusals the dispatcher and targetSession give, per action (an action's own
+// `nothing`, define.ts, ends only its `required` refusals: for withdraw the two differ).
 const NOTHING: Record<string, string> = {
   send: "Nothing was sent.", create_session: "Nothing was created.", update_session: "Nothing was changed.",
   stop: "Nothing was stopped.", archive: "Nothing was archived.", wait: "Nothing was waited for.",
@@ -16,21 +19,23 @@ const NOTHING: Record<string, string> = {
 
 export const nothingDone = (action: string): string => NOTHING[action] ?? "Nothing was done.";
 
+type Lookup = Pick<ActionContext, "sessions" | "relayName" | "caller">;
+
 /** Looks up the session a call names, with the refusals every action shares. */
 export function targetSession(
-  ctx: ActionContext,
+  { sessions, relayName, caller }: Lookup,
   action: string,
-  id: unknown,
+  id: string | undefined,
   opts: { notSelf?: boolean; notArchived?: boolean } = {},
 ): SessionRow {
-  if (typeof id !== "string" || !id) {
+  if (!id) {
     throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${action} needs session: a session id from list_sessions. ${nothingDone(action)}`);
   }
-  const s = ctx.relay.sessions.get(id);
+  const s = sessions.get(id);
   if (!s) {
-    throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No session "${id.slice(0, 80)}" on relay "${ctx.relayName}" (list_sessions shows the sessions there). ${nothingDone(action)}`);
+    throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No session "${id.slice(0, 80)}" on relay "${relayName}" (list_sessions shows the sessions there). ${nothingDone(action)}`);
   }
-  if (opts.notSelf && s.id === ctx.caller.id) {
+  if (opts.notSelf && s.id === caller.id) {
     throw new RelayError("REMOTE_RELAY_FORBIDDEN", `An agent cannot ${VERB[action] ?? action} the conversation it runs in. ${nothingDone(action)}`);
   }
   if (opts.notArchived && s.archived_at) {
@@ -42,12 +47,11 @@ export function targetSession(
 export const MAX_WORKING = 4;
 
 /** contract §6: at most 4 sessions started by one conversation may have a queued or running turn. */
-export function checkWorkingLimit(ctx: ActionContext, action: string, target: SessionRow | null): void {
-  if (target && target.via_session !== ctx.caller.id) return;
-  const busy = ctx.relay.sessions.busySessions();
+export function checkWorkingLimit({ sessions, caller, relay }: Pick<ActionContext, "sessions" | "caller" | "relay">, action: string, target: SessionRow | null): void {
+  if (target && target.via_session !== caller.id) return;
+  const busy = sessions.busySessions();
   if (target && busy.has(target.id)) return;
-  const started = ctx.relay.db.prepare("SELECT id, title FROM sessions WHERE via_session = ? AND deleted_at IS NULL").all(ctx.caller.id) as { id: string; title: string }[];
-  const working = started.filter((s) => busy.has(s.id));
+  const working = startedBy(relay.db, caller.id).filter((s) => busy.has(s.id));
   if (working.length >= MAX_WORKING) {
     throw new RelayError(
       "REMOTE_RELAY_LIMIT",
@@ -57,21 +61,23 @@ export function checkWorkingLimit(ctx: ActionContext, action: string, target: Se
   }
 }
 
+type Asker = Pick<ActionContext, "caller" | "remote">;
+
 /** The first line of a prompt from an agent on this relay (contract §4.5). */
-export function agentPromptText(ctx: ActionContext, text: string): string {
+export function agentPromptText({ caller, remote }: Asker, text: string): string {
   // seed §7.4: a prompt from an agent on a paired relay names that relay.
-  if (ctx.remote) return `[Remote prompt from an agent on relay "${ctx.remote.relay}" · session "${ctx.caller.title}" · ${ctx.caller.model} · acting for the user]\n${text}`;
-  return `[Prompt from an agent on this relay · session "${ctx.caller.title}" · ${ctx.caller.model} · acting for the user]\n${text}`;
+  if (remote) return `[Remote prompt from an agent on relay "${remote.relay}" · session "${caller.title}" · ${caller.model} · acting for the user]\n${text}`;
+  return `[Prompt from an agent on this relay · session "${caller.title}" · ${caller.model} · acting for the user]\n${text}`;
 }
 
-export function fromInfo(ctx: ActionContext) {
-  if (ctx.remote) return { relay: ctx.remote.relay, session: ctx.remote.session, title: ctx.caller.title, model: ctx.caller.model };
-  return { relay: ctx.relay.name, session: ctx.caller.id, title: ctx.caller.title, model: ctx.caller.model };
+export function fromInfo({ caller, remote, identity }: Asker & Pick<ActionContext, "identity">) {
+  if (remote) return { relay: remote.relay, session: remote.session, title: caller.title, model: caller.model };
+  return { relay: identity.name, session: caller.id, title: caller.title, model: caller.model };
 }
 
 /** How an agent's prompt is stored: role `remote` from another relay's agent (no "reply
  * ready" notification for its turn, seed §7.4), and the origin chain it carries (§5.5). */
-export function promptKind(ctx: ActionContext): { role: "user" | "remote"; origin: unknown } {
-  if (ctx.remote) return { role: "remote", origin: ctx.remote.origin };
-  return { role: "user", origin: ctx.relay.pairing.originOf(ctx.caller) };
+export function promptKind({ caller, remote, pairing }: Asker & Pick<ActionContext, "pairing">): { role: "user" | "remote"; origin: unknown } {
+  if (remote) return { role: "remote", origin: remote.origin };
+  return { role: "user", origin: pairing.originOf(caller) };
 }

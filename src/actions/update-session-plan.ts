@@ -1,11 +1,11 @@
 import { RelayError } from "../core/errors.ts";
-import type { Relay } from "../relay.ts";
-import type { Mode, SessionRow } from "../sessions/types.ts";
+import type { Effort, Mode, SessionRow } from "../sessions/types.ts";
 import { getProvider } from "../providers/catalog.ts";
 import { checkModel } from "../providers/model-check.ts";
 import { groupOf, type GroupRef } from "../groups/groups.ts";
 import { resolveGroupForUpdate } from "../groups/find.ts";
-import { checkFolder } from "./create-session.ts";
+import { checkFolder } from "./commands/new-session.ts";
+import type { ActionContext } from "./types.ts";
 import { planKnobs, type KnobPlan, type ThinkingDisplay, type Window } from "./update-session-knobs.ts";
 
 // Checks a whole update_session call on the target before any card and before anything is
@@ -16,7 +16,7 @@ export const NOTHING = "Nothing was changed.";
 
 export interface UpdateArgs {
   model?: string;
-  effort?: string;
+  effort?: Effort;
   mode?: Mode;
   title?: string;
   cwd?: string;
@@ -43,12 +43,16 @@ export interface Plan {
 /** `group: "none"` takes a session out of its group (an empty value counts as no argument). */
 export const LEAVE_GROUP = "none";
 
-export function planUpdate(relay: Relay, s: SessionRow, a: UpdateArgs): Plan {
+/** What planning reads: the store, and the relay for the group functions until they take
+ * their own deps (issue 19, step 2). */
+type PlanDeps = Pick<ActionContext, "identity" | "sessions" | "relay">;
+
+export function planUpdate(d: PlanDeps, s: SessionRow, a: UpdateArgs): Plan {
   const plan: Plan = { fields: {}, knobs: planKnobs(s, a), changed: [], details: [], notes: [] };
   const provider = getProvider(s.provider);
   if (a.model !== undefined) {
     // A Copilot session is checked against Copilot's list only: it never moves to another provider.
-    const m = checkModel(s.provider, a.model, { relayName: relay.name, action: "update_session" });
+    const m = checkModel(s.provider, a.model, { relayName: d.identity.name, action: "update_session" });
     if (m.modelNote) plan.modelNote = m.modelNote;
     if (m.model !== s.model) {
       plan.fields.model = m.model;
@@ -57,7 +61,7 @@ export function planUpdate(relay: Relay, s: SessionRow, a: UpdateArgs): Plan {
     }
   }
   if (a.effort !== undefined) {
-    if (!provider?.efforts.includes(a.effort as never)) {
+    if (!provider?.efforts.includes(a.effort)) {
       throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `effort "${a.effort}" is not offered by ${provider?.name ?? s.provider}: ${provider?.efforts.join(", ")}. ${NOTHING}`);
     }
     if (a.effort !== s.effort) {
@@ -81,12 +85,12 @@ export function planUpdate(relay: Relay, s: SessionRow, a: UpdateArgs): Plan {
   plan.details.push(...plan.knobs.details);
   plan.notes.push(...plan.knobs.notes);
 
-  if (a.group !== undefined) planGroup(relay, s, a.group, plan);
-  if (a.cwd !== undefined && a.cwd !== s.cwd) planFolder(relay, s, a.cwd, plan);
+  if (a.group !== undefined) planGroup(d, s, a.group, plan);
+  if (a.cwd !== undefined && a.cwd !== s.cwd) planFolder(d, s, a.cwd, plan);
   return plan;
 }
 
-function planGroup(relay: Relay, s: SessionRow, ref: string, plan: Plan): void {
+function planGroup({ relay }: PlanDeps, s: SessionRow, ref: string, plan: Plan): void {
   const current = groupOf(relay, s);
   if (ref.trim().toLowerCase() === LEAVE_GROUP) {
     if (!current) return;
@@ -107,11 +111,11 @@ function planGroup(relay: Relay, s: SessionRow, ref: string, plan: Plan): void {
 }
 
 /** Why a session cannot move to another folder now, or null. */
-export function folderBusy(relay: Relay, s: SessionRow): string | null {
-  const turns = relay.sessions.activeTurns(s.id);
+export function folderBusy({ sessions }: Pick<ActionContext, "sessions">, s: SessionRow): string | null {
+  const turns = sessions.activeTurns(s.id);
   if (turns.some((t) => t.status === "running")) return "a turn is running there";
   if (turns.length) return "a turn is queued there";
-  const task = relay.sessions.tasksOf(s.id).find((t) => t.status === "running");
+  const task = sessions.tasksOf(s.id).find((t) => t.status === "running");
   if (task) return `a background task runs there ("${task.description}", ${task.id})`;
   return null;
 }
@@ -120,12 +124,12 @@ export function busyError(reason: string, tail: string): RelayError {
   return new RelayError("REMOTE_RELAY_BUSY", `The session cannot move to another folder now: ${reason}. Wait until it is idle. ${tail}`);
 }
 
-function planFolder(relay: Relay, s: SessionRow, cwd: string, plan: Plan): void {
+function planFolder(d: PlanDeps, s: SessionRow, cwd: string, plan: Plan): void {
   if (s.provider === "claude-cloud") {
     throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Claude Cloud sessions work on a clone of their repository (${s.repo ?? "their repo"}); cwd cannot change. ${NOTHING}`);
   }
   checkFolder(cwd, NOTHING);
-  const busy = folderBusy(relay, s);
+  const busy = folderBusy(d, s);
   if (busy) throw busyError(busy, NOTHING);
   plan.cwd = cwd;
   plan.changed.push("cwd");

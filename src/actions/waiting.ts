@@ -2,10 +2,15 @@ import type { ActionContext } from "./types.ts";
 import type { TurnRow } from "../sessions/types.ts";
 import { pendingQuestions } from "../sessions/views.ts";
 
+/** What a wait answers (contract §4.4): `status` and the fields that go with it. */
+export type TurnWait = Record<string, unknown> & { status: string };
+
+type WaitDeps = Pick<ActionContext, "settings" | "clock" | "sessions" | "turns" | "address" | "signal" | "relay">;
+
 /** The wait a call asked for, clamped to Longest wait per tool call, with the note the
  * agent reads when it asked for more. */
-export function effectiveWait(ctx: ActionContext, requested: number | undefined): { seconds: number; note?: string } {
-  const longest = ctx.relay.settings.get().longestWaitMinutes * 60;
+export function effectiveWait({ settings }: Pick<ActionContext, "settings">, requested: number | undefined): { seconds: number; note?: string } {
+  const longest = settings.get().longestWaitMinutes * 60;
   if (requested === undefined) return { seconds: longest };
   if (requested > longest) {
     return {
@@ -18,29 +23,29 @@ export function effectiveWait(ctx: ActionContext, requested: number | undefined)
 
 /** Waits on the relay clock until the turn ends, asks a question, or the wait runs out,
  * and answers with the status table of contract §4.4. */
-export async function waitForTurn(ctx: ActionContext, turn: TurnRow, waitSeconds: number | undefined): Promise<Record<string, unknown>> {
-  const { relay } = ctx;
-  const wait = effectiveWait(ctx, waitSeconds);
-  const deadline = relay.clock.now() + wait.seconds * 1000;
+export async function waitForTurn(d: WaitDeps, turn: TurnRow, waitSeconds: number | undefined): Promise<TurnWait> {
+  const { clock, sessions, turns, address, signal } = d;
+  const wait = effectiveWait(d, waitSeconds);
+  const deadline = clock.now() + wait.seconds * 1000;
   for (;;) {
-    const t = relay.sessions.turn(turn.id)!;
-    const out = turnStatus(ctx, t);
-    if (out || relay.clock.now() >= deadline || ctx.signal.aborted) {
-      const base = out ?? stillGoing(ctx, t);
+    const t = sessions.turn(turn.id)!;
+    const out = turnStatus(d, t);
+    if (out || clock.now() >= deadline || signal.aborted) {
+      const base = out ?? stillGoing(d, t);
       return {
         ...base,
         session: t.session_id,
         message_id: t.message_id,
-        openUrl: relay.openUrl(t.session_id),
+        openUrl: address.openUrl(t.session_id),
         ...(wait.note ? { note: [wait.note, base.note].filter(Boolean).join(" ") } : {}),
       };
     }
-    await relay.turns.waitChange([t.id, t.session_id], deadline, ctx.signal);
+    await turns.waitChange([t.id, t.session_id], deadline, signal);
   }
 }
 
 /** A final status (or a question waiting), or null while the turn is queued or running. */
-function turnStatus(ctx: ActionContext, t: TurnRow): Record<string, unknown> | null {
+function turnStatus({ relay }: WaitDeps, t: TurnRow): TurnWait | null {
   const model = t.model;
   switch (t.status) {
     case "done":
@@ -50,7 +55,7 @@ function turnStatus(ctx: ActionContext, t: TurnRow): Record<string, unknown> | n
     case "error":
       return { status: "error", error: t.error ?? "The turn failed.", reply: { text: t.reply_text ?? "", model } };
     case "running": {
-      const questions = pendingQuestions(ctx.relay, t.session_id).filter((q) => q.kind === "ask_user");
+      const questions = pendingQuestions(relay, t.session_id).filter((q) => q.kind === "ask_user");
       if (questions.length) return { status: "waiting_question", pendingQuestions: questions, note: "The turn waits on a question card; the owner (or an agent allowed to, with answer_question) answers it." };
       return null;
     }
@@ -59,16 +64,15 @@ function turnStatus(ctx: ActionContext, t: TurnRow): Record<string, unknown> | n
   }
 }
 
-function stillGoing(ctx: ActionContext, t: TurnRow): Record<string, unknown> {
+function stillGoing({ turns }: WaitDeps, t: TurnRow): TurnWait {
   if (t.status === "queued") {
-    return { status: "queued", queuePosition: ctx.relay.turns.queuePosition(t), note: "Another turn is ahead; call wait with this session and message_id to keep waiting." };
+    return { status: "queued", queuePosition: turns.queuePosition(t), note: "Another turn is ahead; call wait with this session and message_id to keep waiting." };
   }
-  const live = ctx.relay.turns.inFlight(t.id);
+  const live = turns.inFlight(t.id);
   return { status: "running", reply: { text: live?.text ?? "", model: t.model }, note: "The turn is still running; call wait with this session and message_id to keep waiting." };
 }
 
-export function statusSummary(action: string, relayName: string, sessionId: string, r: Record<string, unknown>): string {
-  const status = String(r.status);
-  const extra = status === "queued" ? ` (position ${r.queuePosition})` : status === "error" ? `: ${String(r.error).slice(0, 120)}` : "";
-  return `${action} → ${relayName} session ${sessionId}: ${status}${extra}`;
+export function statusSummary(action: string, relayName: string, sessionId: string, r: TurnWait): string {
+  const extra = r.status === "queued" ? ` (position ${r.queuePosition})` : r.status === "error" ? `: ${String(r.error).slice(0, 120)}` : "";
+  return `${action} → ${relayName} session ${sessionId}: ${r.status}${extra}`;
 }

@@ -5,9 +5,8 @@ import type { Relay } from "../relay.ts";
 import { Effort, Mode, type SessionRow } from "../sessions/types.ts";
 import { listContext, pendingQuestions, sessionEntry, taskSummary } from "../sessions/views.ts";
 import { jsonBody } from "./http-errors.ts";
-import { getProvider, providerAvailability, providerList } from "../providers/catalog.ts";
 import { checkModel } from "../providers/model-check.ts";
-import { checkFolder } from "../actions/create-session.ts";
+import { checkFolder, newSession, newSessionDeps, planNewSession } from "../actions/commands/new-session.ts";
 import { cardView } from "../approvals/approvals.ts";
 import { groupMembers } from "../groups/members.ts";
 import { iso } from "../core/clock.ts";
@@ -18,10 +17,8 @@ import { listPage } from "../sessions/list-query.ts";
 import { OWNER_LIST_TAIL, ownerListQuery } from "./list-params.ts";
 import { ownerMessageView, sessionHistory } from "./session-history.ts";
 import { issueWords } from "../core/issue-words.ts";
-import { cloneCloud, planCloud } from "../cloud/workspace.ts";
 import { outcomes } from "../sessions/list-outcome.ts";
 import { mergeView } from "../worktrees/merge-store.ts";
-import { makeSessionWorktree, planSessionWorktree, worksInFolder } from "../worktrees/session-start.ts";
 
 const NewSessionBody = z.object({
   provider: z.string().min(1),
@@ -54,17 +51,6 @@ function parse<T>(schema: z.ZodType<T>, body: unknown, tail: string): T {
     throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${words[0].toUpperCase()}${words.slice(1)}. ${tail}`);
   }
   return r.data;
-}
-
-function planCloudBody(b: { cwd?: string; repo?: string; branch?: string }) {
-  if (b.cwd) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "Claude Cloud sessions take repo and branch instead of cwd: the relay clones the branch into a workspace of its own. Nothing was created.");
-  return planCloud(b.repo, b.branch, "Nothing was created.");
-}
-
-function noRepoFor(provider: { id: string; name: string }, b: { repo?: string; branch?: string }): null {
-  if (b.repo) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `repo is for Claude Cloud sessions; ${provider.name} works in a folder (cwd), on a branch of its repository with branch. Nothing was created.`);
-  if (b.branch && !worksInFolder(provider.id)) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `branch is for providers that work in a folder of this relay; ${provider.name} does not. Nothing was created.`);
-  return null;
 }
 
 export function sessionDetail(relay: Relay, s: SessionRow) {
@@ -116,40 +102,10 @@ export function sessionRoutes(relay: Relay): Hono {
   });
 
   app.post("/", async (c) => {
-    const b = parse(NewSessionBody, await jsonBody(c), "Nothing was created.");
-    const provider = getProvider(b.provider);
-    if (!provider) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider "${b.provider}". Providers: ${providerList().map((p) => p.id).join(", ")}. Nothing was created.`);
-    await relay.probes.firstChecks([provider.id]);
-    const avail = providerAvailability(provider.id, { settings: relay.settings.get() as unknown as Record<string, unknown> });
-    if (!avail.available) throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `${provider.name} is not available on this relay: ${avail.reason}. Nothing was created.`);
-    const model = checkModel(provider.id, b.model, { relayName: relay.name, action: "create_session" });
-    // Claude Cloud works on a clone of repo at branch (contract §9.2), never in a folder.
-    const cloudPlan = provider.id === "claude-cloud" ? await planCloudBody(b) : noRepoFor(provider, b);
-    const cwd0 = cloudPlan ? "" : checkFolder(b.cwd ?? relay.defaultCwd, "Nothing was created.");
-    // A worktree of its own (contract §10.1): branch, the owner's tick, or the setting "all".
-    const tree = cloudPlan ? null : await planSessionWorktree(relay.worktrees.lifecycle, {
-      folder: cwd0, branch: b.branch, byAgent: false, wanted: b.worktree, setting: relay.settings.get().worktrees, nothing: "Nothing was created.",
-    });
-    const staged = cloudPlan ? await cloneCloud(relay.dataDir, cloudPlan, "Nothing was created.", relay.name) : null;
-    const cwd = staged ? staged.dir : cwd0;
-    let s: SessionRow;
-    try {
-      s = relay.db.transaction(() => {
-        const row = relay.sessions.create({ provider: provider.id, model: model.model, effort: b.effort ?? null, mode: b.mode, cwd, title: b.title, mayCreateSessions: b.mayCreateSessions,
-          ...(cloudPlan ? { repo: cloudPlan.repo.display, branch: cloudPlan.branch } : {}) });
-        if (staged) relay.sessions.update(row.id, { cwd: staged.place(row.id) });
-        return row;
-      })();
-    } finally {
-      staged?.discard();
-    }
-    if (tree) {
-      const made = await makeSessionWorktree(relay.worktrees.lifecycle, tree, s, () => relay.deleteSession(s.id), "Nothing was created.");
-      relay.sessions.update(s.id, { cwd: made.path, branch: made.branch });
-    }
-    if (!staged) relay.noteCwd(cwd);
-    relay.bus.emit({ type: "session.updated", sessionId: s.id });
-    if (b.text) relay.ownerMessage(s.id, b.text);
+    const { text, title, mode, mayCreateSessions, ...ask } = parse(NewSessionBody, await jsonBody(c), "Nothing was created.");
+    const d = newSessionDeps(relay);
+    const s = await newSession(d, await planNewSession(d, ask, { owner: true }), { title, mode, mayCreateSessions });
+    if (text) relay.ownerMessage(s.id, text);
     return c.json(sessionDetail(relay, relay.sessions.get(s.id)!), 201);
   });
 

@@ -1,14 +1,13 @@
 import { Hono } from "hono";
 import type { Relay } from "../relay.ts";
-import type { ActionContext } from "../actions/types.ts";
-import { usage } from "../actions/usage.ts";
+import { usageReport } from "../actions/usage.ts";
 
 /** GET /api/usage: the owner's page reads the same per-provider meters as relay_tool's
  * `usage` action (it reads only the relay, not the calling conversation). */
 export function usageRoutes(relay: Relay): Hono {
   const app = new Hono();
-  app.get("/", async (c) => {
-    const { summary: _summary, ...rest } = await usage.handler({ relay } as ActionContext, {});
+  app.get("/", (c) => {
+    const { summary: _summary, ...rest } = usageReport(relay.services);
     return c.json(rest);
   });
   return app;

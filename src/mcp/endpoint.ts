@@ -3,8 +3,9 @@ import type { Context } from "hono";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
-import type { Relay } from "../relay.ts";
 import { callRelayTool } from "../actions/dispatch.ts";
+import type { ActionServices } from "../actions/services.ts";
+import type { SecretMask } from "../core/secret-mask.ts";
 import { toolInputSchema, TOOL_DESCRIPTION } from "./tool-schema.ts";
 import { ClientGone, HttpRefusal, readBodyText } from "../api/body.ts";
 import { RelayError } from "../core/errors.ts";
@@ -19,6 +20,13 @@ const PROGRESS_EVERY_MS = Number(process.env.OAR_PROGRESS_MS) > 0 ? Number(proce
 const ENV_MCP_SESSIONS_MAX = Number(process.env.OAR_MCP_SESSIONS_MAX) > 0 ? Number(process.env.OAR_MCP_SESSIONS_MAX) : 0;
 /** Where non-object tool arguments travel past the SDK's own schema check to ours. */
 const RAW_ARGUMENTS = "__oar_raw_arguments";
+
+/** What /mcp uses: the action path's services (whose identity, settings and sessions it reads
+ * too) and the mask every result passes. */
+export interface McpDeps {
+  services: ActionServices;
+  secretMask: Pick<SecretMask, "maskJson">;
+}
 
 interface Entry {
   transport: WebStandardStreamableHTTPServerTransport;
@@ -41,12 +49,18 @@ export class McpEndpoint {
   private tick = 0;
   private schema = toolInputSchema();
 
-  constructor(private relay: Relay) {}
+  private services: ActionServices;
+  private secretMask: McpDeps["secretMask"];
+
+  constructor(d: McpDeps) {
+    this.services = d.services;
+    this.secretMask = d.secretMask;
+  }
 
   async handle(c: Context): Promise<Response> {
     const auth = c.req.header("authorization") ?? "";
     const token = /^Bearer\s+(.+)$/i.exec(auth)?.[1]?.trim();
-    const caller = token ? this.relay.sessions.byToken(token) : undefined;
+    const caller = token ? this.services.sessions.byToken(token) : undefined;
     if (!caller) return rpcError(c, 401, RpcCode.unauthorized, "Unauthorized: a session's agent token is required.");
     const sid = c.req.header("mcp-session-id");
     // A session id still being revived by a request just before this one is waited for, so
@@ -138,7 +152,7 @@ export class McpEndpoint {
   private async readBody(c: Context): Promise<{ request: Request; parsed?: { parsedBody: unknown } }> {
     const req = c.req.raw;
     if (req.method !== "POST") return { request: req };
-    const text = await readBodyText(req, this.relay.settings.get().maxBodyMb * 1024 * 1024);
+    const text = await readBodyText(req, this.services.settings.get().maxBodyMb * 1024 * 1024);
     const rebuilt = new Request(req.url, { method: req.method, headers: req.headers, body: text });
     let parsed: unknown;
     try {
@@ -161,10 +175,10 @@ export class McpEndpoint {
    * recently used that are not in the middle of a call. */
   /** Returns the cap when nothing could be evicted to make room (all in a call), else 0. */
   private evict(): number {
-    const MAX_MCP_SESSIONS = ENV_MCP_SESSIONS_MAX || this.relay.settings.get().maxMcpSessions;
+    const MAX_MCP_SESSIONS = ENV_MCP_SESSIONS_MAX || this.services.settings.get().maxMcpSessions;
     if (this.entries.size < MAX_MCP_SESSIONS) return 0;
     for (const [id, e] of this.entries) {
-      if (!this.relay.sessions.get(e.callerId)) this.drop(id, e);
+      if (!this.services.sessions.get(e.callerId)) this.drop(id, e);
     }
     const idle = [...this.entries.entries()].filter(([, e]) => e.calls.active === 0).sort((x, y) => x[1].lastUsed - y[1].lastUsed);
     for (const [id, e] of idle.slice(0, Math.max(0, this.entries.size - MAX_MCP_SESSIONS + 1))) this.drop(id, e);
@@ -177,7 +191,7 @@ export class McpEndpoint {
   }
 
   private makeServer(callerId: string, calls: { active: number }): Server {
-    const server = new Server({ name: "relay", version: this.relay.version }, { capabilities: { tools: {} } });
+    const server = new Server({ name: "relay", version: this.services.identity.version }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({
       tools: [{ name: "relay_tool", description: TOOL_DESCRIPTION, inputSchema: this.schema as never }],
     }));
@@ -186,7 +200,7 @@ export class McpEndpoint {
       if (name !== "relay_tool" && name !== "remote_relay") {
         return toolError(new RelayError("REMOTE_RELAY_UNKNOWN_ACTION", `Unknown tool "${name}": this server has relay_tool.`));
       }
-      const caller = this.relay.sessions.get(callerId);
+      const caller = this.services.sessions.get(callerId);
       if (!caller) {
         return toolError(new RelayError("REMOTE_RELAY_NOT_FOUND", "The conversation this token belonged to was deleted. Nothing was done."));
       }
@@ -207,11 +221,11 @@ export class McpEndpoint {
       const timer = progressToken !== undefined ? setInterval(() => progress("waiting"), PROGRESS_EVERY_MS) : undefined;
       calls.active++;
       try {
-        const result = await callRelayTool(this.relay.services, caller, args, { signal: extra.signal, progress, tool: name });
+        const result = await callRelayTool(this.services, caller, args, { signal: extra.signal, progress, tool: name });
         // Compact (contract §2 allows it): a 1,000-session list is ~30% smaller, and each byte is
         // escaped, encoded and parsed again by the transport and the client (bench/RESULTS.md).
         // Secrets that reached message text (keys, tokens in a prompt) are masked on the way out.
-        return { content: [{ type: "text", text: this.relay.secretMask.maskJson(JSON.stringify(result)) }], ...(result.ok === false ? { isError: true } : {}) };
+        return { content: [{ type: "text", text: this.secretMask.maskJson(JSON.stringify(result)) }], ...(result.ok === false ? { isError: true } : {}) };
       } finally {
         calls.active--;
         if (timer) clearInterval(timer);

@@ -7,8 +7,7 @@
 // processes it ran: user + system), which a machine shared with other work does not inflate.
 // On a machine whose load average is above its core count, the targets are judged on CPU.
 // `node --import tsx bench/worktrees.ts`; WT_FILES (default 10000), WT_CREATES (15), WT_MERGES (20).
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -16,13 +15,12 @@ import { git } from "../src/cloud/git.ts";
 import { RealClock } from "../src/core/clock.ts";
 import { openDb } from "../src/store/db.ts";
 import { Worktrees } from "../src/worktrees/worktrees.ts";
+import { bigRepo, sh } from "./lib/big-repo.ts";
 import { loadLine, machineLine, summarize, table, withinTarget, type Row } from "./lib/stats.ts";
 
 const FILES = Number(process.env.WT_FILES ?? 10_000);
 const CREATES = Number(process.env.WT_CREATES ?? 15);
 const MERGES = Number(process.env.WT_MERGES ?? 20);
-const ID = ["-c", "user.name=Bench", "-c", "user.email=bench@localhost"];
-const sh = (cwd: string, ...args: string[]) => execFileSync("git", [...ID, ...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 
 /** CPU (ms) of this process and of its children that ended (git, the test commands). */
 function cpuNow(): number {
@@ -44,15 +42,7 @@ const dataDir = join(root, "data");
 console.log(machineLine());
 console.log(loadLine());
 try {
-  mkdirSync(repo);
-  sh(repo, "init", "-q", "-b", "main");
-  for (let i = 0; i < FILES; i++) {
-    const dir = join(repo, `pkg${Math.floor(i / 500)}`, `mod${Math.floor(i / 50) % 10}`);
-    if (i % 50 === 0) mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `file${i}.ts`), `export const v${i} = ${i};\n// line two\n// line three\n`);
-  }
-  sh(repo, "add", "-A");
-  sh(repo, "commit", "-q", "-m", "10k files");
+  bigRepo(repo, FILES);
   console.log(`repository: ${FILES.toLocaleString("en")} files`);
 
   const db = openDb(join(dataDir, "relay.db"));

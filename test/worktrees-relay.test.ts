@@ -218,4 +218,15 @@ test("branch is refused outside a repository and when another worktree holds it;
   assert.equal(owner.json.branch, "owner/one");
   const ownerPlain = await relay.api("POST", "/api/sessions", { provider: "scripted", title: "Owner's plain", cwd: repo });
   assert.equal(ownerPlain.json.worktree, undefined, "the setting \"agents\" leaves the owner's sessions in their folder");
+  // "all": the owner's new sessions too, unless New session unticks it; a folder outside a repository stays plain.
+  await relay.api("PATCH", "/api/settings", { worktrees: "all" });
+  const all = await relay.api("POST", "/api/sessions", { provider: "scripted", title: "Owner's by setting", cwd: repo });
+  assert.match(all.json.worktree?.branch ?? "", /^oar\/owner-s-by-setting-[a-z0-9]{6}$/, JSON.stringify(all.json.worktree));
+  const unticked = await relay.api("POST", "/api/sessions", { provider: "scripted", title: "Unticked", cwd: repo, worktree: false });
+  assert.equal(unticked.json.worktree, undefined);
+  assert.equal(unticked.json.cwd, repo);
+  const outsideRepo = await relay.api("POST", "/api/sessions", { provider: "scripted", title: "Plain folder", cwd: plain });
+  assert.equal(outsideRepo.status, 201);
+  assert.equal(outsideRepo.json.worktree, undefined);
+  await relay.api("PATCH", "/api/settings", { worktrees: "agents" });
 });

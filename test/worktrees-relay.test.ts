@@ -229,4 +229,17 @@ test("branch is refused outside a repository and when another worktree holds it;
   assert.equal(outsideRepo.status, 201);
   assert.equal(outsideRepo.json.worktree, undefined);
   await relay.api("PATCH", "/api/settings", { worktrees: "agents" });
+
+  // Merging a session the lead's conversation did not start needs the owner's Allow (once).
+  await say(owner.json.id, "/write owner.txt from the owner\\n\n/commit owner's change");
+  const denied = await toolInTurn(relay, lead, { action: "merge", relay: "this", session: owner.json.id, wait_seconds: 60 }, "deny");
+  assert.equal(denied.cards.length, 1);
+  assert.match(JSON.stringify(denied.cards[0]), /a session this conversation did not start/);
+  assert.equal(denied.result.ok, false, JSON.stringify(denied.result));
+  assert.equal(g(repo, "log", "-1", "--format=%s", "main").trim() === "owner's change", false, "nothing merged");
+  const allowed = await toolInTurn(relay, lead, { action: "merge", relay: "this", session: owner.json.id, wait_seconds: 60 });
+  assert.equal(allowed.result.status, "merged", JSON.stringify(allowed.result));
+  // A merge that would be refused asks nobody: no card, the refusal at once.
+  const nothingNew = await toolInTurn(relay, lead, { action: "merge", relay: "this", session: owner.json.id });
+  assert.deepEqual([nothingNew.cards.length, nothingNew.result.code], [0, "REMOTE_RELAY_INVALID_INPUT"]);
 });

@@ -36,12 +36,12 @@ export const merge = defineAction({
     const target = into ?? wt.base;
     // Sessions this conversation started (or itself) are its own to merge; any other needs the
     // owner's Allow once per conversation, as update_session does. ask/plan add the write card.
-    await approve({
+    // Asked once the queue's checks passed: a merge that would be refused shows no card.
+    const asked = await worktrees.merges.ask({ session: s.id, into: into ?? null, test: command }, () => approve({
       target: { id: s.id, title: s.title },
       details: [`Branch: ${wt.branch}`, `Into: ${target}`, `Test: ${command ?? "none"}`, `Repository: ${wt.repo}`],
       ...(s.via_session !== caller.id && s.id !== caller.id ? { once: "update_other" as const } : {}),
-    });
-    const asked = await worktrees.merges.ask({ session: s.id, into: into ?? null, test: command });
+    }));
     return mergeAnswer(ctx, asked.mergeId, wait_seconds, asked.note);
   },
 });

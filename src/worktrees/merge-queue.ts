@@ -68,8 +68,10 @@ export class MergeQueue {
     this.landing = d.landing ?? new KeyedLock();
   }
 
-  /** Queues a merge of the session's branch; returns its id (and a note on what it leaves out). */
-  async ask(req: MergeRequest): Promise<{ mergeId: string; note?: string }> {
+  /** Queues a merge of the session's branch; returns its id (and a note on what it leaves out).
+   * `gate` runs once every check passed and before anything is queued (the approval card:
+   * a merge that would be refused asks nobody). */
+  async ask(req: MergeRequest, gate?: () => Promise<void>): Promise<{ mergeId: string; note?: string }> {
     const { git, clock } = this.d;
     const wt = this.d.lifecycle.store.get(req.session);
     if (!wt) throw bad(`Session ${req.session} does not work in a worktree of its own; merge takes a session started on a branch (create_session with branch, or the worktrees setting).`);
@@ -92,6 +94,7 @@ export class MergeQueue {
     if (busy?.status === "refused") throw new RelayError(busy.code, busy.error);
     const test = typeof req.test === "string" && req.test.trim() ? req.test.trim() : null;
     if (test && test.length > TEST_MAX) throw bad(`test is at most ${TEST_MAX} characters.`);
+    await gate?.();
     const id = newId("mrg");
     this.store.insert({ id, repo: wt.repo, session_id: req.session, branch: wt.branch, into_branch: into, test, asked_at: clock.now() });
     this.kick(wt.repo);

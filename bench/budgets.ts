@@ -12,7 +12,9 @@ import { performance } from "node:perf_hooks";
 import { Budgets } from "../src/budgets/budgets.ts";
 import { parseBudgets, type Budget } from "../src/budgets/settings.ts";
 import { ManualClock } from "../src/core/clock.ts";
+import { Bus } from "../src/core/bus.ts";
 import { SessionStore } from "../src/sessions/session-store.ts";
+import { TaskStore } from "../src/tasks/task-store.ts";
 import type { SessionRow } from "../src/sessions/types.ts";
 import { openDb, type Db } from "../src/store/db.ts";
 import { runBench, summarize, type Row } from "./lib/stats.ts";
@@ -29,7 +31,8 @@ const us = (ms: number) => ms * 1000;
 
 function open(dir: string, clock: ManualClock, list: { budgets: Budget[] }): { db: Db; budgets: Budgets; sessions: SessionStore } {
   const db = openDb(join(dir, "oar.db"));
-  const sessions = new SessionStore(db, clock);
+  const tasks = new TaskStore({ db, clock, bus: new Bus(), dataDir: dir });
+  const sessions = new SessionStore({ db, clock, tasks });
   const budgets = new Budgets({
     db,
     clock,

@@ -27,11 +27,12 @@ import { agentTokenLookups } from "./sessions/agent-tokens.ts";
 import { wireProviders } from "./providers/relay-wiring.ts";
 import type { ProviderProbes } from "./providers/probes.ts";
 import { installWorkspaceCleanup } from "./cloud/lifetime.ts";
+import { sessionFolders } from "./sessions/folders.ts";
+import { RecentFolders } from "./sessions/recent-folders.ts";
 import type { ActionServices } from "./actions/services.ts";
 import { servicesOf } from "./app/services.ts";
 import { WorktreeWiring } from "./worktrees/wiring.ts";
 import type { Worktrees } from "./worktrees/worktrees.ts";
-import { raiseFor } from "./watching/raise.ts";
 
 export const VERSION = "0.9.19";
 
@@ -68,7 +69,7 @@ export class Relay {
   baseUrl = "";
   ownerToken = "";
   readonly defaultCwd = homedir();
-  recentCwds: string[] = [];
+  readonly folders = new RecentFolders();
   /** Watching (subscriptions) plugs in here: badges in lists, and no echo of own prompts. */
   watching?: { isWatched(sessionId: string): boolean; watchingCount(sessionId: string): number };
   watchingHooks?: { promptSent(watcher: string, turnId: string): void; replyReceived(watcher: string, turnId: string, status: string): void };
@@ -96,12 +97,15 @@ export class Relay {
     this.db = openDb(join(this.dataDir, "oar.db"));
     this.settings = new SettingsStore(this.db, this.clock);
     this.secretMask = new SecretMask({ known: () => this.secrets(), ...agentTokenLookups(this.db) });
-    this.sessions = new SessionStore(this.db, this.clock);
-    this.turns = new Turns(this.sessions, this.clock, this.bus);
-    this.tasks = new TaskStore(this.sessions, this.clock, this.bus, this.dataDir, () => {
-      const s = this.settings.get();
-      return { perTaskBytes: s.taskOutputMaxMb * 1024 * 1024, totalBytes: s.taskOutputTotalMb * 1024 * 1024 };
+    this.tasks = new TaskStore({
+      db: this.db, clock: this.clock, bus: this.bus, dataDir: this.dataDir,
+      limits: () => {
+        const s = this.settings.get();
+        return { perTaskBytes: s.taskOutputMaxMb * 1024 * 1024, totalBytes: s.taskOutputTotalMb * 1024 * 1024 };
+      },
     });
+    this.sessions = new SessionStore({ db: this.db, clock: this.clock, tasks: this.tasks });
+    this.turns = new Turns({ store: this.sessions, clock: this.clock, bus: this.bus });
     this.questions = new Questions(this.db, this.clock, this.bus);
     this.approvals = new Approvals(this);
     this.schedules = new Schedules(this);
@@ -112,10 +116,10 @@ export class Relay {
     this.approvals.remoteGate = (caller, gate) => remoteGate(this, caller, gate);
     this.turns.maxTurnMinutes = () => this.settings.get().maxTurnMinutes;
     installGroupLifetime(this);
-    installWorkspaceCleanup(this.db, this.bus, this.dataDir);
+    installWorkspaceCleanup({ bus: this.bus, dataDir: this.dataDir, ...sessionFolders(this.db) });
     this.worktreeWiring = new WorktreeWiring({
       db: this.db, clock: this.clock, dataDir: this.dataDir, relayName: this.name, bus: this.bus, mask: (t) => this.secretMask.maskText(t), session: (id) => this.sessions.get(id),
-      raise: (id, e, skip) => raiseFor({ subs: this.watch.subs, capture: this.watch.capture, now: () => this.clock.now() }, id, { ...e, type: "overlap" }, skip),
+      raise: (id, e, skip) => this.watch.port.raise(id, { ...e, type: "overlap" }, skip),
     });
     const providers = wireProviders({ relayName: this.name, clock: this.clock, bus: this.bus, settings: this.settings, approvals: () => this.approvals });
     this.probes = providers.probes;
@@ -235,7 +239,7 @@ export class Relay {
     this.turns.stop(id);
     this.db.transaction(() => {
       this.sessions.update(id, { archived_at: this.clock.now() });
-      this.db.prepare("UPDATE questions SET status = 'ended', ended_at = ? WHERE session_id = ? AND status = 'pending'").run(this.clock.now(), id);
+      this.questions.endPendingFor(id);
     })();
     this.schedules.endForSession(id, "archived");
     this.workers.stop(id);
@@ -249,14 +253,20 @@ export class Relay {
     this.db.transaction(() => {
       this.sessions.update(id, { deleted_at: this.clock.now() });
       this.db.prepare("UPDATE turns SET status = 'stopped', ended_at = ? WHERE session_id = ? AND status = 'queued'").run(this.clock.now(), id);
-      this.db.prepare("UPDATE questions SET status = 'ended', ended_at = ? WHERE session_id = ? AND status = 'pending'").run(this.clock.now(), id);
+      this.questions.endPendingFor(id);
     })();
     this.schedules.endForSession(id, "deleted");
     this.workers.kill(id);
     this.bus.emit({ type: "session.deleted", sessionId: id });
   }
 
+  /** @deprecated `folders.recent()` (issue 19, step 2). */
+  get recentCwds(): readonly string[] {
+    return this.folders.recent();
+  }
+
+  /** @deprecated `folders.note()` (issue 19, step 2). */
   noteCwd(cwd: string): void {
-    this.recentCwds = [cwd, ...this.recentCwds.filter((c) => c !== cwd)].slice(0, 10);
+    this.folders.note(cwd);
   }
 }

@@ -6,6 +6,7 @@ import type { ActionServices } from "./services.ts";
 import { nothingDone } from "./target.ts";
 import type { RemoteContext } from "../pairing/remote-context.ts";
 import { forwardCall } from "../pairing/forward.ts";
+import { refusalWords } from "../core/refusals.ts";
 
 const MAX_IGNORED = 20;
 
@@ -89,7 +90,7 @@ async function run(services: ActionServices, caller: SessionRow, raw: unknown, o
   for (const [k, schema] of Object.entries(def.args)) {
     if (!Object.hasOwn(args, k)) continue;
     const parsed = schema.safeParse(args[k]);
-    if (!parsed.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${def.name}: ${describeBad(k, args[k], parsed.error.issues[0]?.message ?? "")}. ${nothingDone(def.name)}`);
+    if (!parsed.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${refusalWords(schema, args[k], parsed.error) ?? `${def.name}: ${describeBad(k, args[k], parsed.error.issues[0]?.message ?? "")}.`} ${nothingDone(def.name)}`);
     args[k] = parsed.data;
   }
   for (const [k, what] of Object.entries(def.required ?? {})) {

@@ -7,7 +7,7 @@ import type { Questions } from "../questions/ask-user.ts";
 import type { Asks } from "../questions/asks.ts";
 import type { Approvals } from "../approvals/approvals.ts";
 import type { Schedules } from "../schedules/schedules.ts";
-import type { Watching } from "../watching/watching.ts";
+import type { WatchingPort } from "../watching/port.ts";
 import type { Pairing } from "../pairing/pairing.ts";
 import type { Workers } from "../providers/workers.ts";
 import type { Relay } from "../relay.ts";
@@ -55,7 +55,7 @@ export interface ActionServices {
   asks: Asks;
   approvals: Approvals;
   schedules: Schedules;
-  watching: Watching;
+  watching: WatchingPort;
   pairing: Pairing;
   workers: Pick<Workers, "stop" | "has" | "kill">;
   folders: RecentFolders;

@@ -1,6 +1,7 @@
 import type { Relay } from "../relay.ts";
 import { iso } from "../core/clock.ts";
-import { questionView, type QuestionRow } from "../questions/ask-user.ts";
+import { questionView } from "../questions/ask-user.ts";
+import { stoppedTurns as stoppedTurnsOf } from "../sessions/stopped-turns.ts";
 import { subscriptionView } from "../watching/views.ts";
 import { scheduleView } from "../schedules/view.ts";
 import { messageView } from "../sessions/views.ts";
@@ -14,12 +15,8 @@ import { fromJson } from "../store/db.ts";
 const HISTORY_LIMIT = 200;
 
 export function sessionHistory(relay: Relay, sessionId: string) {
-  const questionHistory = (relay.db.prepare(
-    `SELECT * FROM (SELECT * FROM questions WHERE session_id = ? AND status != 'pending' ORDER BY created_at DESC LIMIT ${HISTORY_LIMIT}) ORDER BY created_at`,
-  ).all(sessionId) as QuestionRow[]).map(questionView);
-  const stoppedTurns = (relay.db.prepare(
-    `SELECT id, message_id, status, error, ended_at FROM turns WHERE session_id = ? AND status IN ('stopped', 'error') AND reply_message_id IS NULL ORDER BY ended_at DESC LIMIT ${HISTORY_LIMIT}`,
-  ).all(sessionId) as { id: string; message_id: string; status: string; error: string | null; ended_at: number | null }[])
+  const questionHistory = relay.questions.history(sessionId, HISTORY_LIMIT).map(questionView);
+  const stoppedTurns = stoppedTurnsOf(relay.db, sessionId, HISTORY_LIMIT)
     .map((t) => ({ turnId: t.id, messageId: t.message_id, status: t.status, ...(t.error ? { error: t.error } : {}), endedAt: iso(t.ended_at) }));
   const now = relay.clock.now();
   const subs = relay.watch.subs;

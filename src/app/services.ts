@@ -22,10 +22,10 @@ export function servicesOf(relay: Relay): ActionServices {
     asks: relay.asks,
     approvals: relay.approvals,
     schedules: relay.schedules,
-    watching: relay.watch,
+    watching: relay.watch.port,
     pairing: relay.pairing,
     workers: relay.workers,
-    folders: { recent: () => relay.recentCwds, note: (cwd) => relay.noteCwd(cwd) },
+    folders: relay.folders,
     address: {
       get mcpUrl() {
         return relay.mcpUrl;

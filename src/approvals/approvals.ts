@@ -1,6 +1,10 @@
 import { RelayError } from "../core/errors.ts";
 import { MINUTE } from "../core/clock.ts";
-import type { Relay } from "../relay.ts";
+import type { Bus } from "../core/bus.ts";
+import type { Clock } from "../core/clock.ts";
+import type { SettingsStore } from "../core/settings.ts";
+import type { Db } from "../store/db.ts";
+import type { SessionStore } from "../sessions/session-store.ts";
 import type { SessionRow } from "../sessions/types.ts";
 import { CardStore, cardView, type CardRow, type CardStatus, type ExpiredBecause, type NewCard } from "./card-store.ts";
 import { choosePermission } from "./permission-choice.ts";
@@ -17,6 +21,16 @@ export type { Gate } from "./gate.ts";
 // happens before Allow: when the card expires (time, the turn ended, the relay restarted)
 // the call is refused.
 
+/** What approvals use: their tables, the one clock, the bus; Longest wait per tool call (a
+ * setting) and the caller's running turn, which a card belongs to. */
+export interface ApprovalsDeps {
+  db: Db;
+  clock: Pick<Clock, "now" | "at">;
+  bus: Pick<Bus, "on" | "emit">;
+  settings: Pick<SettingsStore, "get">;
+  sessions: Pick<SessionStore, "activeTurns">;
+}
+
 interface Waiting {
   turnId: string;
   resolve: (status: Exclude<CardStatus, "pending">, because?: ExpiredBecause) => void;
@@ -27,12 +41,12 @@ export class Approvals {
   readonly grants: Grants;
   private waiting = new Map<string, Waiting>();
 
-  constructor(private relay: Relay) {
-    this.cards = new CardStore(relay.db);
-    this.grants = new Grants(relay.db);
+  constructor(private d: ApprovalsDeps) {
+    this.cards = new CardStore(d.db);
+    this.grants = new Grants(d.db);
     // A card belongs to the turn that raised it: when that turn ends (stopped, killed, Max
     // turn duration) no call is left to release, so the card expires unanswered.
-    relay.bus.on((e) => {
+    d.bus.on((e) => {
       if (e.type !== "turn.ended") return;
       for (const [id, w] of [...this.waiting]) if (w.turnId === e.turnId) this.settle(id, "expired", "turn_ended");
     });
@@ -75,7 +89,7 @@ export class Approvals {
     const prompts = gate.prompts ?? 0;
     if (need.reasons.length) {
       await this.ask(caller, gate, need.reasons, signal);
-      this.relay.db.transaction(() => {
+      this.d.db.transaction(() => {
         if (gate.once) this.grants.allow(caller.id, gate.once, gate.relay);
         // Re-checked: a parallel call's Allow may already have granted the next 30.
         if (need.loop && this.grants.loopExceeded(caller.id, prompts)) this.grants.extendLoop(caller.id);
@@ -98,13 +112,13 @@ export class Approvals {
   private async ask(caller: SessionRow, gate: Gate, reasons: string[], signal?: AbortSignal): Promise<void> {
     const what = describeCall(gate);
     const nothing = gate.nothing ?? "Nothing was done.";
-    const turn = this.relay.sessions.activeTurns(caller.id).find((t) => t.status === "running");
+    const turn = this.d.sessions.activeTurns(caller.id).find((t) => t.status === "running");
     if (!turn) {
       throw new RelayError("REMOTE_RELAY_NO_ACTIVE_TURN", `${what} needs the owner's approval (${reasons.join("; ")}), but this conversation has no running turn to show the card in. ${nothing}`);
     }
     if (signal?.aborted) throw new RelayError("REMOTE_RELAY_APPROVAL_TIMEOUT", `The call for ${what} was cancelled. ${nothing}`);
-    const now = this.relay.clock.now();
-    const waitMinutes = this.relay.settings.get().longestWaitMinutes;
+    const now = this.d.clock.now();
+    const waitMinutes = this.d.settings.get().longestWaitMinutes;
     const details = [...(gate.details ?? []), ...(gate.billing ? [gate.billing] : [])];
     const { status, because, card } = await this.raise({
       sessionId: caller.id, action: gate.action, relay: gate.relay, target: gate.target ?? null,
@@ -124,10 +138,10 @@ export class Approvals {
    * turn ending, or `signal`. Approval and permission cards both go through here. */
   async raise(c: NewCard, signal?: AbortSignal): Promise<{ status: Exclude<CardStatus, "pending">; because?: ExpiredBecause; card: CardRow }> {
     const card = this.cards.insert(c);
-    this.relay.bus.emit({ type: "card.created", sessionId: c.sessionId, cardId: card.id, card: cardView(card) });
+    this.d.bus.emit({ type: "card.created", sessionId: c.sessionId, cardId: card.id, card: cardView(card) });
     const { status, because } = await new Promise<{ status: Exclude<CardStatus, "pending">; because?: ExpiredBecause }>((resolve) => {
       const onAbort = () => this.settle(card.id, "expired", "cancelled");
-      const cancelTimer = this.relay.clock.at(card.expires_at!, () => this.settle(card.id, "expired", "timeout"));
+      const cancelTimer = this.d.clock.at(card.expires_at!, () => this.settle(card.id, "expired", "timeout"));
       this.waiting.set(card.id, {
         turnId: c.turnId,
         resolve: (s, b) => {
@@ -145,9 +159,9 @@ export class Approvals {
 
   /** Ends a pending card once: stores it, tells the stream, releases the waiting call. */
   private settle(id: string, status: Exclude<CardStatus, "pending">, because?: ExpiredBecause, optionId?: string): boolean {
-    if (!this.cards.settle(id, status, this.relay.clock.now(), because, optionId)) return false;
+    if (!this.cards.settle(id, status, this.d.clock.now(), because, optionId)) return false;
     const card = this.cards.get(id)!;
-    this.relay.bus.emit({ type: "card.decided", sessionId: card.session_id, cardId: id, status, card: cardView(card) });
+    this.d.bus.emit({ type: "card.decided", sessionId: card.session_id, cardId: id, status, card: cardView(card) });
     this.waiting.get(id)?.resolve(status, because);
     return true;
   }
@@ -172,6 +186,6 @@ export class Approvals {
   /** At start-up: a card pending when the relay died can no longer release its call (its
    * turn ended with the relay), so it shows as expired and nothing it asked for happens. */
   recover(): void {
-    this.cards.expireAll(this.relay.clock.now());
+    this.cards.expireAll(this.d.clock.now());
   }
 }

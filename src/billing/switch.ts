@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { RelayError } from "../core/errors.ts";
-import type { Relay } from "../relay.ts";
+import type { SettingsStore } from "../core/settings.ts";
+import type { SessionStore } from "../sessions/session-store.ts";
 import type { SessionRow } from "../sessions/types.ts";
 import { getProvider, modelsOf, ProviderId, providerAvailability } from "../providers/catalog.ts";
 import { suggestModels } from "../providers/model-check.ts";
@@ -31,12 +32,21 @@ export interface BillingSwitch {
   card: string;
 }
 
-const settingsOf = (relay: Relay) => relay.settings.get() as unknown as Record<string, unknown>;
+/** What a billing switch checks: which relay this is, its settings (keys, the cap) and
+ * whether the session has a turn. */
+export interface BillingDeps {
+  name: string;
+  version: string;
+  settings: Pick<SettingsStore, "get">;
+  sessions: Pick<SessionStore, "activeTurns">;
+}
+
+const settingsOf = (d: Pick<BillingDeps, "settings">) => d.settings.get() as unknown as Record<string, unknown>;
 
 /** Checks a send's `provider`. Returns null when the session already bills that way. */
-export function planBillingSwitch(relay: Relay, s: SessionRow, to: Billing, askedModel: string | undefined): BillingSwitch | null {
-  if (versionLess(relay.version, SWITCH_SINCE)) {
-    throw new RelayError("REMOTE_RELAY_UNSUPPORTED", `Relay "${relay.name}" runs OAR ${relay.version}, which cannot switch a session's billing (needs ${SWITCH_SINCE}). ${NOTHING}`);
+export function planBillingSwitch(d: BillingDeps, s: SessionRow, to: Billing, askedModel: string | undefined): BillingSwitch | null {
+  if (versionLess(d.version, SWITCH_SINCE)) {
+    throw new RelayError("REMOTE_RELAY_UNSUPPORTED", `Relay "${d.name}" runs OAR ${d.version}, which cannot switch a session's billing (needs ${SWITCH_SINCE}). ${NOTHING}`);
   }
   if (s.provider !== "claude" && s.provider !== "claude-api") {
     throw new RelayError(
@@ -46,9 +56,9 @@ export function planBillingSwitch(relay: Relay, s: SessionRow, to: Billing, aske
     );
   }
   if (s.provider === to) return null;
-  const avail = providerAvailability(to, { settings: settingsOf(relay) });
+  const avail = providerAvailability(to, { settings: settingsOf(d) });
   if (!avail.available) {
-    throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `Relay "${relay.name}" cannot switch session "${s.title}" to ${SIDE[to]}: ${avail.reason}. ${NOTHING}`, {
+    throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `Relay "${d.name}" cannot switch session "${s.title}" to ${SIDE[to]}: ${avail.reason}. ${NOTHING}`, {
       remoteCode: avail.code ?? NOT_SET_UP[to],
     });
   }
@@ -57,22 +67,22 @@ export function planBillingSwitch(relay: Relay, s: SessionRow, to: Billing, aske
   if (askedModel === undefined && list && !list.includes(s.model)) {
     throw new RelayError(
       "REMOTE_RELAY_UNKNOWN_MODEL",
-      `Session "${s.title}" runs on '${s.model}', which ${getProvider(to)!.name} on relay "${relay.name}" does not offer: pass model with one of ${list.join(", ")}. ${NOTHING}`,
+      `Session "${s.title}" runs on '${s.model}', which ${getProvider(to)!.name} on relay "${d.name}" does not offer: pass model with one of ${list.join(", ")}. ${NOTHING}`,
       { remoteCode: "MODEL_NOT_OFFERED", suggestions: suggestModels(s.model, list), models: [...list] },
     );
   }
   // The running CLI bills the old way; it is replaced before the message runs, which a turn
   // in progress would not survive.
-  if (relay.sessions.activeTurns(s.id).length) {
+  if (d.sessions.activeTurns(s.id).length) {
     throw new RelayError("REMOTE_RELAY_BUSY", `Session "${s.title}" has a turn queued or running; its billing can switch once it is idle (or send without provider). ${NOTHING}`);
   }
   return { to, card: CARD_TEXT[to] };
 }
 
 /** A send that keeps the billing: a session on the key at its cap takes no message. */
-export function checkCap(relay: Relay, s: SessionRow): void {
+export function checkCap(d: Pick<BillingDeps, "settings">, s: SessionRow): void {
   if (s.provider !== "claude-api") return;
-  const cap = capState(settingsOf(relay));
+  const cap = capState(settingsOf(d));
   if (!cap.reached) return;
   throw new RelayError(
     "REMOTE_RELAY_PROVIDER_UNAVAILABLE",

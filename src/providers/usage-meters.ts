@@ -1,5 +1,6 @@
 import type { Db } from "../store/db.ts";
 import { capState } from "../billing/cap.ts";
+import { usageRowsSince } from "../sessions/usage-rows.ts";
 
 // Per provider meters for relay_tool `usage`: what the agents reported this calendar month
 // (UTC), summed from the reply messages' `usage` meta, plus the Claude API key's monthly cap.
@@ -29,14 +30,7 @@ function monthBounds(now: number): { start: number; next: number } {
 /** Reported usage this month, per provider (sessions' current provider). */
 export function monthlyUsage(db: Db, now: number): Map<string, ProviderUsage> {
   const { start } = monthBounds(now);
-  const rows = db.prepare(`SELECT s.provider AS provider,
-      SUM(COALESCE(json_extract(m.meta_json, '$.usage.inputTokens'), 0)) AS input,
-      SUM(COALESCE(json_extract(m.meta_json, '$.usage.outputTokens'), 0)) AS output,
-      SUM(COALESCE(json_extract(m.meta_json, '$.usage.costUsd'), 0)) AS cost,
-      COUNT(*) AS turns
-    FROM messages m JOIN sessions s ON s.id = m.session_id
-    WHERE m.role = 'agent' AND m.created_at >= ? AND json_extract(m.meta_json, '$.usage') IS NOT NULL
-    GROUP BY s.provider`).all(start) as { provider: string; input: number; output: number; cost: number; turns: number }[];
+  const rows = usageRowsSince(db, start);
   return new Map(rows.map((r) => [r.provider, { inputTokens: r.input, outputTokens: r.output, costUsd: Math.round(r.cost * 1e6) / 1e6, turns: r.turns }]));
 }
 

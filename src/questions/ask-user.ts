@@ -31,13 +31,17 @@ export interface Answer {
   via?: string;
 }
 
+/** Delivers an answered or dismissed `ask` to whoever gets it (questions/answering.ts); runs
+ * inside the answer's transaction. */
+export type DeliverAnswer = (q: QuestionRow) => void;
+
 /** Questions waiting for the owner. An `ask_user` question blocks its agent's turn until
  * the owner (or another agent through answer_question) answers it. */
 export class Questions {
   private waiting = new Map<string, (a: Answer) => void>();
-  /** Delivers an answered or dismissed `ask` to whoever gets it (questions/asks.ts); runs
-   * inside the answer's transaction. */
-  onAnswered: ((q: QuestionRow) => void) | null = null;
+  /** The delivery `answer` uses when its caller names none: set by questions/asks.ts until
+   * every caller answers through questions/answering.ts (issue 19, step 2). */
+  onAnswered: DeliverAnswer | null = null;
 
   constructor(
     private db: Db,
@@ -71,7 +75,23 @@ export class Questions {
     });
   }
 
-  answer(id: string, a: Answer): QuestionRow {
+  /** A conversation's ended questions (answered, dismissed, withdrawn, ended), the latest
+   * `limit`, oldest first. */
+  history(sessionId: string, limit: number): QuestionRow[] {
+    return this.db
+      .prepare(`SELECT * FROM (SELECT * FROM questions WHERE session_id = ? AND status != 'pending' ORDER BY created_at DESC LIMIT ${limit}) ORDER BY created_at`)
+      .all(sessionId) as QuestionRow[];
+  }
+
+  /** Its session was archived or deleted: the questions waiting in it end. Call inside the
+   * caller's transaction. */
+  endPendingFor(sessionId: string): void {
+    this.db.prepare("UPDATE questions SET status = 'ended', ended_at = ? WHERE session_id = ? AND status = 'pending'").run(this.clock.now(), sessionId);
+  }
+
+  /** Records the owner's (or an agent's) answer; an answered `ask` goes to whoever gets it
+   * through `deliver`, in the same transaction (questions/answering.ts). */
+  answer(id: string, a: Answer, deliver: DeliverAnswer | null = this.onAnswered): QuestionRow {
     const q = this.get(id);
     if (!q) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No question ${id} on this relay. Nothing was answered.`);
     if (q.status !== "pending") throw new RelayError("REMOTE_RELAY_NOT_FOUND", `Question ${id} is no longer pending (${q.status}). Nothing was answered.`);
@@ -87,7 +107,7 @@ export class Questions {
     this.db.transaction(() => {
       this.db.prepare("UPDATE questions SET status = ?, answer = ?, choice = ?, via = ?, ended_at = ? WHERE id = ? AND status = 'pending'")
         .run(status, a.answer ?? null, a.choice ?? null, a.via ?? null, this.clock.now(), id);
-      if (q.kind === "ask") this.onAnswered?.(this.get(id)!);
+      if (q.kind === "ask") deliver?.(this.get(id)!);
     })();
     this.bus.emit({ type: "card.decided", sessionId: q.session_id, cardId: id, status });
     this.waiting.get(id)?.(a);

@@ -1,26 +1,33 @@
 import { Hono } from "hono";
 import { RelayError } from "../core/errors.ts";
-import type { Relay } from "../relay.ts";
-import { scheduleView } from "./view.ts";
+import type { Clock } from "../core/clock.ts";
+import type { Schedules } from "./schedules.ts";
+import { scheduleView, type TitleLookup } from "./view.ts";
+
+/** What the owner's schedule routes use: the schedules and the titles their views name. */
+export interface ScheduleRoutesDeps extends TitleLookup {
+  clock: Pick<Clock, "now">;
+  schedules: Pick<Schedules, "store" | "end">;
+}
 
 /** Owner routes: the ⏰ list of a conversation and its Cancel button (contract §3). */
-export function scheduleRoutes(relay: Relay): Hono {
+export function scheduleRoutes(d: ScheduleRoutesDeps): Hono {
   const app = new Hono();
 
   // ?session= → what list_schedules shows that conversation; without it every active schedule.
   app.get("/", (c) => {
     const session = c.req.query("session");
-    const rows = session ? relay.schedules.store.listFor(session, relay.clock.now()) : relay.schedules.store.active();
-    return c.json({ schedules: rows.map((r) => scheduleView(relay, r)) });
+    const rows = session ? d.schedules.store.listFor(session, d.clock.now()) : d.schedules.store.active();
+    return c.json({ schedules: rows.map((r) => scheduleView(d, r)) });
   });
 
   app.delete("/:id", (c) => {
     const id = c.req.param("id");
-    const row = relay.schedules.store.get(id);
+    const row = d.schedules.store.get(id);
     if (!row) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No schedule ${id.slice(0, 80)} on this relay. Nothing was cancelled.`);
     if (row.ended_at != null) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `Schedule ${id} has already ended (${row.end_reason}). Nothing was cancelled.`);
-    relay.schedules.end(id, "unscheduled");
-    return c.json({ ok: true, schedule: scheduleView(relay, relay.schedules.store.get(id)!) });
+    d.schedules.end(id, "unscheduled");
+    return c.json({ ok: true, schedule: scheduleView(d, d.schedules.store.get(id)!) });
   });
 
   return app;

@@ -1,5 +1,4 @@
 import { iso } from "../core/clock.ts";
-import type { Relay } from "../relay.ts";
 import type { ScheduleRow } from "./store.ts";
 import { OWNER_SETTER } from "./new-schedule.ts";
 
@@ -10,16 +9,16 @@ export function cadence(row: Pick<ScheduleRow, "every_minutes">): string {
   return row.every_minutes ? `every ${row.every_minutes} min` : "once";
 }
 
-/** The queued message (seed §10): a header line that says it is the relay's, not the user's. */
-export function scheduleMessage(relay: Relay, row: ScheduleRow): string {
-  if (row.set_by === OWNER_SETTER) return `[relay schedule ${row.id} "${row.title}" · ${cadence(row)} · set by the owner · automated message from OAR at a time the user chose; it approves nothing]\n${row.text}`;
-  const setter = row.set_by === row.session_id ? "set in this conversation" : `set by session "${relay.sessions.get(row.set_by)?.title ?? "?"}" (${row.set_by})`;
-  return `[relay schedule ${row.id} "${row.title}" · ${cadence(row)} · ${setter} · automated message from OAR, not from the user; it approves nothing]\n${row.text}`;
-}
-
 /** What a view needs: the titles of the sessions it names. */
 export interface TitleLookup {
   sessions: { get(id: string): { title: string } | undefined };
+}
+
+/** The queued message (seed §10): a header line that says it is the relay's, not the user's. */
+export function scheduleMessage(d: TitleLookup, row: ScheduleRow): string {
+  if (row.set_by === OWNER_SETTER) return `[relay schedule ${row.id} "${row.title}" · ${cadence(row)} · set by the owner · automated message from OAR at a time the user chose; it approves nothing]\n${row.text}`;
+  const setter = row.set_by === row.session_id ? "set in this conversation" : `set by session "${d.sessions.get(row.set_by)?.title ?? "?"}" (${row.set_by})`;
+  return `[relay schedule ${row.id} "${row.title}" · ${cadence(row)} · ${setter} · automated message from OAR, not from the user; it approves nothing]\n${row.text}`;
 }
 
 const ref = (relay: TitleLookup, id: string) => ({ id, title: relay.sessions.get(id)?.title ?? null });

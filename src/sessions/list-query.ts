@@ -4,6 +4,7 @@ import { sql } from "../store/sql.ts";
 import { RelayError } from "../core/errors.ts";
 import { getProvider, providerList } from "../providers/catalog.ts";
 import type { SessionRow, SessionState } from "./types.ts";
+import { RUNNING_TASK_SESSIONS } from "../tasks/task-store.ts";
 
 // One page of the session list (contract §9.1): keyset paging on (last_activity_at, id),
 // most recently active first, so a page costs the same at 10 or 100,000 sessions and a
@@ -95,7 +96,6 @@ function foldFunction(db: Db): void {
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => "\\" + c);
 
 const BUSY = "SELECT session_id FROM turns WHERE status IN ('queued','running')";
-const TASKED = "SELECT session_id FROM tasks WHERE status = 'running'";
 
 /** `total` walks the matching index entries (10,000 live sessions: ~0.2 ms, more than the
  * page itself). It is kept until this connection writes anything (total_changes() moves with
@@ -141,8 +141,8 @@ export function listPage(db: Db, q: ListQuery, tail: string): ListPage {
     }
   }
   if (q.state === "running_turn") where.push(`id IN (${BUSY})`);
-  else if (q.state === "background_only") where.push(`id NOT IN (${BUSY}) AND id IN (${TASKED})`);
-  else if (q.state === "idle") where.push(`id NOT IN (${BUSY}) AND id NOT IN (${TASKED})`);
+  else if (q.state === "background_only") where.push(`id NOT IN (${BUSY}) AND id IN (${RUNNING_TASK_SESSIONS})`);
+  else if (q.state === "idle") where.push(`id NOT IN (${BUSY}) AND id NOT IN (${RUNNING_TASK_SESSIONS})`);
 
   const filter = where.join(" AND ");
   // Without table statistics SQLite would walk every stored session (the index of all of

@@ -18,15 +18,32 @@ export interface NewSession {
   groupId?: string | null;
 }
 
-/** Reads and writes sessions, messages, turns and tasks. No business rules here: callers
- * run these inside their own transactions. */
+/** What a session's state needs of its background tasks (tasks/task-store.ts owns them). */
+export interface SessionTasks {
+  runningTasks(): TaskRow[];
+  tasksOf(sessionId: string): TaskRow[];
+  task(sessionId: string, taskId: string): TaskRow | undefined;
+}
+
+export interface SessionStoreDeps {
+  db: Db;
+  clock: Clock;
+  tasks: SessionTasks;
+}
+
+/** Reads and writes sessions, messages and turns. No business rules here: callers run these
+ * inside their own transactions. */
 export class SessionStore {
   private q;
+  readonly db: Db;
+  private clock: Clock;
+  private tasks: SessionTasks;
 
-  constructor(
-    readonly db: Db,
-    private clock: Clock,
-  ) {
+  constructor(d: SessionStoreDeps) {
+    const { db } = d;
+    this.db = db;
+    this.clock = d.clock;
+    this.tasks = d.tasks;
     this.q = {
       get: db.prepare("SELECT * FROM sessions WHERE id = ? AND deleted_at IS NULL"),
       byToken: db.prepare("SELECT * FROM sessions WHERE agent_token = ? AND deleted_at IS NULL"),
@@ -45,9 +62,11 @@ export class SessionStore {
       turnByMessage: db.prepare("SELECT * FROM turns WHERE message_id = ?"),
       activeTurns: db.prepare("SELECT * FROM turns WHERE session_id = ? AND status IN ('queued','running') ORDER BY queued_at, rowid"),
       allActive: db.prepare("SELECT DISTINCT session_id FROM turns WHERE status IN ('queued','running')"),
-      runningTasks: db.prepare("SELECT * FROM tasks WHERE status = 'running'"),
-      tasksOf: db.prepare("SELECT * FROM tasks WHERE session_id = ? ORDER BY started_at"),
-      task: db.prepare("SELECT * FROM tasks WHERE id = ? AND session_id = ?"),
+      groupIdOf: db.prepare("SELECT group_id FROM sessions WHERE id = ?").pluck(),
+      membersOf: db.prepare("SELECT * FROM sessions WHERE group_id = ? AND id != ? AND deleted_at IS NULL ORDER BY last_activity_at DESC LIMIT ?"),
+      eldestIn: db.prepare("SELECT id FROM sessions WHERE group_id = ? AND deleted_at IS NULL AND id != ? ORDER BY created_at, rowid LIMIT 1").pluck(),
+      countIn: db.prepare("SELECT COUNT(*) AS n FROM sessions WHERE group_id = ? AND deleted_at IS NULL").pluck(),
+      moveStarted: db.prepare("UPDATE sessions SET via_session = ? WHERE via_session = ?"),
     };
   }
 
@@ -131,22 +150,50 @@ export class SessionStore {
     return new Set((this.q.allActive.all() as { session_id: string }[]).map((r) => r.session_id));
   }
 
+  /** @deprecated Read tasks/task-store.ts (`tasks.runningTasks`); goes in step 2 of issue 19. */
   runningTasks(): TaskRow[] {
-    return this.q.runningTasks.all() as TaskRow[];
+    return this.tasks.runningTasks();
   }
 
+  /** @deprecated Read tasks/task-store.ts (`tasks.tasksOf`); goes in step 2 of issue 19. */
   tasksOf(sessionId: string): TaskRow[] {
-    return this.q.tasksOf.all(sessionId) as TaskRow[];
+    return this.tasks.tasksOf(sessionId);
   }
 
+  /** @deprecated Read tasks/task-store.ts (`tasks.task`); goes in step 2 of issue 19. */
   task(sessionId: string, taskId: string): TaskRow | undefined {
-    return this.q.task.get(taskId, sessionId) as TaskRow | undefined;
+    return this.tasks.task(sessionId, taskId);
+  }
+
+  /** The group a session is in, deleted sessions too (a deleted one is leaving it). */
+  groupIdOf(sessionId: string): string | null {
+    return (this.q.groupIdOf.get(sessionId) as string | null | undefined) ?? null;
+  }
+
+  /** A group's undeleted sessions but one, most recently active first. */
+  membersOf(groupId: string, except: string, limit: number): SessionRow[] {
+    return this.q.membersOf.all(groupId, except, limit) as SessionRow[];
+  }
+
+  /** The longest-standing undeleted session of a group but one (its next head). */
+  eldestIn(groupId: string, except: string): string | undefined {
+    return this.q.eldestIn.get(groupId, except) as string | undefined;
+  }
+
+  /** How many undeleted sessions a group has. */
+  countIn(groupId: string): number {
+    return this.q.countIn.get(groupId) as number;
+  }
+
+  /** Compaction: the sessions one conversation started now name its successor as starter. */
+  moveStarted(from: string, to: string): void {
+    this.q.moveStarted.run(to, from);
   }
 
   state(sessionId: string, busy?: Set<string>, tasks?: TaskRow[]): SessionState {
     const isBusy = busy ? busy.has(sessionId) : this.activeTurns(sessionId).length > 0;
     if (isBusy) return "running_turn";
-    const running = (tasks ?? this.tasksOf(sessionId)).some((t) => t.session_id === sessionId && t.status === "running");
+    const running = (tasks ?? this.tasks.tasksOf(sessionId)).some((t) => t.session_id === sessionId && t.status === "running");
     return running ? "background_only" : "idle";
   }
 }

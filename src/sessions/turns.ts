@@ -37,6 +37,14 @@ export interface Enqueue {
   origin?: unknown;
 }
 
+/** What the turn queue uses: the session store (its turns and messages), the clock, the bus.
+ * The runner and the max duration are set once the workers exist (relay.ts). */
+export interface TurnsDeps {
+  store: Pick<SessionStore, "db" | "get" | "turn" | "message" | "addMessage" | "activeTurns">;
+  clock: Clock;
+  bus: Bus;
+}
+
 interface Live {
   text: string;
   startedAt: number;
@@ -53,13 +61,15 @@ export class Turns {
   runner!: TurnRunner;
   private closing = false;
   maxTurnMinutes: () => number = () => 60;
+  private store: TurnsDeps["store"];
+  private clock: Clock;
+  private bus: Bus;
 
-  constructor(
-    private store: SessionStore,
-    private clock: Clock,
-    private bus: Bus,
-  ) {
-    bus.on((e) => {
+  constructor(d: TurnsDeps) {
+    this.store = d.store;
+    this.clock = d.clock;
+    this.bus = d.bus;
+    d.bus.on((e) => {
       if (e.type === "turn.ended" || e.type === "turn.started" || e.type === "card.created" || e.type === "card.decided") {
         const set = this.waiters.get("turnId" in e ? e.turnId : e.sessionId);
         if (set) for (const fn of [...set]) fn();

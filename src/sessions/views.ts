@@ -1,25 +1,25 @@
 import { iso } from "../core/clock.ts";
 import { fromJson } from "../store/db.ts";
-import type { Relay } from "../relay.ts";
-import { questionView } from "../questions/ask-user.ts";
+import { questionView, type QuestionRow } from "../questions/ask-user.ts";
 import type { MessageRow, TaskRow } from "./types.ts";
-import { groupName, groupOf, type GroupRow } from "../groups/groups.ts";
+import { groupName, groupOf, liveGroupsByIds, type GroupReads, type GroupRow } from "../groups/groups.ts";
 import type { ListRow } from "./list-query.ts";
-import { sql } from "../store/sql.ts";
+import type { SessionStore } from "./session-store.ts";
+import { titlesOf } from "./titles.ts";
+import { taskSummary } from "../tasks/task-summary.ts";
 
 // How sessions, messages and tasks look in results and in the owner API.
 
-export function taskSummary(t: TaskRow) {
-  return {
-    taskId: t.id,
-    type: t.type,
-    description: t.description,
-    status: t.status,
-    exitCode: t.exit_code,
-    startedAt: iso(t.started_at),
-    endedAt: iso(t.ended_at),
-    output: !!t.output_path,
-  };
+export { taskSummary };
+
+/** What a list entry reads beyond its row: who is busy, running tasks, groups, starters'
+ * titles (a paired relay's too), watch badges. */
+export interface ViewDeps extends GroupReads {
+  sessions: Pick<SessionStore, "get" | "busySessions">;
+  tasks: { runningTasks(): TaskRow[] };
+  pairing: { remoteTitle(sessionId: string): string | null };
+  /** Watching plugs in here (optional until it is built): the list's badges. */
+  watching?: { isWatched(sessionId: string): boolean; watchingCount(sessionId: string): number };
 }
 
 export function messageView(m: MessageRow) {
@@ -47,8 +47,8 @@ export interface ListContext {
   tasksBySession?: Map<string, TaskRow[]>;
 }
 
-export function listContext(relay: Relay, rows?: ListRow[]): ListContext {
-  const lc: ListContext = { busy: relay.sessions.busySessions(), tasks: relay.sessions.runningTasks() };
+export function listContext(d: ViewDeps, rows?: ListRow[]): ListContext {
+  const lc: ListContext = { busy: d.sessions.busySessions(), tasks: d.tasks.runningTasks() };
   if (!rows) return lc;
   lc.tasksBySession = new Map();
   for (const t of lc.tasks) {
@@ -58,35 +58,30 @@ export function listContext(relay: Relay, rows?: ListRow[]): ListContext {
   }
   // Only the groups and titles this page names: a page costs the same at any store size.
   const groupIds = [...new Set(rows.map((r) => r.group_id).filter((g): g is string => !!g))];
-  lc.groups = new Map(
-    groupIds.length ? (sql(relay.db, "SELECT * FROM groups WHERE dissolved_at IS NULL AND id IN (SELECT value FROM json_each(?))").all(JSON.stringify(groupIds)) as GroupRow[]).map((g) => [g.id, g]) : [],
-  );
+  lc.groups = liveGroupsByIds(d, groupIds);
   lc.titles = new Map(rows.map((r) => [r.id, r.title]));
   const wanted = new Set<string>();
   for (const r of rows) if (r.via_session && !lc.titles.has(r.via_session)) wanted.add(r.via_session);
   for (const g of lc.groups.values()) if (!g.name && g.head_session && !lc.titles.has(g.head_session)) wanted.add(g.head_session);
-  if (wanted.size) {
-    const found = sql(relay.db, "SELECT id, title FROM sessions WHERE deleted_at IS NULL AND id IN (SELECT value FROM json_each(?))").all(JSON.stringify([...wanted])) as { id: string; title: string }[];
-    for (const f of found) lc.titles.set(f.id, f.title);
-  }
+  if (wanted.size) for (const [id, title] of titlesOf(d.db, [...wanted])) lc.titles.set(id, title);
   return lc;
 }
 
 /** groupOf, from the list's lookups when it has them. */
-function listGroup(relay: Relay, s: ListRow, lc: ListContext): ReturnType<typeof groupOf> {
-  if (!lc.groups) return groupOf(relay, s);
+function listGroup(d: ViewDeps, s: ListRow, lc: ListContext): ReturnType<typeof groupOf> {
+  if (!lc.groups) return groupOf(d, s);
   const g = s.group_id ? lc.groups.get(s.group_id) : undefined;
   if (!g) return null;
-  const name = g.name || (g.head_session && lc.titles?.get(g.head_session)) || groupName(relay, g);
+  const name = g.name || (g.head_session && lc.titles?.get(g.head_session)) || groupName(d, g);
   return { id: g.id, name, role: g.head_session === s.id ? "head" : "member" };
 }
 
-function starterTitle(relay: Relay, id: string, lc: ListContext): string | null {
-  return lc.titles?.get(id) ?? relay.sessions.get(id)?.title ?? relay.pairing.remoteTitle(id);
+function starterTitle(d: ViewDeps, id: string, lc: ListContext): string | null {
+  return lc.titles?.get(id) ?? d.sessions.get(id)?.title ?? d.pairing.remoteTitle(id);
 }
 
 /** A `list_sessions` entry (contract §8). */
-export function sessionEntry(relay: Relay, s: ListRow, lc: ListContext = listContext(relay)) {
+export function sessionEntry(d: ViewDeps, s: ListRow, lc: ListContext = listContext(d)) {
   const tasks = (lc.tasksBySession ? (lc.tasksBySession.get(s.id) ?? []) : lc.tasks.filter((t) => t.session_id === s.id)).map(taskSummary);
   return {
     id: s.id,
@@ -102,15 +97,15 @@ export function sessionEntry(relay: Relay, s: ListRow, lc: ListContext = listCon
     lastActivityAt: iso(s.last_activity_at),
     messageCount: s.message_count,
     tasks,
-    group: listGroup(relay, s, lc),
+    group: listGroup(d, s, lc),
     mayCreateSessions: !!s.may_create_sessions,
-    viaAgent: s.via_session ? { session: s.via_session, title: starterTitle(relay, s.via_session, lc) } : null,
-    watched: relay.watching?.isWatched(s.id) ?? false,
-    watching: relay.watching?.watchingCount(s.id) ?? 0,
+    viaAgent: s.via_session ? { session: s.via_session, title: starterTitle(d, s.via_session, lc) } : null,
+    watched: d.watching?.isWatched(s.id) ?? false,
+    watching: d.watching?.watchingCount(s.id) ?? 0,
     ...(s.archived_at ? { archived: true } : {}),
   };
 }
 
-export function pendingQuestions(relay: Relay, sessionId: string) {
-  return relay.questions.pending(sessionId).map(questionView);
+export function pendingQuestions(d: { questions: { pending(sessionId: string): QuestionRow[] } }, sessionId: string) {
+  return d.questions.pending(sessionId).map(questionView);
 }

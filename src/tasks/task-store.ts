@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, existsSync, statSync, openSync, readSync, clos
 import { join } from "node:path";
 import type { Bus } from "../core/bus.ts";
 import type { Clock } from "../core/clock.ts";
-import type { SessionStore } from "../sessions/session-store.ts";
+import type { Db } from "../store/db.ts";
 import type { TaskRow } from "../sessions/types.ts";
 import type { TaskNotice } from "../providers/acp-worker.ts";
 import { HOUR, type Cancel } from "../core/clock.ts";
@@ -15,6 +15,19 @@ const NO_LIMITS: OutputLimits = { perTaskBytes: 20 * 1024 * 1024, totalBytes: 10
 
 const MAX_READ = 2 * 1024 * 1024;
 
+/** The sessions with a running task, as a subquery (the session list filters on it). */
+export const RUNNING_TASK_SESSIONS = "SELECT session_id FROM tasks WHERE status = 'running'";
+
+export interface TaskStoreDeps {
+  db: Db;
+  clock: Clock;
+  bus: Bus;
+  /** Output files go under `<dataDir>/tasks`. */
+  dataDir: string;
+  /** The output size limits, read when a file grows (they are settings). */
+  limits?: () => OutputLimits;
+}
+
 /** Background tasks (shell commands, subagents) an agent reports; shell output is kept
  * in a file per task under DATA/tasks, which the task console and read_task_output read. */
 export class TaskStore {
@@ -22,21 +35,42 @@ export class TaskStore {
   readonly files: OutputFiles;
   private sweepTimer: Cancel | null = null;
   private sweepAt = Infinity;
+  private db: Db;
+  private clock: Clock;
+  private bus: Bus;
+  private q;
 
-  constructor(
-    private store: SessionStore,
-    private clock: Clock,
-    private bus: Bus,
-    dataDir: string,
-    limits: () => OutputLimits = () => NO_LIMITS,
-  ) {
-    this.dir = join(dataDir, "tasks");
+  constructor(d: TaskStoreDeps) {
+    const { db } = d;
+    this.db = db;
+    this.clock = d.clock;
+    this.bus = d.bus;
+    this.dir = join(d.dataDir, "tasks");
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const endedFiles = store.db.prepare("SELECT output_path FROM tasks WHERE output_path IS NOT NULL AND ended_at IS NOT NULL ORDER BY ended_at").pluck();
-    this.files = new OutputFiles(this.dir, limits, () => endedFiles.all() as string[]);
-    bus.on((e) => {
+    this.q = {
+      running: db.prepare("SELECT * FROM tasks WHERE status = 'running'"),
+      ofSession: db.prepare("SELECT * FROM tasks WHERE session_id = ? ORDER BY started_at"),
+      one: db.prepare("SELECT * FROM tasks WHERE id = ? AND session_id = ?"),
+    };
+    const endedFiles = db.prepare("SELECT output_path FROM tasks WHERE output_path IS NOT NULL AND ended_at IS NOT NULL ORDER BY ended_at").pluck();
+    this.files = new OutputFiles(this.dir, d.limits ?? (() => NO_LIMITS), () => endedFiles.all() as string[]);
+    d.bus.on((e) => {
       if (e.type === "session.deleted") this.dropOutput(e.sessionId);
     });
+  }
+
+  /** Every running task, of all sessions. */
+  runningTasks(): TaskRow[] {
+    return this.q.running.all() as TaskRow[];
+  }
+
+  /** A session's tasks, oldest first. */
+  tasksOf(sessionId: string): TaskRow[] {
+    return this.q.ofSession.all(sessionId) as TaskRow[];
+  }
+
+  task(sessionId: string, taskId: string): TaskRow | undefined {
+    return this.q.one.get(taskId, sessionId) as TaskRow | undefined;
   }
 
   /** At start-up: delete the output whose read window ended while the relay was down. */
@@ -47,14 +81,14 @@ export class TaskStore {
   /** At start-up: tasks of sessions whose worker was not taken back (`kept`) can no longer
    * report; their process groups end and they show killed. */
   recover(kept: Set<string>): void {
-    const sessions = this.store.db.prepare("SELECT DISTINCT session_id FROM tasks WHERE status = 'running'").pluck().all() as string[];
+    const sessions = this.db.prepare("SELECT DISTINCT session_id FROM tasks WHERE status = 'running'").pluck().all() as string[];
     for (const id of sessions) if (!kept.has(id)) this.agentGone(id);
   }
 
   /** Deletes output files of tasks ended more than an hour ago; arms for the next one. */
   private sweep(): void {
     const now = this.clock.now();
-    const db = this.store.db;
+    const db = this.db;
     const expired = db.prepare("SELECT output_path FROM tasks WHERE output_path IS NOT NULL AND ended_at IS NOT NULL AND ended_at <= ?").pluck().all(now - OUTPUT_KEPT_MS) as string[];
     for (const path of expired) this.files.remove(path);
     const next = db.prepare("SELECT MIN(ended_at) FROM tasks WHERE output_path IS NOT NULL AND ended_at IS NOT NULL AND ended_at > ?").pluck().get(now - OUTPUT_KEPT_MS) as number | null;
@@ -76,7 +110,7 @@ export class TaskStore {
 
   /** A deleted session's task output goes at once. */
   private dropOutput(sessionId: string): void {
-    for (const t of this.store.tasksOf(sessionId)) if (t.output_path) this.files.remove(t.output_path);
+    for (const t of this.tasksOf(sessionId)) if (t.output_path) this.files.remove(t.output_path);
   }
 
   private key(sessionId: string, taskId: string): string {
@@ -84,9 +118,9 @@ export class TaskStore {
   }
 
   report(sessionId: string, t: TaskNotice): void {
-    const db = this.store.db;
+    const db = this.db;
     const now = this.clock.now();
-    const existing = this.store.task(sessionId, t.taskId);
+    const existing = this.task(sessionId, t.taskId);
     if (!existing) {
       db.prepare(`INSERT INTO tasks (id, session_id, type, description, status, exit_code, output_path, started_at, ended_at, last_output_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`).run(
@@ -106,7 +140,7 @@ export class TaskStore {
   /** The agent process that reported the session's tasks ended: tasks still running can no
    * longer report, so they end as `killed` (the session is idle again, not background_only). */
   agentGone(sessionId: string): void {
-    const running = this.store.tasksOf(sessionId).filter((t) => t.status === "running");
+    const running = this.tasksOf(sessionId).filter((t) => t.status === "running");
     if (!running.length) return;
     // Their process groups outlive the agent: end them, and show the tasks killed only once
     // they are really gone.
@@ -120,7 +154,7 @@ export class TaskStore {
 
   private markKilled(sessionId: string, running: TaskRow[]): void {
     const now = this.clock.now();
-    const db = this.store.db;
+    const db = this.db;
     db.transaction(() => {
       for (const t of running) db.prepare("UPDATE tasks SET status = 'killed', ended_at = ? WHERE id = ? AND session_id = ? AND status = 'running'").run(now, t.id, sessionId);
     })();
@@ -130,10 +164,10 @@ export class TaskStore {
   }
 
   output(sessionId: string, taskId: string, chunk: string): void {
-    const task = this.store.task(sessionId, taskId);
+    const task = this.task(sessionId, taskId);
     if (!task?.output_path || !chunk) return;
     this.files.append(task.output_path, chunk);
-    this.store.db.prepare("UPDATE tasks SET last_output_at = ? WHERE id = ? AND session_id = ?").run(this.clock.now(), taskId, sessionId);
+    this.db.prepare("UPDATE tasks SET last_output_at = ? WHERE id = ? AND session_id = ?").run(this.clock.now(), taskId, sessionId);
   }
 
   /** The end of a task's output (at most 2 MiB), and whether anything came before it. */

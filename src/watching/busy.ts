@@ -1,17 +1,16 @@
 // Which sessions are working (a queued or running turn, or a running task), kept from the
 // bus so that all_idle costs no store read per event. The store still confirms before an
 // all_idle goes out (monitors.ts), so a missed bus message can delay one, never fake one.
-import type { Relay } from "../relay.ts";
 
 export class BusyTracker {
   private turns = new Set<string>();
   private tasks = new Map<string, Set<string>>();
 
   /** Start-up: what the store says is working now. */
-  load(relay: Relay): void {
-    this.turns = relay.sessions.busySessions();
+  load(store: { busySessions(): Set<string>; runningTasks(): { id: string; session_id: string }[] }): void {
+    this.turns = store.busySessions();
     this.tasks.clear();
-    for (const t of relay.sessions.runningTasks()) this.task(t.session_id, t.id, true);
+    for (const t of store.runningTasks()) this.task(t.session_id, t.id, true);
   }
 
   turnStarted(sessionId: string): void {

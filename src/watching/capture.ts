@@ -2,17 +2,16 @@
 // happening has a key (the turn, the task end, the question) so that the same thing is
 // written once per watcher however many of its subscriptions receive it, and again not at
 // all when start-up looks for happenings the relay died before capturing.
-import type { Relay } from "../relay.ts";
 import type { Delivery } from "./delivery.ts";
 import type { WriteBehind } from "./write-behind.ts";
 import type { SubscriptionStore } from "./subscriptions.ts";
 import { earliest } from "./release.ts";
 import { URGENT, type EventType, type Happening, type NewEvent, type Sub } from "./types.ts";
 import { lines, sessionRef } from "./event-lines.ts";
-import type { TaskRow, TurnRow } from "../sessions/types.ts";
+import type { TaskRow } from "../sessions/types.ts";
+import type { EndedTurn, EventRefs } from "../sessions/event-refs.ts";
 import { fromJson } from "../store/db.ts";
 import type { QuestionRow } from "../questions/ask-user.ts";
-import { sql } from "./sql.ts";
 
 /** Which subscriptions a happening reaches: by event name (task ends also by the broader
  * task_finished), by `match` on its line, and only after the subscription began. */
@@ -29,14 +28,12 @@ export function receives(sub: Sub, h: Happening): boolean {
 
 const RECOVERABLE = new Set<string>(["turn_end", "error", "task_started", "task_finished", "task_failed", "subagent_finished", "question_asked", "question_answered"]);
 
-type EndedTurn = Pick<TurnRow, "id" | "session_id" | "status" | "reply_text" | "error">;
-
 export class Capture {
   /** Turns each watcher waits on itself (send/create_session/wait): their turn_end is held. */
   readonly waits = new Map<string, Set<string>>();
 
   constructor(
-    private relay: Relay,
+    private refs: EventRefs,
     private subs: SubscriptionStore,
     private delivery: Delivery,
     private wb: WriteBehind,
@@ -83,13 +80,13 @@ export class Capture {
   /** How a line names the session; null once it is archived (its subscriptions ended with it). */
   ref(sessionId: string): string | null {
     // Only what the line needs: this runs for every event.
-    const s = sql(this.relay.db, "SELECT title, archived_at FROM sessions WHERE id = ? AND deleted_at IS NULL").get(sessionId) as { title: string; archived_at: number | null } | undefined;
+    const s = this.refs.session(sessionId);
     return s && !s.archived_at ? sessionRef(s.title, sessionId) : null;
   }
 
   /** The ended turn, with only the start of its reply (a reply can be long). */
   endedTurn(turnId: string): EndedTurn | undefined {
-    return sql(this.relay.db, "SELECT id, session_id, status, substr(reply_text, 1, 400) AS reply_text, substr(error, 1, 400) AS error FROM turns WHERE id = ?").get(turnId) as EndedTurn | undefined;
+    return this.refs.endedTurn(turnId);
   }
 
   turnEnded(turn: EndedTurn, at: number): Happening | null {

@@ -4,11 +4,14 @@
 // Each watcher has an outbox in the store: `ready` events and `window_due_at`, when they
 // must go out (the 30-second gathering window's close; at once for urgent events and for
 // events a digest or quiet hours release). `held` events wait for their `release_at`.
-// One relay.clock timer per watcher wakes at the earliest of these. Writing the message
+// One clock timer per watcher wakes at the earliest of these. Writing the message
 // (a turn of the watcher, role `event`) and marking its events sent is one transaction:
 // a SIGKILL either happened before (start-up delivers it) or after (it is not sent again).
-import type { Relay } from "../relay.ts";
-import type { Cancel } from "../core/clock.ts";
+import type { Cancel, Clock } from "../core/clock.ts";
+import type { Db } from "../store/db.ts";
+import type { Turns } from "../sessions/turns.ts";
+import type { LiveSessions } from "../sessions/live-sessions.ts";
+import type { InTurn } from "../sessions/in-turn.ts";
 import { newId } from "../core/ids.ts";
 import { HOUR } from "../core/clock.ts";
 import type { SubscriptionStore } from "./subscriptions.ts";
@@ -37,17 +40,33 @@ export interface UrgentEvent {
 }
 
 /**
- * relay.delivery.deliverUrgent(watcherSessionId, { type: "question_answered", text, key })
+ * watching.deliverUrgent(watcherSessionId, { type: "question_answered", text, key })
  *
  * Urgent: no digest, quiet hours or wake-up cap holds it; an open gathering window goes out
  * with it. A watcher in a turn gets it (in one message with anything else due) when that
  * turn ends. The event row is written synchronously: call it inside your own
- * `relay.db.transaction(...)` and the event commits (or rolls back) with your change;
+ * `db.transaction(...)` and the event commits (or rolls back) with your change;
  * the message itself is written right after, from the store, so a SIGKILL in between
  * delivers it at the next start, once.
  */
 export interface DeliveryApi {
   deliverUrgent(watcherSessionId: string, event: UrgentEvent): void;
+}
+
+/** Where the events of a watcher on a paired relay go: that relay fetches them
+ * (pairing/outbox.ts) and applies digests and quiet hours there. */
+export interface RemoteOutbox {
+  add(watcher: string, e: NewEvent): boolean;
+}
+
+export interface DeliveryDeps {
+  db: Db;
+  clock: Clock;
+  turns: Pick<Turns, "enqueue">;
+  remoteOutbox: RemoteOutbox;
+  /** Lean reads of the watcher's session and turns (sessions/). */
+  live: Pick<LiveSessions, "isLive">;
+  inTurn: Pick<InTurn, "inTurn">;
 }
 
 export class Delivery implements DeliveryApi {
@@ -59,11 +78,11 @@ export class Delivery implements DeliveryApi {
   private written = 0;
 
   constructor(
-    private relay: Relay,
+    private d: DeliveryDeps,
     private subs: SubscriptionStore,
     private wb: WriteBehind,
   ) {
-    const db = relay.db;
+    const db = d.db;
     const t = db.transaction((fn: () => void) => fn());
     this.tx = (fn) => t(fn);
     this.q = outboxStatements(db);
@@ -72,7 +91,7 @@ export class Delivery implements DeliveryApi {
   deliverUrgent(watcher: string, e: UrgentEvent): void {
     this.add(watcher, {
       key: e.key ?? `urgent:${newId("evt")}`, type: e.type, sessionId: e.sessionId ?? null, turnId: null, line: e.text, urgent: true,
-      subs: [], at: this.relay.clock.now(), state: "ready", hold: null, holdSub: null, releaseAt: null, echo: false, keep: true,
+      subs: [], at: this.d.clock.now(), state: "ready", hold: null, holdSub: null, releaseAt: null, echo: false, keep: true,
     });
     // After the caller's transaction (if any) has committed.
     queueMicrotask(safely("delivering an urgent event", () => this.run(watcher)));
@@ -92,9 +111,8 @@ export class Delivery implements DeliveryApi {
   /** Writes one event for a watcher (inside the caller's transaction). False when this
    * watcher already has it: the same thing happening is delivered once. */
   add(watcher: string, e: NewEvent): boolean {
-    // A watcher on a paired relay: its relay fetches the event (pairing/outbox.ts) and applies
-    // digests and quiet hours there.
-    if (watcher.startsWith("rmt_")) return this.relay.pairing.outbox.add(watcher, e);
+    // A watcher on a paired relay: its relay fetches the event and applies digests and quiet hours there.
+    if (watcher.startsWith("rmt_")) return this.d.remoteOutbox.add(watcher, e);
     const r = this.q.insert.run({
       watcher, key: e.key, seq: e.seq ?? this.nextSeq(), type: e.type, sessionId: e.sessionId, turnId: e.turnId, line: e.line, urgent: e.urgent ? 1 : 0,
       subs: JSON.stringify(e.subs), at: e.at, state: e.state, hold: e.hold, holdSub: e.holdSub, releaseAt: e.releaseAt,
@@ -111,11 +129,10 @@ export class Delivery implements DeliveryApi {
   /** Releases what fell due, writes the message when it is due and the watcher is free,
    * and re-arms the watcher's timer. Called by its timer, when its turn ends, after events. */
   run(watcher: string): void {
-    if (!this.relay.db.open) return;
+    if (!this.d.db.open) return;
     this.wb.flush();
-    const now = this.relay.clock.now();
-    const session = this.q.session.get(watcher) as { archived_at: number | null } | undefined;
-    if (!session || session.archived_at) {
+    const now = this.d.clock.now();
+    if (!this.d.live.isLive(watcher)) {
       this.dropAll(watcher);
       return;
     }
@@ -188,7 +205,7 @@ export class Delivery implements DeliveryApi {
       }
       const info = new Map<string, SubInfo | undefined>();
       const text = composeMessage(events, (id) => (info.has(id) ? info.get(id) : info.set(id, this.subInfo(id)).get(id)));
-      const { messageId } = this.relay.turns.enqueue({ sessionId: watcher, role: "event", text });
+      const { messageId } = this.d.turns.enqueue({ sessionId: watcher, role: "event", text });
       this.q.sent.run(messageId, now, watcher, now);
       this.q.clearWindow.run(watcher);
       this.q.wake.run(watcher, now);
@@ -197,7 +214,7 @@ export class Delivery implements DeliveryApi {
       if (++this.written % 500 === 0) this.q.prune.run(now - 24 * HOUR);
       if (this.onWritten) {
         const kind = events.some((e) => e.hold === "quiet") ? "quiet" : events.some((e) => e.hold === "digest" || e.capped) ? "digest" : "window";
-        this.afterCommit.push(() => this.onWritten!(watcher, dueAt, this.relay.clock.now(), events.length, kind));
+        this.afterCommit.push(() => this.onWritten!(watcher, dueAt, this.d.clock.now(), events.length, kind));
       }
     });
     if (!this.batching) this.committed();
@@ -234,7 +251,7 @@ export class Delivery implements DeliveryApi {
 
   /** A watcher with a queued or running turn gets its message when the turn ends. */
   private inTurn(watcher: string): boolean {
-    return !!this.q.inTurn.get(watcher);
+    return this.d.inTurn.inTurn(watcher);
   }
 
   /** Conversations that have had an event: only their turn ends can release a message. */
@@ -262,7 +279,7 @@ export class Delivery implements DeliveryApi {
   /** Arms the watcher's one timer for its earliest due time. */
   schedule(watcher: string): void {
     this.wb.flush();
-    const now = this.relay.clock.now();
+    const now = this.d.clock.now();
     const w = this.q.watcher.get(watcher) as { window_due_at: number | null } | undefined;
     let due = (this.q.nextRelease.get(watcher) as { at: number | null }).at ?? Infinity;
     // A due message of a watcher in a turn waits for turn.ended, not for the clock.
@@ -276,7 +293,7 @@ export class Delivery implements DeliveryApi {
     this.armed.get(watcher)?.cancel();
     this.armed.delete(watcher);
     if (due === Infinity) return;
-    this.armed.set(watcher, { at: due, cancel: this.relay.clock.at(due, () => {
+    this.armed.set(watcher, { at: due, cancel: this.d.clock.at(due, () => {
       this.armed.delete(watcher);
       this.runSoon(watcher);
     }) });
@@ -299,7 +316,7 @@ export class Delivery implements DeliveryApi {
 
   /** Start-up: everything held or due is re-armed; what fell due while the relay was down goes now. */
   recover(): void {
-    this.q.prune.run(this.relay.clock.now() - 24 * HOUR);
+    this.q.prune.run(this.d.clock.now() - 24 * HOUR);
     for (const { watcher } of this.q.pending.all() as { watcher: string }[]) {
       this.known.add(watcher);
       this.run(watcher);

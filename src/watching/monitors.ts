@@ -4,10 +4,13 @@
 //
 // Stalled timers live in memory only: a restart ends every running turn and task, so no
 // stall survives it. all_idle's "something worked since" and heartbeat due times are stored.
-import { sql } from "./sql.ts";
-import type { Relay } from "../relay.ts";
-import type { Cancel } from "../core/clock.ts";
+import type { Cancel, Clock } from "../core/clock.ts";
 import { MINUTE } from "../core/clock.ts";
+import type { SessionStore } from "../sessions/session-store.ts";
+import type { Questions } from "../questions/ask-user.ts";
+import type { LiveSessions } from "../sessions/live-sessions.ts";
+import type { InTurn } from "../sessions/in-turn.ts";
+import type { RunningIn } from "../tasks/running-in.ts";
 import type { SubscriptionStore } from "./subscriptions.ts";
 import type { Capture } from "./capture.ts";
 import type { Sub } from "./types.ts";
@@ -15,13 +18,15 @@ import { lines, sessionRef } from "./event-lines.ts";
 import type { BusyTracker } from "./busy.ts";
 import { safely } from "./later.ts";
 
-const LIVE = "JOIN sessions s ON s.id = x.session_id AND s.archived_at IS NULL AND s.deleted_at IS NULL";
-const BUSY_ANY = `SELECT x.session_id AS id FROM turns x ${LIVE} WHERE x.status IN ('queued', 'running')
-  UNION SELECT x.session_id AS id FROM tasks x ${LIVE} WHERE x.status = 'running'`;
-// Driven from the subscription's own list (a handful of ids), each looked up by index.
-const BUSY_IN_LIST = `SELECT j.value AS id FROM json_each(?) j
-  WHERE EXISTS (SELECT 1 FROM turns t WHERE t.session_id = j.value AND t.status IN ('queued', 'running'))
-     OR EXISTS (SELECT 1 FROM tasks k WHERE k.session_id = j.value AND k.status = 'running')`;
+export interface MonitorDeps {
+  clock: Clock;
+  sessions: Pick<SessionStore, "get" | "activeTurns" | "tasksOf" | "state">;
+  questions: Pick<Questions, "pending">;
+  /** What the store says is live and working (sessions/, tasks/). */
+  live: Pick<LiveSessions, "allBut">;
+  inTurn: Pick<InTurn, "among" | "live">;
+  runningIn: RunningIn;
+}
 
 export class Monitors {
   private lastActivity = new Map<string, number>();
@@ -30,7 +35,7 @@ export class Monitors {
   private beats = new Map<string, Cancel>();
 
   constructor(
-    private relay: Relay,
+    private d: MonitorDeps,
     private subs: SubscriptionStore,
     private capture: Capture,
     private busy: BusyTracker,
@@ -42,7 +47,7 @@ export class Monitors {
   activity(sessionId: string): void {
     const watching = this.subs.watching(sessionId).filter((s) => s.events.has("stalled"));
     if (!watching.length) return;
-    this.lastActivity.set(sessionId, this.relay.clock.now());
+    this.lastActivity.set(sessionId, this.d.clock.now());
     this.stalledFired.delete(sessionId);
     this.armStall(sessionId, watching);
   }
@@ -53,18 +58,18 @@ export class Monitors {
     const fired = this.stalledFired.get(sessionId);
     const next = Math.min(...watching.filter((s) => !fired?.has(s.id)).map((s) => last + s.stalledMinutes * MINUTE));
     const cur = this.stallTimers.get(sessionId);
-    if (cur && cur.at <= next && cur.at > this.relay.clock.now()) return; // fires first and re-checks
+    if (cur && cur.at <= next && cur.at > this.d.clock.now()) return; // fires first and re-checks
     cur?.cancel();
     this.stallTimers.delete(sessionId);
     if (next === Infinity) return;
-    this.stallTimers.set(sessionId, { at: next, cancel: this.relay.clock.at(next, () => {
+    this.stallTimers.set(sessionId, { at: next, cancel: this.d.clock.at(next, () => {
       this.stallTimers.delete(sessionId);
       this.checkStall(sessionId);
     }) });
   }
 
   private checkStall(sessionId: string): void {
-    const now = this.relay.clock.now();
+    const now = this.d.clock.now();
     const watching = this.subs.watching(sessionId).filter((s) => s.events.has("stalled"));
     const what = this.working(sessionId);
     if (!watching.length || !what) {
@@ -73,7 +78,7 @@ export class Monitors {
     }
     // Task output does not come through the bus: read its time here.
     let last = this.lastActivity.get(sessionId) ?? now;
-    for (const t of this.relay.sessions.tasksOf(sessionId)) if (t.status === "running" && t.last_output_at && t.last_output_at > last) last = t.last_output_at;
+    for (const t of this.d.sessions.tasksOf(sessionId)) if (t.status === "running" && t.last_output_at && t.last_output_at > last) last = t.last_output_at;
     if (last !== this.lastActivity.get(sessionId)) {
       this.lastActivity.set(sessionId, last);
       this.stalledFired.delete(sessionId);
@@ -81,7 +86,7 @@ export class Monitors {
     const fired = this.stalledFired.get(sessionId) ?? new Set<string>();
     const due = watching.filter((s) => !fired.has(s.id) && now - last >= s.stalledMinutes * MINUTE);
     if (due.length) {
-      const s = this.relay.sessions.get(sessionId)!;
+      const s = this.d.sessions.get(sessionId)!;
       const minutes = Math.floor((now - last) / MINUTE);
       this.capture.capture({ key: `stalled:${sessionId}:${last}`, type: "stalled", sessionId, at: now, line: lines.stalled(sessionRef(s.title, s.id), minutes, what) }, due);
       for (const d of due) fired.add(d.id);
@@ -92,11 +97,11 @@ export class Monitors {
 
   /** What keeps a session working, or null when idle (or only waiting on a question, which was told already). */
   private working(sessionId: string): string | null {
-    if (this.relay.questions.pending(sessionId).length) return null;
-    const turns = this.relay.sessions.activeTurns(sessionId);
+    if (this.d.questions.pending(sessionId).length) return null;
+    const turns = this.d.sessions.activeTurns(sessionId);
     if (turns.some((t) => t.status === "running")) return "turn running";
     if (turns.length) return "turn queued";
-    return this.relay.sessions.tasksOf(sessionId).some((t) => t.status === "running") ? "task running" : null;
+    return this.d.sessions.tasksOf(sessionId).some((t) => t.status === "running") ? "task running" : null;
   }
 
   /** A new subscription starts the stall clock of the sessions it finds working. */
@@ -140,22 +145,27 @@ export class Monitors {
   checkAllIdle(sub: Sub): void {
     if (!sub.row.idle_armed || this.busyInScope(sub).length) return;
     const n = this.scopeCount(sub);
-    const now = this.relay.clock.now();
+    const now = this.d.clock.now();
     this.subs.setIdleArmed(sub.id, false);
     this.capture.capture({ key: `all_idle:${sub.id}:${now}`, type: "all_idle", sessionId: null, at: now, onlySub: sub.id, line: lines.allIdle(n, sub.id) }, [sub]);
   }
 
-  /** Sessions of the subscription (not archived) with a queued or running turn or a running task. */
+  /** Sessions of the subscription (not archived) with a queued or running turn or a running
+   * task: from its own list (a handful of ids, each looked up by index) in its order, or for
+   * all-scope every live one by id. */
   busyInScope(sub: Sub): string[] {
-    const db = this.relay.db;
-    if (!sub.all) return (sql(db, BUSY_IN_LIST).all(JSON.stringify(sub.sessions)) as { id: string }[]).map((r) => r.id);
-    return (sql(db, BUSY_ANY).all() as { id: string }[]).map((r) => r.id).filter((id) => id !== sub.watcher && !sub.exclude.has(id));
+    const { inTurn, runningIn } = this.d;
+    if (!sub.all) {
+      const busy = new Set([...inTurn.among(sub.sessions), ...runningIn.among(sub.sessions)]);
+      return sub.sessions.filter((id) => busy.has(id));
+    }
+    const busy = [...new Set([...inTurn.live(), ...runningIn.live()])].sort();
+    return busy.filter((id) => id !== sub.watcher && !sub.exclude.has(id));
   }
 
   scopeCount(sub: Sub): number {
     if (!sub.all) return sub.sessions.length;
-    const ids = sql(this.relay.db, "SELECT id FROM sessions WHERE archived_at IS NULL AND deleted_at IS NULL AND id != ?").all(sub.watcher) as { id: string }[];
-    return ids.filter((r) => !sub.exclude.has(r.id)).length;
+    return this.d.live.allBut(sub.watcher).filter((id) => !sub.exclude.has(id)).length;
   }
 
   /** A new subscription starts armed when a watched session is working right now. */
@@ -170,7 +180,7 @@ export class Monitors {
     this.beats.delete(sub.id);
     const due = sub.row.heartbeat_due_at;
     if (!sub.row.heartbeat_minutes || due == null) return;
-    this.beats.set(sub.id, this.relay.clock.at(due, () => this.beat(sub.id)));
+    this.beats.set(sub.id, this.d.clock.at(due, () => this.beat(sub.id)));
   }
 
   disarmBeat(id: string): void {
@@ -182,7 +192,7 @@ export class Monitors {
     this.beats.delete(id);
     const sub = this.subs.active(id);
     if (!sub || !sub.row.heartbeat_minutes || sub.row.heartbeat_due_at == null) return;
-    const now = this.relay.clock.now();
+    const now = this.d.clock.now();
     const every = sub.row.heartbeat_minutes * MINUTE;
     const due = sub.row.heartbeat_due_at;
     // No heartbeats inside quiet hours; one beat for a stretch the relay was down.
@@ -190,8 +200,8 @@ export class Monitors {
     {
       if (!quiet) {
         const working = this.busyInScope(sub).map((sid) => {
-          const s = this.relay.sessions.get(sid)!;
-          return `"${s.title}" (${s.id}) ${this.relay.sessions.state(sid)}`;
+          const s = this.d.sessions.get(sid)!;
+          return `"${s.title}" (${s.id}) ${this.d.sessions.state(sid)}`;
         });
         this.capture.capture({ key: `heartbeat:${id}:${due}`, type: "heartbeat", sessionId: null, at: now, onlySub: id, line: lines.heartbeat(id, this.scopeCount(sub), working) }, [sub]);
       }

@@ -32,9 +32,6 @@ export function outboxStatements(db: Db) {
     pruneWakeups: db.prepare("DELETE FROM watch_wakeups WHERE watcher = ? AND at <= ?"),
     dropOpen: db.prepare("UPDATE watch_events SET state = 'dropped' WHERE watcher = ? AND state IN ('held', 'ready')"),
     pending: db.prepare("SELECT watcher FROM watchers WHERE window_due_at IS NOT NULL UNION SELECT DISTINCT watcher FROM watch_events WHERE state IN ('held', 'ready')"),
-    // Lean reads of what delivery needs from the session and its turns.
-    session: db.prepare("SELECT archived_at FROM sessions WHERE id = ? AND deleted_at IS NULL"),
-    inTurn: db.prepare("SELECT 1 AS busy FROM turns WHERE session_id = ? AND status IN ('queued', 'running') LIMIT 1"),
     maxSeq: db.prepare("SELECT MAX(seq) AS n FROM watch_events"),
     prune: db.prepare("DELETE FROM watch_events WHERE state IN ('sent', 'dropped') AND at < ?"),
   };

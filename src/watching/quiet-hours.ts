@@ -6,7 +6,9 @@
 // the first pass, and on the second pass the minutes before `from` count as outside.)
 // Every instant is chosen explicitly with Temporal's disambiguation, never by default.
 import { Temporal } from "temporal-polyfill";
+import { z } from "zod";
 import { RelayError } from "../core/errors.ts";
+import { refusalWords, withWords } from "../core/refusals.ts";
 
 export interface QuietHours {
   from: string;
@@ -16,27 +18,37 @@ export interface QuietHours {
 
 const HHMM = /^([01]\d|2[0-3]):[0-5]\d$/;
 const NOTHING = "Nothing was subscribed.";
-const bad = (msg: string) => new RelayError("REMOTE_RELAY_INVALID_INPUT", `${msg}. ${NOTHING}`);
+const TIMES = 'quiet_hours from and to must be times of day as "HH:MM" (00:00 to 23:59)';
+const notZone = (tz: unknown) =>
+  `quiet_hours tz "${typeof tz === "string" ? tz.slice(0, 60) : JSON.stringify(tz ?? null)}" is not an IANA time zone (for example "Europe/Berlin", "America/New_York", "UTC")`;
+/** A field left empty ("" or null): all three empty is no quiet hours. */
+const field = (error: z.core.$ZodErrorMap) => z.string({ error }).nullish();
 
-/** Validates subscribe's quiet_hours; null when absent or every field is empty. */
+/** subscribe's quiet_hours: a daily window in an IANA zone, or null when every field is empty.
+ * Each issue carries its refusal sentence; a key it does not take is told before the rest. */
+export const QuietHoursArg = withWords(
+  z
+    .strictObject(
+      { from: field(() => TIMES), to: field(() => TIMES), tz: field((i) => notZone(i.input)) },
+      { error: (i) => (i.code === "unrecognized_keys" ? `quiet_hours takes from, to and tz only (got ${i.keys.slice(0, 5).join(", ")})` : 'quiet_hours must be an object { "from": "HH:MM", "to": "HH:MM", "tz": IANA time zone }') },
+    )
+    .transform((q, ctx): QuietHours | null => {
+      if (!q.from && !q.to && !q.tz) return null;
+      const refuse = (message: string) => (ctx.addIssue({ code: "custom", message }), z.NEVER);
+      if (!HHMM.test(q.from ?? "") || !HHMM.test(q.to ?? "")) return refuse(TIMES);
+      if (q.from === q.to) return refuse("quiet_hours from and to must differ");
+      const tz = canonicalZone(q.tz);
+      return tz ? { from: q.from!, to: q.to!, tz } : refuse(notZone(q.tz));
+    }),
+  (_, issues) => `${(issues.find((i) => i.code === "unrecognized_keys") ?? issues[0]).message}.`,
+);
+
+/** Validates quiet_hours given as anything; null when absent or every field is empty. */
 export function parseQuietHours(v: unknown): QuietHours | null {
   if (v == null) return null;
-  if (typeof v !== "object" || Array.isArray(v)) throw bad('quiet_hours must be an object { "from": "HH:MM", "to": "HH:MM", "tz": IANA time zone }');
-  const o = v as Record<string, unknown>;
-  const empty = (x: unknown) => x == null || x === "";
-  if (empty(o.from) && empty(o.to) && empty(o.tz)) return null;
-  const extra = Object.keys(o).filter((k) => !["from", "to", "tz"].includes(k));
-  if (extra.length) throw bad(`quiet_hours takes from, to and tz only (got ${extra.slice(0, 5).join(", ")})`);
-  if (typeof o.from !== "string" || typeof o.to !== "string" || !HHMM.test(o.from) || !HHMM.test(o.to)) {
-    throw bad('quiet_hours from and to must be times of day as "HH:MM" (00:00 to 23:59)');
-  }
-  if (o.from === o.to) throw bad("quiet_hours from and to must differ");
-  const tz = canonicalZone(o.tz);
-  if (!tz) {
-    const shown = typeof o.tz === "string" ? o.tz.slice(0, 60) : JSON.stringify(o.tz ?? null);
-    throw bad(`quiet_hours tz "${shown}" is not an IANA time zone (for example "Europe/Berlin", "America/New_York", "UTC")`);
-  }
-  return { from: o.from, to: o.to, tz };
+  const r = QuietHoursArg.safeParse(v);
+  if (r.success) return r.data;
+  throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${refusalWords(QuietHoursArg, v, r.error)} ${NOTHING}`);
 }
 
 /** The zone's canonical IANA id, or null. Temporal also takes offsets like "+01:00": not a zone. */

@@ -1,17 +1,23 @@
 // How a subscription shows in subscribe's result and in list_subscriptions (seed §9,
 // contract §8 "An ended subscription").
 import { sql } from "./sql.ts";
-import type { Relay } from "../relay.ts";
+import type { Db } from "../store/db.ts";
 import { iso } from "../core/clock.ts";
 import { fromJson } from "../store/db.ts";
 import type { SubRow } from "./types.ts";
 import type { SubscriptionStore } from "./subscriptions.ts";
 
-export function subscriptionView(relay: Pick<Relay, "db"> & { sessions: { get(id: string): { title: string } | undefined } }, store: SubscriptionStore, row: SubRow) {
+/** What a view reads besides the subscription: its held events, and the titles of the sessions it names. */
+export interface ViewDeps {
+  db: Db;
+  sessions: { get(id: string): { title: string } | undefined };
+}
+
+export function subscriptionView(d: ViewDeps, store: SubscriptionStore, row: SubRow) {
   store.flushWrites();
   const sub = store.parse(row);
   const exclude = [...sub.exclude];
-  const held = sql(relay.db, "SELECT COUNT(*) AS n, MIN(release_at) AS at FROM watch_events WHERE watcher = ? AND state IN ('held', 'ready') AND state = 'held' AND hold_sub = ? AND capped = 0")
+  const held = sql(d.db, "SELECT COUNT(*) AS n, MIN(release_at) AS at FROM watch_events WHERE watcher = ? AND state IN ('held', 'ready') AND state = 'held' AND hold_sub = ? AND capped = 0")
     .get(row.watcher, row.id) as { n: number; at: number | null };
   const active = row.ended_at == null;
   return {
@@ -19,7 +25,7 @@ export function subscriptionView(relay: Pick<Relay, "db"> & { sessions: { get(id
     watcher: row.watcher,
     ...(row.relay !== "this" ? { relay: row.relay } : {}),
     scope: sub.all ? "all" : "sessions",
-    sessions: sub.all ? "all" : sub.sessions.map((id) => ({ id, title: relay.sessions.get(id)?.title ?? null })),
+    sessions: sub.all ? "all" : sub.sessions.map((id) => ({ id, title: d.sessions.get(id)?.title ?? null })),
     events: [...sub.events],
     once: sub.once,
     match: sub.match,

@@ -1,21 +1,53 @@
-// The watching domain wired into the relay (seed §9): it listens to the bus, turns what
-// happens into events for watchers, and delivers them; it answers the list badges
-// (`relay.watching`) and hears about the watcher's own prompts (`relay.watchingHooks`).
+// The watching domain (seed §9): it listens to the bus, turns what happens into events for
+// watchers, and delivers them. Others use its `port` (port.ts): subscribing, ending and moving
+// subscriptions, the list badges, no echo of a watcher's own prompts, urgent events.
+import type { Db } from "../store/db.ts";
+import type { Clock } from "../core/clock.ts";
+import type { Bus, BusEvent } from "../core/bus.ts";
+import type { SessionStore } from "../sessions/session-store.ts";
+import type { Turns } from "../sessions/turns.ts";
+import type { Questions } from "../questions/ask-user.ts";
+import { eventRefs } from "../sessions/event-refs.ts";
+import { raiseFor } from "./raise.ts";
+import { liveSessions, type LiveSessions } from "../sessions/live-sessions.ts";
+import { inTurn } from "../sessions/in-turn.ts";
+import { runningIn } from "../tasks/running-in.ts";
 import { sql } from "./sql.ts";
-import type { Relay } from "../relay.ts";
-import type { BusEvent } from "../core/bus.ts";
 import { SubscriptionStore } from "./subscriptions.ts";
-import { Delivery } from "./delivery.ts";
+import { Delivery, type RemoteOutbox } from "./delivery.ts";
 import { Capture } from "./capture.ts";
 import { Monitors } from "./monitors.ts";
 import { captureMissed } from "./recovery.ts";
 import { WriteBehind } from "./write-behind.ts";
 import { BusyTracker } from "./busy.ts";
 import { moveSubscriptions } from "./transfer.ts";
+import { addSubscription, checkSubscriptionLimit } from "./add-subscription.ts";
+import { subscriptionView } from "./views.ts";
 import { versionLess } from "../core/versions.ts";
 import type { EndReason, SubRow } from "./types.ts";
+import type { NoEcho, WatchBadges, WatchingPort } from "./port.ts";
 
 const FINAL = new Set(["done", "stopped", "error"]);
+
+/** What watching needs, by the relay's member names (a Relay passes itself until the
+ * composition root builds each; issue 19). */
+export interface WatchingDeps {
+  db: Db;
+  clock: Clock;
+  bus: Pick<Bus, "on" | "emit">;
+  /** The version this relay presents: before 0.9.13 a subscription's default events differ. */
+  version: string;
+  sessions: Pick<SessionStore, "get" | "turn" | "activeTurns" | "busySessions" | "state" | "task" | "tasksOf" | "runningTasks">;
+  questions: Pick<Questions, "get" | "pending">;
+  turns: Pick<Turns, "enqueue">;
+  /** Watchers on paired relays: their outbox, read when an event is for one (the relay builds
+   * pairing after watching). */
+  readonly pairing: { readonly outbox: RemoteOutbox };
+  /** @deprecated Slots the relay reads today, filled by the constructor; they go when the
+   * composition root hands `port.badges` and `port.noEcho` to their users (issue 19, step 2). */
+  watching?: WatchBadges;
+  watchingHooks?: NoEcho;
+}
 
 export class Watching {
   readonly subs: SubscriptionStore;
@@ -25,28 +57,58 @@ export class Watching {
 
   readonly wb: WriteBehind;
   readonly busy = new BusyTracker();
+  readonly port: WatchingPort;
+  private live: LiveSessions;
 
-  constructor(private relay: Relay) {
-    this.wb = new WriteBehind(relay.db);
-    this.subs = new SubscriptionStore(relay.db, () => versionLess(relay.version, "0.9.13"), this.wb);
-    this.delivery = new Delivery(relay, this.subs, this.wb);
-    this.capture = new Capture(relay, this.subs, this.delivery, this.wb);
-    this.monitors = new Monitors(relay, this.subs, this.capture, this.busy);
-    relay.watching = {
-      isWatched: (id) => this.subs.isWatched(id),
-      watchingCount: (id) => this.watchingCount(id),
+  constructor(private d: WatchingDeps) {
+    this.wb = new WriteBehind(d.db);
+    this.subs = new SubscriptionStore(d.db, () => versionLess(d.version, "0.9.13"), this.wb);
+    this.live = liveSessions(d.db);
+    const turns = inTurn(d.db);
+    const remoteOutbox: RemoteOutbox = { add: (watcher, e) => d.pairing.outbox.add(watcher, e) };
+    this.delivery = new Delivery({ db: d.db, clock: d.clock, turns: d.turns, remoteOutbox, live: this.live, inTurn: turns }, this.subs, this.wb);
+    this.capture = new Capture(eventRefs(d.db), this.subs, this.delivery, this.wb);
+    this.monitors = new Monitors(
+      { clock: d.clock, sessions: d.sessions, questions: d.questions, live: this.live, inTurn: turns, runningIn: runningIn(d.db) },
+      this.subs, this.capture, this.busy,
+    );
+    this.port = this.makePort();
+    d.watching = this.port.badges;
+    d.watchingHooks = this.port.noEcho;
+    d.bus.on((e) => this.onBus(e));
+  }
+
+  private makePort(): WatchingPort {
+    const { db, clock, sessions } = this.d;
+    const subs = this.subs;
+    const writer = { db, clock, watch: this };
+    return {
+      held: (watcher, but) => subs.held(watcher, but),
+      checkLimit: (watcher, elsewhere) => checkSubscriptionLimit(writer, watcher, elsewhere),
+      subscribe: (sub, elsewhere) => addSubscription(writer, sub, elsewhere),
+      get: (id) => subs.get(id),
+      listFor: (watcher, endedSince) => subs.listFor(watcher, endedSince),
+      ofWatcher: (watcher) => subs.ofWatcher(watcher),
+      end: (ids, reason) => this.end(ids, reason),
+      transfer: (from, to, reason) => this.transfer(from, to, reason),
+      view: (row) => subscriptionView({ db, sessions }, subs, row),
+      raise: (sessionId, e, skip) => raiseFor({ subs, capture: this.capture, now: () => clock.now() }, sessionId, e, skip),
+      noEcho: {
+        promptSent: (watcher, turnId) => this.promptSent(watcher, turnId),
+        replyReceived: (watcher, turnId, status) => this.replyReceived(watcher, turnId, status),
+      },
+      badges: {
+        isWatched: (id) => subs.isWatched(id),
+        watchingCount: (id) => this.watchingCount(id),
+      },
+      deliverUrgent: (watcher, e) => this.delivery.deliverUrgent(watcher, e),
     };
-    relay.watchingHooks = {
-      promptSent: (watcher, turnId) => this.promptSent(watcher, turnId),
-      replyReceived: (watcher, turnId, status) => this.replyReceived(watcher, turnId, status),
-    };
-    relay.bus.on((e) => this.onBus(e));
   }
 
   /** After the relay's own recovery: what was held is armed again, what fell due goes now. */
   start(): void {
-    this.busy.load(this.relay);
-    captureMissed(this.relay, this.subs, this.capture);
+    this.busy.load(this.d.sessions);
+    captureMissed(this.d, this.subs, this.capture);
     this.delivery.recover();
     this.monitors.rearmAll();
     // Stall clocks start for the sessions working now (few: a restart ended every running
@@ -55,12 +117,12 @@ export class Watching {
     for (const sub of this.subs.idleArmed()) if (sub.events.has("all_idle")) this.monitors.checkAllIdle(sub);
     // The index of who watches what, if nothing above needed it yet: built once the relay
     // serves (the first request or event that needs it first builds it then).
-    setImmediate(() => this.relay.db.open && this.subs.ensure());
+    setImmediate(() => this.d.db.open && this.subs.ensure());
   }
 
   private onBus(e: BusEvent): void {
     if (!this.subs.hasWatchers() && e.type !== "turn.ended" && e.type !== "turn.started" && e.type !== "task.updated") return;
-    const now = this.relay.clock.now();
+    const now = this.d.clock.now();
     switch (e.type) {
       case "turn.started":
         this.busy.turnStarted(e.sessionId);
@@ -87,7 +149,7 @@ export class Watching {
       case "task.updated": {
         this.busy.task(e.sessionId, e.taskId, e.status === "running");
         if (!this.subs.hasWatchers()) return;
-        const task = this.relay.sessions.task(e.sessionId, e.taskId);
+        const task = this.d.sessions.task(e.sessionId, e.taskId);
         const h = task && this.capture.taskChanged(task, now);
         if (h) this.capture.capture(h);
         this.monitors.activity(e.sessionId);
@@ -95,14 +157,14 @@ export class Watching {
         return;
       }
       case "card.created": {
-        const q = this.relay.questions.get(e.cardId);
+        const q = this.d.questions.get(e.cardId);
         const h = q && this.capture.questionAsked(q, now);
         if (h) this.capture.capture(h);
         return;
       }
       case "card.decided": {
         if (e.status !== "answered" && e.status !== "dismissed") return;
-        const q = this.relay.questions.get(e.cardId);
+        const q = this.d.questions.get(e.cardId);
         const h = q && this.capture.questionAnswered(q, now);
         if (h) this.capture.capture(h);
         this.monitors.activity(e.sessionId);
@@ -133,8 +195,8 @@ export class Watching {
   /** Ends subscriptions; what they hold is still delivered when due (nothing is lost). */
   end(ids: string[], reason: EndReason): string[] {
     this.wb.flush();
-    const now = this.relay.clock.now();
-    const ended = this.relay.db.transaction(() => ids.filter((id) => this.subs.end(id, reason, now)))();
+    const now = this.d.clock.now();
+    const ended = this.d.db.transaction(() => ids.filter((id) => this.subs.end(id, reason, now)))();
     if (!ended.length) return ended;
     for (const id of ended) this.subs.drop(id);
     for (const id of ended) this.monitors.disarmBeat(id);
@@ -147,32 +209,17 @@ export class Watching {
     const asWatcher = this.subs.ofWatcher(sessionId);
     const asWatched = this.subs.watching(sessionId).filter((s) => !s.all);
     if (!asWatcher.length && !asWatched.length) return;
-    const s = sql(this.relay.db, "SELECT archived_at, deleted_at FROM sessions WHERE id = ?").get(sessionId) as { archived_at: number | null; deleted_at: number | null } | undefined;
-    if (s && !s.archived_at && !s.deleted_at) return;
+    if (this.live.isLive(sessionId)) return;
     this.end([...asWatcher, ...asWatched].map((x) => x.id), "archived");
     // An archived watcher is woken no more: what it still had open is dropped.
     if (asWatcher.length) this.delivery.dropAll(sessionId);
   }
 
   private changed(watcher: string): void {
-    this.relay.bus.emit({ type: "session.updated", sessionId: watcher });
+    this.d.bus.emit({ type: "session.updated", sessionId: watcher });
   }
 
   // ---- badges ----
-
-  private live = { changes: -1, n: 0 };
-
-  /** Live sessions: a walk of the live index (10,000 entries at 100,000 stored), once per
-   * list entry of an all-scope watcher. Kept until this connection writes anything (as the
-   * list's `total`, sessions/list-query.ts): a page of such watchers counts once. */
-  private liveCount(): number {
-    const db = this.relay.db;
-    const changes = (sql(db, "SELECT total_changes() AS c").get() as { c: number }).c;
-    if (changes !== this.live.changes) {
-      this.live = { changes, n: (sql(db, "SELECT COUNT(*) AS n FROM sessions INDEXED BY sessions_live_order WHERE deleted_at IS NULL AND archived_at IS NULL").get() as { n: number }).n };
-    }
-    return this.live.n;
-  }
 
   watchingCount(watcher: string): number {
     const subs = this.subs.ofWatcher(watcher);
@@ -184,14 +231,8 @@ export class Watching {
     // The all-scope ones together watch every live session but the watcher and what all of
     // them exclude: a count on the live index, not a read of every session's id.
     const common = [...alls[0].exclude].filter((id) => alls.every((s) => s.exclude.has(id)));
-    const db = this.relay.db;
-    const live = this.liveCount() - (sql(db, "SELECT 1 FROM sessions WHERE id = ? AND deleted_at IS NULL AND archived_at IS NULL").get(watcher) ? 1 : 0);
-    const asked = [...new Set([...named, ...common])];
-    const liveIds = new Set(
-      asked.length
-        ? (sql(db, "SELECT id FROM sessions WHERE deleted_at IS NULL AND archived_at IS NULL AND id IN (SELECT value FROM json_each(?))").all(JSON.stringify(asked)) as { id: string }[]).map((r) => r.id)
-        : [],
-    );
+    const live = this.live.count() - (this.live.isLive(watcher) ? 1 : 0);
+    const liveIds = new Set(this.live.among([...new Set([...named, ...common])]));
     const inAll = (id: string) => liveIds.has(id) && id !== watcher && !common.includes(id);
     let n = live - common.filter((id) => liveIds.has(id) && id !== watcher).length;
     for (const id of named) if (!inAll(id)) n++;
@@ -202,7 +243,7 @@ export class Watching {
 
   private promptSent(watcher: string, turnId: string): void {
     if (!this.subs.ofWatcher(watcher).length) return;
-    const turn = this.relay.sessions.turn(turnId);
+    const turn = this.d.sessions.turn(turnId);
     if (!turn || turn.from_session !== watcher) return;
     if (!this.capture.waits.has(watcher)) this.capture.waits.set(watcher, new Set());
     this.capture.waits.get(watcher)!.add(turnId);
@@ -213,7 +254,7 @@ export class Watching {
     if (!set?.delete(turnId)) return;
     if (!set.size) this.capture.waits.delete(watcher);
     this.wb.flush();
-    const db = this.relay.db;
+    const db = this.d.db;
     if (FINAL.has(status)) {
       // It has the reply from the call itself: that turn's turn_end does not wake it again.
       sql(db, "UPDATE watch_events SET state = 'dropped' WHERE watcher = ? AND key = ? AND type = 'turn_end' AND keep = 0 AND state IN ('held', 'ready')").run(watcher, `turn:${turnId}`);
@@ -228,7 +269,7 @@ export class Watching {
    * compaction: the new conversation takes over the old one's watching). */
   transfer(from: string, to: string, reason: EndReason = "transferred"): SubRow[] {
     this.wb.flush();
-    const moved = moveSubscriptions(this.relay.db, this.subs, from, to, reason, this.relay.clock.now());
+    const moved = moveSubscriptions(this.d.db, this.subs, from, to, reason, this.d.clock.now());
     this.subs.reload();
     this.monitors.rearmAll();
     this.delivery.noteWatcher(to);

@@ -9,7 +9,9 @@ import type { Notice } from "../../src/budgets/notices.ts";
 import { parseBudgets, type Budget } from "../../src/budgets/settings.ts";
 import { ManualClock } from "../../src/core/clock.ts";
 import { newId } from "../../src/core/ids.ts";
+import { Bus } from "../../src/core/bus.ts";
 import { SessionStore } from "../../src/sessions/session-store.ts";
+import { TaskStore } from "../../src/tasks/task-store.ts";
 import { openDb, type Db } from "../../src/store/db.ts";
 
 export class BudgetKit {
@@ -35,7 +37,8 @@ export class BudgetKit {
   private boot(at: number): void {
     this.db = openDb(join(this.dir, "oar.db"));
     this.clock = new ManualClock(at);
-    this.sessions = new SessionStore(this.db, this.clock);
+    const tasks = new TaskStore({ db: this.db, clock: this.clock, bus: new Bus(), dataDir: this.dir });
+    this.sessions = new SessionStore({ db: this.db, clock: this.clock, tasks });
     this.budgets = new Budgets({
       db: this.db,
       clock: this.clock,

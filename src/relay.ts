@@ -20,7 +20,6 @@ import { RELAY_MCP_NAME, type McpEntry } from "./providers/acp-worker.ts";
 import type { DeliveryApi } from "./watching/delivery.ts";
 import { Watching } from "./watching/watching.ts";
 import { Pairing } from "./pairing/pairing.ts";
-import { remoteGate } from "./pairing/remote-exec.ts";
 import { secureDataDir } from "./core/data-dir.ts";
 import { SecretMask } from "./core/secret-mask.ts";
 import { agentTokenLookups } from "./sessions/agent-tokens.ts";
@@ -113,7 +112,6 @@ export class Relay {
     this.delivery = this.watch.delivery;
     this.asks = new Asks(this);
     this.pairing = new Pairing(this);
-    this.approvals.remoteGate = (caller, gate) => remoteGate(this, caller, gate);
     this.turns.maxTurnMinutes = () => this.settings.get().maxTurnMinutes;
     installGroupLifetime(this);
     installWorkspaceCleanup({ bus: this.bus, dataDir: this.dataDir, ...sessionFolders(this.db) });

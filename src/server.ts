@@ -8,7 +8,7 @@ import { Relay, type RelayOptions } from "./relay.ts";
 import { ownerApi } from "./api/owner.ts";
 import type { McpEndpoint } from "./mcp/endpoint.ts";
 import { webUi } from "./web/ui.ts";
-import { peerApi } from "./pairing/peer-routes.ts";
+import { peerApi } from "./peer/routes.ts";
 import { originGuard, type Listening } from "./api/origin-guard.ts";
 import { lockDataDir, type FolderLock } from "./ops/folder-lock.ts";
 import { askHealth, describeHolder, localUrl, removePidFile, runningRelay, writePidFile } from "./ops/pid-file.ts";

@@ -4,16 +4,13 @@ import { ACTIONS, actionByName } from "./registry.ts";
 import type { ActionDef, ApproveGate, Args } from "./types.ts";
 import type { ActionServices } from "./services.ts";
 import { nothingDone } from "./target.ts";
-import type { RemoteContext } from "../pairing/remote-context.ts";
-import { forwardCall } from "../pairing/forward.ts";
+import type { RemoteContext } from "./remote-context.ts";
+import { forwardCall } from "./forward.ts";
+import { isEmpty } from "./input.ts";
+import { remoteApprove } from "./remote-approve.ts";
 import { refusalWords } from "../core/refusals.ts";
 
 const MAX_IGNORED = 20;
-
-/** Empty values count as no argument: some providers send every field (seed §8). */
-export function isEmpty(v: unknown): boolean {
-  return v === null || v === undefined || v === "" || v === false || (Array.isArray(v) && v.length === 0);
-}
 
 function versionLess(a: string, b: string): boolean {
   const pa = a.split(".").map(Number);
@@ -27,7 +24,7 @@ export interface CallOptions {
   progress?: (message: string) => void;
   /** The tool name used (relay_tool or the old remote_relay). */
   tool?: string;
-  /** The call comes from a conversation on a paired relay (pairing/remote-exec.ts). */
+  /** The call comes from a conversation on a paired relay (peer/call.ts). */
   remote?: RemoteContext;
 }
 
@@ -56,9 +53,9 @@ async function run(services: ActionServices, caller: SessionRow, raw: unknown, o
   if (!def) {
     throw new RelayError("REMOTE_RELAY_UNKNOWN_ACTION", `Unknown action "${String(input.action).slice(0, 60)}". Actions: ${ACTIONS.map((a) => a.name).join(", ")}. Nothing was done.`);
   }
-  // A paired relay executes the call under its own rules (pairing/forward.ts).
+  // A paired relay executes the call under its own rules (forward.ts).
   const paired = !opts.remote && def.name !== "list_relays" && !def.thisRelayOnly ? pairedRelay(services, input.relay) : undefined;
-  if (paired) return forwardCall(services.relay, caller, def, input, paired, { signal: opts.signal ?? new AbortController().signal });
+  if (paired) return forwardCall(services, caller, def, input, paired, { signal: opts.signal ?? new AbortController().signal });
   if (versionLess(identity.version, def.since)) {
     throw new RelayError("REMOTE_RELAY_UNSUPPORTED", `${def.name} needs OAR ${def.since} or newer; relay "${identity.name}" runs ${identity.version}. Nothing was done.`);
   }
@@ -99,8 +96,14 @@ async function run(services: ActionServices, caller: SessionRow, raw: unknown, o
 
   const signal = opts.signal ?? new AbortController().signal;
   // Cards read the registry: a write declared there gets the ask/plan card from approve().
-  const approve = (gate: ApproveGate = {}) =>
-    approvals.require(caller, { action: def.name, relay: relayName, write: def.write, nothing: def.nothing ?? nothingDone(def.name), ...gate }, signal);
+  // A call from a paired relay: this relay's rules decide, the card is that relay's to show.
+  const { remote } = opts;
+  const approve = async (gate: ApproveGate = {}) => {
+    const g = { action: def.name, relay: relayName, write: def.write, nothing: def.nothing ?? nothingDone(def.name), ...gate };
+    // Transitional (issue 19, 2D): the grants' transaction comes from the relay's db until
+    // approvals offers one.
+    return remote ? remoteApprove({ approvals, db: services.relay.db }, remote, caller, g) : approvals.require(caller, g, signal);
+  };
   const result = await def.handler({ ...services, caller, relayName, signal, progress: opts.progress ?? (() => {}), approve, ...(opts.remote ? { remote: opts.remote } : {}) }, args);
   const out: Record<string, unknown> = { ok: true, relay: relayName, ...result };
   if (extra.length) out.ignored = extra.slice(0, MAX_IGNORED);

@@ -1,11 +1,12 @@
 import type { z } from "zod";
 import type { SessionRow } from "../sessions/types.ts";
 import type { Gate } from "../approvals/gate.ts";
-import type { RemoteContext } from "../pairing/remote-context.ts";
+import type { Level } from "../pairing/levels.ts";
+import type { RemoteContext } from "./remote-context.ts";
 import type { ActionServices } from "./services.ts";
 
-/** Agents-may levels (contract §5.2); `none` = needs no level (list_relays). */
-export type Level = "none" | "read" | "prompt" | "full";
+/** Agents-may levels (contract §5.2), pairing/levels.ts; `none` = needs no level (list_relays). */
+export type { Level };
 
 /** What a handler gets: the relay's services (services.ts) and this call's own facts. */
 export type ActionContext = ActionServices & CallInfo;
@@ -24,7 +25,7 @@ export interface CallInfo {
    * (the ask/plan write card) and the refusal tail come from the registry entry; pass what
    * only the handler knows: target, details, once, always, prompts, billing. */
   approve: (gate?: ApproveGate) => Promise<void>;
-  /** Set when a conversation on a paired relay makes the call (pairing/remote-exec.ts);
+  /** Set when a conversation on a paired relay makes the call (peer/call.ts);
    * `caller` is then its stand-in here. */
   remote?: RemoteContext;
 }

@@ -1,11 +1,13 @@
-import type { Relay } from "../relay.ts";
 import { RelayError } from "../core/errors.ts";
-import { sql } from "../watching/sql.ts";
 import { earliest } from "../watching/release.ts";
 import { URGENT, type SubRow } from "../watching/types.ts";
-import type { Pairing } from "./pairing.ts";
-import type { RelayRow } from "./store.ts";
-import type { OutboxEvent } from "./outbox.ts";
+import { clearAnsweredMark } from "../watching/remote-echo.ts";
+import { mirrorsOn, unsubscribedMirrors } from "../watching/mirror-subs.ts";
+import type { PairingDeps, PeerCall } from "./deps.ts";
+import type { PairingStore, RelayRow } from "./store.ts";
+import { EventsAnswer, type OutboxEvent } from "./peer-protocol.ts";
+import { PeerOffline } from "./peer-http.ts";
+import type { RemoteWaits } from "./remote-waits.ts";
 import { movesTold, pendingMoves, successor } from "./compaction.ts";
 import { PeerClock } from "./peer-clock.ts";
 
@@ -34,12 +36,14 @@ const QUICK_RETRIES = 240;
 /** Retries after a refused credential or an answer that was not an event batch. */
 const MAX_BACKOFF_MS = 30_000;
 
-/** REMOTE_RELAY_OFFLINE because the other relay did not answer at all (not an answer that
- * was refused or malformed): the link asks again soon (Pairing.call throws it). */
-export class PeerOffline extends RelayError {
-  constructor(message: string) {
-    super("REMOTE_RELAY_OFFLINE", message);
-  }
+/** What the link uses of the relay (pairing/deps.ts). */
+export type LinkDeps = Pick<PairingDeps, "db" | "clock" | "sessions" | "watch">;
+
+/** What it uses of the pairing: its relays, the peer request, and the remote waits (no echo). */
+export interface LinkPairing {
+  store: Pick<PairingStore, "relays" | "relay">;
+  call: PeerCall;
+  waits: Pick<RemoteWaits, "has">;
 }
 
 interface Replay {
@@ -61,8 +65,8 @@ export class EventLink {
   private peerClock = new PeerClock();
 
   constructor(
-    private relay: Relay,
-    private pairing: Pairing,
+    private d: LinkDeps,
+    private pairing: LinkPairing,
   ) {}
 
   start(): void {
@@ -111,7 +115,7 @@ export class EventLink {
 
   /** Mirror subscriptions this relay holds for watchers here, on that relay. */
   private mirrors(name: string): SubRow[] {
-    return sql(this.relay.db, "SELECT * FROM subscriptions WHERE relay = ? COLLATE NOCASE AND ended_at IS NULL").all(name) as SubRow[];
+    return mirrorsOn(this.d.db, name);
   }
 
   private async loop(name: string, l: Loop): Promise<void> {
@@ -125,23 +129,22 @@ export class EventLink {
       if (!row) return;
       const subs = this.mirrors(row.name).map((s) => s.id);
       // Mirrors the owner ended here (Unsubscribe) end there too; the other side ignores repeats.
-      const ended = (sql(this.relay.db, "SELECT id FROM subscriptions WHERE relay = ? COLLATE NOCASE AND end_reason = 'unsubscribed' AND ended_at >= ?")
-        .all(row.name, this.relay.clock.now() - 60 * 60_000) as { id: string }[]).map((s) => s.id);
+      const ended = unsubscribedMirrors(this.d.db, row.name, this.d.clock.now() - 60 * 60_000);
       // Conversations compacted here: that relay gives their stand-ins to the new ones.
-      const moves = pendingMoves(this.relay, row.name);
+      const moves = pendingMoves(this.d.db, row.name);
       const moved = moves.map((m) => `${m.from}>${m.to}`).join(",");
       const wait = failures || row.link_lost_at != null ? 0 : POLL_SECONDS;
       try {
-        const res = await this.pairing.call(row, "GET", `/peer/v1/events?after=${row.event_cursor}&wait=${wait}&subs=${subs.join(",")}&ended=${ended.join(",")}${moved ? `&moved=${encodeURIComponent(moved)}` : ""}`, undefined, {
+        const answer = await this.pairing.call(row, "GET", `/peer/v1/events?after=${row.event_cursor}&wait=${wait}&subs=${subs.join(",")}&ended=${ended.join(",")}${moved ? `&moved=${encodeURIComponent(moved)}` : ""}`, undefined, EventsAnswer, {
           timeoutMs: (POLL_SECONDS + 15) * 1000, signal: l.abort.signal,
         });
         if (l.stopped) return;
-        const events = (res.json.events ?? []) as OutboxEvent[];
-        if (wait && steady && events.length < 500) this.peerClock.observe(row.name, this.relay.clock.now(), events.map((e) => e.at));
+        const events = answer.events;
+        if (wait && steady && events.length < 500) this.peerClock.observe(row.name, this.d.clock.now(), events.map((e) => e.at));
         failures = 0;
         steady = true;
-        if (moves.length) movesTold(this.relay, row.name, moves);
-        this.received(row, events, (res.json.subs ?? {}) as Record<string, string | null>, lastFailure);
+        if (moves.length) movesTold(this.d.db, row.name, moves);
+        this.received(row, events, answer.subs, lastFailure);
       } catch (err) {
         // A fault here (not the link's) is shown, though it counts as a lost poll like any other.
         if (!(err instanceof RelayError) && !l.stopped) console.error(`event link to "${name}":`, err);
@@ -155,7 +158,7 @@ export class EventLink {
         }
         failures++;
         steady = false;
-        lastFailure = this.relay.clock.now();
+        lastFailure = this.d.clock.now();
         const pause = err instanceof PeerOffline ? (failures <= QUICK_RETRIES ? OFFLINE_RETRY_MS : LONG_OFFLINE_RETRY_MS)
           : code === "REMOTE_RELAY_AUTH" ? MAX_BACKOFF_MS : Math.min(500 * 2 ** Math.min(failures, 6), MAX_BACKOFF_MS);
         // Real time: this paces the link, it is not a relay timer.
@@ -167,17 +170,17 @@ export class EventLink {
   /** Ends the mirrors of subscriptions on that relay (the pairing is gone). */
   endRelay(name: string): void {
     const ids = this.mirrors(name).map((s) => s.id);
-    if (ids.length) this.relay.watch.end(ids, "unpaired");
+    if (ids.length) this.d.watch.end(ids, "unpaired");
   }
 
   private lost(row: RelayRow): void {
-    if (row.link_lost_at != null || !this.relay.db.open) return;
+    if (row.link_lost_at != null || !this.d.db.open) return;
     const mirrors = this.mirrors(row.name);
     if (!mirrors.length) return;
-    const now = this.relay.clock.now();
+    const now = this.d.clock.now();
     const watchers = [...new Set(mirrors.map((m) => m.watcher))];
-    this.relay.db.transaction(() => {
-      this.relay.db.prepare("UPDATE relays SET link_lost_at = ? WHERE name = ?").run(now, row.name);
+    this.d.db.transaction(() => {
+      this.d.db.prepare("UPDATE relays SET link_lost_at = ? WHERE name = ?").run(now, row.name);
       for (const w of watchers) {
         this.addEvent(w, {
           key: `link_lost:${row.name}:${now}`, type: "link_lost", sessionId: null, turnId: null, urgent: false, subs: [], at: now,
@@ -186,18 +189,18 @@ export class EventLink {
       }
     })();
     this.replaying.set(row.name.toLowerCase(), { count: 0, held: 0, watchers: new Set(watchers) });
-    for (const w of watchers) this.relay.watch.delivery.run(w);
+    for (const w of watchers) this.d.watch.delivery.run(w);
   }
 
   private received(row: RelayRow, events: OutboxEvent[], subStates: Record<string, string | null>, lastFailure: number | null): void {
-    if (!this.relay.db.open) return;
+    if (!this.d.db.open) return;
     const key = row.name.toLowerCase();
     let replay = row.link_lost_at != null ? (this.replaying.get(key) ?? { count: 0, held: 0, watchers: new Set<string>() }) : null;
     const touched = new Set<string>();
-    const now = this.relay.clock.now();
-    const watch = this.relay.watch;
+    const now = this.d.clock.now();
+    const watch = this.d.watch;
     const endOnce: string[] = [];
-    this.relay.db.transaction(() => {
+    this.d.db.transaction(() => {
       let cursor = row.event_cursor;
       for (const e of events) {
         cursor = Math.max(cursor, e.seq);
@@ -206,7 +209,7 @@ export class EventLink {
           this.restored(row, replay, now, touched);
           replay = null;
         }
-        const watcher = this.relay.sessions.get(successor(this.relay, row.name, e.watcher));
+        const watcher = this.d.sessions.get(successor(this.d, row.name, e.watcher));
         if (!watcher || watcher.archived_at) continue;
         const subs = e.subs.map((id) => watch.subs.get(id)).filter((s): s is SubRow => !!s && s.watcher === watcher.id && s.relay.toLowerCase() === key);
         if (e.subs.length && !subs.length) continue; // its subscription ended here
@@ -219,7 +222,7 @@ export class EventLink {
         // No echo (remote-waits.ts): a turn_end of a remote prompt this watcher waits on is held
         // until its reply; one of a once subscription always comes.
         const keep = parsed.some((s) => s.once);
-        if (keep) sql(this.relay.db, "DELETE FROM watch_events WHERE watcher = ? AND key = ? AND state = 'dropped' AND line = ''").run(watcher.id, eventKey);
+        if (keep) clearAnsweredMark(this.d.db, watcher.id, eventKey);
         const echo = !urgent && !keep && e.type === "turn_end" && this.pairing.waits.has(watcher.id, eventKey);
         this.addEvent(watcher.id, {
           key: eventKey, type: e.type, sessionId: e.sessionId, turnId: null, urgent, subs: subs.map((s) => s.id), at: now, line, keep,
@@ -237,7 +240,7 @@ export class EventLink {
       // Back: once it has sent all it kept (a short batch), link_restored closes the replay.
       if (replay && events.length < 500) this.restored(row, replay, now, touched);
       else if (replay) this.replaying.set(key, replay);
-      if (cursor !== row.event_cursor) this.relay.db.prepare("UPDATE relays SET event_cursor = ? WHERE name = ?").run(cursor, row.name);
+      if (cursor !== row.event_cursor) this.d.db.prepare("UPDATE relays SET event_cursor = ? WHERE name = ?").run(cursor, row.name);
     })();
     // Subscriptions that ended there (once, archived, unsubscribed) end here too.
     const ended = Object.entries(subStates).filter(([, why]) => why);
@@ -258,12 +261,12 @@ export class EventLink {
       });
       touched.add(w);
     }
-    this.relay.db.prepare("UPDATE relays SET link_lost_at = NULL WHERE name = ?").run(row.name);
+    this.d.db.prepare("UPDATE relays SET link_lost_at = NULL WHERE name = ?").run(row.name);
     this.replaying.delete(row.name.toLowerCase());
   }
 
   private addEvent(watcher: string, e: { key: string; type: string; sessionId: string | null; turnId: string | null; urgent: boolean; subs: string[]; at: number; line: string; state?: "held"; hold?: "digest" | "quiet" | null; holdSub?: string | null; releaseAt?: number | null; echo?: boolean; keep?: boolean }): void {
-    this.relay.watch.delivery.add(watcher, {
+    this.d.watch.delivery.add(watcher, {
       key: e.key, type: e.type, sessionId: e.sessionId, turnId: e.turnId, line: e.line, urgent: e.urgent, subs: e.subs, at: e.at,
       state: e.state ?? "ready", hold: e.hold ?? null, holdSub: e.holdSub ?? null, releaseAt: e.releaseAt ?? null, echo: e.echo ?? false, keep: e.keep ?? true,
     });

@@ -1,8 +1,9 @@
-import type { Level } from "../actions/types.ts";
-
 // Agents-may levels (contract §5.2): what this relay's agents may do on a paired relay.
 export const AGENTS_MAY = ["off", "read", "prompt", "full"] as const;
 export type AgentsMay = (typeof AGENTS_MAY)[number];
+
+/** The level a relay_tool action needs (the registry's `level`); `none` = needs no level (list_relays). */
+export type Level = "none" | "read" | "prompt" | "full";
 
 export const LEVEL_LABEL: Record<AgentsMay, string> = { off: "Off", read: "Read", prompt: "Read and prompt", full: "Full" };
 

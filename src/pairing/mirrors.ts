@@ -1,7 +1,11 @@
-import type { Relay } from "../relay.ts";
+import type { Bus } from "../core/bus.ts";
+import type { Clock } from "../core/clock.ts";
+import type { Db } from "../store/db.ts";
 import type { SessionRow } from "../sessions/types.ts";
 import type { EventType } from "../watching/types.ts";
 import type { QuietHours } from "../watching/quiet-hours.ts";
+import { insertMirror } from "../watching/mirror-subs.ts";
+import type { PairingWatch } from "./deps.ts";
 import type { RelayRow } from "./store.ts";
 
 // A subscription on a paired relay has a mirror here (subscriptions.relay = that relay's
@@ -23,32 +27,38 @@ interface SubView {
   quietHours?: QuietHours;
 }
 
-export function mirrorSubscribe(relay: Relay, row: RelayRow, caller: SessionRow, view: SubView, eventsNamed: boolean): void {
-  const watch = relay.watch;
+export interface MirrorDeps {
+  db: Db;
+  clock: Clock;
+  bus: Pick<Bus, "emit">;
+  watch: PairingWatch;
+  /** The link to that relay asks for the new subscription's events at once. */
+  poke(relay: string): void;
+}
+
+export function mirrorSubscribe(d: MirrorDeps, row: RelayRow, caller: SessionRow, view: SubView, eventsNamed: boolean): void {
+  const watch = d.watch;
   if (!view?.id || watch.subs.get(view.id)) return;
   const all = view.sessions === "all";
-  relay.db.transaction(() => {
-    watch.subs.insert({
-      watcher: caller.id, all, sessions: all ? [] : (view.sessions as { id: string }[]).map((s) => s.id), exclude: view.exclude ?? [],
-      events: eventsNamed ? ((view.events ?? []) as EventType[]) : null, once: !!view.once, match: view.match ?? null,
-      stalledMinutes: view.stalledMinutes ?? 15, heartbeatMinutes: view.heartbeatMinutes ?? null, digestMinutes: view.digestMinutes ?? null,
-      quiet: view.quietHours ?? null,
-    }, relay.clock.now(), { id: view.id, heartbeat_due_at: null });
-    relay.db.prepare("UPDATE subscriptions SET relay = ? WHERE id = ?").run(row.name, view.id);
-  })();
-  relay.bus.emit({ type: "session.updated", sessionId: caller.id });
-  relay.pairing.link.poke(row.name);
+  insertMirror(d.db, watch.subs, {
+    watcher: caller.id, all, sessions: all ? [] : (view.sessions as { id: string }[]).map((s) => s.id), exclude: view.exclude ?? [],
+    events: eventsNamed ? ((view.events ?? []) as EventType[]) : null, once: !!view.once, match: view.match ?? null,
+    stalledMinutes: view.stalledMinutes ?? 15, heartbeatMinutes: view.heartbeatMinutes ?? null, digestMinutes: view.digestMinutes ?? null,
+    quiet: view.quietHours ?? null,
+  }, d.clock.now(), view.id, row.name);
+  d.bus.emit({ type: "session.updated", sessionId: caller.id });
+  d.poke(row.name);
 }
 
 /** After a call on the paired relay changed subscriptions there, the mirrors follow. */
-export function mirrorAfter(relay: Relay, row: RelayRow, caller: SessionRow, action: string, args: Record<string, unknown>, result: Record<string, unknown>): void {
+export function mirrorAfter(d: MirrorDeps, row: RelayRow, caller: SessionRow, action: string, args: Record<string, unknown>, result: Record<string, unknown>): void {
   if (result.ok === false) return;
-  if (action === "subscribe" && result.subscription) mirrorSubscribe(relay, row, caller, result.subscription as SubView, args.events !== undefined);
+  if (action === "subscribe" && result.subscription) mirrorSubscribe(d, row, caller, result.subscription as SubView, args.events !== undefined);
   if (action === "transfer_subscriptions" && Array.isArray(result.subscriptions)) {
-    for (const v of result.subscriptions as SubView[]) mirrorSubscribe(relay, row, caller, v, !!v.events);
+    for (const v of result.subscriptions as SubView[]) mirrorSubscribe(d, row, caller, v, !!v.events);
   }
   if (action === "unsubscribe" && Array.isArray(result.ended)) {
-    const mine = (result.ended as string[]).filter((id) => relay.watch.subs.get(id)?.watcher === caller.id);
-    if (mine.length) relay.watch.end(mine, "unsubscribed");
+    const mine = (result.ended as string[]).filter((id) => d.watch.subs.get(id)?.watcher === caller.id);
+    if (mine.length) d.watch.end(mine, "unsubscribed");
   }
 }

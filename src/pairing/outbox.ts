@@ -1,6 +1,8 @@
-import type { Relay } from "../relay.ts";
-import type { NewEvent } from "../watching/types.ts";
-import { HOUR } from "../core/clock.ts";
+import type { Db } from "../store/db.ts";
+import type { EventRow, NewEvent } from "../watching/types.ts";
+import { HOUR, type Clock } from "../core/clock.ts";
+import type { PairingWatch } from "./deps.ts";
+import type { OutboxEvent } from "./peer-protocol.ts";
 import type { PairingStore } from "./store.ts";
 
 // Events for watchers on paired relays (seed §9 "On paired relays"), kept here until the
@@ -13,19 +15,24 @@ export const KEEP_PER_SUB = 500;
 export const KEEP_MS = 7 * 24 * HOUR;
 
 /** An event as the watcher's relay receives it: what a capture writes, less the holding
- * state the watcher's own relay decides, plus its place in this outbox. */
-export type OutboxEvent = Pick<NewEvent, "key" | "type" | "sessionId" | "turnId" | "line" | "urgent" | "subs" | "at"> & {
-  seq: number;
-  /** The watching conversation's id on its own relay. */
-  watcher: string;
-};
+ * state the watcher's own relay decides, plus its place in this outbox (peer-protocol.ts). */
+export type { OutboxEvent };
+
+/** A peer_outbox row (the columns it shares with watch_events) and the watcher's id there. */
+type OutboxRow = Pick<EventRow, "seq" | "key" | "type" | "session_id" | "turn_id" | "line" | "urgent" | "subs_json" | "at"> & { remote_session: string };
+
+export interface OutboxDeps {
+  db: Db;
+  clock: Clock;
+  watch: Pick<PairingWatch, "end" | "subs">;
+}
 
 export class PeerOutbox {
   private waiters = new Map<string, Set<() => void>>();
   private added = 0;
 
   constructor(
-    private relay: Relay,
+    private d: OutboxDeps,
     private store: PairingStore,
   ) {}
 
@@ -34,7 +41,7 @@ export class PeerOutbox {
   add(watcher: string, e: NewEvent): boolean {
     const rc = this.store.remoteCallerById(watcher);
     if (!rc || !this.store.clientById(rc.pairing)) return false;
-    const db = this.relay.db;
+    const db = this.d.db;
     const sub = e.subs[0] ?? null;
     const r = db.prepare(`INSERT OR IGNORE INTO peer_outbox (pairing, watcher, key, type, session_id, turn_id, line, urgent, subs_json, sub, at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(rc.pairing, watcher, e.key, e.type, e.sessionId, e.turnId, e.line, e.urgent ? 1 : 0, JSON.stringify(e.subs), sub, e.at);
@@ -51,7 +58,7 @@ export class PeerOutbox {
   }
 
   private prune(): void {
-    this.relay.db.prepare("DELETE FROM peer_outbox WHERE at < ?").run(this.relay.clock.now() - KEEP_MS);
+    this.d.db.prepare("DELETE FROM peer_outbox WHERE at < ?").run(this.d.clock.now() - KEEP_MS);
   }
 
   private wake(pairing: string): void {
@@ -62,18 +69,18 @@ export class PeerOutbox {
   }
 
   private read(pairing: string, after: number): OutboxEvent[] {
-    const rows = this.relay.db.prepare(`SELECT o.*, r.session_id AS remote_session FROM peer_outbox o JOIN remote_callers r ON r.id = o.watcher
-      WHERE o.pairing = ? AND o.seq > ? ORDER BY o.seq LIMIT 500`).all(pairing, after) as Record<string, any>[];
+    const rows = this.d.db.prepare(`SELECT o.*, r.session_id AS remote_session FROM peer_outbox o JOIN remote_callers r ON r.id = o.watcher
+      WHERE o.pairing = ? AND o.seq > ? ORDER BY o.seq LIMIT 500`).all(pairing, after) as OutboxRow[];
     return rows.map((r) => ({
       seq: r.seq, watcher: r.remote_session, key: r.key, type: r.type, sessionId: r.session_id, turnId: r.turn_id, line: r.line,
-      urgent: !!r.urgent, subs: JSON.parse(r.subs_json), at: r.at,
+      urgent: !!r.urgent, subs: JSON.parse(r.subs_json) as string[], at: r.at,
     }));
   }
 
   /** The pairing's events after `after` (what it confirmed is removed), waiting up to `waitMs`
    * (real time: this is about the link) for the first one. */
   async take(pairing: string, after: number, waitMs: number, signal: AbortSignal): Promise<{ events: OutboxEvent[] }> {
-    this.relay.db.prepare("DELETE FROM peer_outbox WHERE pairing = ? AND seq <= ?").run(pairing, after);
+    this.d.db.prepare("DELETE FROM peer_outbox WHERE pairing = ? AND seq <= ?").run(pairing, after);
     this.prune();
     let events = this.read(pairing, after);
     if (!events.length && waitMs > 0 && !signal.aborted) {
@@ -90,27 +97,37 @@ export class PeerOutbox {
         if (!this.waiters.has(key)) this.waiters.set(key, new Set());
         this.waiters.get(key)!.add(done);
       });
-      if (!this.relay.db.open) return { events: [] };
+      if (!this.d.db.open) return { events: [] };
       events = this.read(pairing, after);
     }
     return { events };
   }
 
+  /** Events kept for that pairing go with it. */
+  clear(pairing: string): void {
+    this.d.db.prepare("DELETE FROM peer_outbox WHERE pairing = ?").run(pairing);
+  }
+
+  /** The subscription, when a stand-in of that pairing holds it. */
+  private subOf(pairing: string, id: string) {
+    const row = this.d.watch.subs.get(id);
+    return row && this.store.remoteCallerById(row.watcher)?.pairing === pairing ? row : undefined;
+  }
+
   /** Subscriptions the watcher's owner ended there (Unsubscribe on the mirror) end here too. */
   endUnsubscribed(pairing: string, ids: string[]): void {
     const mine = ids.filter((id) => {
-      const row = this.relay.db.prepare(`SELECT s.ended_at FROM subscriptions s JOIN remote_callers r ON r.id = s.watcher WHERE s.id = ? AND r.pairing = ?`).get(id, pairing) as { ended_at: number | null } | undefined;
+      const row = this.subOf(pairing, id);
       return row && row.ended_at == null;
     });
-    if (mine.length) this.relay.watch.end(mine, "unsubscribed");
+    if (mine.length) this.d.watch.end(mine, "unsubscribed");
   }
 
   /** Where each of these subscriptions stands: null while active, else why it ended. */
   subStates(pairing: string, ids: string[]): Record<string, string | null> {
     const out: Record<string, string | null> = {};
     for (const id of ids.slice(0, 500)) {
-      const row = this.relay.db.prepare(`SELECT s.ended_at, s.end_reason FROM subscriptions s JOIN remote_callers r ON r.id = s.watcher
-        WHERE s.id = ? AND r.pairing = ?`).get(id, pairing) as { ended_at: number | null; end_reason: string | null } | undefined;
+      const row = this.subOf(pairing, id);
       out[id] = !row ? "unpaired" : row.ended_at == null ? null : (row.end_reason ?? "unsubscribed");
     }
     return out;

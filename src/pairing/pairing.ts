@@ -1,26 +1,29 @@
-import { AsyncLocalStorage } from "node:async_hooks";
+import type { z } from "zod";
 import { RelayError } from "../core/errors.ts";
-import type { Relay } from "../relay.ts";
 import type { SessionRow } from "../sessions/types.ts";
+import { lastOwnerMessageAt } from "../sessions/last-owner-message.ts";
+import { endAsksBy, pendingAsksBy } from "../questions/pending-asks-by.ts";
+import type { QuestionRow } from "../questions/ask-user.ts";
 import { checkRelayUrl } from "./url-check.ts";
-import { PairingStore, isRemoteCallerId, type RelayRow } from "./store.ts";
+import { PairingStore, isRemoteCallerId, type ClientRow, type RelayRow } from "./store.ts";
 import { AGENTS_MAY, type AgentsMay } from "./levels.ts";
 import { mentions } from "./mentions.ts";
-import { PeerAnswerTooLarge, PeerUnreachable, answerLimitBytes, peerRequest, type PeerResponse } from "./peer-http.ts";
+import { PeerAnswerTooLarge, PeerOffline, PeerUnreachable, answerLimitBytes, peerRequest, type PeerResponse } from "./peer-http.ts";
+import { PairAnswer, type CallBody } from "./peer-protocol.ts";
 import { parseOrigin, type Origin } from "./origin.ts";
-import type { RemoteContext } from "./remote-context.ts";
-import { EventLink, PeerOffline } from "./event-link.ts";
+import { EventLink } from "./event-link.ts";
 import { PeerOutbox } from "./outbox.ts";
 import { RemoteWaits } from "./remote-waits.ts";
 import { RemoteInbox } from "./remote-inbox.ts";
 import { StandIns } from "./stand-ins.ts";
 import { UnpairTells } from "./unpair-tells.ts";
+import { mirrorAfter } from "./mirrors.ts";
+import { applyMoves } from "./compaction.ts";
+import type { PairingDeps, PeerCallOptions } from "./deps.ts";
 
 /** The paired-relays domain (seed §1, §5, §6; contract §5.6), wired once into the relay. */
 export class Pairing {
   readonly store: PairingStore;
-  /** The remote call being executed on this relay, for the approval hook (remote-exec.ts). */
-  readonly current = new AsyncLocalStorage<RemoteContext>();
   readonly link: EventLink;
   readonly outbox: PeerOutbox;
   readonly waits: RemoteWaits;
@@ -28,12 +31,12 @@ export class Pairing {
   readonly standIns: StandIns;
   readonly tells: UnpairTells;
 
-  constructor(private relay: Relay) {
+  constructor(private relay: PairingDeps) {
     this.store = new PairingStore(relay.db, relay.clock);
     this.link = new EventLink(relay, this);
     this.outbox = new PeerOutbox(relay, this.store);
     this.waits = new RemoteWaits(relay);
-    this.inbox = new RemoteInbox(relay);
+    this.inbox = new RemoteInbox(this);
     this.standIns = new StandIns(relay.db, this.store);
     this.tells = new UnpairTells(relay);
   }
@@ -80,11 +83,13 @@ export class Pairing {
       throw new RelayError("REMOTE_RELAY_OFFLINE", `Relay at ${url.origin} did not answer (${(err as Error).message}). ${tail}`);
     }
     if (res.status === 401 || res.status === 403) throw new RelayError("REMOTE_RELAY_AUTH", `Relay at ${url.origin} refused the pairing token (unknown, used or expired): make a new one there. ${tail}`);
-    if (res.status !== 200 || typeof res.json?.credential !== "string") {
+    const paired = PairAnswer.safeParse(res.json);
+    if (res.status !== 200 || !paired.success) {
       throw new RelayError("REMOTE_RELAY_OFFLINE", `${url.origin} did not answer as an OAR relay (HTTP ${res.status}). ${tail}`);
     }
+    const answer = paired.data;
     this.credentials = null;
-    this.store.addRelay({ name, url: url.toString().replace(/\/+$/, ""), peerName: String(res.json.name ?? name), credential: res.json.credential, version: res.version ?? String(res.json.version ?? "") });
+    this.store.addRelay({ name, url: url.toString().replace(/\/+$/, ""), peerName: answer.name ?? name, credential: answer.credential, version: res.version ?? answer.version ?? "" });
     this.relay.bus.emit({ type: "settings.updated" });
     this.link.changed();
     return this.store.relay(name)!;
@@ -142,13 +147,22 @@ export class Pairing {
       const watch = this.relay.watch;
       const subs = callers.flatMap((id) => watch.subs.ofWatcher(id).map((s) => s.id));
       if (subs.length) watch.end(subs, "unpaired");
-      if (callers.length) {
-        const marks = callers.map(() => "?").join(",");
-        this.relay.db.prepare(`UPDATE questions SET status = 'ended', ended_at = ? WHERE asked_by IN (${marks}) AND status = 'pending'`).run(this.relay.clock.now(), ...callers);
-      }
-      this.relay.db.prepare(`DELETE FROM peer_outbox WHERE pairing = ?`).run(client.id);
+      endAsksBy(this.relay.db, callers, this.relay.clock.now());
+      this.outbox.clear(client.id);
       this.standIns.forget(client.id);
     }
+  }
+
+  /** The pending asks that pairing's conversations keep here (their stand-ins asked them),
+   * oldest first, each with the id of the asking conversation on its own relay. */
+  clientAsks(client: ClientRow): (QuestionRow & { remote_asker: string })[] {
+    const callers = new Map(this.store.remoteCallersOf(client.id).map((r) => [r.id, r.session_id]));
+    return pendingAsksBy(this.relay.db, [...callers.keys()]).map((q) => ({ ...q, remote_asker: callers.get(q.asked_by ?? "")! }));
+  }
+
+  /** Was that question asked by one of that pairing's conversations? */
+  askedThrough(client: ClientRow, q: Pick<QuestionRow, "asked_by">): boolean {
+    return !!q.asked_by && this.store.remoteCallerById(q.asked_by)?.pairing === client.id;
   }
 
   // ---- finding and calling ----
@@ -159,9 +173,10 @@ export class Pairing {
     return this.store.relays().find((r) => r.name.toLowerCase() === n || r.peer_name.toLowerCase() === n || hostOf(r.url) === n);
   }
 
-  /** One peer request to a paired relay; OFFLINE when it does not answer, AUTH when it
-   * refuses the credential. Records what it presented (version, online). */
-  async call(row: RelayRow, method: "GET" | "POST", path: string, body: unknown, opts: { timeoutMs: number; signal?: AbortSignal; tail?: string }): Promise<PeerResponse> {
+  /** One peer request to a paired relay, its answer parsed with `answer`; OFFLINE when it does
+   * not answer (or answers something else), AUTH when it refuses the credential. Records what
+   * it presented (version, online). */
+  async call<S extends z.ZodType>(row: RelayRow, method: "GET" | "POST", path: string, body: unknown, answer: S, opts: PeerCallOptions): Promise<z.output<S>> {
     const tail = opts.tail ?? "Nothing was done.";
     let res: PeerResponse;
     try {
@@ -183,7 +198,9 @@ export class Pairing {
       throw new RelayError("REMOTE_RELAY_OFFLINE", `Paired relay "${row.name}" answered HTTP ${res.status} instead of a result. ${tail}`);
     }
     this.markOnline(row.name, res.version, true);
-    return res;
+    const parsed = answer.safeParse(res.json);
+    if (!parsed.success) throw new RelayError("REMOTE_RELAY_OFFLINE", `Paired relay "${row.name}" answered without a result. ${tail}`);
+    return parsed.data;
   }
 
   /** The most one peer answer may hold (peer-http.ts answerLimitBytes). */
@@ -220,7 +237,7 @@ export class Pairing {
     }
     for (const r of this.store.relays()) {
       // A mention already recorded by an agent's write still counts as the owner's (hops).
-      if (mentions(text, namesOf(r))) this.relay.db.prepare("UPDATE relay_unlocks SET via = 'owner' WHERE session_id = ? AND relay = ?").run(sessionId, r.name);
+      if (mentions(text, namesOf(r))) this.store.markOwnerUnlock(sessionId, r.name);
     }
     if (opened.length) this.relay.bus.emit({ type: "session.updated", sessionId });
     return opened;
@@ -244,11 +261,39 @@ export class Pairing {
   }
 
   /** The origin a prompt from this conversation carries (contract §5.5): the chain of the turn
-   * it runs in, or this conversation as the start of a new chain. */
+   * it runs in, or this conversation as the start of a new chain. A stand-in runs no turn
+   * here: a call it makes carries its chain itself (actions' `ctx.remote`). */
   originOf(caller: SessionRow): Origin {
-    if (isRemoteCallerId(caller.id)) return this.current.getStore()?.origin ?? { relays: [], ownerUnlocked: [] };
+    if (isRemoteCallerId(caller.id)) return { relays: [], ownerUnlocked: [] };
     const running = this.relay.sessions.activeTurns(caller.id).find((t) => t.status === "running");
     return parseOrigin(running?.origin_json) ?? { relays: [], ownerUnlocked: this.ownerUnlockedNames(caller.id) };
+  }
+
+  /** What a peer call says about the calling conversation besides the action (peer-protocol.ts
+   * CallBody): who it is, the loop epoch, the subscriptions it holds elsewhere, the hop chain. */
+  callerOf(caller: SessionRow, row: RelayRow): Omit<CallBody, "action" | "args"> {
+    const origin = this.originOf(caller);
+    return {
+      caller: {
+        session: caller.id, title: caller.title, model: caller.model, provider: caller.provider, effort: caller.effort, mode: caller.mode, cwd: caller.cwd,
+        startedByAgent: !!caller.via_session, mayCreateSessions: !!caller.may_create_sessions, loopEpoch: lastOwnerMessageAt(this.relay.db, caller.id) ?? 0,
+        // The 20-subscription limit spans relays: the other relay adds what it does not hold.
+        heldElsewhere: this.relay.watch.subs.held(caller.id, row.name),
+      },
+      origin: { relays: [...origin.relays, this.relay.name], ownerUnlocked: origin.ownerUnlocked },
+      unlocked: this.store.unlocks(caller.id).flatMap((u) => { const r = this.store.relay(u.relay); return r ? namesOf(r) : [u.relay]; }),
+    };
+  }
+
+  /** After a call on that relay changed subscriptions there, the mirrors here follow (mirrors.ts). */
+  mirrorAfter(row: RelayRow, caller: SessionRow, action: string, args: Record<string, unknown>, result: Record<string, unknown>): void {
+    const { db, clock, bus, watch } = this.relay;
+    mirrorAfter({ db, clock, bus, watch, poke: (name) => this.link.poke(name) }, row, caller, action, args, result);
+  }
+
+  /** The calling relay (that pairing) compacted conversations: their stand-ins here follow (compaction.ts). */
+  applyMoves(client: ClientRow["id"], moves: { from: string; to: string }[]): void {
+    applyMoves(this.relay, client, moves);
   }
 
   /** Title of a conversation on a paired relay that started a session here. */

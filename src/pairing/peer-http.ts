@@ -1,5 +1,6 @@
 import http from "node:http";
 import https from "node:https";
+import { RelayError } from "../core/errors.ts";
 
 // The peer API's client side: JSON over HTTP(S) with a short connect timeout (a dead relay
 // is known in seconds, never blocks anything else: every request is its own async socket)
@@ -21,7 +22,8 @@ export function answerLimitBytes(maxBodyMb: number): number {
 
 export interface PeerResponse {
   status: number;
-  json: any;
+  /** The answer's JSON (null when it was none): parsed into its shape by the caller. */
+  json: unknown;
   /** The version the other relay presented (header oar-version). */
   version: string | null;
 }
@@ -30,6 +32,14 @@ export interface PeerResponse {
 export class PeerUnreachable extends Error {
   constructor(message: string, readonly aborted = false, readonly staleSocket = false) {
     super(message);
+  }
+}
+
+/** REMOTE_RELAY_OFFLINE because the other relay did not answer at all (not an answer that
+ * was refused or malformed): the event link asks again soon (Pairing.call throws it). */
+export class PeerOffline extends RelayError {
+  constructor(message: string) {
+    super("REMOTE_RELAY_OFFLINE", message);
   }
 }
 
@@ -145,7 +155,7 @@ function attempt(
         // Nothing in a stream callback may throw: a fault here would end the relay.
         try {
           const text = Buffer.concat(chunks).toString("utf8");
-          let json: any = null;
+          let json: unknown = null;
           try {
             json = text ? JSON.parse(text) : null;
           } catch {

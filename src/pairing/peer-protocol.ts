@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ERROR_CODES } from "../core/errors.ts";
 import { Mode } from "../sessions/types.ts";
 
 // The peer API's shapes (/peer/v1, ARCHITECTURE.md "Paired relays"). Every request carries
@@ -32,3 +33,65 @@ export const CallBody = z.object({
   approved: z.boolean().optional(),
 });
 export type CallBody = z.infer<typeof CallBody>;
+
+// ---- answers, parsed where they arrive (Pairing.call): a paired relay is another program,
+// and an answer that does not fit is refused as no answer at all (REMOTE_RELAY_OFFLINE). ----
+
+/** A card the called relay's rules ask for; the calling relay shows it (peer/call.ts). */
+export const ApprovalNeeded = z.object({
+  action: z.string().optional(),
+  target: z.object({ id: z.string(), title: z.string() }).nullable().optional(),
+  details: z.array(z.string()).optional(),
+  billing: z.string().optional(),
+  reasons: z.array(z.string()).optional(),
+  write: z.boolean().optional(),
+});
+export type ApprovalNeeded = z.output<typeof ApprovalNeeded>;
+
+/** POST /call: the result, with the id of the turn a send/create_session/wait is about
+ * (no echo, relay_tool.md §9), or the card to show first. */
+export const CallAnswer = z.union([
+  z.object({ approvalNeeded: ApprovalNeeded }),
+  z.object({ result: z.record(z.string(), z.unknown()), turn: z.string().optional().catch(undefined) }),
+]);
+export type CallAnswer = z.output<typeof CallAnswer>;
+
+/** An event for a watcher on the calling relay, as the watched relay kept it (outbox.ts). */
+export const OutboxEvent = z.object({
+  seq: z.number(),
+  /** The watching conversation's id on its own relay. */
+  watcher: z.string(),
+  key: z.string(),
+  type: z.string(),
+  sessionId: z.string().nullable(),
+  turnId: z.string().nullable(),
+  line: z.string(),
+  urgent: z.boolean(),
+  subs: z.array(z.string()),
+  at: z.number(),
+});
+export type OutboxEvent = z.output<typeof OutboxEvent>;
+
+/** GET /events: the events after the cursor, and where each subscription asked about stands
+ * (null while active, else why it ended). */
+export const EventsAnswer = z.object({
+  events: z.array(OutboxEvent).default([]),
+  subs: z.record(z.string(), z.string().nullable()).default({}),
+});
+
+/** POST /pair: the credential this relay keeps, and the other relay's own name. */
+export const PairAnswer = z.object({
+  credential: z.string(),
+  name: z.string().optional().catch(undefined),
+  version: z.string().optional().catch(undefined),
+});
+
+/** GET /questions: the pending asks this relay's conversations keep there (peer/questions.ts). */
+export const QuestionsAnswer = z.object({ questions: z.array(z.looseObject({ id: z.string() })) });
+
+/** POST /questions/:id: the answered question, or a refusal. */
+export const AnswerResult = z.looseObject({
+  ok: z.boolean().optional(),
+  code: z.enum(ERROR_CODES).optional().catch(undefined),
+  error: z.string().optional().catch(undefined),
+});

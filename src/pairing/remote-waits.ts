@@ -1,5 +1,8 @@
-import type { Relay } from "../relay.ts";
-import { sql } from "../watching/sql.ts";
+import type { Clock } from "../core/clock.ts";
+import type { Db } from "../store/db.ts";
+import { hasMirrorOn } from "../watching/mirror-subs.ts";
+import { dropTurnEnd, hasEventRow, wakeOnTurnEnd } from "../watching/remote-echo.ts";
+import type { PairingWatch } from "./deps.ts";
 
 // No echo across a link (relay_tool.md §9 "Fewer wake-ups"): a conversation that sent a
 // prompt to a paired relay and waited for it to its end already has the reply, so that
@@ -16,7 +19,7 @@ export class RemoteWaits {
   /** watcher → event keys (`peer:<relay>:turn:<id>`) of remote turns it is waiting on. */
   private waits = new Map<string, Set<string>>();
 
-  constructor(private relay: Relay) {}
+  constructor(private d: { db: Db; clock: Clock; watch: Pick<PairingWatch, "delivery"> }) {}
 
   static key(relayName: string, turnId: string): string {
     return `peer:${relayName}:turn:${turnId}`;
@@ -39,26 +42,25 @@ export class RemoteWaits {
     const set = this.waits.get(watcher);
     set?.delete(k);
     if (set && !set.size) this.waits.delete(watcher);
-    const db = this.relay.db;
+    const db = this.d.db;
     if (!db.open) return;
-    const watch = this.relay.watch;
+    const delivery = this.d.watch.delivery;
     if (FINAL.has(status)) {
-      const mirrors = sql(db, "SELECT 1 FROM subscriptions WHERE watcher = ? AND relay = ? COLLATE NOCASE AND ended_at IS NULL LIMIT 1").get(watcher, relayName);
+      const mirrors = hasMirrorOn(db, watcher, relayName);
       db.transaction(() => {
-        const r = sql(db, "UPDATE watch_events SET state = 'dropped' WHERE watcher = ? AND key = ? AND type = 'turn_end' AND keep = 0 AND state IN ('held', 'ready')").run(watcher, k);
-        const known = sql(db, "SELECT 1 FROM watch_events WHERE watcher = ? AND key = ?").get(watcher, k);
-        if (!r.changes && !known && mirrors) {
+        const dropped = dropTurnEnd(db, watcher, k);
+        if (!dropped && !hasEventRow(db, watcher, k) && mirrors) {
           // Not here yet: the row it will meet says it was answered already.
-          watch.delivery.add(watcher, {
-            key: k, type: "turn_end", sessionId: null, turnId: null, line: "", urgent: false, subs: [], at: this.relay.clock.now(),
+          delivery.add(watcher, {
+            key: k, type: "turn_end", sessionId: null, turnId: null, line: "", urgent: false, subs: [], at: this.d.clock.now(),
             state: "dropped" as never, hold: null, holdSub: null, releaseAt: null, echo: false, keep: false,
           });
         }
       })();
     } else {
       // The wait ran out: the turn_end wakes it as for any prompt it did not wait for.
-      sql(db, "UPDATE watch_events SET echo = 0 WHERE watcher = ? AND key = ? AND echo = 1").run(watcher, k);
+      wakeOnTurnEnd(db, watcher, k);
     }
-    watch.delivery.run(watcher);
+    delivery.run(watcher);
   }
 }

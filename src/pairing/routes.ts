@@ -1,9 +1,10 @@
 import { Hono } from "hono";
 import { iso } from "../core/clock.ts";
 import { RelayError } from "../core/errors.ts";
-import type { Relay } from "../relay.ts";
+import type { Clock } from "../core/clock.ts";
 import { jsonBody } from "../api/http-errors.ts";
 import { TOKEN_TTL_MS, type ClientRow, type RelayRow } from "./store.ts";
+import type { Pairing } from "./pairing.ts";
 
 // Owner routes for paired relays (contract §3): tokens for others to pair with this relay,
 // the relays this one paired with (Agents may), and who paired with it; either end unpairs.
@@ -19,16 +20,21 @@ export function clientView(c: ClientRow) {
   return { name: c.name, direction: "incoming" as const, label: c.label, version: c.version, lastSeenAt: iso(c.last_seen_at), createdAt: iso(c.created_at) };
 }
 
-export function pairingRoutes(relay: Relay): Hono {
+/** What the routes use (the relay passes itself; api/relays.ts in step 2). */
+export interface PairingRoutesDeps {
+  pairing: Pick<Pairing, "store" | "pair" | "setAgentsMay" | "unpair">;
+  clock: Pick<Clock, "now">;
+}
+
+export function pairingRoutes({ pairing, clock }: PairingRoutesDeps): Hono {
   const app = new Hono();
-  const pairing = relay.pairing;
 
   app.post("/pairing-tokens", async (c) => {
     const b: Record<string, unknown> = await jsonBody(c).catch(() => ({}));
     const label = typeof b?.label === "string" && b.label.trim() ? b.label.trim().slice(0, 200) : null;
     // When it stops working, so the page can say how long it may be used (once).
     const token = pairing.store.newToken(label);
-    return c.json({ token, expiresAt: iso(relay.clock.now() + TOKEN_TTL_MS) }, 201);
+    return c.json({ token, expiresAt: iso(clock.now() + TOKEN_TTL_MS) }, 201);
   });
 
   app.get("/relays", (c) => c.json({

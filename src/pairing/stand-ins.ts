@@ -48,6 +48,16 @@ export class StandIns {
     else if (left === 0 && this.unconfirmed.delete(row.id) && !this.holds(row.id)) this.remove(row.id);
   }
 
+  /** The calling conversation's owner wrote there since the stand-in's last call (`epoch`, the
+   * caller's loopEpoch): its loop count here starts again, with the epoch, in one transaction. */
+  ownerSpoke(row: RemoteCallerRow, epoch: number, resetLoop: (id: string) => void): void {
+    if (epoch <= row.loop_epoch) return;
+    this.db.transaction(() => {
+      resetLoop(row.id);
+      this.store.setLoopEpoch(row.id, epoch);
+    })();
+  }
+
   /** The pairing is gone: its stand-ins that hold nothing go too (those that started sessions
    * still here stay, to name their starter). */
   forget(pairing: string): void {

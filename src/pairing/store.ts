@@ -149,6 +149,11 @@ export class PairingStore {
     return this.db.prepare("INSERT OR IGNORE INTO relay_unlocks (session_id, relay, via, at) VALUES (?, ?, ?, ?)").run(sessionId, relay, via, this.clock.now()).changes > 0;
   }
 
+  /** The owner mentioned a relay an agent's write had unlocked already: it counts as the owner's (hops). */
+  markOwnerUnlock(sessionId: string, relay: string): void {
+    this.db.prepare("UPDATE relay_unlocks SET via = 'owner' WHERE session_id = ? AND relay = ?").run(sessionId, relay);
+  }
+
   unlocks(sessionId: string): { relay: string; via: string }[] {
     return this.db.prepare("SELECT relay, via FROM relay_unlocks WHERE session_id = ?").all(sessionId) as { relay: string; via: string }[];
   }

@@ -1,8 +1,8 @@
-import type { Relay } from "../relay.ts";
 import { MINUTE } from "../core/clock.ts";
 import { DueTimer } from "../core/due-timer.ts";
 import { newId } from "../core/ids.ts";
 import { answerLimitBytes, peerRequest } from "./peer-http.ts";
+import type { PairingDeps } from "./deps.ts";
 import type { RelayRow } from "./store.ts";
 
 // Unpairing tells the other relay (POST /peer/v1/unpair with the old credential), so that it
@@ -32,8 +32,8 @@ export class UnpairTells {
   /** A round of tells is on its way: the timer is armed again when it is done. */
   private telling = false;
 
-  constructor(private relay: Relay) {
-    this.timer = new DueTimer(relay.clock, () => void this.runDue());
+  constructor(private d: Pick<PairingDeps, "db" | "clock" | "name" | "version" | "settings">) {
+    this.timer = new DueTimer(d.clock, () => void this.runDue());
   }
 
   start(): void {
@@ -49,20 +49,20 @@ export class UnpairTells {
   /** Keeps a tell for the relay being unpaired (write it with the pairing row's removal). */
   add(r: RelayRow): string {
     const id = newId("unp");
-    const now = this.relay.clock.now();
-    this.relay.db.prepare("INSERT INTO peer_unpair_tells (id, name, url, credential, created_at, attempts, next_at) VALUES (?, ?, ?, ?, ?, 0, ?)")
+    const now = this.d.clock.now();
+    this.d.db.prepare("INSERT INTO peer_unpair_tells (id, name, url, credential, created_at, attempts, next_at) VALUES (?, ?, ?, ?, ?, 0, ?)")
       .run(id, r.name, r.url, r.credential, now, now + FIRST_RETRY_MS);
     return id;
   }
 
   /** Credentials of tells still to make (masked like those of live pairings). */
   credentials(): string[] {
-    return this.relay.db.prepare("SELECT credential FROM peer_unpair_tells").pluck().all() as string[];
+    return this.d.db.prepare("SELECT credential FROM peer_unpair_tells").pluck().all() as string[];
   }
 
   /** Tells the other relay now; true when it was reached (the kept tell is gone then). */
   async tellNow(id: string): Promise<boolean> {
-    const row = this.relay.db.prepare("SELECT * FROM peer_unpair_tells WHERE id = ?").get(id) as TellRow | undefined;
+    const row = this.d.db.prepare("SELECT * FROM peer_unpair_tells WHERE id = ?").get(id) as TellRow | undefined;
     if (!row) return true;
     const reached = await this.tell(row);
     this.settle(row, reached);
@@ -72,8 +72,8 @@ export class UnpairTells {
   private async tell(row: TellRow): Promise<boolean> {
     try {
       const res = await peerRequest(row.url, "POST", "/peer/v1/unpair", {
-        credential: row.credential, body: {}, version: this.relay.version, name: this.relay.name, timeoutMs: TELL_TIMEOUT_MS,
-        maxBytes: answerLimitBytes(this.relay.settings.get().maxBodyMb),
+        credential: row.credential, body: {}, version: this.d.version, name: this.d.name, timeoutMs: TELL_TIMEOUT_MS,
+        maxBytes: answerLimitBytes(this.d.settings.get().maxBodyMb),
       });
       return res.status === 200 || res.status === 401;
     } catch {
@@ -82,13 +82,13 @@ export class UnpairTells {
   }
 
   private settle(row: TellRow, reached: boolean): void {
-    if (!this.relay.db.open) return;
+    if (!this.d.db.open) return;
     if (reached) {
-      this.relay.db.prepare("DELETE FROM peer_unpair_tells WHERE id = ?").run(row.id);
+      this.d.db.prepare("DELETE FROM peer_unpair_tells WHERE id = ?").run(row.id);
     } else {
       const attempts = row.attempts + 1;
-      const next = this.relay.clock.now() + Math.min(FIRST_RETRY_MS * 2 ** Math.min(attempts, 10), MAX_RETRY_MS);
-      this.relay.db.prepare("UPDATE peer_unpair_tells SET attempts = ?, next_at = ? WHERE id = ?").run(attempts, next, row.id);
+      const next = this.d.clock.now() + Math.min(FIRST_RETRY_MS * 2 ** Math.min(attempts, 10), MAX_RETRY_MS);
+      this.d.db.prepare("UPDATE peer_unpair_tells SET attempts = ?, next_at = ? WHERE id = ?").run(attempts, next, row.id);
     }
     this.arm();
   }
@@ -96,7 +96,7 @@ export class UnpairTells {
   private async runDue(): Promise<void> {
     this.telling = true;
     try {
-      const due = this.relay.db.prepare("SELECT * FROM peer_unpair_tells WHERE next_at <= ?").all(this.relay.clock.now()) as TellRow[];
+      const due = this.d.db.prepare("SELECT * FROM peer_unpair_tells WHERE next_at <= ?").all(this.d.clock.now()) as TellRow[];
       await Promise.all(due.map(async (row) => this.settle(row, await this.tell(row))));
     } finally {
       this.telling = false;
@@ -106,7 +106,7 @@ export class UnpairTells {
 
   /** One relay-clock timer for the earliest tell due. */
   private arm(): void {
-    if (!this.started || this.telling || !this.relay.db.open) return;
-    this.timer.arm((this.relay.db.prepare("SELECT MIN(next_at) AS at FROM peer_unpair_tells").get() as { at: number | null }).at ?? Infinity);
+    if (!this.started || this.telling || !this.d.db.open) return;
+    this.timer.arm((this.d.db.prepare("SELECT MIN(next_at) AS at FROM peer_unpair_tells").get() as { at: number | null }).at ?? Infinity);
   }
 }

@@ -1,14 +1,12 @@
 import { RelayError } from "../core/errors.ts";
-import type { Relay } from "../relay.ts";
 import type { SessionRow } from "../sessions/types.ts";
-import type { ActionDef, Args } from "../actions/types.ts";
-import { nothingDone } from "../actions/target.ts";
-import { isEmpty } from "../actions/dispatch.ts";
-import { allows, levelNeeded, LEVEL_LABEL } from "./levels.ts";
-import { namesOf } from "./pairing.ts";
-import type { RelayRow } from "./store.ts";
-import type { CallBody } from "./peer-protocol.ts";
-import { mirrorAfter } from "./mirrors.ts";
+import { allows, levelNeeded, LEVEL_LABEL } from "../pairing/levels.ts";
+import type { RelayRow } from "../pairing/store.ts";
+import { CallAnswer, type CallBody } from "../pairing/peer-protocol.ts";
+import type { ActionDef, Args } from "./types.ts";
+import type { ActionServices } from "./services.ts";
+import { nothingDone } from "./target.ts";
+import { isEmpty } from "./input.ts";
 
 // A relay_tool call naming a paired relay (seed §5): this relay checks what is its own to
 // decide (the relay is unlocked in this conversation, Agents may allows the action), then
@@ -26,8 +24,10 @@ export interface ForwardOptions {
   signal: AbortSignal;
 }
 
-export async function forwardCall(relay: Relay, caller: SessionRow, def: ActionDef, input: Args, row: RelayRow, opts: ForwardOptions): Promise<Record<string, unknown>> {
-  const pairing = relay.pairing;
+export type ForwardDeps = Pick<ActionServices, "pairing" | "settings" | "clock" | "approvals">;
+
+export async function forwardCall(d: ForwardDeps, caller: SessionRow, def: ActionDef, input: Args, row: RelayRow, opts: ForwardOptions): Promise<Record<string, unknown>> {
+  const { pairing, settings, clock, approvals } = d;
   const tail = nothingDone(def.name);
   if (!pairing.isUnlocked(caller.id, row)) {
     throw new RelayError("REMOTE_RELAY_LOCKED",
@@ -43,27 +43,16 @@ export async function forwardCall(relay: Relay, caller: SessionRow, def: ActionD
       { levelNeeded: level, level: row.agents_may });
   }
 
-  const origin = pairing.originOf(caller);
-  const lastOwner = relay.db.prepare("SELECT MAX(created_at) AS at FROM messages WHERE session_id = ? AND role = 'user' AND from_json IS NULL").get(caller.id) as { at: number | null };
-  const base: Omit<CallBody, "action" | "args"> = {
-    caller: {
-      session: caller.id, title: caller.title, model: caller.model, provider: caller.provider, effort: caller.effort, mode: caller.mode, cwd: caller.cwd,
-      startedByAgent: !!caller.via_session, mayCreateSessions: !!caller.may_create_sessions, loopEpoch: lastOwner.at ?? 0,
-      // The 20-subscription limit spans relays: the other relay adds what it does not hold.
-      heldElsewhere: relay.watch.subs.held(caller.id, row.name),
-    },
-    origin: { relays: [...origin.relays, relay.name], ownerUnlocked: origin.ownerUnlocked },
-    unlocked: pairing.store.unlocks(caller.id).flatMap((u) => { const r = pairing.store.relay(u.relay); return r ? namesOf(r) : [u.relay]; }),
-  };
+  const base = pairing.callerOf(caller, row);
 
   const waits = WAITS.has(def.name);
-  const longest = relay.settings.get().longestWaitMinutes * 60;
+  const longest = settings.get().longestWaitMinutes * 60;
   const requested = typeof args.wait_seconds === "number" && args.wait_seconds >= 0 ? args.wait_seconds : undefined;
   const total = Math.min(requested ?? longest, longest);
   const clampNote = requested !== undefined && requested > longest
     ? `wait_seconds ${requested} is more than this relay's Longest wait per tool call (${longest} s); waited at most ${longest} s.` : undefined;
-  const deadline = relay.clock.now() + total * 1000;
-  const remaining = () => Math.max(0, Math.ceil((deadline - relay.clock.now()) / 1000));
+  const deadline = clock.now() + total * 1000;
+  const remaining = () => Math.max(0, Math.ceil((deadline - clock.now()) / 1000));
 
   // The prompt itself is sent without waiting, so it is known (message_id) before any wait
   // could be cut off; the waiting follows as `wait` requests.
@@ -82,11 +71,10 @@ export async function forwardCall(relay: Relay, caller: SessionRow, def: ActionD
 
   async function exchange(): Promise<Record<string, unknown>> {
   for (;;) {
-    let answer: any;
+    let answer: CallAnswer;
     try {
-      const chunk = typeof body.args.wait_seconds === "number" ? (body.args.wait_seconds as number) : 0;
-      const res = await pairing.call(row, "POST", "/peer/v1/call", body, { timeoutMs: (chunk + 30) * 1000, signal: opts.signal, tail });
-      answer = res.json;
+      const chunk = typeof body.args.wait_seconds === "number" ? body.args.wait_seconds : 0;
+      answer = await pairing.call(row, "POST", "/peer/v1/call", body, CallAnswer, { timeoutMs: (chunk + 30) * 1000, signal: opts.signal, tail });
       unreachableSince = 0;
     } catch (err) {
       // Mid-wait, a relay that stopped answering is tried again until the wait runs out.
@@ -98,24 +86,23 @@ export async function forwardCall(relay: Relay, caller: SessionRow, def: ActionD
       await new Promise((r) => setTimeout(r, 1000));
       continue;
     }
-    if (answer?.approvalNeeded) {
+    if ("approvalNeeded" in answer) {
       const g = answer.approvalNeeded;
-      await relay.approvals.confirm(caller, {
-        action: def.name, relay: row.name, write: !!g.write, target: g.target ?? null, details: Array.isArray(g.details) ? g.details.map(String) : [],
-        ...(g.billing ? { billing: String(g.billing) } : {}), nothing: tail,
-      }, Array.isArray(g.reasons) ? g.reasons.map(String) : ["the other relay asks for the owner's approval"], opts.signal);
+      await approvals.confirm(caller, {
+        action: def.name, relay: row.name, write: !!g.write, target: g.target ?? null, details: g.details ?? [],
+        ...(g.billing ? { billing: g.billing } : {}), nothing: tail,
+      }, g.reasons ?? ["the other relay asks for the owner's approval"], opts.signal);
       body = { ...body, approved: true };
       continue;
     }
-    const result = answer?.result as Record<string, unknown> | undefined;
-    if (!result || typeof result !== "object") throw new RelayError("REMOTE_RELAY_OFFLINE", `Paired relay "${row.name}" answered without a result. ${tail}`);
+    const result = answer.result;
     if (!first) {
       first = result;
-      mirrorAfter(relay, row, caller, def.name, args, result);
+      pairing.mirrorAfter(row, caller, def.name, args, result);
     }
     last = result;
-    if (waits && !waitedTurn && typeof answer.turn === "string") {
-      waitedTurn = answer.turn as string;
+    if (waits && !waitedTurn && answer.turn !== undefined) {
+      waitedTurn = answer.turn;
       pairing.waits.waiting(caller.id, row.name, waitedTurn);
     }
     const status = result.status;

@@ -1,13 +1,13 @@
 import { Hono, type Context } from "hono";
 import { timingSafeEqual } from "node:crypto";
-import type { Relay } from "../relay.ts";
-import { CallBody } from "./peer-protocol.ts";
-import { executeRemote } from "./remote-exec.ts";
-import { applyMoves } from "./compaction.ts";
-import { answerClientQuestion, clientQuestions } from "./remote-inbox.ts";
+import type { Bus } from "../core/bus.ts";
 import { RelayError } from "../core/errors.ts";
-import { hashSecret, type ClientRow } from "./store.ts";
+import { CallBody } from "../pairing/peer-protocol.ts";
+import { hashSecret, type ClientRow } from "../pairing/store.ts";
+import type { ActionServices } from "../actions/services.ts";
 import { ClientGone, HttpRefusal, readBodyText, tooLarge } from "../api/body.ts";
+import { executeRemote } from "./call.ts";
+import { answerClientQuestion, clientQuestions } from "./questions.ts";
 
 // The peer API (/peer/v1), served to relays that paired with this one. Every answer carries
 // this relay's version (header oar-version) and every request the caller's. Authenticated by
@@ -15,12 +15,19 @@ import { ClientGone, HttpRefusal, readBodyText, tooLarge } from "../api/body.ts"
 
 type Env = { Variables: { client: ClientRow } };
 
-export function peerApi(relay: Relay): Hono<Env> {
+/** What the peer API uses (the relay passes itself until the composition root builds it). */
+export interface PeerDeps {
+  /** The action path's services: a call from a paired relay runs through the dispatcher. */
+  services: ActionServices;
+  bus: Pick<Bus, "emit">;
+}
+
+export function peerApi({ services, bus }: PeerDeps): Hono<Env> {
   const app = new Hono<Env>();
-  const pairing = relay.pairing;
+  const { identity, settings, clock, pairing } = services;
   app.use("*", async (c, next) => {
     await next();
-    c.header("oar-version", relay.version);
+    c.header("oar-version", identity.version);
   });
   app.onError((err, c) => {
     // A body over maxBodyMb, or a peer that hung up mid-body: coded, and no stack in the log.
@@ -30,7 +37,7 @@ export function peerApi(relay: Relay): Hono<Env> {
     return c.json({ ok: false, code: "REMOTE_RELAY_BUSY", error: "The relay could not carry out the peer request. Try again." }, 500);
   });
 
-  const maxBody = () => relay.settings.get().maxBodyMb * 1024 * 1024;
+  const maxBody = () => settings.get().maxBodyMb * 1024 * 1024;
   // Every route refuses a body declared over maxBodyMb (413) before anything else; the routes
   // that read one also count it while it arrives (peerJson). The others never read it.
   app.use("*", async (c, next) => {
@@ -55,8 +62,8 @@ export function peerApi(relay: Relay): Hono<Env> {
     const used = token && name ? pairing.store.useToken(token) : null;
     if (!used) return c.json({ ok: false, code: "REMOTE_RELAY_AUTH", error: "Unknown, used or expired pairing token. Nothing was paired." }, 401);
     const credential = pairing.store.addClient(name, used.label, c.req.header("oar-version") ?? "");
-    relay.bus.emit({ type: "settings.updated" });
-    return c.json({ ok: true, name: relay.name, version: relay.version, credential });
+    bus.emit({ type: "settings.updated" });
+    return c.json({ ok: true, name: identity.name, version: identity.version, credential });
   });
 
   app.use("*", async (c, next) => {
@@ -64,27 +71,27 @@ export function peerApi(relay: Relay): Hono<Env> {
     const client = given ? pairing.store.clientByCredential(given) : undefined;
     // The lookup is by hash; compare again in constant time for good measure.
     if (!client || !timingSafeEqual(Buffer.from(client.credential_hash), Buffer.from(hashSecret(given)))) {
-      return c.json({ ok: false, code: "REMOTE_RELAY_AUTH", error: `Relay "${relay.name}" does not know this credential: the pairing was removed or never made. Nothing was done.` }, 401);
+      return c.json({ ok: false, code: "REMOTE_RELAY_AUTH", error: `Relay "${identity.name}" does not know this credential: the pairing was removed or never made. Nothing was done.` }, 401);
     }
     const version = c.req.header("oar-version") ?? null;
     // Written when something changed, else at most every 30 s (not once per call).
-    if (version !== client.version || !client.last_seen_at || relay.clock.now() - client.last_seen_at > 30_000) pairing.store.clientSeen(client.id, version);
+    if (version !== client.version || !client.last_seen_at || clock.now() - client.last_seen_at > 30_000) pairing.store.clientSeen(client.id, version);
     c.set("client", client);
     await next();
   });
 
-  app.get("/hello", (c) => c.json({ ok: true, name: relay.name, version: relay.version }));
+  app.get("/hello", (c) => c.json({ ok: true, name: identity.name, version: identity.version }));
 
   app.post("/call", async (c) => {
     const parsed = CallBody.safeParse(await peerJson(c));
     if (!parsed.success) {
       return c.json({ result: { ok: false, code: "REMOTE_RELAY_INVALID_INPUT", error: `The peer call is malformed (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}). Nothing was done.` } });
     }
-    const answer = await executeRemote(relay, c.get("client"), parsed.data, signalOf(c));
+    const answer = await executeRemote(services, c.get("client"), parsed.data, signalOf(c));
     return c.json(answer);
   });
 
-  app.get("/questions", (c) => c.json({ questions: clientQuestions(relay, c.get("client")) }));
+  app.get("/questions", (c) => c.json({ questions: clientQuestions(services, c.get("client")) }));
   app.post("/questions/:id", async (c) => {
     const b = ((await peerJson(c)) ?? {}) as Record<string, unknown>;
     const a = {
@@ -93,7 +100,7 @@ export function peerApi(relay: Relay): Hono<Env> {
       ...(b.dismiss === true ? { dismiss: true } : {}),
     };
     try {
-      return c.json(answerClientQuestion(relay, c.get("client"), c.req.param("id"), a));
+      return c.json(answerClientQuestion(services, c.get("client"), c.req.param("id"), a));
     } catch (err) {
       if (err instanceof RelayError) return c.json(err.toJSON());
       throw err;
@@ -102,7 +109,7 @@ export function peerApi(relay: Relay): Hono<Env> {
 
   app.post("/unpair", (c) => {
     pairing.endIncoming(c.get("client").name, c.get("client").id);
-    relay.bus.emit({ type: "settings.updated" });
+    bus.emit({ type: "settings.updated" });
     return c.json({ ok: true });
   });
 
@@ -115,7 +122,7 @@ export function peerApi(relay: Relay): Hono<Env> {
     const ended = (c.req.query("ended") ?? "").split(",").filter(Boolean).slice(0, 200);
     if (ended.length) pairing.outbox.endUnsubscribed(client, ended);
     const moved = (c.req.query("moved") ?? "").split(",").map((p) => p.split(">")).filter((p) => p.length === 2 && p[0] && p[1]).slice(0, 50);
-    if (moved.length) applyMoves(relay, client, moved.map(([from, to]) => ({ from, to })));
+    if (moved.length) pairing.applyMoves(client, moved.map(([from, to]) => ({ from, to })));
     const out = await pairing.outbox.take(client, Number.isFinite(after) ? after : 0, wait * 1000, signalOf(c));
     return c.json({ ...out, subs: pairing.outbox.subStates(client, subs) });
   });

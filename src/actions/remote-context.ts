@@ -1,4 +1,4 @@
-import type { Origin } from "./origin.ts";
+import type { Origin } from "../pairing/origin.ts";
 
 /** A relay_tool call this relay executes for a conversation on a paired relay. */
 export interface RemoteContext {

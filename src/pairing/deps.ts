@@ -1,0 +1,55 @@
+import type { z } from "zod";
+import type { Bus } from "../core/bus.ts";
+import type { Clock } from "../core/clock.ts";
+import type { SettingsStore } from "../core/settings.ts";
+import type { Db } from "../store/db.ts";
+import type { SessionRow, TurnRow } from "../sessions/types.ts";
+import type { SubscriptionStore } from "../watching/subscriptions.ts";
+import type { EndReason, NewEvent, SubRow } from "../watching/types.ts";
+import type { RelayRow } from "./store.ts";
+
+// What the pairing domain uses of the rest of the relay (issue 19), named as the relay names
+// it today so the relay passes itself until the composition root builds these.
+
+/** Watching as pairing uses it: mirrors of subscriptions on paired relays, the events that
+ * arrive for them, and the subscriptions of stand-ins that a pairing's end ends. */
+export interface PairingWatch {
+  subs: SubscriptionStore;
+  end(ids: string[], reason: EndReason): string[];
+  transfer(from: string, to: string, reason?: EndReason): SubRow[];
+  delivery: {
+    add(watcher: string, e: NewEvent): boolean;
+    run(watcher: string): void;
+    noteWatcher(watcher: string): void;
+  };
+}
+
+export interface PairingDeps {
+  db: Db;
+  clock: Clock;
+  bus: Pick<Bus, "emit">;
+  /** This relay's name and the version it presents. */
+  name: string;
+  version: string;
+  isSelfName(relay: string): boolean;
+  settings: Pick<SettingsStore, "get">;
+  sessions: { get(id: string): SessionRow | undefined; activeTurns(sessionId: string): TurnRow[] };
+  watch: PairingWatch;
+}
+
+export interface PeerCallOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** The end of a refusal: what was not done ("Nothing was done."). */
+  tail?: string;
+}
+
+/** One peer request to a paired relay, its answer parsed with `answer` (Pairing.call). */
+export type PeerCall = <S extends z.ZodType>(
+  row: RelayRow,
+  method: "GET" | "POST",
+  path: string,
+  body: unknown,
+  answer: S,
+  opts: PeerCallOptions,
+) => Promise<z.output<S>>;

@@ -23,6 +23,8 @@ export const claim = defineAction({
   required: { paths: 'globs relative to the repository root, such as ["src/api/**"]' },
   async handler({ caller, identity, worktrees, approve }, { paths, minutes, note }) {
     const repo = await repoOfFolder(caller.cwd, NOTHING);
+    // Checked before the card: a claim that would be refused asks nobody.
+    worktrees.claims.precheck({ session: caller.id, repo, paths, minutes, note }, NOTHING);
     await approve({ details: [`Repository: ${repo}`, `Paths: ${[paths].flat().join(", ")}`, `For: ${minutes ?? CLAIM_MINUTES.default} minutes`] });
     const made = worktrees.claims.claim({ session: caller.id, repo, paths, minutes, note }, NOTHING);
     return { summary: `claim → ${identity.name}: ${made.claim.paths.join(", ")} in ${repo} until ${made.claim.endsAt}`, ...made };

@@ -78,6 +78,8 @@ interface Slot {
   resuming?: { turnId: string; early: string };
   /** Its start (initialize, session/new) is done; a worker taken back has none. */
   started: boolean;
+  /** Tool calls that showed a file diff and have not completed yet. */
+  edits?: Set<string>;
 }
 
 /** What attachAll took back: sessions whose worker runs on, and turns to resume. */
@@ -331,8 +333,14 @@ export class Workers {
     const counted = usageOfUpdate(u);
     if (t && counted) addUsage(t.log.usage, counted);
     t?.log.add(u);
-    // A tool call that shows a file diff changed a file: overlaps are looked for at once.
-    if (Array.isArray(u.content) && u.content.some((c) => (c as { type?: unknown } | null)?.type === "diff")) this.env.files?.sawChange(sessionId);
+    // A tool call that showed a file diff changed a file once it completes: overlaps are looked
+    // for at once (not before: an edit reported while pending has not reached the disk yet).
+    const id = typeof u.toolCallId === "string" ? u.toolCallId : null;
+    if (id && this.env.files) {
+      const edits = (slot.edits ??= new Set());
+      if (Array.isArray(u.content) && u.content.some((c) => (c as { type?: unknown } | null)?.type === "diff")) edits.add(id);
+      if (u.status === "completed" && edits.delete(id)) this.env.files.sawChange(sessionId);
+    }
   }
 
   /** Turns an error into the turn's failure (provider's words, sign-in hints, activity). */

@@ -64,21 +64,7 @@ export class Claims {
     const { paths, minutes, note } = this.parse(input, nothing);
     const { db, clock } = this.d;
     return db.transaction(() => {
-      this.sweep();
-      const mine = db.prepare("SELECT COUNT(*) AS n FROM claims WHERE session_id = ? AND ended_at IS NULL").get(input.session) as { n: number };
-      if (mine.n >= CLAIMS_PER_CONVERSATION) {
-        throw new RelayError("REMOTE_RELAY_LIMIT", `This conversation holds ${mine.n} claims, the most it may hold (${CLAIMS_PER_CONVERSATION}); release one first. ${nothing}`);
-      }
-      const globs = paths.map(compileGlob);
-      for (const other of this.liveRows(input.repo)) {
-        if (other.session_id === input.session) continue;
-        const theirs = this.globsOf(other);
-        const hit = globs.find((g) => theirs.some((t) => globsOverlap(g, t)));
-        if (hit) {
-          const v = this.view(other);
-          throw new RelayError("REMOTE_RELAY_CLAIMED", `${hit.source} overlaps a claim of ${holderWords(v)}: ${v.paths.join(", ")}${untilWords(v)}. ${nothing}`, { claim: v });
-        }
-      }
+      this.refuse(input, paths, nothing);
       const now = clock.now();
       const row: ClaimRow = { id: newId("clm"), session_id: input.session, repo: input.repo, paths_json: JSON.stringify(paths), note, created_at: now, ends_at: now + minutes * MINUTE, ended_at: null, end_reason: null };
       db.prepare("INSERT INTO claims (id, session_id, repo, paths_json, note, created_at, ends_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(
@@ -86,6 +72,29 @@ export class Claims {
       );
       return { claim_id: row.id, claim: this.view(row) };
     })();
+  }
+
+  /** Throws what `claim` would refuse now, and claims nothing (the approval card comes after). */
+  precheck(input: ClaimInput, nothing = "Nothing was claimed."): void {
+    this.refuse(input, this.parse(input, nothing).paths, nothing);
+  }
+
+  private refuse(input: ClaimInput, paths: string[], nothing: string): void {
+    this.sweep();
+    const mine = this.d.db.prepare("SELECT COUNT(*) AS n FROM claims WHERE session_id = ? AND ended_at IS NULL").get(input.session) as { n: number };
+    if (mine.n >= CLAIMS_PER_CONVERSATION) {
+      throw new RelayError("REMOTE_RELAY_LIMIT", `This conversation holds ${mine.n} claims, the most it may hold (${CLAIMS_PER_CONVERSATION}); release one first. ${nothing}`);
+    }
+    const globs = paths.map(compileGlob);
+    for (const other of this.liveRows(input.repo)) {
+      if (other.session_id === input.session) continue;
+      const theirs = this.globsOf(other);
+      const hit = globs.find((g) => theirs.some((t) => globsOverlap(g, t)));
+      if (hit) {
+        const v = this.view(other);
+        throw new RelayError("REMOTE_RELAY_CLAIMED", `${hit.source} overlaps a claim of ${holderWords(v)}: ${v.paths.join(", ")}${untilWords(v)}. ${nothing}`, { claim: v });
+      }
+    }
   }
 
   private parse(input: ClaimInput, nothing: string): { paths: string[]; minutes: number; note: string | null } {

@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { defineAction } from "./define.ts";
 import { targetSession } from "./target.ts";
-import { messageView, pendingQuestions, sessionEntry } from "../sessions/views.ts";
+import { messageView, pendingQuestions } from "../sessions/views.ts";
 import { iso } from "../core/clock.ts";
 import { taskHealth } from "../tasks/health.ts";
-import { groupMembers } from "../groups/members.ts";
 import { activitySummary } from "../providers/activity.ts";
 import { fromJson } from "../store/db.ts";
+import { agentStartView } from "../providers/agent-start.ts";
 
 const LAST_DEFAULT = 10;
 const LAST_MAX = 200;
@@ -22,12 +22,12 @@ export const readSession = defineAction({
     last: z.number().int().min(1).describe(`How many of the latest messages to return (default ${LAST_DEFAULT}, at most ${LAST_MAX}).`),
   },
   async handler(ctx, { session, last }) {
-    const { identity, clock, sessions, turns, relay } = ctx;
+    const { identity, clock, sessions, sessionReads, turns, groups } = ctx;
     const s = targetSession(ctx, "read_session", session);
+    const entry = sessionReads.entry(s);
     // A worktree session (contract §10.1): its worktree and what it changed against base.
     const worktree = ctx.worktrees.view(s.id);
     const changes = worktree ? await ctx.worktrees.changes(s.id).catch(() => null) : null;
-    const entry = sessionEntry(relay, s);
     // More than the cap is not an error: the agent gets the most there is, and is told.
     const asked = last ?? LAST_DEFAULT;
     // An agent's reply shows what it did in one compact line per tool (🛰️ for relay_tool).
@@ -40,13 +40,13 @@ export const readSession = defineAction({
     const tasks = sessions.tasksOf(s.id).filter((t) => t.status === "running" || (t.ended_at ?? 0) > clock.now() - 3_600_000);
     return {
       summary: `read_session → ${identity.name} session ${s.id}: ${entry.state}, ${messages.length} of ${s.message_count} messages`,
-      session: { ...entry, group: groupMembers(relay, s) },
+      session: { ...entry, group: groups.members(s), agentStart: agentStartView(s) },
       state: entry.state,
       messages,
       inFlight: live ? { text: live.text, startedAt: iso(live.startedAt) } : null,
-      pendingQuestions: pendingQuestions(relay, s.id),
-      tasks: tasks.map((t) => taskHealth(relay, t)),
-      group: groupMembers(relay, s),
+      pendingQuestions: pendingQuestions(ctx, s.id),
+      tasks: tasks.map((t) => taskHealth(ctx, t)),
+      group: groups.members(s),
       ...(worktree ? { worktree } : {}),
       ...(changes ? { changes } : {}),
       ...(asked > LAST_MAX ? { note: `last is at most ${LAST_MAX}; the latest ${LAST_MAX} messages are shown.` } : {}),

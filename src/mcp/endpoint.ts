@@ -5,7 +5,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { callRelayTool } from "../actions/dispatch.ts";
 import type { ActionServices } from "../actions/services.ts";
-import type { SecretMask } from "../core/secret-mask.ts";
+import type { McpDeps } from "./deps.ts";
 import { toolInputSchema, TOOL_DESCRIPTION } from "./tool-schema.ts";
 import { ClientGone, HttpRefusal, readBodyText } from "../api/body.ts";
 import { RelayError } from "../core/errors.ts";
@@ -20,13 +20,6 @@ const PROGRESS_EVERY_MS = Number(process.env.OAR_PROGRESS_MS) > 0 ? Number(proce
 const ENV_MCP_SESSIONS_MAX = Number(process.env.OAR_MCP_SESSIONS_MAX) > 0 ? Number(process.env.OAR_MCP_SESSIONS_MAX) : 0;
 /** Where non-object tool arguments travel past the SDK's own schema check to ours. */
 const RAW_ARGUMENTS = "__oar_raw_arguments";
-
-/** What /mcp uses: the action path's services (whose identity, settings and sessions it reads
- * too) and the mask every result passes. */
-export interface McpDeps {
-  services: ActionServices;
-  secretMask: Pick<SecretMask, "maskJson">;
-}
 
 interface Entry {
   transport: WebStandardStreamableHTTPServerTransport;
@@ -51,10 +44,12 @@ export class McpEndpoint {
 
   private services: ActionServices;
   private secretMask: McpDeps["secretMask"];
+  private toolListings: McpDeps["toolListings"];
 
   constructor(d: McpDeps) {
     this.services = d.services;
     this.secretMask = d.secretMask;
+    this.toolListings = d.toolListings;
   }
 
   async handle(c: Context): Promise<Response> {
@@ -119,6 +114,7 @@ export class McpEndpoint {
       },
       onsessionclosed: (id) => {
         this.entries.delete(id);
+        this.toolListings?.ended(caller.id, id);
       },
     });
     if (!revive) {
@@ -192,9 +188,10 @@ export class McpEndpoint {
 
   private makeServer(callerId: string, calls: { active: number }): Server {
     const server = new Server({ name: "relay", version: this.services.identity.version }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: [{ name: "relay_tool", description: TOOL_DESCRIPTION, inputSchema: this.schema as never }],
-    }));
+    server.setRequestHandler(ListToolsRequestSchema, async (_req, extra) => {
+      this.toolListings?.listed(callerId, extra.sessionId);
+      return { tools: [{ name: "relay_tool", description: TOOL_DESCRIPTION, inputSchema: this.schema as never }] };
+    });
     server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
       const name = req.params.name;
       if (name !== "relay_tool" && name !== "remote_relay") {

@@ -85,6 +85,8 @@ test("two sessions changing one file: the watchers of each get one overlap, a wa
 
   await say(a.session, "/write src/shared.ts export const v = 2;\\n");
   await say(b.session, "/write src/shared.ts export const v = 3;\\n\n/write README.md changed\\n");
+  // Seen by the end of that turn at the latest: the first overlap is told before the set grows.
+  await relay.waitFor(async () => (await relay.session(a.session)).overlaps?.[0]?.paths.join() === "src/shared.ts", SLOW);
   await say(a.session, "/write README.md also changed\\n");
   // Seen at the latest by the end of the turn that made it; the page marks both sessions.
   await relay.waitFor(async () => (await relay.session(a.session)).overlaps?.[0]?.paths.length === 2, SLOW);

@@ -39,6 +39,8 @@ import { moveMirrors } from "./pairing/compaction.ts";
 import { installBudgets } from "./budgets/install.ts";
 import type { Budgets } from "./budgets/budgets.ts";
 import type { BudgetHolds } from "./budgets/holds.ts";
+import { WorktreeWiring } from "./worktrees/wiring.ts";
+import type { Worktrees } from "./worktrees/worktrees.ts";
 
 export const VERSION = "0.9.19";
 
@@ -93,6 +95,11 @@ export class Relay {
   readonly toolListings = new ToolListings();
   /** What relay_tool's handlers get (actions/services.ts), built once everything above is. */
   readonly services: ActionServices;
+  /** Parallel work in one repository (contract §10.1): worktrees, overlap, claims, merges. */
+  readonly worktreeWiring: WorktreeWiring;
+  get worktrees(): Worktrees {
+    return this.worktreeWiring.worktrees;
+  }
 
   constructor(opts: RelayOptions = {}) {
     this.dataDir = opts.dataDir ?? join(homedir(), ".oar");
@@ -123,12 +130,17 @@ export class Relay {
     this.turns.maxTurnMinutes = () => this.settings.get().maxTurnMinutes;
     installGroupLifetime(this);
     installWorkspaceCleanup({ bus: this.bus, dataDir: this.dataDir, ...sessionFolders(this.db) });
+    this.worktreeWiring = new WorktreeWiring({
+      db: this.db, clock: this.clock, dataDir: this.dataDir, relayName: this.name, bus: this.bus, mask: (t) => this.secretMask.maskText(t), session: (id) => this.sessions.get(id),
+      raise: (id, e, skip) => this.watch.port.raise(id, { ...e, type: "overlap" }, skip),
+    });
     const providers = wireProviders({ relayName: this.name, clock: this.clock, bus: this.bus, settings: this.settings, approvals: () => this.approvals });
     this.probes = providers.probes;
     this.workers = new Workers({
       ...providers.workerEnv,
       clock: this.clock,
       pipes: new KeeperPipes(this.dataDir),
+      files: this.worktreeWiring,
       idleMinutes: opts.workerIdleMinutes ?? 10,
       onPrompt: (turnId) => this.sessions.markPrompted(turnId, this.clock.now()),
       onAgentStart: (id, record) => this.sessions.update(id, { acp_session_id: record }),
@@ -188,6 +200,7 @@ export class Relay {
     this.pairing.start();
     this.tasks.start();
     this.probes.startAll();
+    await this.worktrees.start();
   }
 
   /** `keepWorkers` (a graceful stop: upgrade, service restart): the agents stay with the
@@ -198,6 +211,7 @@ export class Relay {
       this.turns.shutdown();
       this.workers.detachAll();
     } else this.workers.stopAll();
+    void this.worktrees.close();
     this.db.close();
   }
 

@@ -45,5 +45,7 @@ export function servicesOf(relay: Relay): ActionServices {
     probes: relay.probes,
     bus: relay.bus,
     transaction: (fn) => relay.db.transaction(fn)(),
+    worktrees: relay.worktrees,
+    worktreeEnded: (id) => relay.worktreeWiring.endedNote(id),
   };
 }

@@ -39,6 +39,11 @@ import { archiveSession } from "./actions/commands/archive-session.ts";
 import { deleteSession } from "./actions/commands/delete-session.ts";
 import { compactSession } from "./actions/commands/compact-session.ts";
 import { moveMirrors } from "./pairing/compaction.ts";
+import { installBudgets } from "./budgets/install.ts";
+import type { Budgets } from "./budgets/budgets.ts";
+import type { BudgetHolds } from "./budgets/holds.ts";
+import { WorktreeWiring } from "./worktrees/wiring.ts";
+import type { Worktrees } from "./worktrees/worktrees.ts";
 
 export const VERSION = "0.9.19";
 
@@ -68,6 +73,9 @@ export class Relay {
   readonly approvals: Approvals;
   readonly schedules: Schedules;
   readonly asks: Asks;
+  /** Spend caps (contract §10.4) and the turn queue's gate over them (src/budgets/). */
+  readonly budgets: Budgets;
+  readonly budgetHolds: BudgetHolds;
   /** Availability probes of the CLI providers (providers/probes.ts). */
   readonly probes: ProviderProbes;
   /** Set once the HTTP server listens: where agents reach /mcp, and the web UI. */
@@ -95,6 +103,11 @@ export class Relay {
   /** Notifications to the owner (src/notify/, contract §10.3). */
   readonly notify: Notify;
   private notifyHooks: { reconcile(): void };
+  /** Parallel work in one repository (contract §10.1): worktrees, overlap, claims, merges. */
+  readonly worktreeWiring: WorktreeWiring;
+  get worktrees(): Worktrees {
+    return this.worktreeWiring.worktrees;
+  }
 
   constructor(opts: RelayOptions = {}) {
     this.dataDir = opts.dataDir ?? join(homedir(), ".oar");
@@ -116,6 +129,7 @@ export class Relay {
     this.turns = new Turns({ store: this.sessions, clock: this.clock, bus: this.bus });
     this.questions = new Questions(this.db, this.clock, this.bus);
     this.approvals = new Approvals(this);
+    ({ budgets: this.budgets, holds: this.budgetHolds } = installBudgets({ db: this.db, clock: this.clock, bus: this.bus, settings: this.settings, sessions: this.sessions, turns: this.turns, cards: this.approvals.cards }));
     this.schedules = new Schedules(this);
     this.watch = new Watching(this);
     this.delivery = this.watch.delivery;
@@ -124,12 +138,17 @@ export class Relay {
     this.turns.maxTurnMinutes = () => this.settings.get().maxTurnMinutes;
     installGroupLifetime(this);
     installWorkspaceCleanup({ bus: this.bus, dataDir: this.dataDir, ...sessionFolders(this.db) });
+    this.worktreeWiring = new WorktreeWiring({
+      db: this.db, clock: this.clock, dataDir: this.dataDir, relayName: this.name, bus: this.bus, mask: (t) => this.secretMask.maskText(t), session: (id) => this.sessions.get(id),
+      raise: (id, e, skip) => this.watch.port.raise(id, { ...e, type: "overlap" }, skip),
+    });
     const providers = wireProviders({ relayName: this.name, clock: this.clock, bus: this.bus, settings: this.settings, approvals: () => this.approvals });
     this.probes = providers.probes;
     this.workers = new Workers({
       ...providers.workerEnv,
       clock: this.clock,
       pipes: new KeeperPipes(this.dataDir),
+      files: this.worktreeWiring,
       idleMinutes: opts.workerIdleMinutes ?? 10,
       onPrompt: (turnId) => this.sessions.markPrompted(turnId, this.clock.now()),
       onAgentStart: (id, record) => this.sessions.update(id, { acp_session_id: record }),
@@ -200,6 +219,7 @@ export class Relay {
     // Cards the restart expired are not notified; what fell due while down goes out now.
     this.notifyHooks.reconcile();
     this.notify.notifier.start();
+    await this.worktrees.start();
   }
 
   /** `keepWorkers` (a graceful stop: upgrade, service restart): the agents stay with the
@@ -211,6 +231,7 @@ export class Relay {
       this.turns.shutdown();
       this.workers.detachAll();
     } else this.workers.stopAll();
+    void this.worktrees.close();
     this.db.close();
   }
 

@@ -25,6 +25,7 @@ import { ownerSubscriptionRoutes } from "./subscriptions-owner.ts";
 import { usageHistoryRoutes } from "./usage-history.ts";
 import { cardDecision } from "./card-decision.ts";
 import { pushRoutes } from "./push.ts";
+import { worktreeRoutes } from "./worktrees.ts";
 
 function tokenMatches(given: string | undefined, expected: string): boolean {
   if (!given) return false;
@@ -72,6 +73,7 @@ export function ownerApi(d: ApiDeps): Hono {
   app.route("/sessions", sessionFileRoutes(d.sessions));
   app.route("/sessions", cloudRoutes(d.sessions));
   app.route("/sessions", unarchiveRoutes(d));
+  app.route("/sessions", worktreeRoutes({ worktrees: d.worktrees, session: (id) => d.sessions.get(id), mergeTestCommand: () => d.settings.get().mergeTestCommand, longestWaitSeconds: () => d.settings.get().longestWaitMinutes * 60, now: () => d.clock.now() }));
   app.route("/search", searchRoutes(d));
   app.route("/groups", groupRoutes(d));
   app.route("/schedules", scheduleRoutes(d));
@@ -88,13 +90,25 @@ export function ownerApi(d: ApiDeps): Hono {
     const session = c.req.query("session");
     return c.json({ cards: d.approvals.pending(session || undefined).map(cardView) });
   });
-  app.post("/cards/:id", async (c) => c.json(cardView(d.approvals.decide(c.req.param("id"), cardDecision(await jsonBody(c))))));
+  app.post("/cards/:id", async (c) => {
+    const body = await jsonBody(c);
+    // A budget card (a turn held by a budget): raise / allow_once / stop (budgets/holds.ts).
+    if (d.approvals.get(c.req.param("id"))?.kind === "budget") return c.json(cardView(d.budgets.decide(c.req.param("id"), body)));
+    // A permission card (a CLI asking before a tool) may also be answered with one of its options.
+    return c.json(cardView(d.approvals.decide(c.req.param("id"), cardDecision(body))));
+  });
 
   // Questions kept on paired relays (asked from here) are listed and answered too (pairing/remote-inbox.ts).
-  app.get("/inbox", async (c) => c.json({ questions: [...d.questions.pending().map(questionView), ...(await d.pairing.inbox.list())] }));
+  app.get("/inbox", async (c) => c.json({ questions: [...d.questions.pending().map(questionView), ...(await d.pairing.inbox.list())], notices: d.budgets.pendingNotices() }));
   app.post("/questions/:id", async (c) => {
     const b = z.object({ choice: z.string().optional(), answer: z.string().max(100_000).optional(), dismiss: z.boolean().optional() }).strict().safeParse(await jsonBody(c));
     if (!b.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "Answer with choice, answer or dismiss. Nothing was answered.");
+    // A budget's 80 % notice (an Inbox entry too) is only dismissed.
+    if (c.req.param("id").startsWith("ntc_")) {
+      if (b.data.dismiss !== true || b.data.choice !== undefined || b.data.answer !== undefined) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "A budget notice takes no answer: dismiss it with { dismiss: true }. Nothing was changed.");
+      d.budgets.dismissNotice(c.req.param("id"));
+      return c.json({ id: c.req.param("id"), kind: "notice", dismissed: true });
+    }
     if (!d.questions.get(c.req.param("id")) && d.pairing.inbox.holds(c.req.param("id"))) return c.json(await d.pairing.inbox.answer(c.req.param("id"), b.data));
     return c.json(questionView(d.questions.answer(c.req.param("id"), { ...b.data, via: d.identity.name })));
   });

@@ -29,6 +29,7 @@ export function servicesOf(relay: Relay): ActionServices {
     pairing: relay.pairing,
     workers: relay.workers,
     folders: relay.folders,
+    budgets: relay.budgetHolds,
     address: {
       get mcpUrl() {
         return relay.mcpUrl;
@@ -44,5 +45,7 @@ export function servicesOf(relay: Relay): ActionServices {
     probes: relay.probes,
     bus: relay.bus,
     transaction: (fn) => relay.db.transaction(fn)(),
+    worktrees: relay.worktrees,
+    worktreeEnded: (id) => relay.worktreeWiring.endedNote(id),
   };
 }

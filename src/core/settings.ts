@@ -5,6 +5,7 @@ import { RelayError } from "./errors.ts";
 import { issueWords } from "./issue-words.ts";
 import { CustomAgents, type CustomAgent } from "./custom-agent-schema.ts";
 import { applyNotifyPatch, DEFAULT_NOTIFY, maskNotify, NotifySettings, notifySecretValues } from "./notify-settings.ts";
+import { BudgetList, parseBudgets, type TargetCheck } from "./budget-schema.ts";
 
 // Relay settings (contract §3). Stored as one JSON value per key; defaults live here.
 // Provider set-up (keys, tokens) and the Claude API key's monthly cap are owner settings
@@ -47,6 +48,12 @@ export const SettingsSchema = z.object({
   customAgents: CustomAgents,
   /** Where notifications to the owner go and when they wait (contract §10.3, src/notify/). */
   notify: NotifySettings,
+  /** Spend caps (contract §10.4, src/budgets/): read through parseBudgets on update. */
+  budgets: BudgetList,
+  /** Parallel work in one repository (contract §10.1): which new sessions get a git worktree. */
+  worktrees: z.enum(["off", "agents", "all"]),
+  /** The test command a merge runs when `merge` names none; null: none. */
+  mergeTestCommand: z.string().trim().min(1).max(2000).nullable(),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
@@ -89,6 +96,9 @@ export const DEFAULT_SETTINGS: Settings = {
   maxMcpSessions: 2000,
   customAgents: [],
   notify: DEFAULT_NOTIFY,
+  budgets: [],
+  worktrees: "off",
+  mergeTestCommand: null,
 };
 
 // The month the stored spend belongs to; kept beside the settings, never patched directly.
@@ -99,6 +109,8 @@ const isSecret = (k: string): k is (typeof SECRET_SETTINGS)[number] => (SECRET_S
 export class SettingsStore {
   private cache: Settings;
   private spentMonth: string | null = null;
+  /** What a budget's target may name (providers, groups, sessions): set by the composition root. */
+  budgetTargets: TargetCheck = {};
 
   constructor(
     private db: Db,
@@ -160,6 +172,8 @@ export class SettingsStore {
       if (isSecret(k) && v === MASKED) continue;
       input[k] = (isSecret(k) || k === "openaiCompatibleBaseUrl") && v === "" ? null : v;
     }
+    // Refused naming the field (budgets[1].usd); the parsed list (ids made) is what is stored.
+    if (Object.hasOwn(input, "budgets")) input.budgets = parseBudgets(input.budgets, this.budgetTargets);
     if (Object.hasOwn(input, "customAgents")) input.customAgents = keepMaskedEnv(input.customAgents, this.cache.customAgents);
     // The fields given replace the current ones; its own refusals name `notify.<field>`.
     if (Object.hasOwn(input, "notify")) input.notify = applyNotifyPatch(this.cache.notify, input.notify);

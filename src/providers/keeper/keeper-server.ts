@@ -116,7 +116,7 @@ export class KeeperServer {
   private spawn(conn: Conn, m: Extract<RelayMessage, { t: "spawn" }>): void {
     if (this.workers.has(m.id)) return conn.send({ t: "exit", id: m.id, code: null, signal: null, stderr: `worker ${m.id} exists already` });
     const w = new HeldWorker(m.id, m.session, m, {
-      outlet: () => (this.conn && this.conn.attached.has(m.id) ? this.conn : null),
+      outlet: () => (this.conn?.attached.has(m.id) ? this.conn : null),
       exited: (x) => this.exited(x),
     });
     this.workers.set(m.id, w);
@@ -136,7 +136,7 @@ export class KeeperServer {
   private exited(w: HeldWorker): void {
     log(`worker ${w.id} pid ${w.pid} exited (${w.exit?.code ?? w.exit?.signal})`);
     const c = this.conn;
-    if (c && c.attached.has(w.id)) this.reportExit(c, w);
+    if (c?.attached.has(w.id)) this.reportExit(c, w);
     this.endIfIdle();
   }
 

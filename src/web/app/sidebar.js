@@ -38,7 +38,9 @@ export function blocks(sessions, emptyGroups = []) {
     return r < 0 ? order.length + slots.indexOf(out.indexOf(g)) : r;
   };
   const sorted = slots.map((i) => out[i]).sort((a, b) => rank(a) - rank(b));
-  slots.forEach((slot, k) => (out[slot] = sorted[k]));
+  slots.forEach((slot, k) => {
+    out[slot] = sorted[k];
+  });
   return out;
 }
 

@@ -36,6 +36,9 @@ import { archiveSession } from "./actions/commands/archive-session.ts";
 import { deleteSession } from "./actions/commands/delete-session.ts";
 import { compactSession } from "./actions/commands/compact-session.ts";
 import { moveMirrors } from "./pairing/compaction.ts";
+import { installBudgets } from "./budgets/install.ts";
+import type { Budgets } from "./budgets/budgets.ts";
+import type { BudgetHolds } from "./budgets/holds.ts";
 
 export const VERSION = "0.9.19";
 
@@ -65,6 +68,9 @@ export class Relay {
   readonly approvals: Approvals;
   readonly schedules: Schedules;
   readonly asks: Asks;
+  /** Spend caps (contract §10.4) and the turn queue's gate over them (src/budgets/). */
+  readonly budgets: Budgets;
+  readonly budgetHolds: BudgetHolds;
   /** Availability probes of the CLI providers (providers/probes.ts). */
   readonly probes: ProviderProbes;
   /** Set once the HTTP server listens: where agents reach /mcp, and the web UI. */
@@ -108,6 +114,7 @@ export class Relay {
     this.turns = new Turns({ store: this.sessions, clock: this.clock, bus: this.bus });
     this.questions = new Questions(this.db, this.clock, this.bus);
     this.approvals = new Approvals(this);
+    ({ budgets: this.budgets, holds: this.budgetHolds } = installBudgets({ db: this.db, clock: this.clock, bus: this.bus, settings: this.settings, sessions: this.sessions, turns: this.turns, cards: this.approvals.cards }));
     this.schedules = new Schedules(this);
     this.watch = new Watching(this);
     this.delivery = this.watch.delivery;

@@ -29,6 +29,7 @@ export function servicesOf(relay: Relay): ActionServices {
     pairing: relay.pairing,
     workers: relay.workers,
     folders: relay.folders,
+    budgets: relay.budgetHolds,
     address: {
       get mcpUrl() {
         return relay.mcpUrl;

@@ -19,8 +19,19 @@ const work = mkdtempSync(join(tmpdir(), "oar-shots-"));
 const SLOW = 90_000;
 
 const relay = await TestRelay.start();
-// biome-ignore lint/suspicious/noTemplateCurlyInString: the TypeScript source written to the demo file holds a template literal
-writeFileSync(join(work, "greet.ts"), ["// The greeting the CLI prints.", "export const greeting = 'hi';", "", "export function greet(name: string): string {", "  return `${greeting}, ${name}`;", "}", ""].join("\n"));
+writeFileSync(
+  join(work, "greet.ts"),
+  [
+    "// The greeting the CLI prints.",
+    "export const greeting = 'hi';",
+    "",
+    "export function greet(name: string): string {",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the TypeScript source written to the demo file holds a template literal
+    "  return `${greeting}, ${name}`;",
+    "}",
+    "",
+  ].join("\n"),
+);
 const lead = await relay.createSession({ title: "Refactor the greeting", cwd: work });
 const reviewer = await relay.createSession({ title: "Review: server/", cwd: work });
 const docs = await relay.createSession({ title: "Docs pass", cwd: work });

@@ -132,7 +132,10 @@ async function main(): Promise<{ rows: Row[]; notes: string[] }> {
   }
   const eventCpu = process.cpuUsage(cpu0);
   log(`events emitted; waiting for the last windows, digests and the end of the quiet hours`);
-  const expected = () => (watch.wb.flush(), relay.db.prepare("SELECT COUNT(*) AS n FROM watch_events WHERE state IN ('held', 'ready')").get() as { n: number }).n;
+  const expected = () => {
+    watch.wb.flush();
+    return (relay.db.prepare("SELECT COUNT(*) AS n FROM watch_events WHERE state IN ('held', 'ready')").get() as { n: number }).n;
+  };
   while (expected() > 0 && Date.now() - started < DEADLINE_MS - 20_000) await new Promise((r) => setTimeout(r, 500));
   const totalCpu = process.cpuUsage(cpu0);
   watch.wb.flush();

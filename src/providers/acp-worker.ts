@@ -88,7 +88,7 @@ export interface WorkerState {
 
 /** The stored state, or null when it is not one this relay wrote (another version). */
 export function readWorkerState(s: Record<string, unknown> | null | undefined): WorkerState | null {
-  if (!s || s.v !== 1 || typeof s.acpSessionId !== "string" || !s.acpSessionId) return null;
+  if (s?.v !== 1 || typeof s.acpSessionId !== "string" || !s.acpSessionId) return null;
   return s as unknown as WorkerState;
 }
 

@@ -117,7 +117,7 @@ export class Questions {
 
   end(id: string, status: "ended" | "withdrawn"): void {
     const q = this.get(id);
-    if (!q || q.status !== "pending") return;
+    if (q?.status !== "pending") return;
     this.db.prepare("UPDATE questions SET status = ?, ended_at = ? WHERE id = ?").run(status, this.clock.now(), id);
     this.bus.emit({ type: "card.decided", sessionId: q.session_id, cardId: id, status });
   }

@@ -80,7 +80,7 @@ export class Asks {
   withdraw(caller: string, id: string): QuestionRow {
     const NOTHING = "Nothing was withdrawn.";
     const q = this.d.questions.get(id);
-    if (!q || q.kind !== "ask") throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No question "${id.slice(0, 80)}" asked with ask on this relay (list_questions shows yours). ${NOTHING}`);
+    if (q?.kind !== "ask") throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No question "${id.slice(0, 80)}" asked with ask on this relay (list_questions shows yours). ${NOTHING}`);
     if (q.asked_by !== caller) throw new RelayError("REMOTE_RELAY_FORBIDDEN", `Question ${q.id} was asked by another conversation: only the asking conversation can withdraw it. ${NOTHING}`);
     if (q.status !== "pending") throw new RelayError("REMOTE_RELAY_NOT_FOUND", `Question ${q.id} is no longer pending (${q.status}). ${NOTHING}`);
     this.d.questions.end(q.id, "withdrawn");

@@ -40,14 +40,14 @@ const watchdog = setTimeout(() => {
 const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
 
 async function main(): Promise<{ rows: Row[]; notes: string[] }> {
-  const relay = new Relay({ dataDir, name: "bench" });
   // No agent processes: a watched session's turn takes TURN_MS of real time (so sessions
   // overlap as busy ones do, and all_idle is not every turn end), a watcher's event turn
   // ends at once (so its next message waits on nothing but the relay).
   const isWatcher = new Set<string>();
-  relay.turns.runner = {
-    run: (sessionId) => new Promise((r) => (isWatcher.has(sessionId) ? r({ stopReason: "end_turn" }) : setTimeout(() => r({ stopReason: "end_turn" }), TURN_MS))),
-  };
+  const relay = new Relay({
+    dataDir, name: "bench",
+    runner: { run: (sessionId) => new Promise((r) => (isWatcher.has(sessionId) ? r({ stopReason: "end_turn" }) : setTimeout(() => r({ stopReason: "end_turn" }), TURN_MS))) },
+  });
   relay.start();
   if (process.env.NOCKPT) relay.db.pragma("wal_autocheckpoint = 0");
   const watch = relay.watch;

@@ -6,7 +6,7 @@ import { ManualClock, RealClock, type Clock } from "./core/clock.ts";
 import { SettingsStore } from "./core/settings.ts";
 import { openDb, type Db } from "./store/db.ts";
 import { SessionStore } from "./sessions/session-store.ts";
-import { Turns } from "./sessions/turns.ts";
+import { Turns, type TurnRunner } from "./sessions/turns.ts";
 import { Workers } from "./providers/workers.ts";
 import { KeeperPipes } from "./providers/worker-pipes.ts";
 import { TaskStore } from "./tasks/task-store.ts";
@@ -23,7 +23,8 @@ import { Pairing } from "./pairing/pairing.ts";
 import { secureDataDir } from "./core/data-dir.ts";
 import { SecretMask } from "./core/secret-mask.ts";
 import { agentTokenLookups } from "./sessions/agent-tokens.ts";
-import { wireProviders } from "./providers/relay-wiring.ts";
+import { wireProviders } from "./app/wire-providers.ts";
+import { PairingStore } from "./pairing/store.ts";
 import type { ProviderProbes } from "./providers/probes.ts";
 import { installWorkspaceCleanup } from "./cloud/lifetime.ts";
 import { sessionFolders } from "./sessions/folders.ts";
@@ -39,6 +40,8 @@ export interface RelayOptions {
   testClock?: boolean;
   emulateVersion?: string;
   workerIdleMinutes?: number;
+  /** bench/watching.ts: turns end without agent processes. */
+  runner?: TurnRunner;
 }
 
 /** Everything one relay daemon holds, wired once. Domains get what they need from here;
@@ -97,63 +100,28 @@ export class Relay {
       },
     });
     this.sessions = new SessionStore({ db: this.db, clock: this.clock, tasks: this.tasks });
-    this.turns = new Turns({ store: this.sessions, clock: this.clock, bus: this.bus });
     this.questions = new Questions(this.db, this.clock, this.bus);
     this.approvals = new Approvals(this);
+    const pairingStore = new PairingStore(this.db, this.clock);
+    const providers = wireProviders({
+      relayName: this.name, clock: this.clock, bus: this.bus, settings: this.settings, approvals: this.approvals,
+      sessions: this.sessions, tasks: this.tasks, questions: this.questions, address: this,
+      toolOffered: () => this.settings.get().agentSessions || pairingStore.anyAllowed(),
+      pipes: new KeeperPipes(this.dataDir), idleMinutes: opts.workerIdleMinutes ?? 10,
+    });
+    this.probes = providers.probes;
+    this.workers = providers.workers;
+    this.turns = new Turns({ store: this.sessions, clock: this.clock, bus: this.bus, runner: opts.runner ?? providers.runner, maxTurnMinutes: () => this.settings.get().maxTurnMinutes });
     this.schedules = new Schedules(this);
-    this.watch = new Watching(this);
+    this.watch = new Watching({ ...this, version: this.version, sessions: this.sessions, remoteOutbox: { add: (w, e) => this.pairing.outbox.add(w, e) } });
     this.delivery = this.watch.delivery;
     this.asks = new Asks(this);
-    this.pairing = new Pairing(this);
-    this.turns.maxTurnMinutes = () => this.settings.get().maxTurnMinutes;
+    this.pairing = new Pairing({ ...this, store: pairingStore, isSelfName: (r) => this.isSelfName(r) });
+    this.watching = this.watch.port.badges;
+    this.watchingHooks = this.watch.port.noEcho;
     installGroupLifetime(this);
     installWorkspaceCleanup({ bus: this.bus, dataDir: this.dataDir, ...sessionFolders(this.db) });
-    const providers = wireProviders({ relayName: this.name, clock: this.clock, bus: this.bus, settings: this.settings, approvals: () => this.approvals });
-    this.probes = providers.probes;
-    this.workers = new Workers({
-      ...providers.workerEnv,
-      clock: this.clock,
-      pipes: new KeeperPipes(this.dataDir),
-      idleMinutes: opts.workerIdleMinutes ?? 10,
-      onPrompt: (turnId) => this.sessions.markPrompted(turnId, this.clock.now()),
-      session: (id) => this.sessions.get(id),
-      mcpEntry: (s) => (this.toolOffered() ? this.mcpEntry(s) : null),
-      busy: (id) => this.sessions.state(id) !== "idle",
-      hostFor: (sessionId) => ({
-        onTask: (t) => this.tasks.report(sessionId, t),
-        onTaskOutput: (taskId, chunk) => this.tasks.output(sessionId, taskId, chunk),
-        askUser: (q, signal) => {
-          const turn = this.sessions.activeTurns(sessionId).find((t) => t.status === "running");
-          return this.questions.askUser(sessionId, turn?.id ?? null, q.question, q.options, signal);
-        },
-      }),
-      onWorkerExit: (id, expected) => {
-        // Its background tasks can no longer report: they end with the process.
-        this.tasks.agentGone(id);
-        // A death during a turn ends that turn through the worker's run (providers/workers.ts),
-        // with the provider's name and its last output.
-        void expected;
-      },
-    });
-    // A session whose last task ended is idle: its worker may now make room for a waiting turn.
-    this.bus.on((e) => {
-      if (e.type === "task.updated" && e.status !== "running") this.workers.recheck();
-    });
-    this.turns.runner = {
-      run: (sessionId, turn, text, onChunk, signal) => {
-        const session = this.sessions.get(sessionId);
-        if (!session) return Promise.reject(new Error("The session was deleted."));
-        return this.workers.run(session, turn, text, onChunk, signal);
-      },
-      abandon: (sessionId) => this.workers.kill(sessionId),
-      recorded: (sessionId, turnId) => this.workers.recorded(sessionId, turnId),
-      promptsAtOnce: (session, turn) => this.workers.promptsAtOnce(session, turn),
-      resume: (sessionId, turn, onChunk, signal) => {
-        const session = this.sessions.get(sessionId);
-        if (!session) return Promise.reject(new Error("The session was deleted."));
-        return this.workers.resume(session, turn, onChunk, signal);
-      },
-    };
+    providers.listen();
     this.services = servicesOf(this);
   }
 

@@ -16,7 +16,7 @@ import { FakeAnthropic } from "../test/helpers/fake-anthropic.ts";
 import { FakeOpenAI } from "../test/helpers/fake-openai.ts";
 import { FakeGemini } from "../test/helpers/fake-gemini.ts";
 import { FakeResponses } from "../test/helpers/fake-responses.ts";
-import { codexConfig, opencodeConfig, qwenSetup } from "../test/helpers/cli-offline.ts";
+import { OPENCODE_OFFLINE, codexConfig, opencodeConfig, qwenSetup } from "../test/helpers/cli-offline.ts";
 import { AGENTS_CACHE, agentPath, binPath, missingCli, type AgentCli } from "../test/helpers/agent-clis.ts";
 import { loadLine, machineLine, summarize, table, type Row } from "./lib/stats.ts";
 
@@ -53,7 +53,7 @@ const launches: Record<AgentCli["provider"], Launch> = {
   // As the relay starts them (adapters/*.ts): Gemini trusted and not relaunching itself.
   gemini: { args: ["--acp"], env: { GEMINI_API_KEY: "bench-key", GOOGLE_GEMINI_BASE_URL: gemini.baseUrl, GEMINI_CLI_TRUST_WORKSPACE: "true", GEMINI_CLI_NO_RELAUNCH: "true" } },
   codex: { args: [], env: { OAR_TEST_MODEL_KEY: "bench-key" }, prepare: (home) => (codexConfig(home, responses.baseUrl), {}) },
-  opencode: { args: ["acp"], env: { OPENCODE_CONFIG_CONTENT: opencodeConfig(openai.baseUrl, "bench-key") } },
+  opencode: { args: ["acp"], env: { ...OPENCODE_OFFLINE, OPENCODE_CONFIG_CONTENT: opencodeConfig(openai.baseUrl, "bench-key") } },
   qwen: { args: ["--acp"], env: {}, prepare: (home) => qwenSetup(home, openai.baseUrl, "bench-key") },
 };
 

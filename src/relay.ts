@@ -27,6 +27,7 @@ import { wireProviders } from "./app/wire-providers.ts";
 import { PairingStore } from "./pairing/store.ts";
 import type { ProviderProbes } from "./providers/probes.ts";
 import { installWorkspaceCleanup } from "./cloud/lifetime.ts";
+import { ToolListings } from "./mcp/tool-listings.ts";
 import { sessionFolders } from "./sessions/folders.ts";
 import { RecentFolders } from "./sessions/recent-folders.ts";
 import type { ActionServices } from "./actions/services.ts";
@@ -80,6 +81,8 @@ export class Relay {
   readonly pairing: Pairing;
   /** Masks secrets in text leaving the relay (results, owner API, UI stream). */
   readonly secretMask: SecretMask;
+  /** Whose agents have listed relay_tool on /mcp (mcp/tool-listings.ts). */
+  readonly toolListings = new ToolListings();
   /** What relay_tool's handlers get (actions/services.ts), built once everything above is. */
   readonly services: ActionServices;
 
@@ -107,7 +110,7 @@ export class Relay {
       relayName: this.name, clock: this.clock, bus: this.bus, settings: this.settings, approvals: this.approvals,
       sessions: this.sessions, tasks: this.tasks, questions: this.questions, address: this,
       toolOffered: () => this.settings.get().agentSessions || pairingStore.anyAllowed(),
-      pipes: new KeeperPipes(this.dataDir), idleMinutes: opts.workerIdleMinutes ?? 10,
+      pipes: new KeeperPipes(this.dataDir), idleMinutes: opts.workerIdleMinutes ?? 10, toolListings: this.toolListings,
     });
     this.probes = providers.probes;
     this.workers = providers.workers;

@@ -23,7 +23,7 @@ cliSuite({
     codexConfig(env.HOME!, fake.baseUrl);
     const relay = await TestRelay.start({ env });
     // The agent loop's calls (they carry its environment context), not its side calls (a title).
-    return { relay, server: { modelsAsked: () => fake.calls.filter((c) => JSON.stringify(c.input).includes("<environment_context>")).map((c) => c.model), reset: () => fake.reset(), close: () => fake.close() } };
+    return { relay, server: { modelsAsked: () => fake.calls.filter((c) => JSON.stringify(c.input).includes("<environment_context>")).map((c) => c.model), lastSent: () => JSON.stringify(fake.calls.filter((c) => JSON.stringify(c.input).includes("<environment_context>")).at(-1)?.input ?? []), reset: () => fake.reset(), close: () => fake.close() } };
   },
   // For the models it knows Codex defers MCP tools behind its `tool_search`, or (gpt-6-luna)
   // offers them only through a JavaScript `exec` tool; neither is what this fake model
@@ -33,6 +33,7 @@ cliSuite({
   models: { a: "gpt-test", b: "gpt-6-luna" },
   capabilities: { loadSession: true, resume: true, images: true, mcpHttp: true },
   cardKinds: ["allow_always", "allow_always", "allow_once", "reject_once"],
+  resumesThrough: "session/resume",
   refusedKey: { refuse: () => void (fake.apiKey = "another-key"), restore: () => void (fake.apiKey = "test-key"), error: /^Codex is not signed in on relay "desk": run `codex-acp login`.* as \w+/ },
   signedOut: { env: () => agentRelayEnv(["codex"]), reason: /^Codex is not signed in on relay "bare": run `codex-acp login` .* as \w+/ },
 });

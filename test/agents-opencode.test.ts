@@ -10,7 +10,7 @@ import { agentRelayEnv, missingCli } from "./helpers/agent-clis.ts";
 import { copilotAgent } from "./helpers/relay-plan.ts";
 import { TURN_MS } from "./helpers/agents-e2e.ts";
 import { cliSuite, probedProvider } from "./helpers/acp-cli-suite.ts";
-import { opencodeConfig } from "./helpers/cli-offline.ts";
+import { OPENCODE_OFFLINE, opencodeConfig } from "./helpers/cli-offline.ts";
 
 const skip = missingCli("opencode");
 let fake: FakeOpenAI;
@@ -21,7 +21,7 @@ cliSuite({
   skip,
   async start() {
     fake = await FakeOpenAI.start({ apiKey: "test-key", script: copilotAgent });
-    const relay = await TestRelay.start({ env: agentRelayEnv(["opencode"], { OPENCODE_CONFIG_CONTENT: opencodeConfig(fake.baseUrl, "test-key") }) });
+    const relay = await TestRelay.start({ env: agentRelayEnv(["opencode"], { ...OPENCODE_OFFLINE, OPENCODE_CONFIG_CONTENT: opencodeConfig(fake.baseUrl, "test-key") }) });
     // The agent loop's calls (with tools), not its title call.
     return { relay, server: { modelsAsked: () => fake.calls.filter((c) => c.tools.length).map((c) => `oar/${c.model}`), reset: () => fake.reset(), close: () => fake.close() } };
   },
@@ -33,7 +33,7 @@ cliSuite({
 });
 
 test("opencode: with nobody signed in it serves its own free models, so it reads available", { skip, timeout: 2 * TURN_MS }, async () => {
-  const bare = await TestRelay.start({ name: "bare", env: agentRelayEnv(["opencode"]) });
+  const bare = await TestRelay.start({ name: "bare", env: agentRelayEnv(["opencode"], OPENCODE_OFFLINE) });
   try {
     const p = await probedProvider(bare, "opencode");
     assert.equal(p.available, true, p.reason);

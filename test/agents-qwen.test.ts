@@ -28,9 +28,5 @@ cliSuite({
   capabilities: { loadSession: true, resume: true, images: true, mcpHttp: true },
   refusedKey: { refuse: () => void (fake.apiKey = "another-key"), restore: () => void (fake.apiKey = "test-key"), error: /^Qwen Code is not signed in on relay "desk": run `qwen`.* as \w+/ },
   signedOut: { env: () => agentRelayEnv(["qwen"]), reason: /^Qwen Code is not signed in on relay "bare": run `qwen` and sign in with \/auth .* as \w+/ },
-  // Seen here: its stderr says "MCP server(s) failed to start: relay" in most starts (it then
-  // answers tool_call with "Deferred tool mcp__relay__relay_tool is not registered"), and after
-  // a relay restart the server stays gone for that process; one run in three reached relay_tool.
-  relayToolUnreliable: "Qwen Code 0.24.4 often fails to start the relay's MCP server (\"MCP server(s) failed to start: relay\")",
 });
 

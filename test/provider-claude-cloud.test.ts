@@ -289,11 +289,11 @@ test("a restart keeps workspaces and removes staging clones a stopped relay left
 
 test("launch: the Claude adapter with the cloud token as Claude Code's OAuth token, and no other Anthropic credential", () => {
   const settings = { claudeCloudToken: "tok-123", claudeApiKey: "sk-ant-other" };
-  const spec = claudeCloud.launch({ settings, binary: "/opt/bin/claude-agent-acp" });
+  const spec = claudeCloud.launch({ settings, binary: "/opt/bin/claude-agent-acp", env: {} });
   assert.equal(spec?.command, "/opt/bin/claude-agent-acp");
   assert.equal(spec?.env?.CLAUDE_CODE_OAUTH_TOKEN, "tok-123");
-  assert.equal(claudeCloud.launch({ settings: {}, binary: "/opt/bin/claude-agent-acp" }), null, "no token, no launch");
-  assert.equal(claudeCloud.launch({ settings, binary: null }), null, "not installed, no launch");
+  assert.equal(claudeCloud.launch({ settings: {}, binary: "/opt/bin/claude-agent-acp", env: {} }), null, "no token, no launch");
+  assert.equal(claudeCloud.launch({ settings, binary: null, env: {} }), null, "not installed, no launch");
   const env = workerEnv(claudeCloud, allAdapters(), settings, { PATH: "/bin", ANTHROPIC_API_KEY: "sk-ant-env", ANTHROPIC_AUTH_TOKEN: "t", KEEP: "sk-ant-other" });
   assert.deepEqual(env, { PATH: "/bin" });
 });

@@ -8,6 +8,9 @@ import { copilot } from "../src/providers/adapters/copilot.ts";
 import { grok } from "../src/providers/adapters/grok.ts";
 import { allAdapters } from "../src/providers/adapters/index.ts";
 import { workerEnv } from "../src/providers/adapters/env.ts";
+import { codex } from "../src/providers/adapters/codex.ts";
+import { launchSpec, signInFor } from "../src/providers/launch.ts";
+import { agentPath, missingCli } from "./helpers/agent-clis.ts";
 import { advertisedModels, cliModeFor, configCalls, currentModel, readAdvertisement } from "../src/providers/session-config.ts";
 
 const sel = (id: string, category: string, current: string, values: string[], names: string[] = values) => ({
@@ -74,4 +77,28 @@ test("a worker's environment: the relay's, minus every other provider's secret v
   assert.deepEqual(forCopilot, { PATH: "/bin", GH_TOKEN: "gh", HOME: "/h" });
   const forClaude = workerEnv(claude, allAdapters(), settings, base);
   assert.deepEqual(forClaude, { PATH: "/bin", ANTHROPIC_API_KEY: "sk-env", HOME: "/h" });
+});
+
+test("Codex: its api-key sign-in is asked for only when its worker gets a key; a key kept from it is named in the sign-in words", { skip: missingCli("codex") }, () => {
+  const saved = { PATH: process.env.PATH, CODEX_API_KEY: process.env.CODEX_API_KEY, OPENAI_API_KEY: process.env.OPENAI_API_KEY };
+  try {
+    process.env.PATH = agentPath(["codex"]);
+    delete process.env.CODEX_API_KEY;
+    process.env.OPENAI_API_KEY = "sk-shared";
+    // The owner's OpenAI Image key is the same one: another provider's secret, kept from Codex
+    // (contract §9.2), so Codex must not be told to sign in with a key it does not get.
+    const kept = launchSpec("codex", { openaiApiKey: "sk-shared" })!;
+    assert.equal(kept.env.OPENAI_API_KEY, undefined);
+    assert.equal(kept.env.DEFAULT_AUTH_REQUEST, undefined);
+    assert.match(signInFor("codex", { openaiApiKey: "sk-shared" }), /^run `codex-acp login` .*; the relay's OPENAI_API_KEY is kept from Codex, .*set CODEX_API_KEY for Codex$/);
+    const given = launchSpec("codex", { openaiApiKey: "sk-image" })!;
+    assert.equal(given.env.OPENAI_API_KEY, "sk-shared");
+    assert.deepEqual(JSON.parse(given.env.DEFAULT_AUTH_REQUEST), { methodId: "api-key" });
+    assert.equal(signInFor("codex", { openaiApiKey: "sk-image" }), codex.signIn);
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
 });

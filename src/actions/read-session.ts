@@ -7,6 +7,7 @@ import { taskHealth } from "../tasks/health.ts";
 import { groupMembers } from "../groups/members.ts";
 import { activitySummary } from "../providers/activity.ts";
 import { fromJson } from "../store/db.ts";
+import { agentStartView } from "../providers/agent-start.ts";
 
 const LAST_DEFAULT = 10;
 const LAST_MAX = 200;
@@ -37,7 +38,7 @@ export const readSession = defineAction({
     const tasks = sessions.tasksOf(s.id).filter((t) => t.status === "running" || (t.ended_at ?? 0) > clock.now() - 3_600_000);
     return {
       summary: `read_session → ${identity.name} session ${s.id}: ${entry.state}, ${messages.length} of ${s.message_count} messages`,
-      session: { ...entry, group: groupMembers(relay, s) },
+      session: { ...entry, group: groupMembers(relay, s), agentStart: agentStartView(s) },
       state: entry.state,
       messages,
       inFlight: live ? { text: live.text, startedAt: iso(live.startedAt) } : null,

@@ -6,6 +6,7 @@ import { Effort, Mode, type SessionRow } from "../sessions/types.ts";
 import { listContext, pendingQuestions, sessionEntry, taskSummary } from "../sessions/views.ts";
 import { jsonBody } from "./http-errors.ts";
 import { checkModel } from "../providers/model-check.ts";
+import { agentStartView } from "../providers/agent-start.ts";
 import { checkFolder, newSession, newSessionDeps, planNewSession } from "../actions/commands/new-session.ts";
 import { cardView } from "../approvals/approvals.ts";
 import { groupMembers } from "../groups/members.ts";
@@ -63,6 +64,7 @@ export function sessionDetail(relay: Relay, s: SessionRow) {
     // Pending cards and the latest decided ones, each with its status: the conversation
     // shows a card's outcome (allowed, denied, expired — also across a restart).
     cards: relay.approvals.forSession(s.id).map(cardView),
+    agentStart: agentStartView(s),
     ...sessionHistory(relay, s.id),
     ...outcomes(relay.db, [s.id]).get(s.id),
   };

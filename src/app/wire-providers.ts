@@ -18,6 +18,7 @@ import type { TurnRunner } from "../sessions/turns.ts";
 import type { TaskStore } from "../tasks/task-store.ts";
 import type { Questions } from "../questions/ask-user.ts";
 import type { Address } from "../actions/services.ts";
+import type { ToolListings } from "../mcp/tool-listings.ts";
 
 // The provider layer's ties to the rest of the relay, in one place so app/build.ts stays a
 // list: the probes, the worker pool (its sessions, tasks, ask_user cards, the MCP entry an
@@ -30,7 +31,7 @@ export interface ProviderWiringDeps {
   bus: Bus;
   settings: SettingsStore;
   approvals: Approvals;
-  sessions: Pick<SessionStore, "get" | "state" | "markPrompted" | "activeTurns">;
+  sessions: Pick<SessionStore, "get" | "state" | "markPrompted" | "activeTurns" | "update">;
   tasks: Pick<TaskStore, "report" | "output" | "agentGone">;
   questions: Pick<Questions, "askUser">;
   /** Where agents reach /mcp (set once the server listens). */
@@ -39,6 +40,8 @@ export interface ProviderWiringDeps {
   toolOffered(): boolean;
   pipes: WorkerPipes;
   idleMinutes: number;
+  /** Whose agents have listed relay_tool on /mcp. */
+  toolListings: Pick<ToolListings, "heldFor" | "counts" | "next">;
 }
 
 export interface Providers {
@@ -106,12 +109,14 @@ export function wireProviders(d: ProviderWiringDeps): Providers {
     pipes: d.pipes,
     idleMinutes: d.idleMinutes,
     onPrompt: (turnId) => d.sessions.markPrompted(turnId, d.clock.now()),
+    onAgentStart: (id, record) => d.sessions.update(id, { acp_session_id: record }),
     session: (id) => d.sessions.get(id),
     mcpEntry: (s) => (d.toolOffered() ? { name: RELAY_MCP_NAME, url: d.address.mcpUrl, headers: { Authorization: `Bearer ${s.agent_token}` } } : null),
     busy: (id) => d.sessions.state(id) !== "idle",
     hostFor: (sessionId) => ({
       onTask: (t) => d.tasks.report(sessionId, t),
       onTaskOutput: (taskId, chunk) => d.tasks.output(sessionId, taskId, chunk),
+      toolListings: { heldFor: () => d.toolListings.heldFor(sessionId), counts: () => d.toolListings.counts(sessionId), next: (ms) => d.toolListings.next(sessionId, ms) },
       askUser: (q, signal) => {
         const turn = d.sessions.activeTurns(sessionId).find((t) => t.status === "running");
         return d.questions.askUser(sessionId, turn?.id ?? null, q.question, q.options, signal);

@@ -10,6 +10,7 @@ import { toolInputSchema, TOOL_DESCRIPTION } from "./tool-schema.ts";
 import { ClientGone, HttpRefusal, readBodyText } from "../api/body.ts";
 import { RelayError } from "../core/errors.ts";
 import { rpcError, RpcCode, toolError } from "./rpc-errors.ts";
+import type { ToolListings } from "./tool-listings.ts";
 
 // Progress keeps a long wait alive in clients with a request timeout (contract §2: at
 // least every 20 s). Real time on purpose: it is about the client's own timer. Tests set
@@ -26,6 +27,8 @@ const RAW_ARGUMENTS = "__oar_raw_arguments";
 export interface McpDeps {
   services: ActionServices;
   secretMask: Pick<SecretMask, "maskJson">;
+  /** Told when an agent lists relay_tool and ends its MCP session (tool-listings.ts). */
+  toolListings?: Pick<ToolListings, "listed" | "ended">;
 }
 
 interface Entry {
@@ -51,10 +54,12 @@ export class McpEndpoint {
 
   private services: ActionServices;
   private secretMask: McpDeps["secretMask"];
+  private toolListings: McpDeps["toolListings"];
 
   constructor(d: McpDeps) {
     this.services = d.services;
     this.secretMask = d.secretMask;
+    this.toolListings = d.toolListings;
   }
 
   async handle(c: Context): Promise<Response> {
@@ -119,6 +124,7 @@ export class McpEndpoint {
       },
       onsessionclosed: (id) => {
         this.entries.delete(id);
+        this.toolListings?.ended(caller.id, id);
       },
     });
     if (!revive) {
@@ -192,9 +198,10 @@ export class McpEndpoint {
 
   private makeServer(callerId: string, calls: { active: number }): Server {
     const server = new Server({ name: "relay", version: this.services.identity.version }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({
-      tools: [{ name: "relay_tool", description: TOOL_DESCRIPTION, inputSchema: this.schema as never }],
-    }));
+    server.setRequestHandler(ListToolsRequestSchema, async (_req, extra) => {
+      this.toolListings?.listed(callerId, extra.sessionId);
+      return { tools: [{ name: "relay_tool", description: TOOL_DESCRIPTION, inputSchema: this.schema as never }] };
+    });
     server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
       const name = req.params.name;
       if (name !== "relay_tool" && name !== "remote_relay") {

@@ -4,6 +4,7 @@ import * as acp from "@agentclientprotocol/sdk/unstable";
 import type { ProviderAdapter } from "./adapters/types.ts";
 import { readCapabilities, type Capabilities } from "./capabilities.ts";
 import { configCalls, currentModel, readAdvertisement, type Advertisement, type Desired } from "./session-config.ts";
+import type { AgentStart } from "./agent-start.ts";
 
 // One worker = one agent process spoken to over ACP (the relay is the client), hosting
 // one relay session. The relay hands it the MCP entry for relay_tool in `session/new`, and
@@ -18,6 +19,12 @@ export interface LaunchSpec {
 
 /** The name of relay_tool's MCP server in every agent's session/new (relay.ts mcpEntry). */
 export const RELAY_MCP_NAME = "relay";
+
+/** How long an agent holds relay_tool before the relay counts its MCP start as done (adapter
+ * `mcpRetry`): one past its own deadline drops a late answer within moments. */
+const MCP_KEPT_MS = 3_000;
+/** How often (adapter `mcpRetry`) the agent is asked to connect relay_tool again. */
+const MCP_RETRIES = 3;
 
 export interface McpEntry {
   name: string;
@@ -46,6 +53,8 @@ export interface WorkerHost {
   onTask(t: TaskNotice): void;
   onTaskOutput(taskId: string, chunk: string): void;
   askUser(q: { question: string; options: string[] }, signal: AbortSignal): Promise<{ choice?: string; answer?: string }>;
+  /** How often the agent listed relay_tool on /mcp, and a wait for its next listing (true) or `ms` passing (false). */
+  toolListings?: { heldFor(): number; counts(): { listings: number; ends: number }; next(ms: number): Promise<void> };
   /** The agent asks before a tool (session/request_permission): the relay's mode decides. */
   permission?(req: PermissionRequest, signal: AbortSignal): Promise<PermissionOutcome>;
   onExit(): void;
@@ -142,6 +151,7 @@ export class AcpWorker {
       this.turnId = kept.turnId;
       this.runningModel = kept.runningModel;
       this.reconnectDue = kept.mcpGiven && !!adapter?.reconnectMcp;
+      this.keptWorker = true;
     }
     this.exited = new Promise((resolve) => {
       const gone = () => {
@@ -206,6 +216,7 @@ export class AcpWorker {
         if (u.sessionUpdate === "config_option_update" && Array.isArray(u.configOptions)) {
           this.advertised = { ...this.advertised, configOptions: readAdvertisement({ configOptions: u.configOptions }).configOptions };
         }
+        if (this.replaying) return;
         const chunk = u.sessionUpdate === "agent_message_chunk" && content.type === "text" ? str(content.text) : null;
         if (this.systemStep) {
           if (chunk) this.systemStep.said = (this.systemStep.said + chunk).slice(0, 2000);
@@ -318,26 +329,62 @@ export class AcpWorker {
     return this.acpSessionId;
   }
 
-  async start(mcp: McpEntry | null, meta: Record<string, unknown>): Promise<void> {
+  /** `earlier`: the agent's conversation a worker before this one had for the session
+   * (agent-start.ts): continued through `session/resume` or `session/load` when the agent
+   * offers one, else (or when that fails) a new conversation begins; `started` says which. */
+  async start(mcp: McpEntry | null, meta: Record<string, unknown>, earlier: { id: string } | { note: string } | null = null): Promise<void> {
     const init = await this.conn.agent.request("initialize", {
       protocolVersion: acp.PROTOCOL_VERSION,
       clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
     });
     this.capabilities = readCapabilities(init);
     this.authMethods = Array.isArray((init as { authMethods?: unknown }).authMethods) ? (init as { authMethods: unknown[] }).authMethods.length : 0;
-    const res: acp.NewSessionResponse = await this.conn.agent.request("session/new", {
-      cwd: this.cwd,
-      mcpServers: mcp
-        ? [{ type: "http", name: mcp.name, url: mcp.url, headers: Object.entries(mcp.headers).map(([name, value]) => ({ name, value })) }]
-        : [],
-      _meta: { oar: meta },
-    });
-    this.acpSessionId = res.sessionId;
-    this.advertised = readAdvertisement(res);
+    const mcpServers: acp.McpServer[] = mcp
+      ? [{ type: "http", name: mcp.name, url: mcp.url, headers: Object.entries(mcp.headers).map(([name, value]) => ({ name, value })) }]
+      : [];
+    const opened = earlier && "id" in earlier ? await this.continueConversation(earlier.id, mcpServers, meta) : null;
+    if (opened) {
+      this.acpSessionId = opened.sessionId;
+      this.advertised = readAdvertisement(opened.response);
+      this.started = { how: "resumed", note: `continued through ${opened.method}` };
+    } else {
+      const res: acp.NewSessionResponse = await this.conn.agent.request("session/new", { cwd: this.cwd, mcpServers, _meta: { oar: meta } });
+      this.acpSessionId = res.sessionId;
+      this.advertised = readAdvertisement(res);
+      if (earlier) this.started = { how: "fresh", note: "note" in earlier ? earlier.note : (this.continueFailure ?? "") };
+    }
     this.mcpGiven = mcp !== null;
     this.mcpUrl = mcp?.url ?? null;
     this.saveState();
   }
+  /** How this worker's agent conversation began (agent-start.ts). */
+  started: AgentStart = { how: "new" };
+  private continueFailure: string | null = null;
+
+  /** `session/resume` (no history sent back) or else `session/load` (the agent sends the
+   * conversation again as session/updates: heard by nobody) of `id`; null when the agent
+   * offers neither or refused (`continueFailure` says why). */
+  private async continueConversation(id: string, mcpServers: acp.McpServer[], meta: Record<string, unknown>): Promise<{ sessionId: string; method: string; response: unknown } | null> {
+    const caps = this.capabilities!;
+    const method = caps.resume ? "session/resume" : caps.loadSession ? "session/load" : null;
+    if (!method) {
+      this.continueFailure = "its agent cannot continue a conversation in a new process (it offers neither ACP session/resume nor session/load)";
+      return null;
+    }
+    this.replaying = method === "session/load";
+    try {
+      const response = await this.conn.agent.request<unknown>(method, { sessionId: id, cwd: this.cwd, mcpServers, _meta: { oar: meta } });
+      return { sessionId: id, method, response };
+    } catch (err) {
+      const why = String((err as { message?: unknown } | null)?.message ?? err).replace(/\s+/g, " ").slice(0, 200);
+      this.continueFailure = `its agent did not continue the earlier conversation (${method}: ${why})`;
+      return null;
+    } finally {
+      this.replaying = false;
+    }
+  }
+  /** A `session/load` is sending the conversation back: its updates belong to no turn. */
+  private replaying = false;
   private mcpGiven = false;
 
   /** Brings the agent's model, effort and mode to `want` with the calls it advertised;
@@ -374,11 +421,59 @@ export class AcpWorker {
       this.reconnectDue = false;
       await this.reconnectRelayTool(this.adapter!.reconnectMcp!);
     }
-    if (this.promptedOnce) return;
-    this.promptedOnce = true;
-    this.saveState();
-    const w = this.adapter?.waitsForBeforeFirstPrompt;
-    if (w && this.mcpGiven) await this.waitForNotice(w.method, w.timeoutMs);
+    const first = !this.promptedOnce;
+    if (first) {
+      this.promptedOnce = true;
+      this.saveState();
+      const w = this.adapter?.waitsForBeforeFirstPrompt;
+      if (w && this.mcpGiven) await this.waitForNotice(w.method, w.timeoutMs);
+    }
+    // Before the first prompt; at once before the first one a restarted relay sends (the agent
+    // lost its MCP connection with the old relay), or once its stderr says its start failed.
+    const retry = this.adapter?.mcpRetry;
+    if (retry && this.mcpGiven && this.host.toolListings && !this.mcpRetried) {
+      if (first) await this.retryRelayTool(retry, this.host.toolListings, false);
+      else if (this.keptWorker || retry.failed.test(this.stderr)) await this.retryRelayTool(retry, this.host.toolListings, true);
+    }
+  }
+  /** The adapter's `mcpRetry` asked the agent to connect relay_tool again (once per worker). */
+  private mcpRetried = false;
+  /** Taken back from an earlier relay (Workers.attachAll). */
+  private keptWorker = false;
+
+  /** The adapter's `mcpRetry`. Unless `askNow`, it first waits for the agent's own MCP start
+   * to end: relay_tool kept a moment (listed on an MCP session it did not end: one past its
+   * own deadline ends it within moments), or its stderr saying the start failed. Then it asks
+   * the agent to connect again, and again (at most MCP_RETRIES) while it ends its MCP session
+   * holding none; bounded, the outcome in the relay's log. */
+  private async retryRelayTool(retry: NonNullable<ProviderAdapter["mcpRetry"]>, listings: NonNullable<WorkerHost["toolListings"]>, askNow: boolean): Promise<void> {
+    const started = performance.now();
+    const kept = () => listings.heldFor() >= MCP_KEPT_MS;
+    // Woken by a listing or an MCP session's end on /mcp, and every 250 ms to read its stderr.
+    const until = async (failed: () => boolean): Promise<boolean> => {
+      const end = performance.now() + retry.timeoutMs;
+      while (!failed() && !kept() && performance.now() < end && this.alive) await listings.next(Math.min(250, end - performance.now()));
+      return kept() && !failed();
+    };
+    if (!askNow && (await until(() => retry.failed.test(this.stderr)))) return;
+    let asked = 0;
+    let outcome = "still without relay_tool";
+    while (this.alive && asked < MCP_RETRIES) {
+      const ends = listings.counts().ends;
+      asked++;
+      this.mcpRetried = true;
+      try {
+        await this.conn.agent.request(retry.method, retry.params);
+      } catch (err) {
+        outcome = `refused (${(err as Error)?.message ?? err})`;
+        break;
+      }
+      if (await until(() => listings.counts().ends > ends && listings.heldFor() < 0)) {
+        outcome = "relay_tool listed and kept";
+        break;
+      }
+    }
+    console.log(`[workers] agent of ACP session ${this.acpSessionId.slice(0, 8)}… was without relay_tool's MCP server${askNow ? "" : " after its start"}; asked ${asked} time(s) to connect again: ${this.alive ? outcome : "the agent exited"} (${Math.round(performance.now() - started)} ms)`);
   }
 
   /** The reconnect command as a prompt of the relay's own: its output goes to the relay's

@@ -17,7 +17,17 @@ export function launchSpec(provider: string, settings: Record<string, unknown> =
   const runAs = fakeProviders().ids.has(provider) ? scripted : adapter;
   if (!runAs) return null;
   const command = adapter?.binary;
-  const spec = runAs.launch({ settings, binary: command && which(command) ? command : null });
+  const env = workerEnv(adapter, allAdapters(), settings);
+  const spec = runAs.launch({ settings, binary: command && which(command) ? command : null, env });
   if (!spec) return null;
-  return { ...spec, env: { ...workerEnv(adapter, allAdapters(), settings), ...(spec.env ?? {}) } };
+  return { ...spec, env: { ...env, ...(spec.env ?? {}) } };
+}
+
+/** How to sign `provider` in, as the owner reads it in a reason: the adapter's words, and what
+ * of the relay's environment its worker is not given. */
+export function signInFor(provider: string, settings: Record<string, unknown> = {}): string {
+  const adapter = adapterFor(provider);
+  if (!adapter) return "";
+  const note = adapter.withheld?.(process.env, workerEnv(adapter, allAdapters(), settings));
+  return note ? `${adapter.signIn}; ${note}` : adapter.signIn;
 }

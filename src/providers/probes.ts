@@ -6,7 +6,7 @@ import { spawnDirect } from "./direct-pipe.ts";
 import { AcpWorker, type LaunchSpec } from "./acp-worker.ts";
 import { adapterFor, type ProviderAdapter } from "./adapters/index.ts";
 import { fakeProviders, getProvider, providerAvailability, providerList } from "./catalog.ts";
-import { launchSpec } from "./launch.ts";
+import { launchSpec, signInFor } from "./launch.ts";
 import { probeResult, setProbeResult, type ProbeResult } from "./probe-cache.ts";
 import { advertisedModels } from "./session-config.ts";
 import { isOpenAiAgent, refreshOpenAiAgents } from "./openai-agent/provider.ts";
@@ -74,8 +74,7 @@ export class ProviderProbes {
    * that is set but refused), it stays unavailable until its settings change or the owner checks. */
   async authFailed(id: string): Promise<void> {
     if (!this.probeable(id)) return;
-    const adapter = adapterFor(id)!;
-    const ctx = { providerName: getProvider(id)?.name ?? id, relayName: this.env.relayName, signIn: adapter.signIn };
+    const ctx = { providerName: getProvider(id)?.name ?? id, relayName: this.env.relayName, signIn: signInFor(id, this.env.settings()) };
     const refused = { available: false, reason: `${signInReason(ctx)} (its credentials were refused at the last turn)` };
     // Unavailable from the refusal on, not only once the probe below ends: until then the
     // last probe's "available" is stale (relay_info read it while the turn had just failed).
@@ -112,7 +111,7 @@ export class ProviderProbes {
     const dir = mkdtempSync(join(tmpdir(), "oar-probe-"));
     // A probe is short-lived: its own child, never the keeper's.
     const worker = new AcpWorker(spawnDirect(`probe-${id}`, { ...spec, cwd: dir }), dir, { onChunk() {}, onTask() {}, onTaskOutput() {}, askUser: async () => ({}), onExit() {} }, adapter);
-    const ctx = { providerName: name, relayName: this.env.relayName, signIn: adapter.signIn };
+    const ctx = { providerName: name, relayName: this.env.relayName, signIn: signInFor(id, this.env.settings()) };
     let timer: NodeJS.Timeout | undefined;
     try {
       const timeout = new Promise<never>((_, reject) => {

@@ -3,9 +3,10 @@ import { MINUTE } from "../core/clock.ts";
 import type { Mode, SessionRow, TurnRow } from "../sessions/types.ts";
 import { AcpWorker, readWorkerState, type McpEntry, type PermissionOutcome, type PermissionRequest, type WorkerHost } from "./acp-worker.ts";
 import { ActivityLog, type Usage } from "./activity.ts";
+import { agentStartRecord, earlierConversation } from "./agent-start.ts";
 import { adapterFor } from "./adapters/index.ts";
 import { fakeProviders, getProvider } from "./catalog.ts";
-import { launchSpec } from "./launch.ts";
+import { launchSpec, signInFor } from "./launch.ts";
 import { openAiAgentMeta } from "./openai-agent/provider.ts";
 import { advertisedModels } from "./session-config.ts";
 import { describeFailure, TurnFailure } from "./turn-errors.ts";
@@ -28,6 +29,8 @@ export interface WorkerEnv {
   /** The worker's process ended. `expected`: the relay stopped or killed it (idle, Kill
    * session, archive); otherwise it died on its own. */
   onWorkerExit(sessionId: string, expected: boolean): void;
+  /** A worker's agent has its conversation: the record (agent-start.ts) to keep in the session's row. */
+  onAgentStart?(sessionId: string, record: string): void;
   /** The agent reported its models at session/new. */
   onModels?(provider: string, models: string[]): void;
   /** A turn failed because the provider is not signed in: its availability is checked again. */
@@ -185,8 +188,10 @@ export class Workers {
     if (!spec) throw new TurnFailure(`${name} cannot be started on relay "${this.env.relayName}": it is not installed or not set up there (see relay_info).`, "config");
     const slot = this.slot(session, (host) => new AcpWorker(this.pipes.spawn(session.id, { ...spec, cwd: session.cwd }), session.cwd, host, adapterFor(session.provider)));
     slot.started = false;
-    slot.ready = slot.worker.start(this.env.mcpEntry(session), { sessionId: session.id, model: session.model, effort: session.effort, mode: session.mode }).then(() => {
+    // The agent's conversation of an earlier worker is continued where it can be (agent-start.ts).
+    slot.ready = slot.worker.start(this.env.mcpEntry(session), { sessionId: session.id, model: session.model, effort: session.effort, mode: session.mode }, earlierConversation(session)).then(() => {
       slot.started = true;
+      this.env.onAgentStart?.(session.id, agentStartRecord(session.provider, slot.worker.sessionId, slot.worker.started, this.env.clock.now()));
       const models = advertisedModels(slot.worker.advertised, adapterFor(session.provider));
       if (models.length) this.env.onModels?.(session.provider, models);
     });
@@ -322,7 +327,7 @@ export class Workers {
         if (stderr && /exited during the turn/.test(e.message)) e.message += ` Its last output: ${stderr.trim().slice(-300)}`;
         return Object.assign(e, { meta: log.meta() });
       }
-      const f = describeFailure(err, { providerName: name, relayName: this.env.relayName, signIn: adapterFor(session.provider)?.signIn ?? "", stderr });
+      const f = describeFailure(err, { providerName: name, relayName: this.env.relayName, signIn: signInFor(session.provider, this.env.settings()), stderr });
       if (f.kind === "auth") this.env.onAuthFailure?.(session.provider);
       return Object.assign(f, { meta: log.meta() });
     };

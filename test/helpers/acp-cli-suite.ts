@@ -14,6 +14,8 @@ import { TURN_MS, createSession, permissionCard, post, relayActivity, replyTo, s
 export interface ModelServer {
   /** The model ids the agent loop asked for since the last reset. */
   modelsAsked(): string[];
+  /** What the agent loop's last request sent the model (its conversation), as text. */
+  lastSent?(): string;
   reset(): void;
   close(): Promise<void>;
 }
@@ -29,12 +31,11 @@ export interface CliSuite {
   capabilities: { loadSession: boolean; resume: boolean; images: boolean; mcpHttp: boolean };
   /** Option kinds its permission request offers, sorted. */
   cardKinds?: string[];
-  /** Why its MCP connection to the relay cannot be counted on (a known gap of the pinned CLI):
-   * the cases that need relay_tool are reported as `todo`, and the restart case asks a plain
-   * question instead. */
-  relayToolUnreliable?: string;
   /** Makes the model server refuse the key (and back): the next turn must fail with `error`. */
   refusedKey?: { refuse(): void; restore(): void; error: RegExp };
+  /** The relay kills its worker: the next one continues the conversation through `how`
+   * (one CLI runs this: each case costs a cold start). Needs the server's `lastSent`. */
+  resumesThrough?: "session/resume" | "session/load";
   /** A relay with nobody signed in (its environment): the provider must read unavailable with `reason`. */
   signedOut?: { env(): Record<string, string | undefined>; reason: RegExp };
 }
@@ -62,7 +63,6 @@ export async function probedProvider(relay: TestRelay, id: string): Promise<any>
 
 export function cliSuite(s: CliSuite): { relay: () => TestRelay; session: () => string } {
   const { skip } = s;
-  const todo = s.relayToolUnreliable;
   let relay: TestRelay;
   let server: ModelServer;
   let helper: string;
@@ -85,7 +85,7 @@ export function cliSuite(s: CliSuite): { relay: () => TestRelay; session: () => 
     assert.deepEqual(p.capabilities, s.capabilities);
   });
 
-  test(`${s.name}: agent mode: it calls relay_tool, sends to a scripted session, and the reply reaches the owner with its usage; no card`, { skip, todo, timeout: 2 * TURN_MS }, async () => {
+  test(`${s.name}: agent mode: it calls relay_tool, sends to a scripted session, and the reply reaches the owner with its usage; no card`, { skip, timeout: 2 * TURN_MS }, async () => {
     server.reset();
     session = await createSession(relay, { provider: s.provider, model: s.models.a, title: `${s.name} worker` });
     const reply = await say(relay, session, planPrompt([
@@ -104,7 +104,7 @@ export function cliSuite(s: CliSuite): { relay: () => TestRelay; session: () => 
     assert.equal((await usageOf(relay, s.provider)).status, "tracked");
   });
 
-  test(`${s.name}: ask mode: its permission request is a card; Allow runs the tool`, { skip, todo, timeout: 2 * TURN_MS }, async () => {
+  test(`${s.name}: ask mode: its permission request is a card; Allow runs the tool`, { skip, timeout: 2 * TURN_MS }, async () => {
     assert.equal((await relay.api("PATCH", `/api/sessions/${session}`, { mode: "ask" })).status, 200);
     const m = await post(relay, session, planPrompt([{ action: "list_sessions", relay: "this" }]));
     const card = await permissionCard(relay, session);
@@ -124,9 +124,9 @@ export function cliSuite(s: CliSuite): { relay: () => TestRelay; session: () => 
     await probedProvider(relay, s.provider);
     assert.equal((await relay.api("PATCH", `/api/sessions/${session}`, { mode: "agent" })).status, 200);
     server.reset();
-    const reply = await say(relay, session, todo ? "After the restart: say hello." : planPrompt([{ action: "list_sessions", relay: "this" }], "After the restart: list the sessions with relay_tool."));
+    const reply = await say(relay, session, planPrompt([{ action: "list_sessions", relay: "this" }], "After the restart: list the sessions with relay_tool."));
     assert.notEqual(reply.meta?.status, "error", reply.meta?.error ?? reply.text);
-    if (!todo) assert.match(reply.text, /step 1: sessions=\d+/);
+    assert.match(reply.text, /step 1: sessions=\d+/);
     assert.deepEqual(keptPids(relay).sort(), pids, "the same agent process ran the turn");
   });
 
@@ -139,6 +139,24 @@ export function cliSuite(s: CliSuite): { relay: () => TestRelay; session: () => 
     // Its usage, however it reports it (reported-usage.ts), is kept with the reply.
     assert.ok(reply.meta?.usage?.inputTokens > 0 && reply.meta.usage.outputTokens > 0, JSON.stringify(reply.meta?.usage));
   });
+
+  if (s.resumesThrough) {
+    const how = s.resumesThrough;
+    test(`${s.name}: Kill session: the next worker continues the conversation through ${how}, and the session says resumed`, { skip, timeout: 2 * TURN_MS }, async () => {
+      assert.equal((await relay.session(session)).agentStart.how, "new");
+      const pids = keptPids(relay);
+      assert.equal((await relay.api("POST", `/api/sessions/${session}/kill`)).json.killed, true);
+      server.reset();
+      const reply = await say(relay, session, "Say hello once more.");
+      assert.notEqual(reply.meta?.status, "error", reply.meta?.error ?? reply.text);
+      assert.ok(keptPids(relay).some((p) => !pids.includes(p)), "a new agent process ran the turn");
+      // The model is sent the conversation before the kill (the model change case's prompt).
+      assert.match(server.lastSent!(), /Say hello\..*Say hello once more\./s);
+      const start = (await relay.session(session)).agentStart;
+      assert.equal(start.how, "resumed", start.note);
+      assert.equal(start.note, `continued through ${how}`);
+    });
+  }
 
   if (s.refusedKey) {
     const k = s.refusedKey;

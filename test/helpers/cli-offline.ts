@@ -29,6 +29,12 @@ export function opencodeConfig(baseUrl: string, key: string): string {
   });
 }
 
+/** opencode fetches its model catalogue (models.dev) at every start, in `initialize` and
+ * again in `session/new`; offline that fails at once or, when the name lookup hangs, after a
+ * 30 s timeout ("Failed to fetch models.dev" cause=TimeoutError, seen here in session/new).
+ * Its built-in catalogue holds the same free models, so tests and the bench do without. */
+export const OPENCODE_OFFLINE = { OPENCODE_DISABLE_MODELS_FETCH: "1" };
+
 /** Qwen Code: OPENAI_* variables for the first model, settings.json listing both. */
 export function qwenSetup(home: string, baseUrl: string, key: string): Record<string, string> {
   mkdirSync(join(home, ".qwen"), { recursive: true });

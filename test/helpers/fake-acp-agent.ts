@@ -9,9 +9,16 @@
 // Profile: FAKE_ACP_PROFILE=claude|copilot|grok. Sign-in: FAKE_ACP_SIGNED_OUT=1 (claude: the
 // "Not logged in" status; copilot/grok: session/new refused -32000).
 // Prompt lines: /state · /pid · /env NAME… · /permission TITLE · /permission-always TITLE · /tool ·
-// /relaytool · /usage IN OUT COST · /refused-reply · /fail auth|rate|other · /crash · /mcp · anything else echoes.
+// /relaytool · /usage IN OUT COST · /refused-reply · /fail auth|rate|other · /crash · /mcp ·
+// /history · anything else echoes.
+//
+// Conversations: FAKE_ACP_HISTORY=DIR keeps each session's turns in DIR/<id>.json and
+// advertises `loadSession`; session/load of a kept one sends its turns back as session/updates
+// (as ACP agents do) and continues it, of an unknown one fails -32002. `/history` answers the
+// prompts this session had before.
 
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { randomUUID } from "node:crypto";
 
@@ -38,6 +45,16 @@ interface State {
   cost: number;
 }
 const sessions = new Map<string, State>();
+
+const historyDir = process.env.FAKE_ACP_HISTORY;
+type Turn = { prompt: string; reply: string };
+const historyFile = (id: string) => join(historyDir!, `${id.replace(/[^\w-]/g, "_")}.json`);
+const historyOf = (id: string): Turn[] => (historyDir && existsSync(historyFile(id)) ? JSON.parse(readFileSync(historyFile(id), "utf8")) : []);
+function remember(id: string, turn: Turn): void {
+  if (!historyDir) return;
+  mkdirSync(historyDir, { recursive: true });
+  writeFileSync(historyFile(id), JSON.stringify([...historyOf(id), turn]));
+}
 
 const select = (id: string, category: string, current: string, values: [string, string][]) => ({
   id, name: id, category, type: "select", currentValue: current,
@@ -98,7 +115,7 @@ const app = acp
     }
     return {
       protocolVersion: params.protocolVersion ?? acp.PROTOCOL_VERSION,
-      agentCapabilities: { mcpCapabilities: { http: true } },
+      agentCapabilities: { mcpCapabilities: { http: true }, ...(historyDir ? { loadSession: true } : {}) },
       agentInfo: { name: `fake-${profile}`, version: "0.0.1" },
       authMethods: profile === "copilot" ? [{ id: "copilot-login", name: "Log in with Copilot CLI" }] : profile === "grok" ? [{ id: "grok.com", name: "Grok" }] : [],
     };
@@ -116,6 +133,16 @@ const app = acp
       }, Number(process.env.FAKE_ACP_MCP_DELAY_MS ?? 400));
     }
     return { sessionId: id, ...advertised(s) } as acp.NewSessionResponse;
+  })
+  .onRequest("session/load", async ({ params, client }) => {
+    if (!historyDir || !existsSync(historyFile(params.sessionId))) throw acp.RequestError.resourceNotFound(params.sessionId);
+    for (const t of historyOf(params.sessionId)) {
+      await client.notify("session/update", { sessionId: params.sessionId, update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: t.prompt } } });
+      await client.notify("session/update", { sessionId: params.sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: t.reply } } });
+    }
+    const s = initial();
+    sessions.set(params.sessionId, s);
+    return advertised(s) as acp.LoadSessionResponse;
   })
   .onRequest("session/set_mode", ({ params }) => {
     const s = sessions.get(params.sessionId)!;
@@ -157,6 +184,7 @@ const app = acp
       else if (cmd === "/env") out.push(rest.map((n) => `${n}=${process.env[n] === undefined ? "<unset>" : hash(process.env[n]!)}`).join(" "));
       else if (cmd === "/pid") out.push(`pid ${process.pid}`);
       else if (cmd === "/mcp") out.push(`mcp ready: ${s.mcpReady ? "yes" : "no"}`);
+      else if (cmd === "/history") out.push(`history: ${JSON.stringify(historyOf(params.sessionId).map((t) => t.prompt))}`);
       else if (cmd === "/permission" || cmd === "/permission-always") {
         const options = cmd === "/permission-always"
           ? [{ optionId: "always", name: "Always allow", kind: "allow_always" as const }, { optionId: "never", name: "Always reject", kind: "reject_always" as const }]
@@ -201,6 +229,7 @@ const app = acp
       } else if (line.trim()) out.push(`echo: ${line.trim()}`);
     }
     await update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: out.join("\n") } });
+    remember(params.sessionId, { prompt: text, reply: out.join("\n") });
     // Grok reports its counts in the response's _meta, the others in `usage`.
     return { stopReason: "end_turn", ...(usage ? (profile === "grok" ? { _meta: usage } : { usage }) : {}) } as acp.PromptResponse;
   })

@@ -18,6 +18,9 @@ export interface LaunchContext {
   settings: Record<string, unknown>;
   /** The binary's path when it is installed, else null. */
   binary: string | null;
+  /** The environment the worker gets (the relay's minus other providers' secrets, env.ts):
+   * what a launch decides on must be what the agent will find. */
+  env: Record<string, string>;
 }
 
 /** An option the CLI advertised (a mode, a model, a config value). */
@@ -39,6 +42,9 @@ export interface ProviderAdapter {
   launch(ctx: LaunchContext): LaunchSpec | null;
   /** The command a person runs as the relay's user to sign in, or where to set a key. */
   signIn: string;
+  /** Words added to `signIn` when the relay's environment holds a credential this agent is
+   * not given (another provider's secret setting has the same value, env.ts). */
+  withheld?(relayEnv: NodeJS.ProcessEnv, workerEnv: Record<string, string>): string | null;
   /** CLI mode ids to pick for each relay mode, most wanted first; none offered: the CLI's current mode. */
   modes?: Partial<Record<Mode, readonly string[]>>;
   /** The CLI takes `session/set_model` though it advertised no models (Copilot offline: any id). */
@@ -54,6 +60,12 @@ export interface ProviderAdapter {
    * conversation and bounded by `timeoutMs`, before the first prompt to a worker a restarted
    * relay took back: the agent may never reconnect relay_tool by itself. */
   reconnectMcp?: { prompt(server: string): string; timeoutMs: number };
+  /** The agent may give up on relay_tool's MCP server at start and never try again (Qwen Code
+   * allows an HTTP server 5 s to be connected and listed, which its own cold start on a busy
+   * machine overruns). Before a fresh worker's first prompt the relay waits, at most
+   * `timeoutMs`, until the agent holds relay_tool (mcp/tool-listings.ts) or its stderr says
+   * `failed`; then it asks the agent's extension `method` (with `params`) to connect again. */
+  mcpRetry?: { failed: RegExp; method: string; params: Record<string, unknown>; timeoutMs: number };
   /** A turn that "succeeded" with a reply saying the credentials were refused (Copilot with a
    * wrong provider key ends end_turn with "Error: Authentication failed …"): the error text. */
   replyFailure?(reply: string): string | null;

@@ -51,6 +51,7 @@ export function titleBar(head, d, ctx, panels) {
       h("span", { class: `state-text state-${st.state}`, title: st.text }, st.state === "failed" ? icon("triangle-alert") : null, st.text),
       waitingCount(d) ? badge(`needs you · ${waitingCount(d)}`, "badge-needs") : null,
       d.archived ? badge("archived", "badge-archived") : null,
+      agentStartBadge(d),
       d.watched ? badge("watched", "badge-watched", { title: "Another conversation watches this one" }) : null,
       d.watching > 0 ? badge(`watching ${plural(d.watching, "session")}`, "badge-watching") : null),
     h("div", { class: "conv-sub" },
@@ -61,6 +62,14 @@ export function titleBar(head, d, ctx, panels) {
     groupLine(d),
     watchLine(d, ctx),
   ].filter(Boolean));
+}
+
+/** How the session's agent process last started, when it was started again (agentStart). */
+function agentStartBadge(d) {
+  const a = d.agentStart;
+  if (a?.how === "resumed") return badge("resumed", "badge-resumed", { title: `Its agent process was started again and continued the conversation (${a.note ?? ""})` });
+  if (a?.how === "fresh") return badge("fresh start", "badge-fresh", { title: `Its agent process was started again on a blank conversation: ${a.note ?? ""}` });
+  return null;
 }
 
 function groupLine(d) {

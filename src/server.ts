@@ -8,6 +8,7 @@ import { Relay, type RelayOptions } from "./relay.ts";
 import { ownerApi } from "./api/owner.ts";
 import type { McpEndpoint } from "./mcp/endpoint.ts";
 import { webUi } from "./web/ui.ts";
+import { apiServicesOf, webServicesOf } from "./app/api-services.ts";
 import { peerApi } from "./peer/routes.ts";
 import { originGuard, type Listening } from "./api/origin-guard.ts";
 import { lockDataDir, type FolderLock } from "./ops/folder-lock.ts";
@@ -60,11 +61,11 @@ export function buildApp(relay: Relay, listening: () => Listening | null = () =>
     ));
   mcpEndpoints.set(relay, endpoint);
   app.all("/mcp", async (c) => (await endpoint()).handle(c));
-  app.route("/api", ownerApi(relay));
+  app.route("/api", ownerApi(apiServicesOf(relay)));
   app.route("/peer/v1", peerApi(relay));
   // A mounted app's notFound does not apply under its parent: unknown API routes answer here.
   app.all("/api/*", (c) => c.json({ ok: false, code: "REMOTE_RELAY_NOT_FOUND", error: `No route ${c.req.method} ${c.req.path}. Nothing was done.` }, 404));
-  app.route("/", webUi(relay));
+  app.route("/", webUi(webServicesOf(relay)));
   return app;
 }
 

@@ -1,27 +1,27 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { RelayError } from "../core/errors.ts";
-import type { Relay } from "../relay.ts";
+import type { ApiDeps } from "./deps.ts";
 import { jsonBody } from "./http-errors.ts";
 import { createGroup, groupName, groupRow } from "../groups/groups.ts";
-import { moveToGroup } from "../groups/lifetime.ts";
+import { dissolveGroup, liveGroupIds, moveByHand, renameGroup } from "../groups/owner-edits.ts";
+import { groupSessions } from "../sessions/group-sessions.ts";
 
 const NameBody = z.object({ name: z.string().trim().min(1).max(100) }).strict();
 const MemberBody = z.object({ session: z.string().min(1) }).strict();
 
 /** The owner creates, renames and dissolves groups, and moves sessions by hand. A group the
  * owner made stays when empty (`empty: true`, the sidebar's "group · empty"). */
-export function groupRoutes(relay: Relay): Hono {
+export function groupRoutes(d: Pick<ApiDeps, "db" | "clock" | "bus" | "sessions">): Hono {
   const app = new Hono();
-  const members = (id: string) =>
-    relay.db.prepare("SELECT id, title FROM sessions WHERE group_id = ? AND deleted_at IS NULL ORDER BY created_at").all(id) as { id: string; title: string }[];
+  const members = (id: string) => groupSessions(d.db, id);
   const view = (id: string) => {
-    const g = groupRow(relay, id)!;
+    const g = groupRow(d, id)!;
     const list = members(id);
-    return { id: g.id, name: groupName(relay, g), named: g.name !== null, createdBy: g.created_by, head: g.head_session, memberCount: list.length, members: list, empty: list.length === 0 };
+    return { id: g.id, name: groupName(d, g), named: g.name !== null, createdBy: g.created_by, head: g.head_session, memberCount: list.length, members: list, empty: list.length === 0 };
   };
   const find = (id: string, tail: string) => {
-    if (!groupRow(relay, id)) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No group ${id.slice(0, 80)} on this relay. ${tail}`);
+    if (!groupRow(d, id)) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No group ${id.slice(0, 80)} on this d. ${tail}`);
     return id;
   };
   const body = async (c: Context, tail: string) => {
@@ -30,33 +30,29 @@ export function groupRoutes(relay: Relay): Hono {
     return r.data;
   };
   const touched = (ids: string[]) => {
-    for (const sessionId of ids) relay.bus.emit({ type: "session.updated", sessionId });
+    for (const sessionId of ids) d.bus.emit({ type: "session.updated", sessionId });
   };
 
   app.get("/", (c) => {
-    const ids = relay.db.prepare("SELECT id FROM groups WHERE dissolved_at IS NULL ORDER BY created_at").all() as { id: string }[];
-    return c.json({ groups: ids.map((r) => view(r.id)) });
+    return c.json({ groups: liveGroupIds(d).map(view) });
   });
   app.get("/:id", (c) => c.json(view(find(c.req.param("id"), "Nothing was read."))));
   app.post("/", async (c) => {
     const { name } = await body(c, "Nothing was created.");
-    const g = createGroup(relay, { name, by: "owner" });
+    const g = createGroup(d, { name, by: "owner" });
     return c.json(view(g.id), 201);
   });
   app.patch("/:id", async (c) => {
     const id = find(c.req.param("id"), "Nothing was changed.");
     const { name } = await body(c, "Nothing was changed.");
-    relay.db.prepare("UPDATE groups SET name = ? WHERE id = ?").run(name, id);
+    renameGroup(d, id, name);
     touched(members(id).map((m) => m.id));
     return c.json(view(id));
   });
   app.delete("/:id", (c) => {
     const id = find(c.req.param("id"), "Nothing was dissolved.");
     const left = members(id).map((m) => m.id);
-    relay.db.transaction(() => {
-      relay.db.prepare("UPDATE groups SET dissolved_at = ? WHERE id = ?").run(relay.clock.now(), id);
-      relay.db.prepare("UPDATE sessions SET group_id = NULL WHERE group_id = ?").run(id);
-    })();
+    dissolveGroup(d, id);
     touched(left);
     return c.json({ ok: true, id, dissolved: true });
   });
@@ -66,19 +62,19 @@ export function groupRoutes(relay: Relay): Hono {
     const id = find(c.req.param("id"), "Nothing was moved.");
     const b = MemberBody.safeParse(await jsonBody(c));
     if (!b.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "Name the session to move: { session }. Nothing was moved.");
-    const s = relay.sessions.get(b.data.session);
-    if (!s) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No session "${b.data.session.slice(0, 80)}" on this relay. Nothing was moved.`);
-    relay.db.transaction(() => moveToGroup(relay, s.id, id))();
+    const s = d.sessions.get(b.data.session);
+    if (!s) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No session "${b.data.session.slice(0, 80)}" on this d. Nothing was moved.`);
+    moveByHand(d, s.id, id);
     touched([s.id]);
     return c.json(view(id));
   });
   app.delete("/:id/sessions/:session", (c) => {
     const id = find(c.req.param("id"), "Nothing was moved.");
-    const s = relay.sessions.get(c.req.param("session"));
+    const s = d.sessions.get(c.req.param("session"));
     if (!s || s.group_id !== id) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `Session "${c.req.param("session").slice(0, 80)}" is not in group ${id}. Nothing was moved.`);
-    relay.db.transaction(() => moveToGroup(relay, s.id, null))();
+    moveByHand(d, s.id, null);
     touched([s.id]);
-    return c.json(groupRow(relay, id) ? view(id) : { ok: true, id, dissolved: true });
+    return c.json(groupRow(d, id) ? view(id) : { ok: true, id, dissolved: true });
   });
   return app;
 }

@@ -1,6 +1,6 @@
 import { RelayError } from "../core/errors.ts";
-import type { Relay } from "../relay.ts";
 import { findGroup } from "../groups/find.ts";
+import type { ListDeps } from "../groups/list.ts";
 import { checkProvider, LIST_LIMIT_DEFAULT, OWNER_LIMIT_MAX, SESSION_STATES, type ListQuery } from "../sessions/list-query.ts";
 import type { SessionState } from "../sessions/types.ts";
 
@@ -10,7 +10,7 @@ const bad = (text: string) => new RelayError("REMOTE_RELAY_INVALID_INPUT", `${te
 
 /** `GET /api/sessions` query parameters (contract §9.1): list_sessions' arguments, with a
  * larger page for the owner's own screen. Empty parameters count as left out. */
-export function ownerListQuery(relay: Relay, param: (name: string) => string | undefined): ListQuery {
+export function ownerListQuery(groups: ListDeps, param: (name: string) => string | undefined): ListQuery {
   const get = (k: string) => {
     const v = param(k);
     return v === undefined || v === "" ? undefined : v;
@@ -35,6 +35,6 @@ export function ownerListQuery(relay: Relay, param: (name: string) => string | u
     query,
     provider: provider ? checkProvider(provider, OWNER_LIST_TAIL) : undefined,
     state: state as SessionState | undefined,
-    groupId: group ? findGroup(relay, group, OWNER_LIST_TAIL).id : undefined,
+    groupId: group ? findGroup(groups, group, OWNER_LIST_TAIL).id : undefined,
   };
 }

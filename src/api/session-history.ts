@@ -1,8 +1,7 @@
-import type { Relay } from "../relay.ts";
+import type { ApiDeps } from "./deps.ts";
 import { iso } from "../core/clock.ts";
 import { questionView } from "../questions/ask-user.ts";
 import { stoppedTurns as stoppedTurnsOf } from "../sessions/stopped-turns.ts";
-import { subscriptionView } from "../watching/views.ts";
 import { scheduleView } from "../schedules/view.ts";
 import { messageView } from "../sessions/views.ts";
 import type { MessageRow } from "../sessions/types.ts";
@@ -14,14 +13,13 @@ import { fromJson } from "../store/db.ts";
 
 const HISTORY_LIMIT = 200;
 
-export function sessionHistory(relay: Relay, sessionId: string) {
-  const questionHistory = relay.questions.history(sessionId, HISTORY_LIMIT).map(questionView);
-  const stoppedTurns = stoppedTurnsOf(relay.db, sessionId, HISTORY_LIMIT)
+export function sessionHistory(d: Pick<ApiDeps, "db" | "clock" | "questions" | "watching" | "schedules" | "sessions">, sessionId: string) {
+  const questionHistory = d.questions.history(sessionId, HISTORY_LIMIT).map(questionView);
+  const stoppedTurns = stoppedTurnsOf(d.db, sessionId, HISTORY_LIMIT)
     .map((t) => ({ turnId: t.id, messageId: t.message_id, status: t.status, ...(t.error ? { error: t.error } : {}), endedAt: iso(t.ended_at) }));
-  const now = relay.clock.now();
-  const subs = relay.watch.subs;
-  const subscriptions = subs.listFor(sessionId, now).filter((r) => r.ended_at == null).map((r) => subscriptionView(relay, subs, r));
-  const schedules = relay.schedules.store.listFor(sessionId, now).filter((r) => r.ended_at == null).map((r) => scheduleView(relay, r));
+  const now = d.clock.now();
+  const subscriptions = d.watching.listFor(sessionId, now).filter((r) => r.ended_at == null).map((r) => d.watching.view(r));
+  const schedules = d.schedules.store.listFor(sessionId, now).filter((r) => r.ended_at == null).map((r) => scheduleView(d, r));
   return { questionHistory, stoppedTurns, subscriptions, schedules };
 }
 

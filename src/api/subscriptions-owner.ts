@@ -1,30 +1,16 @@
 import { Hono } from "hono";
 import { RelayError } from "../core/errors.ts";
-import type { Db } from "../store/db.ts";
-import type { SessionRow } from "../sessions/types.ts";
-import type { SubscriptionStore } from "../watching/subscriptions.ts";
-import type { SubRow } from "../watching/types.ts";
 import { checkSubscribe, NOTHING } from "../watching/options.ts";
-import { addSubscription } from "../watching/add-subscription.ts";
-import { subscriptionView } from "../watching/views.ts";
+import type { ApiDeps } from "./deps.ts";
 import { jsonBody } from "./http-errors.ts";
 
 // POST /api/subscriptions (contract §10.5): the owner makes a conversation watch sessions,
 // with relay_tool `subscribe`'s checks and words (watching/options.ts, add-subscription.ts)
 // and no card (the owner is the one who approves). GET and DELETE: subscriptions.ts.
 
-export interface OwnerSubscriptionDeps {
-  name: string;
-  version: string;
-  db: Db;
-  clock: { now(): number };
-  sessions: { get(id: string): SessionRow | undefined };
-  watch: { subs: SubscriptionStore; started(row: SubRow): void };
-}
-
 const KEYS = new Set(["watcher", "sessions", "events", "once", "match", "digest_minutes", "quiet_hours", "exclude", "stalled_minutes", "heartbeat_minutes"]);
 
-export function ownerSubscriptionRoutes(d: OwnerSubscriptionDeps): Hono {
+export function ownerSubscriptionRoutes(d: Pick<ApiDeps, "identity" | "sessions" | "watching">): Hono {
   const app = new Hono();
   app.post("/", async (c) => {
     const { watcher: id, ...args } = await jsonBody(c);
@@ -32,11 +18,11 @@ export function ownerSubscriptionRoutes(d: OwnerSubscriptionDeps): Hono {
     if (extra.length) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown field${extra.length > 1 ? "s" : ""} ${extra.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 40))).join(", ")}: a subscription takes watcher, sessions, events, once, match, digest_minutes, quiet_hours, exclude, stalled_minutes and heartbeat_minutes. ${NOTHING}`);
     if (typeof id !== "string" || !id) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `subscribe needs watcher: the id of the conversation to wake. ${NOTHING}`);
     const watcher = d.sessions.get(id);
-    if (!watcher) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No session "${id.slice(0, 80)}" on relay "${d.name}" to be the watcher. ${NOTHING}`);
+    if (!watcher) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No session "${id.slice(0, 80)}" on relay "${d.identity.name}" to be the watcher. ${NOTHING}`);
     if (watcher.archived_at) throw new RelayError("REMOTE_RELAY_ARCHIVED", `Session "${watcher.title}" (${watcher.id}) is archived. ${NOTHING}`);
-    const checked = checkSubscribe(d, watcher, args);
-    const row = addSubscription(d, checked.sub);
-    return c.json(subscriptionView(d, d.watch.subs, row), 201);
+    const checked = checkSubscribe({ name: d.identity.name, version: d.identity.version, sessions: d.sessions }, watcher, args);
+    const row = d.watching.subscribe(checked.sub);
+    return c.json(d.watching.view(row), 201);
   });
   return app;
 }

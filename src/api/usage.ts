@@ -1,13 +1,12 @@
 import { Hono } from "hono";
-import type { Relay } from "../relay.ts";
 import { usageReport } from "../actions/usage.ts";
 
 /** GET /api/usage: the owner's page reads the same per-provider meters as relay_tool's
  * `usage` action (it reads only the relay, not the calling conversation). */
-export function usageRoutes(relay: Relay): Hono {
+export function usageRoutes(d: Parameters<typeof usageReport>[0]): Hono {
   const app = new Hono();
   app.get("/", (c) => {
-    const { summary: _summary, ...rest } = usageReport(relay.services);
+    const { summary: _summary, ...rest } = usageReport(d);
     return c.json(rest);
   });
   return app;

@@ -28,6 +28,9 @@ export interface WatchingPort {
   get(id: string): SubRow | undefined;
   /** Active ones and those ended at or after `endedSince`. */
   listFor(watcher: string, endedSince: number): SubRow[];
+  /** Every active subscription of the relay: those watching here and those this relay's
+   * conversations hold on paired relays (GET /api/subscriptions). */
+  active(): SubRow[];
   /** The watcher's active subscriptions here. */
   ofWatcher(watcher: string): Sub[];
   /** Ends them; returns those that were active. What they hold is still delivered when due. */

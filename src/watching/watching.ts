@@ -22,6 +22,7 @@ import { BusyTracker } from "./busy.ts";
 import { moveSubscriptions } from "./transfer.ts";
 import { addSubscription, checkSubscriptionLimit } from "./add-subscription.ts";
 import { subscriptionView } from "./views.ts";
+import { activeSubRows } from "./active-subs.ts";
 import { versionLess } from "../core/versions.ts";
 import type { EndReason, SubRow } from "./types.ts";
 import type { NoEcho, WatchBadges, WatchingPort } from "./port.ts";
@@ -79,6 +80,7 @@ export class Watching {
       subscribe: (sub, elsewhere) => addSubscription(writer, sub, elsewhere),
       get: (id) => subs.get(id),
       listFor: (watcher, endedSince) => subs.listFor(watcher, endedSince),
+      active: () => activeSubRows(db, subs),
       ofWatcher: (watcher) => subs.ofWatcher(watcher),
       end: (ids, reason) => this.end(ids, reason),
       transfer: (from, to, reason) => this.transfer(from, to, reason),

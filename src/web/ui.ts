@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import { readFileSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { sep } from "node:path";
-import type { Relay } from "../relay.ts";
+import type { Identity } from "../actions/services.ts";
 import { CATALOG } from "../providers/catalog.ts";
 import { packageFile } from "../core/package-paths.ts";
 import { staticAsset, type Asset } from "./static-asset.ts";
@@ -88,11 +88,16 @@ export function shownDataDir(dataDir: string, home = homedir()): string {
   return home && home !== "/" && dataDir.startsWith(home + sep) ? `~${dataDir.slice(home.length)}` : dataDir;
 }
 
-export function webUi(relay: Relay): Hono {
+/** What the page uses: which data folder its login card names. */
+export interface WebDeps {
+  identity: Pick<Identity, "dataDir">;
+}
+
+export function webUi(d: WebDeps): Hono {
   const app = new Hono();
   let page: Asset | undefined;
   const pageAsset = () =>
-    (page ??= staticAsset(pageFiles().page.replace("__DATA_DIR__", () => JSON.stringify(shownDataDir(relay.dataDir)).replace(/</g, "\\u003c")), "text/html; charset=utf-8"));
+    (page ??= staticAsset(pageFiles().page.replace("__DATA_DIR__", () => JSON.stringify(shownDataDir(d.identity.dataDir)).replace(/</g, "\\u003c")), "text/html; charset=utf-8"));
   // Headers set per route: a "*" middleware here would also match paths of the other
   // apps mounted on the same server.
   app.get("/", (c) => send(c, pageAsset()));

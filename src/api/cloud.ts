@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { RelayError } from "../core/errors.ts";
 import type { SessionStore } from "../sessions/session-store.ts";
-import { pushWorkspace } from "./push.ts";
+import { pushWorkspace } from "../cloud/push.ts";
 
 /** Owner route: `POST /api/sessions/:id/push` pushes a Claude Cloud session's branch back. */
 export function cloudRoutes(sessions: SessionStore): Hono {

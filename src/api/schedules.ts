@@ -1,17 +1,10 @@
 import { Hono } from "hono";
 import { RelayError } from "../core/errors.ts";
-import type { Clock } from "../core/clock.ts";
-import type { Schedules } from "./schedules.ts";
-import { scheduleView, type TitleLookup } from "./view.ts";
-
-/** What the owner's schedule routes use: the schedules and the titles their views name. */
-export interface ScheduleRoutesDeps extends TitleLookup {
-  clock: Pick<Clock, "now">;
-  schedules: Pick<Schedules, "store" | "end">;
-}
+import { scheduleView } from "../schedules/view.ts";
+import type { ApiDeps } from "./deps.ts";
 
 /** Owner routes: the ⏰ list of a conversation and its Cancel button (contract §3). */
-export function scheduleRoutes(d: ScheduleRoutesDeps): Hono {
+export function scheduleRoutes(d: Pick<ApiDeps, "clock" | "sessions" | "schedules">): Hono {
   const app = new Hono();
 
   // ?session= → what list_schedules shows that conversation; without it every active schedule.

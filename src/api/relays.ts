@@ -2,9 +2,9 @@ import { Hono } from "hono";
 import { iso } from "../core/clock.ts";
 import { RelayError } from "../core/errors.ts";
 import type { Clock } from "../core/clock.ts";
-import { jsonBody } from "../api/http-errors.ts";
-import { TOKEN_TTL_MS, type ClientRow, type RelayRow } from "./store.ts";
-import type { Pairing } from "./pairing.ts";
+import { jsonBody } from "./http-errors.ts";
+import { TOKEN_TTL_MS, type ClientRow, type RelayRow } from "../pairing/store.ts";
+import type { Pairing } from "../pairing/pairing.ts";
 
 // Owner routes for paired relays (contract §3): tokens for others to pair with this relay,
 // the relays this one paired with (Agents may), and who paired with it; either end unpairs.
@@ -20,7 +20,7 @@ export function clientView(c: ClientRow) {
   return { name: c.name, direction: "incoming" as const, label: c.label, version: c.version, lastSeenAt: iso(c.last_seen_at), createdAt: iso(c.created_at) };
 }
 
-/** What the routes use (the relay passes itself; api/relays.ts in step 2). */
+/** What the routes use. */
 export interface PairingRoutesDeps {
   pairing: Pick<Pairing, "store" | "pair" | "setAgentsMay" | "unpair">;
   clock: Pick<Clock, "now">;

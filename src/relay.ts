@@ -32,6 +32,11 @@ import { sessionFolders } from "./sessions/folders.ts";
 import { RecentFolders } from "./sessions/recent-folders.ts";
 import type { ActionServices } from "./actions/services.ts";
 import { servicesOf } from "./app/services.ts";
+import { ownerMessage } from "./actions/commands/owner-message.ts";
+import { archiveSession } from "./actions/commands/archive-session.ts";
+import { deleteSession } from "./actions/commands/delete-session.ts";
+import { compactSession } from "./actions/commands/compact-session.ts";
+import { moveMirrors } from "./pairing/compaction.ts";
 
 export const VERSION = "0.9.19";
 
@@ -170,13 +175,9 @@ export class Relay {
     return r === "this" || r === this.name.toLowerCase();
   }
 
-  /** The owner's own message: a turn, and it resets the conversation's loop count. */
+  /** @deprecated actions/commands/owner-message.ts (issue 19, step 2). */
   ownerMessage(sessionId: string, text: string): { messageId: string; turnId: string } {
-    this.approvals.resetLoop(sessionId);
-    this.schedules.ownerSpoke(sessionId);
-    this.pairing.ownerSaid(sessionId, text);
-    const { turn, messageId } = this.turns.enqueue({ sessionId, role: "user", text });
-    return { messageId, turnId: turn.id };
+    return ownerMessage(this.services, sessionId, text);
   }
 
   openUrl(sessionId: string): string | undefined {
@@ -188,31 +189,19 @@ export class Relay {
     return [this.ownerToken, ...this.settings.secretValues(), ...(this.pairing?.secrets() ?? [])].filter(Boolean);
   }
 
-  /** Archives a session: its turn stops, its worker ends; it stays listed under scope "all". */
+  /** @deprecated actions/commands/archive-session.ts (issue 19, step 2). */
   archiveSession(id: string): void {
-    this.turns.dropQueued(id);
-    this.turns.stop(id);
-    this.db.transaction(() => {
-      this.sessions.update(id, { archived_at: this.clock.now() });
-      this.questions.endPendingFor(id);
-    })();
-    this.schedules.endForSession(id, "archived");
-    this.workers.stop(id);
-    this.bus.emit({ type: "session.archived", sessionId: id });
-    this.bus.emit({ type: "session.updated", sessionId: id });
+    archiveSession(this.services, id);
   }
 
+  /** @deprecated actions/commands/compact-session.ts (issue 19, step 2). */
+  compactSession(id: string): SessionRow {
+    return compactSession({ ...this.services, mirrors: { move: (from, to) => moveMirrors(this, from, to) } }, id);
+  }
+
+  /** @deprecated actions/commands/delete-session.ts (issue 19, step 2). */
   deleteSession(id: string): void {
-    this.turns.dropQueued(id);
-    this.turns.stop(id);
-    this.db.transaction(() => {
-      this.sessions.update(id, { deleted_at: this.clock.now() });
-      this.db.prepare("UPDATE turns SET status = 'stopped', ended_at = ? WHERE session_id = ? AND status = 'queued'").run(this.clock.now(), id);
-      this.questions.endPendingFor(id);
-    })();
-    this.schedules.endForSession(id, "deleted");
-    this.workers.kill(id);
-    this.bus.emit({ type: "session.deleted", sessionId: id });
+    deleteSession(this.services, id);
   }
 
   /** @deprecated `folders.recent()` (issue 19, step 2). */

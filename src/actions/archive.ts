@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineAction } from "./define.ts";
 import { targetSession } from "./target.ts";
+import { archiveSession } from "./commands/archive-session.ts";
 
 export const archive = defineAction({
   name: "archive",
@@ -10,11 +11,11 @@ export const archive = defineAction({
   nothing: "Nothing was archived.",
   args: { session: z.string().min(1).describe("Session id to archive.") },
   async handler(ctx, { session }) {
-    const { identity, approve, relay } = ctx;
+    const { identity, approve } = ctx;
     const s = targetSession(ctx, "archive", session, { notSelf: true });
     if (s.archived_at) return { summary: `archive → ${identity.name} session ${s.id}: already archived`, session: s.id, archived: true };
     await approve({ target: { id: s.id, title: s.title } });
-    relay.archiveSession(s.id);
+    archiveSession(ctx, s.id);
     return { summary: `archive → ${identity.name} session ${s.id}: archived`, session: s.id, archived: true };
   },
 });

@@ -6,10 +6,8 @@ import { effortArg, modeArg, modelArg, textArg, waitSecondsArg } from "./args.ts
 import { statusSummary, waitForTurn } from "./waiting.ts";
 import { modelNotes } from "../providers/model-check.ts";
 import { CATALOG } from "../providers/catalog.ts";
-import { groupOf, joinStarterGroup } from "../groups/groups.ts";
-import { findGroupForCreate, recheckGroup } from "../groups/find.ts";
 import { withGroupWarning } from "../groups/warning.ts";
-import { newSession, newSessionDeps, planNewSession } from "./commands/new-session.ts";
+import { newSession, planNewSession } from "./commands/new-session.ts";
 
 const NOTHING = "Nothing was created.";
 
@@ -35,14 +33,13 @@ export const createSession = defineAction({
   },
   required: { text: "the first prompt of the new session" },
   async handler(ctx, { text, provider: providerId, model: askedModel, effort: askedEffort, cwd, repo, branch, ...args }) {
-    const { identity, sessions, turns, caller, remote, approve, relay } = ctx;
+    const { identity, sessions, turns, groups, watching, bus, caller, remote, approve } = ctx;
     if (caller.via_session && !caller.may_create_sessions) {
       throw new RelayError("REMOTE_RELAY_PERMISSION", `This session was started by an agent, and such a session cannot start sessions itself. Only the owner can let this session start sessions. ${NOTHING}`);
     }
-    const d = newSessionDeps(relay);
-    const plan = await planNewSession(d, { provider: providerId ?? caller.provider, model: askedModel, effort: askedEffort, cwd, repo, branch }, { agent: caller });
+    const plan = await planNewSession(ctx, { provider: providerId ?? caller.provider, model: askedModel, effort: askedEffort, cwd, repo, branch }, { agent: caller });
     const { provider, model, effort, cloud } = plan;
-    const group = args.group ? findGroupForCreate(relay, args.group) : null;
+    const group = args.group ? groups.findForCreate(args.group) : null;
     const mode = args.mode ?? caller.mode;
     const title = args.title ?? titleFrom(text);
     checkWorkingLimit(ctx, "create_session", null);
@@ -51,24 +48,24 @@ export const createSession = defineAction({
       details: [`Title: ${title}`, `Provider: ${provider.name}`, `Model: ${model.model}`, `Mode: ${mode}`, ...(effort ? [`Effort: ${effort}`] : []),
         ...(group ? [`Group: ${group.name} (${group.id})`] : []), cloud ? `Repo: ${cloud.repo.display} · branch ${cloud.branch}${cloud.exists ? "" : " (new)"}` : `Folder: ${plan.cwd}`],
     });
-    const session = await newSession(d, plan, {
+    const session = await newSession(ctx, plan, {
       title, mode, viaSession: caller.id,
       within: (s) => {
         // The group may have been dissolved while the card waited: refused, nothing created.
-        if (group) recheckGroup(relay, group);
+        if (group) groups.recheck(group);
         if (group) sessions.update(s.id, { group_id: group.id });
         // seed §8.2: a session started from a paired relay joins no group unless one is named.
-        else if (!remote) joinStarterGroup(relay, sessions.get(caller.id)!, s.id);
+        else if (!remote) groups.joinStarter(sessions.get(caller.id)!, s.id);
       },
     });
-    d.bus.emit({ type: "session.updated", sessionId: caller.id });
+    bus.emit({ type: "session.updated", sessionId: caller.id });
     const { turn } = turns.enqueue({
       sessionId: session.id, ...promptKind(ctx), text: agentPromptText(ctx, text), from: fromInfo(ctx), fromSession: caller.id, mode, model: model.model,
     });
-    relay.watchingHooks?.promptSent(caller.id, turn.id);
+    watching.noEcho.promptSent(caller.id, turn.id);
     const r = await waitForTurn(ctx, turn, args.wait_seconds);
-    relay.watchingHooks?.replyReceived(caller.id, turn.id, r.status);
-    const joined = groupOf(relay, sessions.get(session.id)!);
+    watching.noEcho.replyReceived(caller.id, turn.id, r.status);
+    const joined = groups.of(sessions.get(session.id)!);
     return withGroupWarning({
       summary: statusSummary("create_session", identity.name, session.id, r),
       ...r,

@@ -100,9 +100,7 @@ async function run(services: ActionServices, caller: SessionRow, raw: unknown, o
   const { remote } = opts;
   const approve = async (gate: ApproveGate = {}) => {
     const g = { action: def.name, relay: relayName, write: def.write, nothing: nothingDone(def.name), ...gate };
-    // Transitional (issue 19, 2D): the grants' transaction comes from the relay's db until
-    // approvals offers one.
-    return remote ? remoteApprove({ approvals, db: services.relay.db }, remote, caller, g) : approvals.require(caller, g, signal);
+    return remote ? remoteApprove(services, remote, caller, g) : approvals.require(caller, g, signal);
   };
   const result = await def.handler({ ...services, caller, relayName, signal, progress: opts.progress ?? (() => {}), approve, ...(opts.remote ? { remote: opts.remote } : {}) }, args);
   const out: Record<string, unknown> = { ok: true, relay: relayName, ...result };

@@ -1,7 +1,5 @@
 import { defineAction } from "./define.ts";
-import { listContext, sessionEntry } from "../sessions/views.ts";
-import { checkProvider, LIST_LIMIT_DEFAULT, listArgs, listPage } from "../sessions/list-query.ts";
-import { findGroup } from "../groups/find.ts";
+import { checkProvider, LIST_LIMIT_DEFAULT, listArgs } from "../sessions/list-query.ts";
 
 const TAIL = "Nothing was listed.";
 
@@ -12,18 +10,18 @@ export const listSessions = defineAction({
   level: "read",
   nothing: TAIL,
   args: listArgs,
-  handler({ identity, relay }, { scope, limit, cursor, query, provider, state, group }) {
-    const page = listPage(relay.db, {
+  handler({ identity, sessionReads, groups }, { scope, limit, cursor, query, provider, state, group }) {
+    const page = sessionReads.page({
       all: scope === "all",
       limit: limit ?? LIST_LIMIT_DEFAULT,
       cursor,
       query,
       provider: provider ? checkProvider(provider, TAIL) : undefined,
       state,
-      groupId: group ? findGroup(relay, group, TAIL).id : undefined,
+      groupId: group ? groups.find(group, TAIL).id : undefined,
     }, TAIL);
-    const lc = listContext(relay, page.rows);
-    const sessions = page.rows.map((s) => sessionEntry(relay, s, lc));
+    const lc = sessionReads.listContext(page.rows);
+    const sessions = page.rows.map((s) => sessionReads.entry(s, lc));
     const working = sessions.filter((s) => s.state !== "idle").length;
     const more = page.nextCursor ? "; more on the next page (pass nextCursor)" : "";
     return { summary: `list_sessions → ${identity.name}: ${sessions.length} of ${page.total} sessions, ${working} working${more}`, sessions, total: page.total, nextCursor: page.nextCursor };

@@ -1,10 +1,9 @@
 import { z } from "zod";
 import { defineAction } from "./define.ts";
 import { targetSession } from "./target.ts";
-import { messageView, pendingQuestions, sessionEntry } from "../sessions/views.ts";
+import { messageView, pendingQuestions } from "../sessions/views.ts";
 import { iso } from "../core/clock.ts";
 import { taskHealth } from "../tasks/health.ts";
-import { groupMembers } from "../groups/members.ts";
 import { activitySummary } from "../providers/activity.ts";
 import { fromJson } from "../store/db.ts";
 import { agentStartView } from "../providers/agent-start.ts";
@@ -23,9 +22,9 @@ export const readSession = defineAction({
     last: z.number().int().min(1).describe(`How many of the latest messages to return (default ${LAST_DEFAULT}, at most ${LAST_MAX}).`),
   },
   handler(ctx, { session, last }) {
-    const { identity, clock, sessions, turns, relay } = ctx;
+    const { identity, clock, sessions, sessionReads, turns, groups } = ctx;
     const s = targetSession(ctx, "read_session", session);
-    const entry = sessionEntry(relay, s);
+    const entry = sessionReads.entry(s);
     // More than the cap is not an error: the agent gets the most there is, and is told.
     const asked = last ?? LAST_DEFAULT;
     // An agent's reply shows what it did in one compact line per tool (🛰️ for relay_tool).
@@ -38,13 +37,13 @@ export const readSession = defineAction({
     const tasks = sessions.tasksOf(s.id).filter((t) => t.status === "running" || (t.ended_at ?? 0) > clock.now() - 3_600_000);
     return {
       summary: `read_session → ${identity.name} session ${s.id}: ${entry.state}, ${messages.length} of ${s.message_count} messages`,
-      session: { ...entry, group: groupMembers(relay, s), agentStart: agentStartView(s) },
+      session: { ...entry, group: groups.members(s), agentStart: agentStartView(s) },
       state: entry.state,
       messages,
       inFlight: live ? { text: live.text, startedAt: iso(live.startedAt) } : null,
-      pendingQuestions: pendingQuestions(relay, s.id),
-      tasks: tasks.map((t) => taskHealth(relay, t)),
-      group: groupMembers(relay, s),
+      pendingQuestions: pendingQuestions(ctx, s.id),
+      tasks: tasks.map((t) => taskHealth(ctx, t)),
+      group: groups.members(s),
       ...(asked > LAST_MAX ? { note: `last is at most ${LAST_MAX}; the latest ${LAST_MAX} messages are shown.` } : {}),
     };
   },

@@ -21,7 +21,7 @@ export const readTaskOutput = defineAction({
     lines: z.number().int().min(1).describe(`How many lines from the end (default ${TAIL_DEFAULT}, at most ${TAIL_MAX}).`),
   },
   handler(ctx, { session, task_id, lines: asked = TAIL_DEFAULT }) {
-    const { identity, clock, sessions, tasks, relay } = ctx;
+    const { identity, clock, sessions, tasks } = ctx;
     const s = targetSession(ctx, "read_task_output", session);
     const taskId = String(task_id);
     const t = sessions.task(s.id, taskId);
@@ -38,7 +38,7 @@ export const readTaskOutput = defineAction({
     const lines = toPlainLines(maskSecrets(out.text, ctx.secrets()));
     const { tail, truncated } = tailLines(lines, Math.min(asked, TAIL_MAX));
     const counts = testCounts(lines);
-    const stall = stallOf(relay, t);
+    const stall = stallOf(ctx, t);
     const notes: string[] = [];
     if (!t.output_path) notes.push(`A ${t.type} task has no console output; only its status is known.`);
     else if (!out.exists) notes.push("The task has written no output yet.");

@@ -4,7 +4,6 @@ import { defaultModelOf, modelsOf, providerAvailability, providerList } from "..
 import { probeResult } from "../providers/probe-cache.ts";
 import { UNKNOWN_CAPABILITIES } from "../providers/capabilities.ts";
 import { openAiAgentName, refreshOpenAiAgents } from "../providers/openai-agent/provider.ts";
-import { groupsInfo } from "../groups/list.ts";
 
 export function providersInfo(settings: Record<string, unknown>) {
   return providerList().map((p) => {
@@ -32,12 +31,12 @@ export const relayInfo = defineAction({
   level: "read",
   nothing: "Nothing was done.",
   args: {},
-  async handler({ identity, settings: store, folders, caller, relay }) {
+  async handler({ identity, settings: store, folders, caller, probes, groups: groupList }) {
     const settings = store.get();
     // DeepSeek / OpenAI-compatible: their models endpoint says which models exist and whether
     // the key works; an installed CLI's first sign-in check, when it still runs, is waited for.
-    await Promise.all([refreshOpenAiAgents(settings as unknown as Record<string, unknown>), relay.probes.firstChecks(providerList().map((p) => p.id))]);
-    const groups = groupsInfo(relay);
+    await Promise.all([refreshOpenAiAgents(settings as unknown as Record<string, unknown>), probes.firstChecks(providerList().map((p) => p.id))]);
+    const groups = groupList.info();
     return {
       summary: `relay_info → ${identity.name}: OAR ${identity.version}, ${groups.groups?.length ?? 0} group${groups.groups?.length === 1 ? "" : "s"}`,
       name: identity.name,

@@ -1,9 +1,9 @@
 import { RelayError } from "../core/errors.ts";
-import type { Db } from "../store/db.ts";
 import type { SessionRow } from "../sessions/types.ts";
 import { needFor, type Gate } from "../approvals/gate.ts";
 import type { Grants } from "../approvals/grants.ts";
 import type { RemoteContext } from "./remote-context.ts";
+import type { ActionServices } from "./services.ts";
 
 // The approval gate for a call from a conversation on a paired relay (contract §5.6): this
 // relay's rules decide whether the owner must be asked (mode from the caller, grants and loop
@@ -14,7 +14,7 @@ import type { RemoteContext } from "./remote-context.ts";
 export interface RemoteApproveDeps {
   approvals: { grants: Grants };
   /** The grants an Allow records are written in one transaction. */
-  db: Pick<Db, "transaction">;
+  transaction: ActionServices["transaction"];
 }
 
 /** The dispatcher's `approve` for a remote call (dispatch.ts). */
@@ -29,11 +29,11 @@ export function remoteApprove(d: RemoteApproveDeps, remote: RemoteContext, calle
     };
     throw new RelayError("REMOTE_RELAY_PERMISSION", `Needs the owner's approval on the calling relay. ${gate.nothing ?? "Nothing was done."}`);
   }
-  d.db.transaction(() => {
+  d.transaction(() => {
     if (need.reasons.length) {
       if (gate.once) grants.allow(caller.id, gate.once, gate.relay);
       if (need.loop && grants.loopExceeded(caller.id, prompts)) grants.extendLoop(caller.id);
     }
     grants.countPrompts(caller.id, prompts);
-  })();
+  });
 }

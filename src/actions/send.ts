@@ -25,14 +25,14 @@ export const send = defineAction({
   },
   required: { text: "the prompt to queue" },
   async handler(ctx, args) {
-    const { identity, sessions, turns, workers, caller, approve, relay } = ctx;
+    const { identity, sessions, turns, workers, watching, caller, approve, transaction } = ctx;
     const s = targetSession(ctx, "send", args.session, { notSelf: true, notArchived: true });
     // Everything is checked before any card and before anything is written.
     // A billing switch (`provider`) is checked with the rest: a refused switch sends nothing.
-    const billing = args.provider ? planBillingSwitch(relay, s, args.provider, args.model) : null;
+    const billing = args.provider ? planBillingSwitch(ctx, s, args.provider, args.model) : null;
     const provider = billing?.to ?? s.provider;
     const model = args.model ? checkModel(provider, args.model, { relayName: identity.name, action: "send" }) : null;
-    if (!billing) checkCap(relay, s);
+    if (!billing) checkCap(ctx, s);
     const offered = getProvider(provider);
     if (args.effort && !offered?.efforts.includes(args.effort)) {
       throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `effort "${args.effort}" is not offered by ${offered?.name}: ${offered?.efforts.join(", ")}. Nothing was sent.`);
@@ -48,15 +48,15 @@ export const send = defineAction({
     if (billing) workers.stop(s.id);
     // The session's settings and the prompt in one write; settings only when they change.
     const text = agentPromptText(ctx, args.text);
-    const { turn } = relay.db.transaction(() => {
+    const { turn } = transaction(() => {
       const patch = { mode, ...(model ? { model: model.model } : {}), ...(args.effort ? { effort: args.effort } : {}), ...(billing ? { provider: billing.to } : {}) };
       const now = sessions.get(s.id);
       if (!now || Object.entries(patch).some(([k, v]) => now[k as keyof typeof patch] !== v)) sessions.update(s.id, patch);
       return turns.enqueue({ sessionId: s.id, ...promptKind(ctx), text, from: fromInfo(ctx), fromSession: caller.id, mode, model: model?.model ?? s.model });
-    })();
-    relay.watchingHooks?.promptSent(caller.id, turn.id);
+    });
+    watching.noEcho.promptSent(caller.id, turn.id);
     const r = await waitForTurn(ctx, turn, args.wait_seconds);
-    relay.watchingHooks?.replyReceived(caller.id, turn.id, r.status);
+    watching.noEcho.replyReceived(caller.id, turn.id, r.status);
     return {
       summary: statusSummary("send", identity.name, s.id, r),
       ...r,

@@ -10,7 +10,10 @@ import type { Schedules } from "../schedules/schedules.ts";
 import type { WatchingPort } from "../watching/port.ts";
 import type { Pairing } from "../pairing/pairing.ts";
 import type { Workers } from "../providers/workers.ts";
-import type { Relay } from "../relay.ts";
+import type { Bus } from "../core/bus.ts";
+import type { ProviderProbes } from "../providers/probes.ts";
+import type { Groups } from "../groups/service.ts";
+import type { SessionReads } from "../sessions/reads.ts";
 
 // The services the action path uses (issue 19): the composition root builds them once, the
 // dispatcher hands them to every handler beside the call's own facts (types.ts CallInfo), and
@@ -62,7 +65,12 @@ export interface ActionServices {
   /** Strings that must never show in results or task output (the owner token, provider keys,
    * paired relays' credentials). */
   secrets(): string[];
-  /** @deprecated The whole relay, while handlers and domain functions still take it: goes
-   * when the last `ctx.relay` has moved to the services above (issue 19, step 2). */
-  relay: Relay;
+  /** List pages and entries, who started what, latest turns, reported usage (sessions/reads.ts). */
+  sessionReads: SessionReads;
+  groups: Groups;
+  /** Availability probes of the CLI providers: relay_info waits for their first checks. */
+  probes: Pick<ProviderProbes, "firstChecks">;
+  bus: Pick<Bus, "emit">;
+  /** Runs `fn` in one SQLite transaction: writes of several domains that land together. */
+  transaction<T>(fn: () => T): T;
 }

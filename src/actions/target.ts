@@ -1,6 +1,5 @@
 import { RelayError } from "../core/errors.ts";
 import type { SessionRow } from "../sessions/types.ts";
-import { startedBy } from "../sessions/started-by.ts";
 import type { ActionContext } from "./types.ts";
 
 const VERB: Record<string, string> = {
@@ -47,11 +46,11 @@ export function targetSession(
 export const MAX_WORKING = 4;
 
 /** contract §6: at most 4 sessions started by one conversation may have a queued or running turn. */
-export function checkWorkingLimit({ sessions, caller, relay }: Pick<ActionContext, "sessions" | "caller" | "relay">, action: string, target: SessionRow | null): void {
+export function checkWorkingLimit({ sessions, sessionReads, caller }: Pick<ActionContext, "sessions" | "sessionReads" | "caller">, action: string, target: SessionRow | null): void {
   if (target && target.via_session !== caller.id) return;
   const busy = sessions.busySessions();
   if (target && busy.has(target.id)) return;
-  const working = startedBy(relay.db, caller.id).filter((s) => busy.has(s.id));
+  const working = sessionReads.startedBy(caller.id).filter((s) => busy.has(s.id));
   if (working.length >= MAX_WORKING) {
     throw new RelayError(
       "REMOTE_RELAY_LIMIT",

@@ -2,8 +2,7 @@ import { RelayError } from "../core/errors.ts";
 import type { Effort, Mode, SessionRow } from "../sessions/types.ts";
 import { getProvider } from "../providers/catalog.ts";
 import { checkModel } from "../providers/model-check.ts";
-import { groupOf, type GroupRef } from "../groups/groups.ts";
-import { resolveGroupForUpdate } from "../groups/find.ts";
+import type { GroupRef } from "../groups/groups.ts";
 import { checkFolder } from "./commands/new-session.ts";
 import type { ActionContext } from "./types.ts";
 import { planKnobs, type KnobPlan, type ThinkingDisplay, type Window } from "./update-session-knobs.ts";
@@ -43,9 +42,8 @@ export interface Plan {
 /** `group: "none"` takes a session out of its group (an empty value counts as no argument). */
 export const LEAVE_GROUP = "none";
 
-/** What planning reads: the store, and the relay for the group functions until they take
- * their own deps (issue 19, step 2). */
-type PlanDeps = Pick<ActionContext, "identity" | "sessions" | "relay">;
+/** What planning reads: the store and the groups. */
+type PlanDeps = Pick<ActionContext, "identity" | "sessions" | "groups">;
 
 export function planUpdate(d: PlanDeps, s: SessionRow, a: UpdateArgs): Plan {
   const plan: Plan = { fields: {}, knobs: planKnobs(s, a), changed: [], details: [], notes: [] };
@@ -90,14 +88,14 @@ export function planUpdate(d: PlanDeps, s: SessionRow, a: UpdateArgs): Plan {
   return plan;
 }
 
-function planGroup({ relay }: PlanDeps, s: SessionRow, ref: string, plan: Plan): void {
-  const current = groupOf(relay, s);
+function planGroup({ groups }: PlanDeps, s: SessionRow, ref: string, plan: Plan): void {
+  const current = groups.of(s);
   if (ref.trim().toLowerCase() === LEAVE_GROUP) {
     if (!current) return;
     plan.group = { kind: "leave", from: current.id };
     plan.details.push(`Group: none (leaves ${current.name})`);
   } else {
-    const found = resolveGroupForUpdate(relay, ref, NOTHING);
+    const found = groups.resolveForUpdate(ref, NOTHING);
     if ("create" in found) {
       plan.group = { kind: "create", name: found.create };
       plan.details.push(`Group: new group "${found.create}"`);

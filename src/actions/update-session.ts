@@ -5,10 +5,8 @@ import { RelayError } from "../core/errors.ts";
 import type { SessionRow } from "../sessions/types.ts";
 import { effortArg, modeArg, modelArg } from "./args.ts";
 import { targetSession } from "./target.ts";
-import { groupOf, groupRow, createGroup, type GroupRef } from "../groups/groups.ts";
-import { resolveGroupForUpdate, unknownGroup } from "../groups/find.ts";
-import { allGroups } from "../groups/list.ts";
-import { moveToGroup } from "../groups/lifetime.ts";
+import type { GroupRef } from "../groups/groups.ts";
+import { unknownGroup } from "../groups/find.ts";
 import { checkFolder } from "./commands/new-session.ts";
 import { busyError, folderBusy, LEAVE_GROUP, NOTHING, planUpdate, type Plan, type UpdateArgs } from "./update-session-plan.ts";
 import { extraOf, knobsOf, THINKING_DISPLAYS } from "./update-session-knobs.ts";
@@ -21,11 +19,11 @@ import { extraOf, knobsOf, THINKING_DISPLAYS } from "./update-session-knobs.ts";
 const SETTINGS = ["model", "effort", "mode", "title", "cwd", "group", "auto_compact_window", "thinking_enabled", "thinking_display"] as const;
 const OWNER_ONLY = "Whether a session may start sessions is the owner's setting alone.";
 
-export function settingsOf({ relay }: Pick<ActionContext, "relay">, s: SessionRow) {
+export function settingsOf({ groups }: Pick<ActionContext, "groups">, s: SessionRow) {
   const k = knobsOf(s);
   return {
     model: s.model, effort: s.effort, mode: s.mode, auto_compact_window: k.auto_compact_window,
-    title: s.title, group: groupOf(relay, s), thinking_enabled: k.thinking_enabled, thinking_display: k.thinking_display, cwd: s.cwd,
+    title: s.title, group: groups.of(s), thinking_enabled: k.thinking_enabled, thinking_display: k.thinking_display, cwd: s.cwd,
   };
 }
 
@@ -78,7 +76,7 @@ function toUpdateArgs({ thinking_enabled, ...rest }: ArgsOf<typeof args, never>)
 }
 
 async function apply(ctx: ActionContext, id: string, plan: Plan, notes: string[]) {
-  const { identity, sessions, workers, folders, relay } = ctx;
+  const { identity, sessions, workers, folders, groups, bus, transaction } = ctx;
   // The card may have waited: the session can have gone meanwhile; nothing is written then.
   const s = targetSession(ctx, "update_session", id, { notSelf: true, notArchived: true });
   const changed: string[] = [];
@@ -90,9 +88,9 @@ async function apply(ctx: ActionContext, id: string, plan: Plan, notes: string[]
 
   const fieldKeys = plan.changed.filter((k) => k !== "group" && k !== "cwd");
   if (fieldKeys.length) {
-    relay.db.transaction(() => {
+    transaction(() => {
       sessions.update(s.id, { ...plan.fields, ...(plan.knobs.changed.length ? { extra_json: JSON.stringify({ ...extraOf(s), ...plan.knobs.patch }) } : {}) });
-    })();
+    });
     changed.push(...fieldKeys);
   }
 
@@ -100,21 +98,21 @@ async function apply(ctx: ActionContext, id: string, plan: Plan, notes: string[]
   if (plan.group) {
     const g = plan.group;
     try {
-      relay.db.transaction(() => {
-        if (g.kind === "leave") return moveToGroup(relay, s.id, null);
+      transaction(() => {
+        if (g.kind === "leave") return groups.moveTo(s.id, null);
         if (g.kind === "join") {
-          if (!groupRow(relay, g.group.id)) {
-            throw unknownGroup(relay, `Session group "${g.group.name}" (${g.group.id}) on relay "${identity.name}" was dissolved meanwhile.`, allGroups(relay), NOTHING);
+          if (!groups.row(g.group.id)) {
+            throw unknownGroup(`Session group "${g.group.name}" (${g.group.id}) on relay "${identity.name}" was dissolved meanwhile.`, groups.all(), NOTHING);
           }
-          return moveToGroup(relay, s.id, g.group.id);
+          return groups.moveTo(s.id, g.group.id);
         }
         // Someone may have made a group of that name while the card waited: join that one.
-        const found = resolveGroupForUpdate(relay, g.name, NOTHING);
-        if (!("create" in found)) return moveToGroup(relay, s.id, found.id);
-        const created = createGroup(relay, { name: g.name, by: "agent", head: s.id });
+        const found = groups.resolveForUpdate(g.name, NOTHING);
+        if (!("create" in found)) return groups.moveTo(s.id, found.id);
+        const created = groups.create({ name: g.name, by: "agent", head: s.id });
         groupCreated = { id: created.id, name: g.name };
-        moveToGroup(relay, s.id, created.id);
-      })();
+        groups.moveTo(s.id, created.id);
+      });
       changed.push("group");
     } catch (err) {
       if (err instanceof RelayError) throw fail(err, "group");
@@ -133,7 +131,7 @@ async function apply(ctx: ActionContext, id: string, plan: Plan, notes: string[]
       if (err instanceof RelayError) throw fail(err, "cwd");
       throw err;
     }
-    relay.db.transaction(() => sessions.update(s.id, { cwd: plan.cwd }))();
+    transaction(() => sessions.update(s.id, { cwd: plan.cwd }));
     folders.note(plan.cwd);
     changed.push("cwd");
     // A running CLI is ended so the next turn starts it in the new folder; one that is not
@@ -143,7 +141,7 @@ async function apply(ctx: ActionContext, id: string, plan: Plan, notes: string[]
     else if (current.message_count === 0) notes.push("The session has not started yet; it keeps this folder for its first start.");
     else notes.push("The session's CLI was not running, so it was not restarted; the folder is saved for its next start.");
   }
-  relay.bus.emit({ type: "session.updated", sessionId: s.id });
+  bus.emit({ type: "session.updated", sessionId: s.id });
   return result(ctx, s.id, changed, notes, plan, { relaunched, groupCreated });
 }
 

@@ -17,10 +17,10 @@ export const usage = defineAction({
 });
 
 /** The answer of `usage`; the owner's page reads the same (GET /api/usage). */
-export function usageReport({ identity, settings: store, clock, relay }: Pick<ActionServices, "identity" | "settings" | "clock" | "relay">) {
+export function usageReport({ identity, settings: store, clock, sessionReads }: Pick<ActionServices, "identity" | "settings" | "clock" | "sessionReads">) {
   const settings = store.get() as unknown as Record<string, unknown>;
   const now = clock.now();
-  const reported = monthlyUsage(relay.db, now);
+  const reported = monthlyUsage(sessionReads, now);
   const providers = providerList().map((p) => {
     const a = providerAvailability(p.id, { settings });
     const meters = metersFor(p.id, reported.get(p.id), settings, now);

@@ -4,7 +4,6 @@ import { RelayError } from "../core/errors.ts";
 import { targetSession } from "./target.ts";
 import { messageIdArg, waitSecondsArg } from "./args.ts";
 import { statusSummary, waitForTurn } from "./waiting.ts";
-import { latestTurn } from "../sessions/latest-turn.ts";
 
 export const wait = defineAction({
   name: "wait",
@@ -18,7 +17,7 @@ export const wait = defineAction({
     wait_seconds: waitSecondsArg,
   },
   async handler(ctx, { session, message_id, wait_seconds }) {
-    const { identity, sessions, caller, relay } = ctx;
+    const { identity, sessions, sessionReads, watching, caller } = ctx;
     const s = targetSession(ctx, "wait", session, { notSelf: true });
     let turn = message_id ? sessions.turnByMessage(message_id) : undefined;
     if (message_id && (!turn || turn.session_id !== s.id)) {
@@ -26,13 +25,13 @@ export const wait = defineAction({
     }
     if (!turn) {
       // Without message_id: the session's current turn, else its latest one.
-      turn = sessions.activeTurns(s.id)[0] ?? latestTurn(relay.db, s.id);
+      turn = sessions.activeTurns(s.id)[0] ?? sessionReads.latestTurn(s.id);
       if (!turn) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `Session ${s.id} has had no turn to wait for. Nothing was waited for.`);
     }
     // No echo (seed §9): a reply the watcher gets from wait does not wake it again.
-    relay.watchingHooks?.promptSent(caller.id, turn.id);
+    watching.noEcho.promptSent(caller.id, turn.id);
     const r = await waitForTurn(ctx, turn, wait_seconds);
-    relay.watchingHooks?.replyReceived(caller.id, turn.id, r.status);
+    watching.noEcho.replyReceived(caller.id, turn.id, r.status);
     return { summary: statusSummary("wait", identity.name, s.id, r), ...r };
   },
 });

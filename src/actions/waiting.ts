@@ -5,7 +5,7 @@ import { pendingQuestions } from "../sessions/views.ts";
 /** What a wait answers (contract §4.4): `status` and the fields that go with it. */
 export type TurnWait = Record<string, unknown> & { status: string };
 
-type WaitDeps = Pick<ActionContext, "settings" | "clock" | "sessions" | "turns" | "address" | "signal" | "relay">;
+type WaitDeps = Pick<ActionContext, "settings" | "clock" | "sessions" | "turns" | "address" | "signal" | "questions">;
 
 /** The wait a call asked for, clamped to Longest wait per tool call, with the note the
  * agent reads when it asked for more. */
@@ -45,7 +45,7 @@ export async function waitForTurn(d: WaitDeps, turn: TurnRow, waitSeconds: numbe
 }
 
 /** A final status (or a question waiting), or null while the turn is queued or running. */
-function turnStatus({ relay }: WaitDeps, t: TurnRow): TurnWait | null {
+function turnStatus(d: WaitDeps, t: TurnRow): TurnWait | null {
   const model = t.model;
   switch (t.status) {
     case "done":
@@ -55,7 +55,7 @@ function turnStatus({ relay }: WaitDeps, t: TurnRow): TurnWait | null {
     case "error":
       return { status: "error", error: t.error ?? "The turn failed.", reply: { text: t.reply_text ?? "", model } };
     case "running": {
-      const questions = pendingQuestions(relay, t.session_id).filter((q) => q.kind === "ask_user");
+      const questions = pendingQuestions(d, t.session_id).filter((q) => q.kind === "ask_user");
       if (questions.length) return { status: "waiting_question", pendingQuestions: questions, note: "The turn waits on a question card; the owner (or an agent allowed to, with answer_question) answers it." };
       return null;
     }

@@ -1,6 +1,5 @@
 import type { Relay } from "../relay.ts";
 import { ManualClock } from "../core/clock.ts";
-import { compactSession } from "../sessions/compact.ts";
 import type { ApiDeps } from "../api/deps.ts";
 import type { WebDeps } from "../web/ui.ts";
 
@@ -21,7 +20,7 @@ export function apiServicesOf(relay: Relay): ApiDeps {
     ownerMessage: (sessionId, text) => relay.ownerMessage(sessionId, text),
     archiveSession: (id) => relay.archiveSession(id),
     deleteSession: (id) => relay.deleteSession(id),
-    compactSession: (id) => compactSession(relay, id),
+    compactSession: (id) => relay.compactSession(id),
     mcpEntry: (s) => relay.mcpEntry(s),
   };
 }

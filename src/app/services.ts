@@ -1,18 +1,21 @@
 import type { Relay } from "../relay.ts";
-import type { ActionServices } from "../actions/services.ts";
+import type { ActionServices, Identity } from "../actions/services.ts";
+import { Groups } from "../groups/service.ts";
+import { sessionReads } from "../sessions/reads.ts";
 
 /** Transitional (issue 19, until app/build.ts builds each service itself): the action path's
  * services read off the relay. Built once, at the end of the relay's constructor; what is set
  * later (the URLs once the server listens, the recent folders) is read when asked for. */
 export function servicesOf(relay: Relay): ActionServices {
+  const identity: Identity = {
+    name: relay.name,
+    version: relay.version,
+    dataDir: relay.dataDir,
+    defaultCwd: relay.defaultCwd,
+    isSelf: (name) => relay.isSelfName(name),
+  };
   return {
-    identity: {
-      name: relay.name,
-      version: relay.version,
-      dataDir: relay.dataDir,
-      defaultCwd: relay.defaultCwd,
-      isSelf: (name) => relay.isSelfName(name),
-    },
+    identity,
     clock: relay.clock,
     settings: relay.settings,
     sessions: relay.sessions,
@@ -36,6 +39,10 @@ export function servicesOf(relay: Relay): ActionServices {
       openUrl: (id) => relay.openUrl(id),
     },
     secrets: () => relay.secrets(),
-    relay,
+    sessionReads: sessionReads(relay),
+    groups: new Groups({ db: relay.db, clock: relay.clock, sessions: relay.sessions, identity }),
+    probes: relay.probes,
+    bus: relay.bus,
+    transaction: (fn) => relay.db.transaction(fn)(),
   };
 }

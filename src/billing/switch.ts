@@ -35,8 +35,7 @@ export interface BillingSwitch {
 /** What a billing switch checks: which relay this is, its settings (keys, the cap) and
  * whether the session has a turn. */
 export interface BillingDeps {
-  name: string;
-  version: string;
+  identity: { readonly name: string; readonly version: string };
   settings: Pick<SettingsStore, "get">;
   sessions: Pick<SessionStore, "activeTurns">;
 }
@@ -45,8 +44,8 @@ const settingsOf = (d: Pick<BillingDeps, "settings">) => d.settings.get() as unk
 
 /** Checks a send's `provider`. Returns null when the session already bills that way. */
 export function planBillingSwitch(d: BillingDeps, s: SessionRow, to: Billing, askedModel: string | undefined): BillingSwitch | null {
-  if (versionLess(d.version, SWITCH_SINCE)) {
-    throw new RelayError("REMOTE_RELAY_UNSUPPORTED", `Relay "${d.name}" runs OAR ${d.version}, which cannot switch a session's billing (needs ${SWITCH_SINCE}). ${NOTHING}`);
+  if (versionLess(d.identity.version, SWITCH_SINCE)) {
+    throw new RelayError("REMOTE_RELAY_UNSUPPORTED", `Relay "${d.identity.name}" runs OAR ${d.identity.version}, which cannot switch a session's billing (needs ${SWITCH_SINCE}). ${NOTHING}`);
   }
   if (s.provider !== "claude" && s.provider !== "claude-api") {
     throw new RelayError(
@@ -58,7 +57,7 @@ export function planBillingSwitch(d: BillingDeps, s: SessionRow, to: Billing, as
   if (s.provider === to) return null;
   const avail = providerAvailability(to, { settings: settingsOf(d) });
   if (!avail.available) {
-    throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `Relay "${d.name}" cannot switch session "${s.title}" to ${SIDE[to]}: ${avail.reason}. ${NOTHING}`, {
+    throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `Relay "${d.identity.name}" cannot switch session "${s.title}" to ${SIDE[to]}: ${avail.reason}. ${NOTHING}`, {
       remoteCode: avail.code ?? NOT_SET_UP[to],
     });
   }
@@ -67,7 +66,7 @@ export function planBillingSwitch(d: BillingDeps, s: SessionRow, to: Billing, as
   if (askedModel === undefined && list && !list.includes(s.model)) {
     throw new RelayError(
       "REMOTE_RELAY_UNKNOWN_MODEL",
-      `Session "${s.title}" runs on '${s.model}', which ${getProvider(to)!.name} on relay "${d.name}" does not offer: pass model with one of ${list.join(", ")}. ${NOTHING}`,
+      `Session "${s.title}" runs on '${s.model}', which ${getProvider(to)!.name} on relay "${d.identity.name}" does not offer: pass model with one of ${list.join(", ")}. ${NOTHING}`,
       { remoteCode: "MODEL_NOT_OFFERED", suggestions: suggestModels(s.model, list), models: [...list] },
     );
   }

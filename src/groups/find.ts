@@ -10,9 +10,8 @@ export const MAX_IN_ERROR = 20;
 
 const CREATE_TAIL = "No session was created.";
 
-/** UNKNOWN_GROUP with the groups there: at most 20 in `groups`, `groupsTotal` when more.
- * The first argument is not read (callers still pass the relay; issue 19 step 2 drops it). */
-export function unknownGroup(_unused: unknown, message: string, shown: GroupListing[], tail: string): RelayError {
+/** UNKNOWN_GROUP with the groups there: at most 20 in `groups`, `groupsTotal` when more. */
+export function unknownGroup(message: string, shown: GroupListing[], tail: string): RelayError {
   const listed = shown.slice(0, MAX_IN_ERROR);
   const more = shown.length - listed.length;
   const list = listed.map((g) => `${g.name} (${g.id})`).join(", ") || "none";
@@ -42,7 +41,7 @@ export function findGroup(d: ListDeps, ref: string, tail = CREATE_TAIL): GroupRe
   const named = groupsNamed(d, ref);
   if (named.length === 1) return { id: named[0].id, name: named[0].name };
   if (named.length > 1) throw ambiguous(d, ref, named, tail);
-  throw unknownGroup(d, `Relay "${d.name}" has no session group "${ref}".`, allGroups(d), tail);
+  throw unknownGroup(`Relay "${d.name}" has no session group "${ref}".`, allGroups(d), tail);
 }
 
 /** update_session's `group`: an existing group, or a name that will create one. A group id
@@ -50,7 +49,7 @@ export function findGroup(d: ListDeps, ref: string, tail = CREATE_TAIL): GroupRe
 export function resolveGroupForUpdate(d: ListDeps, ref: string, tail: string): GroupRef | { create: string } {
   const byId = groupRow(d, ref.trim());
   if (byId) return { id: byId.id, name: groupName(d, byId) };
-  if (looksLikeGroupId(ref)) throw unknownGroup(d, `Relay "${d.name}" has no session group with id "${ref.trim()}".`, allGroups(d), tail);
+  if (looksLikeGroupId(ref)) throw unknownGroup(`Relay "${d.name}" has no session group with id "${ref.trim()}".`, allGroups(d), tail);
   const named = groupsNamed(d, ref);
   if (named.length === 1) return { id: named[0].id, name: named[0].name };
   if (named.length > 1) throw ambiguous(d, ref, named, tail);
@@ -61,7 +60,7 @@ export function resolveGroupForUpdate(d: ListDeps, ref: string, tail: string): G
  * dissolved while the card waited. Same code, nothing created. */
 export function recheckGroup(d: ListDeps, group: GroupRef, tail = CREATE_TAIL): void {
   if (groupRow(d, group.id)) return;
-  throw unknownGroup(d, `Session group "${group.name}" (${group.id}) on relay "${d.name}" was dissolved before the session could start.`, allGroups(d), tail);
+  throw unknownGroup(`Session group "${group.name}" (${group.id}) on relay "${d.name}" was dissolved before the session could start.`, allGroups(d), tail);
 }
 
 /** create_session's `group` (since 0.9.16): an older relay cannot take it. */

@@ -5,12 +5,11 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { CallToolRequestSchema, ListToolsRequestSchema, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { callRelayTool } from "../actions/dispatch.ts";
 import type { ActionServices } from "../actions/services.ts";
-import type { SecretMask } from "../core/secret-mask.ts";
+import type { McpDeps } from "./deps.ts";
 import { toolInputSchema, TOOL_DESCRIPTION } from "./tool-schema.ts";
 import { ClientGone, HttpRefusal, readBodyText } from "../api/body.ts";
 import { RelayError } from "../core/errors.ts";
 import { rpcError, RpcCode, toolError } from "./rpc-errors.ts";
-import type { ToolListings } from "./tool-listings.ts";
 
 // Progress keeps a long wait alive in clients with a request timeout (contract §2: at
 // least every 20 s). Real time on purpose: it is about the client's own timer. Tests set
@@ -21,15 +20,6 @@ const PROGRESS_EVERY_MS = Number(process.env.OAR_PROGRESS_MS) > 0 ? Number(proce
 const ENV_MCP_SESSIONS_MAX = Number(process.env.OAR_MCP_SESSIONS_MAX) > 0 ? Number(process.env.OAR_MCP_SESSIONS_MAX) : 0;
 /** Where non-object tool arguments travel past the SDK's own schema check to ours. */
 const RAW_ARGUMENTS = "__oar_raw_arguments";
-
-/** What /mcp uses: the action path's services (whose identity, settings and sessions it reads
- * too) and the mask every result passes. */
-export interface McpDeps {
-  services: ActionServices;
-  secretMask: Pick<SecretMask, "maskJson">;
-  /** Told when an agent lists relay_tool and ends its MCP session (tool-listings.ts). */
-  toolListings?: Pick<ToolListings, "listed" | "ended">;
-}
 
 interface Entry {
   transport: WebStandardStreamableHTTPServerTransport;

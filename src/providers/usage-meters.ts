@@ -1,6 +1,5 @@
-import type { Db } from "../store/db.ts";
 import { capState } from "../billing/cap.ts";
-import { usageRowsSince } from "../sessions/usage-rows.ts";
+import type { UsageRow } from "../sessions/usage-rows.ts";
 
 // Per provider meters for relay_tool `usage`: what the agents reported this calendar month
 // (UTC), summed from the reply messages' `usage` meta, plus the Claude API key's monthly cap.
@@ -28,9 +27,9 @@ function monthBounds(now: number): { start: number; next: number } {
 }
 
 /** Reported usage this month, per provider (sessions' current provider). */
-export function monthlyUsage(db: Db, now: number): Map<string, ProviderUsage> {
+export function monthlyUsage(d: { usageSince(since: number): UsageRow[] }, now: number): Map<string, ProviderUsage> {
   const { start } = monthBounds(now);
-  const rows = usageRowsSince(db, start);
+  const rows = d.usageSince(start);
   return new Map(rows.map((r) => [r.provider, { inputTokens: r.input, outputTokens: r.output, costUsd: Math.round(r.cost * 1e6) / 1e6, turns: r.turns }]));
 }
 

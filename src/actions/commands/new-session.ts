@@ -1,12 +1,9 @@
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
-import type { Bus } from "../../core/bus.ts";
 import { RelayError } from "../../core/errors.ts";
-import type { Db } from "../../store/db.ts";
 import type { Effort, Mode, SessionRow } from "../../sessions/types.ts";
 import { getProvider, providerAvailability, providerList, type ProviderInfo } from "../../providers/catalog.ts";
 import { checkModel, type ModelCheck } from "../../providers/model-check.ts";
-import type { ProviderProbes } from "../../providers/probes.ts";
 import { cloneCloud, planCloud, type CloudPlan, type Staged } from "../../cloud/workspace.ts";
 import type { ActionServices } from "../services.ts";
 
@@ -16,16 +13,8 @@ import type { ActionServices } from "../services.ts";
 
 const NOTHING = "Nothing was created.";
 
-export interface NewSessionDeps extends Pick<ActionServices, "identity" | "settings" | "folders"> {
+export interface NewSessionDeps extends Pick<ActionServices, "identity" | "settings" | "folders" | "probes" | "bus" | "transaction"> {
   sessions: Pick<ActionServices["sessions"], "create" | "update" | "get">;
-  probes: Pick<ProviderProbes, "firstChecks">;
-  bus: Pick<Bus, "emit">;
-  db: Pick<Db, "transaction">;
-}
-
-/** Transitional (issue 19, until the composition root builds the commands): the deps off the relay. */
-export function newSessionDeps(relay: { services: ActionServices } & Pick<NewSessionDeps, "probes" | "bus" | "db">): NewSessionDeps {
-  return { ...relay.services, probes: relay.probes, bus: relay.bus, db: relay.db };
 }
 
 /** What the call asked for; left out, the starter's defaults apply. */
@@ -104,7 +93,7 @@ export async function newSession(d: NewSessionDeps, plan: NewSessionPlan, o: New
   const staged: Staged | null = plan.cloud ? await cloneCloud(d.identity.dataDir, plan.cloud, NOTHING, d.identity.name) : null;
   let id: string;
   try {
-    id = d.db.transaction(() => {
+    id = d.transaction(() => {
       const s = d.sessions.create({
         provider: plan.provider.id, model: plan.model.model, effort: plan.effort, mode: o.mode, cwd: staged?.dir ?? plan.cwd, title: o.title,
         repo: plan.cloud?.repo.display ?? null, branch: plan.cloud?.branch ?? null, viaSession: o.viaSession, mayCreateSessions: o.mayCreateSessions,
@@ -113,7 +102,7 @@ export async function newSession(d: NewSessionDeps, plan: NewSessionPlan, o: New
       // Last: a refusal above leaves the clone in staging, where discard() removes it.
       if (staged) d.sessions.update(s.id, { cwd: staged.place(s.id) });
       return s.id;
-    })();
+    });
   } finally {
     staged?.discard();
   }

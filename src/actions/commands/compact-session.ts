@@ -1,25 +1,20 @@
-import { RelayError } from "../core/errors.ts";
-import type { Bus } from "../core/bus.ts";
-import type { Db } from "../store/db.ts";
-import type { SessionStore } from "./session-store.ts";
-import type { Turns } from "./turns.ts";
-import type { SessionRow } from "./types.ts";
-import { moveHead } from "../groups/groups.ts";
-import { moveMirrors } from "../pairing/compaction.ts";
+import { RelayError } from "../../core/errors.ts";
+import type { SessionRow } from "../../sessions/types.ts";
+import type { ActionServices } from "../services.ts";
+import { archiveSession, type ArchiveDeps } from "./archive-session.ts";
 
 const SUMMARY_MESSAGES = 20;
 const SUMMARY_CHARS = 600;
 
 /** What compaction moves and who it tells: the stores whose rows follow the conversation. */
-export type CompactDeps = Parameters<typeof moveMirrors>[0] & {
-  db: Db;
-  bus: Pick<Bus, "emit">;
-  sessions: Pick<SessionStore, "get" | "state" | "create" | "update" | "moveStarted" | "messages">;
-  turns: Pick<Turns, "enqueue">;
-  schedules: { moveConversation(from: string, to: string): void };
-  asks: { moveConversation(from: string, to: string): void };
-  watch: { transfer(from: string, to: string, reason: "transferred"): unknown };
-  archiveSession(id: string): void;
+export type CompactDeps = ArchiveDeps & Pick<ActionServices, "transaction" | "bus" | "turns"> & {
+  sessions: Pick<ActionServices["sessions"], "get" | "state" | "create" | "update" | "moveStarted" | "messages">;
+  groups: Pick<ActionServices["groups"], "moveHead">;
+  schedules: Pick<ActionServices["schedules"], "moveConversation">;
+  asks: Pick<ActionServices["asks"], "moveConversation">;
+  watching: Pick<ActionServices["watching"], "transfer">;
+  /** Subscriptions held on paired relays (pairing/compaction.ts). */
+  mirrors: { move(from: string, to: string): unknown };
 };
 
 /** Compaction (contract §3): a new conversation continues this one from a summary. What
@@ -34,22 +29,22 @@ export function compactSession(d: CompactDeps, id: string): SessionRow {
     throw new RelayError("REMOTE_RELAY_BUSY", `Session "${old.title}" has a turn queued or running; compact it once the turn has ended. Nothing was compacted.`);
   }
   const summary = summaryOf(d, old);
-  const next = d.db.transaction(() => {
+  const next = d.transaction(() => {
     const s = d.sessions.create({
       provider: old.provider, model: old.model, effort: old.effort, mode: old.mode, cwd: old.cwd, title: old.title,
       repo: old.repo, branch: old.branch, viaSession: old.via_session, mayCreateSessions: !!old.may_create_sessions, groupId: old.group_id,
     });
     d.sessions.update(s.id, { extra_json: old.extra_json });
     d.sessions.moveStarted(old.id, s.id);
-    moveHead(d, old.id, s.id);
+    d.groups.moveHead(old.id, s.id);
     d.schedules.moveConversation(old.id, s.id);
     d.asks.moveConversation(old.id, s.id);
     return d.sessions.get(s.id)!;
-  })();
-  d.watch.transfer(old.id, next.id, "transferred");
+  });
+  d.watching.transfer(old.id, next.id, "transferred");
   // Subscriptions held on paired relays move too (there, at the link's next poll).
-  moveMirrors(d, old.id, next.id);
-  d.archiveSession(old.id);
+  d.mirrors.move(old.id, next.id);
+  archiveSession(d, old.id);
   d.bus.emit({ type: "session.updated", sessionId: next.id });
   d.turns.enqueue({ sessionId: next.id, role: "user", text: summary });
   return next;

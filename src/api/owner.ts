@@ -100,7 +100,7 @@ export function ownerApi(d: ApiDeps): Hono {
     const b = z.object({ choice: z.string().optional(), answer: z.string().max(100_000).optional(), dismiss: z.boolean().optional() }).strict().safeParse(await jsonBody(c));
     if (!b.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "Answer with choice, answer or dismiss. Nothing was answered.");
     if (!d.questions.get(c.req.param("id")) && d.pairing.inbox.holds(c.req.param("id"))) return c.json(await d.pairing.inbox.answer(c.req.param("id"), b.data));
-    return c.json(questionView(d.questions.answer(c.req.param("id"), { ...b.data, via: d.identity.name })));
+    return c.json(questionView(d.answering.answer(c.req.param("id"), { ...b.data, via: d.identity.name })));
   });
 
   app.get("/stream", (c) =>

@@ -12,7 +12,8 @@ import { ProviderProbes } from "../providers/probes.ts";
 import { refreshOpenAiAgents } from "../providers/openai-agent/provider.ts";
 import { Workers } from "../providers/workers.ts";
 import type { WorkerPipes } from "../providers/worker-pipes.ts";
-import { RELAY_MCP_NAME } from "../providers/acp-worker.ts";
+import { RELAY_MCP_NAME, type McpEntry } from "../providers/acp-worker.ts";
+import type { SessionRow } from "../sessions/types.ts";
 import type { SessionStore } from "../sessions/session-store.ts";
 import type { TurnRunner } from "../sessions/turns.ts";
 import type { TaskStore } from "../tasks/task-store.ts";
@@ -52,6 +53,12 @@ export interface Providers {
   /** Listens for changed provider settings and ended tasks: called where the relay wired them
    * before, so the bus's listeners keep their order. */
   listen(): void;
+}
+
+/** A session's entry for its agent's MCP configuration: relay_tool at this relay's /mcp, with
+ * the session's own agent token. */
+export function mcpEntry(address: Pick<Address, "mcpUrl">, s: SessionRow): McpEntry {
+  return { name: RELAY_MCP_NAME, url: address.mcpUrl, headers: { Authorization: `Bearer ${s.agent_token}` } };
 }
 
 export function wireProviders(d: ProviderWiringDeps): Providers {
@@ -111,7 +118,7 @@ export function wireProviders(d: ProviderWiringDeps): Providers {
     onPrompt: (turnId) => d.sessions.markPrompted(turnId, d.clock.now()),
     onAgentStart: (id, record) => d.sessions.update(id, { acp_session_id: record }),
     session: (id) => d.sessions.get(id),
-    mcpEntry: (s) => (d.toolOffered() ? { name: RELAY_MCP_NAME, url: d.address.mcpUrl, headers: { Authorization: `Bearer ${s.agent_token}` } } : null),
+    mcpEntry: (s) => (d.toolOffered() ? mcpEntry(d.address, s) : null),
     busy: (id) => d.sessions.state(id) !== "idle",
     hostFor: (sessionId) => ({
       onTask: (t) => d.tasks.report(sessionId, t),

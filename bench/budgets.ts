@@ -10,7 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { Budgets } from "../src/budgets/budgets.ts";
-import { parseBudgets, type Budget } from "../src/budgets/settings.ts";
+import { BudgetHolds } from "../src/budgets/holds.ts";
+import { CardStore } from "../src/approvals/card-store.ts";
+import type { TurnRow } from "../src/sessions/types.ts";
+import { parseBudgets, type Budget } from "../src/core/budget-schema.ts";
 import { ManualClock } from "../src/core/clock.ts";
 import { Bus } from "../src/core/bus.ts";
 import { SessionStore } from "../src/sessions/session-store.ts";
@@ -104,6 +107,17 @@ async function main(): Promise<Row[]> {
     const cold = timeChecks(r.budgets, rows, SESSIONS);
     timeChecks(r.budgets, rows, 5_000); // warm-up
     const warm = timeChecks(r.budgets, rows, CHECKS);
+    // As wired (phase B): the turn queue's gate, which notes a hold in memory around the check.
+    const gate = new BudgetHolds({ budgets: r.budgets, cards: new CardStore(r.db), bus: new Bus(), clock, kick: () => {}, stopQueued: () => {} });
+    const gated: number[] = [];
+    for (let i = 0; i < CHECKS; i++) {
+      const row = rows[i % 7 === 0 ? i % 30 : (i * 7919) % rows.length];
+      const turn = { id: `trn_g${i}`, session_id: row.id } as TurnRow;
+      const t = performance.now();
+      const held = gate.holds(row, turn);
+      gated.push(us(performance.now() - t));
+      if (held) throw new Error("no budget should hold in this bench");
+    }
     const lookup: number[] = [];
     for (let i = 0; i < 10_000; i++) {
       const t = performance.now();
@@ -114,6 +128,7 @@ async function main(): Promise<Row[]> {
     console.log(`${stored} turns stored, ${list.budgets.length} budgets, ${SESSIONS} sessions; filled in ${fillS.toFixed(1)} s`);
     return [
       { metric: `check before a turn (100 budgets, ${stored} turns stored)`, unit: "µs", summary: summarize(warm), target: TARGET_US },
+      { metric: "the turn queue's gate as wired (BudgetHolds.holds: check + note)", unit: "µs", summary: summarize(gated), target: TARGET_US },
       { metric: "check, first per session after a restart (totals from SQLite)", unit: "µs", summary: summarize(cold) },
       { metric: "record a turn's usage (ledger row + totals, own transaction)", unit: "µs", summary: summarize(record) },
       { metric: "for scale: the session row lookup Turns.kick makes anyway", unit: "µs", summary: summarize(lookup) },

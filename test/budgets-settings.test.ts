@@ -2,7 +2,7 @@
 // refusals that name the field and change nothing.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { parseBudgets, MAX_BUDGETS } from "../src/budgets/settings.ts";
+import { parseBudgets, MAX_BUDGETS } from "../src/core/budget-schema.ts";
 
 const refusal = (message: string) => ({ name: "RelayError", code: "REMOTE_RELAY_INVALID_INPUT", message });
 

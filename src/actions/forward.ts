@@ -24,10 +24,10 @@ export interface ForwardOptions {
   signal: AbortSignal;
 }
 
-export type ForwardDeps = Pick<ActionServices, "pairing" | "settings" | "clock" | "approvals">;
+export type ForwardDeps = Pick<ActionServices, "pairing" | "settings" | "clock" | "approvals" | "budgets">;
 
 export async function forwardCall(d: ForwardDeps, caller: SessionRow, def: ActionDef, input: Args, row: RelayRow, opts: ForwardOptions): Promise<Record<string, unknown>> {
-  const { pairing, settings, clock, approvals } = d;
+  const { pairing, settings, clock, approvals, budgets } = d;
   const tail = nothingDone(def.name);
   if (!pairing.isUnlocked(caller.id, row)) {
     throw new RelayError("REMOTE_RELAY_LOCKED",
@@ -101,12 +101,14 @@ export async function forwardCall(d: ForwardDeps, caller: SessionRow, def: Actio
       pairing.mirrorAfter(row, caller, def.name, args, result);
     }
     last = result;
+    // What the turn there cost, once it ended: counted here for the caller's group (once).
+    if (answer.turn !== undefined && answer.usage) budgets.recordRemote({ relay: row.name, remoteTurn: answer.turn, sessionId: caller.id, usage: answer.usage });
     if (waits && !waitedTurn && answer.turn !== undefined) {
       waitedTurn = answer.turn;
       pairing.waits.waiting(caller.id, row.name, waitedTurn);
     }
     const status = result.status;
-    if (!waits || result.ok === false || (status !== "running" && status !== "queued") || remaining() <= 0 || opts.signal.aborted) return finish(result);
+    if (!waits || result.ok === false || (status !== "running" && status !== "queued") || result.heldForBudget || remaining() <= 0 || opts.signal.aborted) return finish(result);
     body = { ...base, action: "wait", args: { session: result.session, message_id: result.message_id, wait_seconds: Math.min(remaining(), CHUNK_SECONDS) } };
   }
   }

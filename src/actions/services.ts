@@ -15,6 +15,7 @@ import type { Bus } from "../core/bus.ts";
 import type { ProviderProbes } from "../providers/probes.ts";
 import type { Groups } from "../groups/service.ts";
 import type { SessionReads } from "../sessions/reads.ts";
+import type { BudgetsPort } from "../budgets/holds.ts";
 
 // The services the action path uses (issue 19): the composition root builds them once, the
 // dispatcher hands them to every handler beside the call's own facts (types.ts CallInfo), and
@@ -64,6 +65,8 @@ export interface ActionServices {
   pairing: Pairing;
   workers: Pick<Workers, "stop" | "has" | "kill">;
   folders: RecentFolders;
+  /** Budgets (contract §10.4): their views, and what holds a queued turn. */
+  budgets: BudgetsPort;
   address: Address;
   /** Strings that must never show in results or task output (the owner token, provider keys,
    * paired relays' credentials). */

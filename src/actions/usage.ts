@@ -4,7 +4,7 @@ import { providerAvailability, providerList } from "../providers/catalog.ts";
 import { metersFor, monthlyUsage } from "../providers/usage-meters.ts";
 
 /** Usage per provider: meters from what its agents reported this month (tokens, cost) and,
- * for the Claude API key, its monthly spend against the cap. A provider whose agents never
+ * for the Claude API key, its monthly spend against the cap; and every budget with its spend. A provider whose agents never
  * reported usage says it is not tracked. Account names, addresses and tokens never appear. */
 export const usage = defineAction({
   name: "usage",
@@ -17,7 +17,7 @@ export const usage = defineAction({
 });
 
 /** The answer of `usage`; the owner's page reads the same (GET /api/usage). */
-export function usageReport({ identity, settings: store, clock, sessionReads }: Pick<ActionServices, "identity" | "settings" | "clock" | "sessionReads">) {
+export function usageReport({ identity, settings: store, clock, sessionReads, budgets }: Pick<ActionServices, "identity" | "settings" | "clock" | "sessionReads" | "budgets">) {
   const settings = store.get() as unknown as Record<string, unknown>;
   const now = clock.now();
   const reported = monthlyUsage(sessionReads, now);
@@ -38,5 +38,7 @@ export function usageReport({ identity, settings: store, clock, sessionReads }: 
     summary: `usage → ${identity.name}: ${providers.filter((p) => p.status !== "not_set_up").length} providers set up, ${tracked} tracked`,
     providers,
     claudeLimitsPaused: false,
+    // Every budget (contract §10.4): an agent can look before costly work.
+    budgets: budgets.views(),
   };
 }

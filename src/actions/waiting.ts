@@ -5,7 +5,7 @@ import { pendingQuestions } from "../sessions/views.ts";
 /** What a wait answers (contract §4.4): `status` and the fields that go with it. */
 export type TurnWait = Record<string, unknown> & { status: string };
 
-type WaitDeps = Pick<ActionContext, "settings" | "clock" | "sessions" | "turns" | "address" | "signal" | "questions">;
+type WaitDeps = Pick<ActionContext, "settings" | "clock" | "sessions" | "turns" | "address" | "signal" | "questions" | "budgets">;
 
 /** The wait a call asked for, clamped to Longest wait per tool call, with the note the
  * agent reads when it asked for more. */
@@ -29,7 +29,8 @@ export async function waitForTurn(d: WaitDeps, turn: TurnRow, waitSeconds: numbe
   const deadline = clock.now() + wait.seconds * 1000;
   for (;;) {
     const t = sessions.turn(turn.id)!;
-    const out = turnStatus(d, t);
+    // A turn a budget holds does not start without the owner: the agent hears it at once.
+    const out = turnStatus(d, t) ?? (t.status === "queued" && d.budgets.heldFor(t.id) ? stillGoing(d, t) : null);
     if (out || clock.now() >= deadline || signal.aborted) {
       const base = out ?? stillGoing(d, t);
       return {
@@ -64,7 +65,13 @@ function turnStatus(d: WaitDeps, t: TurnRow): TurnWait | null {
   }
 }
 
-function stillGoing({ turns }: WaitDeps, t: TurnRow): TurnWait {
+function stillGoing({ turns, budgets }: WaitDeps, t: TurnRow): TurnWait {
+  const held = t.status === "queued" ? budgets.heldFor(t.id) : undefined;
+  if (held) {
+    // A budget holds it (contract §10.4): it waits in its queue, the owner was asked.
+    const { note, ...heldForBudget } = held;
+    return { status: "queued", queuePosition: turns.queuePosition(t), heldForBudget, note };
+  }
   if (t.status === "queued") {
     return { status: "queued", queuePosition: turns.queuePosition(t), note: "Another turn is ahead; call wait with this session and message_id to keep waiting." };
   }

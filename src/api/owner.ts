@@ -88,6 +88,8 @@ export function ownerApi(d: ApiDeps): Hono {
   app.post("/cards/:id", async (c) => {
     // A permission card (a CLI asking before a tool) may also be answered with one of its options.
     const body = await jsonBody(c);
+    // A budget card (a turn held by a budget): raise / allow_once / stop (budgets/holds.ts).
+    if (d.approvals.get(c.req.param("id"))?.kind === "budget") return c.json(cardView(d.budgets.decide(c.req.param("id"), body)));
     if ("decision" in body && "optionId" in body) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "Answer with decision or with optionId, not both: they may say different things. Nothing was decided.");
     const b = z.union([z.object({ decision: z.enum(["allow", "deny"]) }), z.object({ optionId: z.string().min(1).max(200) })]).safeParse(body);
     if (!b.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", 'decision must be "allow" or "deny" (or, for a permission card, optionId one of its options). Nothing was decided.');
@@ -95,10 +97,16 @@ export function ownerApi(d: ApiDeps): Hono {
   });
 
   // Questions kept on paired relays (asked from here) are listed and answered too (pairing/remote-inbox.ts).
-  app.get("/inbox", async (c) => c.json({ questions: [...d.questions.pending().map(questionView), ...(await d.pairing.inbox.list())] }));
+  app.get("/inbox", async (c) => c.json({ questions: [...d.questions.pending().map(questionView), ...(await d.pairing.inbox.list())], notices: d.budgets.pendingNotices() }));
   app.post("/questions/:id", async (c) => {
     const b = z.object({ choice: z.string().optional(), answer: z.string().max(100_000).optional(), dismiss: z.boolean().optional() }).strict().safeParse(await jsonBody(c));
     if (!b.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "Answer with choice, answer or dismiss. Nothing was answered.");
+    // A budget's 80 % notice (an Inbox entry too) is only dismissed.
+    if (c.req.param("id").startsWith("ntc_")) {
+      if (b.data.dismiss !== true || b.data.choice !== undefined || b.data.answer !== undefined) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "A budget notice takes no answer: dismiss it with { dismiss: true }. Nothing was changed.");
+      d.budgets.dismissNotice(c.req.param("id"));
+      return c.json({ id: c.req.param("id"), kind: "notice", dismissed: true });
+    }
     if (!d.questions.get(c.req.param("id")) && d.pairing.inbox.holds(c.req.param("id"))) return c.json(await d.pairing.inbox.answer(c.req.param("id"), b.data));
     return c.json(questionView(d.answering.answer(c.req.param("id"), { ...b.data, via: d.identity.name })));
   });

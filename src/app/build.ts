@@ -19,6 +19,7 @@ import { makeAnswering } from "../questions/answering.ts";
 import { Approvals } from "../approvals/approvals.ts";
 import { Schedules } from "../schedules/schedules.ts";
 import { installGroupLifetime } from "../groups/lifetime.ts";
+import { installBudgets } from "../budgets/install.ts";
 import { Groups } from "../groups/service.ts";
 import { Watching } from "../watching/watching.ts";
 import { Pairing } from "../pairing/pairing.ts";
@@ -87,6 +88,7 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     runner: opts.runner ?? providers.runner,
     maxTurnMinutes: () => settings.get().maxTurnMinutes,
   });
+  const { holds } = installBudgets({ db, clock, bus, settings, sessions, turns, cards: approvals.cards });
   const schedules = new Schedules({ db, clock, bus, sessions, turns, approvals });
   const watch = new Watching({
     db, clock, bus, version: identity.version, sessions, questions, turns,
@@ -110,7 +112,7 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
   const groups = new Groups({ db, clock, sessions, identity });
   const actions: ActionServices = {
     identity, clock, settings, sessions, turns, tasks, questions, answering, asks, approvals, schedules,
-    watching: watch.port, pairing, workers, folders, address, secrets, groups, probes, bus, transaction,
+    watching: watch.port, pairing, workers, folders, budgets: holds, address, secrets, groups, probes, bus, transaction,
     sessionReads: sessionReads({ db, sessions, tasks, pairing: pairingStore, watching: watch.port.badges }),
   };
   const services: AppServices = {

@@ -7,7 +7,7 @@ import { fromJson, type Db } from "../store/db.ts";
 
 export type CardStatus = "pending" | "allowed" | "denied" | "expired";
 /** Why a card expired without a decision. */
-export type ExpiredBecause = "timeout" | "turn_ended" | "cancelled" | "relay_restarted";
+export type ExpiredBecause = "timeout" | "turn_ended" | "cancelled" | "relay_restarted" | "released";
 
 export interface CardRow {
   id: string;
@@ -35,11 +35,15 @@ export interface NewCard {
   reasons: string[];
   turnId: string;
   now: number;
-  expiresAt: number;
-  /** "approval" (relay_tool calls) or "permission" (a CLI's own request before a tool). */
-  kind?: "approval" | "permission";
+  /** null: no expiry (a budget card waits as long as its held turn). */
+  expiresAt: number | null;
+  /** "approval" (relay_tool calls), "permission" (a CLI's own request before a tool) or
+   * "budget" (a turn held by a budget, contract §10.4: raise / allow once / stop). */
+  kind?: "approval" | "permission" | "budget";
   /** A permission card's choices: the CLI's options as it sent them. */
-  options?: PermissionChoice[];
+  options?: PermissionChoice[] | { id: string; name: string }[];
+  /** More of the card's own (a budget card's budget id). */
+  extra?: Record<string, unknown>;
 }
 
 export interface PermissionChoice {
@@ -75,7 +79,7 @@ export class CardStore {
     this.db.prepare(`INSERT INTO cards (id, session_id, kind, action, relay, target_session, text, details_json, status, created_at, expires_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`).run(
       id, c.sessionId, c.kind ?? "approval", c.action, c.relay, c.target?.id ?? null, c.text,
-      JSON.stringify({ details: c.details, reasons: c.reasons, targetTitle: c.target?.title ?? null, turnId: c.turnId, ...(c.options ? { options: c.options } : {}) }), c.now, c.expiresAt,
+      JSON.stringify({ details: c.details, reasons: c.reasons, targetTitle: c.target?.title ?? null, turnId: c.turnId, ...(c.options ? { options: c.options } : {}), ...(c.extra ?? {}) }), c.now, c.expiresAt,
     );
     return this.get(id)!;
   }
@@ -88,10 +92,11 @@ export class CardStore {
     return r.changes > 0;
   }
 
-  /** At start-up: no call waits on a card any more. Returns the cards that expired. */
+  /** At start-up: no call waits on a card any more. Returns the cards that expired. A budget
+   * card stays: it belongs to a queued turn, which waits across the restart. */
   expireAll(now: number): CardRow[] {
-    const rows = this.pending();
-    this.db.prepare("UPDATE cards SET status = 'expired', decided_at = ?, decision_json = ? WHERE status = 'pending'")
+    const rows = this.pending().filter((c) => c.kind !== "budget");
+    this.db.prepare("UPDATE cards SET status = 'expired', decided_at = ?, decision_json = ? WHERE status = 'pending' AND kind != 'budget'")
       .run(now, JSON.stringify({ because: "relay_restarted" }));
     return rows;
   }
@@ -103,7 +108,7 @@ export function permissionOptions(c: CardRow): PermissionChoice[] | null {
 }
 
 export function cardView(c: CardRow) {
-  const d = fromJson<{ details?: string[]; reasons?: string[]; targetTitle?: string | null; options?: PermissionChoice[] }>(c.details_json, {});
+  const d = fromJson<{ details?: string[]; reasons?: string[]; targetTitle?: string | null; options?: PermissionChoice[]; budget?: string }>(c.details_json, {});
   const decision = fromJson<{ because?: ExpiredBecause; optionId?: string } | null>(c.decision_json, null);
   return {
     id: c.id,
@@ -119,6 +124,7 @@ export function cardView(c: CardRow) {
     status: c.status,
     ...(decision?.because ? { expiredBecause: decision.because } : {}),
     ...(d.options ? { options: d.options } : {}),
+    ...(d.budget ? { budget: d.budget } : {}),
     ...(decision?.optionId ? { optionId: decision.optionId } : {}),
     createdAt: iso(c.created_at),
     expiresAt: iso(c.expires_at),

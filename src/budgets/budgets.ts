@@ -8,7 +8,7 @@ import { Ledger, targetsOf, type Scope, type SpendRow, type Total } from "./ledg
 import { Notices, type Notice } from "./notices.ts";
 import { Periods, systemZone } from "./periods.ts";
 import { spendSeries, type SpendSeries } from "./spend-series.ts";
-import type { Budget } from "./settings.ts";
+import type { Budget } from "../core/budget-schema.ts";
 import { heldText, noticeText, type NameOf } from "./words.ts";
 
 // Budgets (contract §10.4): spend caps over the turns run here (and, for a group, what its

@@ -1,4 +1,4 @@
-import type { Budget } from "./settings.ts";
+import type { Budget } from "../core/budget-schema.ts";
 
 // How a budget reads to the owner: in notices, and in the card phase B raises for a held turn.
 

@@ -13,7 +13,8 @@ export type BusEvent =
   | { type: "card.decided"; sessionId: string; cardId: string; status: string; card?: unknown }
   | { type: "schedule.updated"; sessionId: string; scheduleId: string }
   | { type: "question.updated"; sessionId: string; questionId: string; status: string }
-  | { type: "settings.updated" };
+  | { type: "settings.updated" }
+  | { type: "budget.notice"; budget: string; noticeId: string };
 
 type Listener = (e: BusEvent) => void;
 

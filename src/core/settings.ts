@@ -4,6 +4,7 @@ import type { Clock } from "./clock.ts";
 import { RelayError } from "./errors.ts";
 import { issueWords } from "./issue-words.ts";
 import { CustomAgents, type CustomAgent } from "./custom-agent-schema.ts";
+import { BudgetList, parseBudgets, type TargetCheck } from "./budget-schema.ts";
 
 // Relay settings (contract §3). Stored as one JSON value per key; defaults live here.
 // Provider set-up (keys, tokens) and the Claude API key's monthly cap are owner settings
@@ -44,6 +45,8 @@ export const SettingsSchema = z.object({
   maxMcpSessions: z.number().int().min(10).max(100_000),
   /** ACP agents the owner runs by command (contract §10.2); `env` values are secrets. */
   customAgents: CustomAgents,
+  /** Spend caps (contract §10.4, src/budgets/): read through parseBudgets on update. */
+  budgets: BudgetList,
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
@@ -85,6 +88,7 @@ export const DEFAULT_SETTINGS: Settings = {
   maxBodyMb: 4,
   maxMcpSessions: 2000,
   customAgents: [],
+  budgets: [],
 };
 
 // The month the stored spend belongs to; kept beside the settings, never patched directly.
@@ -95,6 +99,8 @@ const isSecret = (k: string): k is (typeof SECRET_SETTINGS)[number] => (SECRET_S
 export class SettingsStore {
   private cache: Settings;
   private spentMonth: string | null = null;
+  /** What a budget's target may name (providers, groups, sessions): set by the composition root. */
+  budgetTargets: TargetCheck = {};
 
   constructor(
     private db: Db,
@@ -155,6 +161,8 @@ export class SettingsStore {
       if (isSecret(k) && v === MASKED) continue;
       input[k] = (isSecret(k) || k === "openaiCompatibleBaseUrl") && v === "" ? null : v;
     }
+    // Refused naming the field (budgets[1].usd); the parsed list (ids made) is what is stored.
+    if (Object.hasOwn(input, "budgets")) input.budgets = parseBudgets(input.budgets, this.budgetTargets);
     if (Object.hasOwn(input, "customAgents")) input.customAgents = keepMaskedEnv(input.customAgents, this.cache.customAgents);
     const parsed = SettingsSchema.partial().safeParse(input);
     if (!parsed.success) {

@@ -52,7 +52,12 @@ export type ApprovalNeeded = z.output<typeof ApprovalNeeded>;
  * (no echo, relay_tool.md §9), or the card to show first. */
 export const CallAnswer = z.union([
   z.object({ approvalNeeded: ApprovalNeeded }),
-  z.object({ result: z.record(z.string(), z.unknown()), turn: z.string().optional().catch(undefined) }),
+  z.object({
+    result: z.record(z.string(), z.unknown()),
+    turn: z.string().optional().catch(undefined),
+    /** What a finished turn's agent reported: counted for the caller's group (budgets). */
+    usage: z.object({ inputTokens: z.number().optional(), outputTokens: z.number().optional(), cachedTokens: z.number().optional(), costUsd: z.number().optional() }).optional().catch(undefined),
+  }),
 ]);
 export type CallAnswer = z.output<typeof CallAnswer>;
 

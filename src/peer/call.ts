@@ -9,6 +9,8 @@ import { callRelayTool } from "../actions/dispatch.ts";
 import { nothingDone } from "../actions/target.ts";
 import type { ActionServices } from "../actions/services.ts";
 import type { RemoteContext } from "../actions/remote-context.ts";
+import { endedTurnUsage } from "../budgets/turn-usage.ts";
+import type { ReportedUsage } from "../budgets/budgets.ts";
 
 // A relay_tool call from a conversation on a paired relay, executed here under this relay's
 // own rules (contract §5.6): Accept prompts, hop limits, and then the action's own checks
@@ -29,7 +31,7 @@ const PROMPTS = new Set(["send", "create_session", "schedule"]);
 
 /** `turn`: this relay's id of the turn a send/create_session/wait is about, so the calling
  * relay can tell that turn's turn_end from others (no echo, relay_tool.md §9). */
-export type PeerCallAnswer = { result: Record<string, unknown>; turn?: string } | { approvalNeeded: NonNullable<RemoteContext["approvalNeeded"]> };
+export type PeerCallAnswer = { result: Record<string, unknown>; turn?: string; usage?: ReportedUsage } | { approvalNeeded: NonNullable<RemoteContext["approvalNeeded"]> };
 
 export async function executeRemote(services: ActionServices, client: ClientRow, body: CallBody, signal: AbortSignal): Promise<PeerCallAnswer> {
   const { identity, settings, pairing } = services;
@@ -96,5 +98,8 @@ async function runAs(services: ActionServices, client: ClientRow, rc: RemoteCall
   // Seed §6: an agent of that relay wrote into a conversation here, so it opens there.
   if (result.ok && (body.action === "send") && typeof result.session === "string") pairing.agentWrote(result.session, client.name);
   const turn = result.ok !== false && typeof result.message_id === "string" ? sessions.turnByMessage(result.message_id)?.id : undefined;
-  return turn ? { result, turn } : { result };
+  if (!turn) return { result };
+  // A finished turn's usage goes back: the calling relay counts it for its group's budgets.
+  const usage = endedTurnUsage(sessions, turn);
+  return usage ? { result, turn, usage } : { result, turn };
 }

@@ -23,6 +23,18 @@ export interface TurnRunner {
   promptsAtOnce?(session: SessionRow, turn: TurnRow): boolean;
 }
 
+/** What may keep a queued turn from starting, and hears each turn's end (budgets, contract
+ * §10.4, wired by the composition root). */
+export interface TurnGate {
+  /** Before the session's next queued turn starts: true leaves it queued (held), and the
+   * turns behind it wait behind it. Runs inside the start's transaction: memory only. */
+  holds(session: SessionRow, turn: TurnRow): boolean;
+  /** The turns just held, once the transaction that held them has committed. */
+  held(turns: TurnRow[]): void;
+  /** A turn's end is committed: its status and the meta its agent reported (usage). */
+  ended(turn: { id: string; sessionId: string; status: string; model: string | null; meta: Record<string, unknown> | undefined }): void;
+}
+
 /** How long (real time) an agent has to answer a cancel before its process is ended. */
 const CANCEL_GRACE_MS = 3000;
 
@@ -62,6 +74,8 @@ export class Turns {
   private live = new Map<string, Live>();
   private waiters = new Map<string, Set<() => void>>();
   private readonly runner: TurnRunner;
+  gate?: TurnGate;
+  private heldNow: TurnRow[] = [];
   private closing = false;
   private readonly maxTurnMinutes: () => number;
   private store: TurnsDeps["store"];
@@ -95,6 +109,7 @@ export class Turns {
     })();
     this.bus.emit({ type: "message.created", sessionId: e.sessionId, messageId: res.messageId, role: e.role });
     this.bus.emit({ type: "session.updated", sessionId: e.sessionId });
+    this.tellHeld();
     if (res.next) this.started(res.next, res.next.id === res.turn.id ? e.text : undefined);
     return { turn: res.turn, messageId: res.messageId };
   }
@@ -113,7 +128,12 @@ export class Turns {
 
   kick(sessionId: string): void {
     const next = this.startNext(sessionId);
+    this.tellHeld();
     if (next) this.started(next);
+  }
+
+  private tellHeld(): void {
+    if (this.heldNow.length) this.gate?.held(this.heldNow.splice(0));
   }
 
   /** The store side of starting the session's next queued turn (none when one runs): marked
@@ -124,6 +144,10 @@ export class Turns {
     const next = active.find((t) => t.status === "queued");
     const session = next && this.store.get(sessionId);
     if (!next || !session) return null;
+    if (this.gate?.holds(session, next)) {
+      this.heldNow.push(next);
+      return null;
+    }
     const now = this.clock.now();
     const prompted = this.runner.promptsAtOnce?.(session, next) ? now : null;
     sql(this.store.db, "UPDATE turns SET status = 'running', started_at = ?, prompted_at = ? WHERE id = ? AND status = 'queued'").run(now, prompted, next.id);
@@ -163,8 +187,8 @@ export class Turns {
 
   /** Ends the session's queued turns without running them (archive, delete), so nothing
    * starts a worker for it afterwards and waiters on those turns hear at once. */
-  dropQueued(sessionId: string): void {
-    const queued = this.store.activeTurns(sessionId).filter((t) => t.status === "queued");
+  dropQueued(sessionId: string, onlyTurn?: string): void {
+    const queued = this.store.activeTurns(sessionId).filter((t) => t.status === "queued" && (onlyTurn === undefined || t.id === onlyTurn));
     if (!queued.length) return;
     const db = this.store.db;
     const now = this.clock.now();
@@ -215,6 +239,7 @@ export class Turns {
       error = live.endReason.error ?? error;
     }
     const db = this.store.db;
+    const countFirst = !!this.gate && extraMeta?.usage !== undefined;
     // One transaction: the turn's end, and the start of the session's next queued turn.
     const ended = db.transaction(() => {
       const turn = this.store.turn(turnId);
@@ -230,17 +255,22 @@ export class Turns {
       }
       sql(db, "UPDATE turns SET status = ?, reply_text = ?, reply_message_id = ?, error = ?, model = ?, ended_at = ? WHERE id = ?")
         .run(status, live.text, replyId, status === "error" ? error ?? "The turn failed." : null, model, this.clock.now(), turnId);
-      return { sessionId: turn.session_id, prompt: this.store.message(turn.message_id), next: this.startNext(turn.session_id) };
+      // A turn that reported usage is counted (gate.ended) before the next one is looked at:
+      // that one starts only after, against the spend it takes the session's budgets to.
+      return { sessionId: turn.session_id, model, prompt: this.store.message(turn.message_id), next: countFirst ? null : this.startNext(turn.session_id) };
     })();
     if (!ended) return;
-    const { sessionId, prompt, next } = ended;
+    const { sessionId, prompt, next, model } = ended;
     this.runner.recorded?.(sessionId, turnId);
+    this.tellHeld();
+    this.gate?.ended({ id: turnId, sessionId, status, model, meta: extraMeta });
     // Who started the turn: the page notifies the owner of their own turns, not of an agent's
     // (a prompt from an agent carries `from`; one from another relay has role "remote").
     const byOwner = prompt?.role === "user" && !prompt.from_json;
     this.bus.emit({ type: "turn.ended", sessionId, turnId, status, role: prompt?.role, byOwner });
     this.bus.emit({ type: "session.updated", sessionId });
     if (next) this.started(next);
+    else if (countFirst) this.kick(sessionId);
   }
 
   /** Resolves when the turn changes (starts, ends, a card) or the deadline passes. */

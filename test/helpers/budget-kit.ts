@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Budgets, type Hold, type ReportedUsage } from "../../src/budgets/budgets.ts";
 import type { Notice } from "../../src/budgets/notices.ts";
-import { parseBudgets, type Budget } from "../../src/budgets/settings.ts";
+import { parseBudgets, type Budget } from "../../src/core/budget-schema.ts";
 import { ManualClock } from "../../src/core/clock.ts";
 import { newId } from "../../src/core/ids.ts";
 import { Bus } from "../../src/core/bus.ts";

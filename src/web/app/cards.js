@@ -14,6 +14,7 @@ async function busy(card, fn) {
 }
 
 export function approvalCard(c, ctx, extra = null) {
+  if (c.kind === "budget") return budgetCard(c, ctx, extra);
   const card = h("section", { class: "card card-approval", role: "group", "aria-label": `Approval: ${c.action ?? c.kind}` });
   const decide = (decision) => busy(card, () => ctx.call("POST", `/api/cards/${encodeURIComponent(c.id)}`, { decision }).then(() => ctx.changed({ cards: true, sessionId: c.session })));
   const [title] = c.text.split("?");
@@ -31,8 +32,31 @@ export function approvalCard(c, ctx, extra = null) {
   return card;
 }
 
+/** A turn held by a budget (contract §10.4): raise the limit (an amount), allow this turn once, or stop it. */
+export function budgetCard(c, ctx, extra = null) {
+  const card = h("section", { class: "card card-budget", role: "group", "aria-label": `Budget reached: ${c.budget ?? ""}` });
+  const act = (body) => busy(card, () => ctx.call("POST", `/api/cards/${encodeURIComponent(c.id)}`, body).then(() => ctx.changed({ cards: true, sessionId: c.session })));
+  const usd = h("input", { class: "input", type: "number", min: "0", step: "0.01", "aria-label": "New limit in USD", placeholder: "New limit, USD" });
+  const tokens = h("input", { class: "input", type: "number", min: "0", step: "1", "aria-label": "New limit in tokens", placeholder: "or tokens" });
+  const raise = h("form", { class: "card-answer", onsubmit: (e) => {
+    e.preventDefault();
+    const body = { optionId: "raise" };
+    if (usd.value.trim()) body.limitUsd = Number(usd.value);
+    if (tokens.value.trim()) body.limitTokens = Number(tokens.value);
+    act(body);
+  } }, usd, tokens, h("button", { class: "btn", type: "submit" }, "Raise limit"));
+  card.append(
+    h("div", { class: "card-kicker" }, icon("triangle-alert"), "Budget reached: this turn waits", extra),
+    h("h3", { class: "card-title" }, c.text),
+    raise,
+    h("div", { class: "card-actions" },
+      h("button", { class: "btn btn-primary", type: "button", onclick: () => act({ optionId: "allow_once" }) }, "Allow once"),
+      h("button", { class: "btn btn-danger-quiet", type: "button", onclick: () => act({ optionId: "stop" }) }, "Stop")));
+  return card;
+}
+
 const OUTCOME = { allowed: ["✓", "Allowed"], denied: ["✗", "Denied"], expired: ["○", "Expired"] };
-const BECAUSE = { timeout: "nobody decided in time", turn_ended: "the turn ended", cancelled: "the call was cancelled", relay_restarted: "the relay restarted" };
+const BECAUSE = { timeout: "nobody decided in time", turn_ended: "the turn ended", cancelled: "the call was cancelled", relay_restarted: "the relay restarted", released: "the budget no longer holds it" };
 
 /** A decided card, as one compact line in the conversation's history. */
 export function cardOutcome(c) {

@@ -22,7 +22,7 @@ const catalog = Object.fromEntries(JSON.parse($("oar-catalog").textContent || "[
 
 const PAGE = 200;
 const state = {
-  sessions: [], scope: "active", filter: "", inbox: { questions: [], cards: [] }, view: null, name: "OAR",
+  sessions: [], scope: "active", filter: "", inbox: { questions: [], cards: [], notices: [] }, view: null, name: "OAR",
   // Paging (contract §9.1) when the relay answers with nextCursor; else the whole list, drawn a window at a time.
   paged: false, nextCursor: null, total: 0, shown: 100, needsOnly: false, emptyGroups: [],
   /** Whether the list has been read once: until then nothing says "no sessions". */
@@ -137,8 +137,8 @@ const jobs = {
   },
   async inbox() {
     const [q, c] = await Promise.all([ctx.call("GET", "/api/inbox", undefined, { quiet: true }), ctx.call("GET", "/api/cards", undefined, { quiet: true })]);
-    state.inbox = { questions: q.questions, cards: c.cards };
-    const n = q.questions.length + c.cards.length;
+    state.inbox = { questions: q.questions, cards: c.cards, notices: q.notices ?? [] };
+    const n = q.questions.length + c.cards.length + state.inbox.notices.length;
     const waiting = new Map();
     for (const x of [...q.questions, ...c.cards]) waiting.set(x.session, (waiting.get(x.session) ?? 0) + 1);
     state.waiting = waiting;

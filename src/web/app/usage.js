@@ -1,7 +1,8 @@
 // Settings → Usage: per-provider meters as relay_tool's `usage` reports them (GET /api/usage),
-// and usage and cost over time per provider as a chart (usage-chart.js).
+// the budgets (budgets.js), and usage and cost over time per provider as a chart (usage-chart.js).
 import { h } from "./dom.js";
 import { usageChart } from "./usage-chart.js";
+import { BudgetsSection } from "./budgets.js";
 
 const amount = (v, unit) => (unit === "USD" ? `$${Number(v).toFixed(2)}` : `${Number(v).toLocaleString()}${unit ? ` ${unit}` : ""}`);
 
@@ -10,7 +11,8 @@ export class UsageSection {
     this.ctx = ctx;
     this.list = h("div", { class: "usage-list" });
     this.chart = h("div", { class: "usage-chart-slot" });
-    this.el = h("section", { class: "usage", id: "usage", "aria-labelledby": "usage-title" }, h("h3", { id: "usage-title", class: "panel-sub" }, "Usage"), this.list, this.chart);
+    this.budgets = new BudgetsSection(ctx, () => this.refresh());
+    this.el = h("section", { class: "usage", id: "usage", "aria-labelledby": "usage-title" }, h("h3", { id: "usage-title", class: "panel-sub" }, "Usage"), this.list, this.budgets.el, this.chart);
   }
 
   async refresh() {
@@ -26,6 +28,7 @@ export class UsageSection {
     // (replaceChildren would write a null as the text "null": only nodes go in.)
     this.list.replaceChildren(...(shown.length ? shown.map((p) => this.row(p)) : [h("p", { class: "empty-note" }, "No provider is set up yet.")]),
       ...(u.claudeLimitsPaused ? [h("p", { class: "prov-reason" }, "Claude sessions are paused at their plan limits.")] : []));
+    this.budgets.show(u.budgets);
     this.chart.replaceChildren(usageChart(this.ctx, { title: "Over the last 30 days" }));
   }
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { RelayError } from "../core/errors.ts";
-import { newId } from "../core/ids.ts";
-import { issueWords } from "../core/issue-words.ts";
+import { RelayError } from "./errors.ts";
+import { newId } from "./ids.ts";
+import { issueWords } from "./issue-words.ts";
 
 // The `budgets` setting (contract §10.4): a list of `{ id, scope, target, period, usd,
 // tokens }`. Phase B adds `budgets: BudgetList` to core/settings.ts's SettingsSchema (default

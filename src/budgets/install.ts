@@ -1,0 +1,58 @@
+import type { Bus } from "../core/bus.ts";
+import type { Clock } from "../core/clock.ts";
+import type { SettingsStore } from "../core/settings.ts";
+import { PROVIDER_IDS } from "../core/provider-ids.ts";
+import type { Db } from "../store/db.ts";
+import type { CardStore } from "../approvals/card-store.ts";
+import { groupName, groupRow } from "../groups/groups.ts";
+import type { SessionStore } from "../sessions/session-store.ts";
+import type { Turns } from "../sessions/turns.ts";
+import { Budgets } from "./budgets.ts";
+import { BudgetHolds } from "./holds.ts";
+
+// Budgets wired into a relay (docs/budgets.md): the `budgets` setting read through
+// parseBudgets with what its targets may name, the domain on the relay's store and clock,
+// and the turn queue's gate. The composition root calls this once, after settings, sessions,
+// turns and the cards exist.
+
+export interface BudgetsWiring {
+  db: Db;
+  clock: Clock;
+  bus: Bus;
+  settings: SettingsStore;
+  sessions: Pick<SessionStore, "get">;
+  turns: Pick<Turns, "kick" | "dropQueued" | "gate">;
+  cards: CardStore;
+}
+
+export function installBudgets(d: BudgetsWiring): { budgets: Budgets; holds: BudgetHolds } {
+  const isBuiltIn = new Set<string>(PROVIDER_IDS);
+  d.settings.budgetTargets = {
+    isProvider: (id) => isBuiltIn.has(id) || d.settings.get().customAgents.some((a) => a.id === id),
+    isGroup: (id) => !!groupRow(d, id),
+    isSession: (id) => !!d.sessions.get(id),
+  };
+  const budgets = new Budgets({
+    db: d.db,
+    clock: d.clock,
+    settings: { get: () => d.settings.get().budgets, set: (next) => d.settings.update({ budgets: next }) },
+    sessionOf: (id) => d.sessions.get(id),
+    onNotice: (n) => d.bus.emit({ type: "budget.notice", budget: n.budget, noticeId: n.id }),
+    nameOf: (scope, target) => {
+      if (scope === "session") return d.sessions.get(target)?.title ?? null;
+      if (scope !== "group") return null;
+      const g = groupRow(d, target);
+      return g ? groupName(d, g) : null;
+    },
+  });
+  const holds = new BudgetHolds({
+    budgets,
+    cards: d.cards,
+    bus: d.bus,
+    clock: d.clock,
+    kick: (id) => d.turns.kick(id),
+    stopQueued: (sessionId, turnId) => d.turns.dropQueued(sessionId, turnId),
+  });
+  d.turns.gate = holds;
+  return { budgets, holds };
+}

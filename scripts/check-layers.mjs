@@ -33,6 +33,7 @@ export const LAYERS = [
       "ops",
       "notify",
       "budgets",
+      "worktrees",
     ],
   },
   { name: "actions", paths: ["actions"] },

@@ -55,7 +55,7 @@ test("the first subscribe asks once on a card that names the options; later ones
 test("default events, stalledMinutes and heartbeatMinutes, match and once are kept and listed", async () => {
   const r = await mcp.call({ action: "subscribe", sessions: [a], once: true, match: "deploy", stalled_minutes: 5, heartbeat_minutes: 60 });
   assert.equal(r.ok, true, JSON.stringify(r));
-  assert.deepEqual(r.subscription.events, ["question_asked", "error", "turn_end", "subagent_finished", "task_failed", "stalled", "all_idle"]);
+  assert.deepEqual(r.subscription.events, ["question_asked", "error", "turn_end", "subagent_finished", "task_failed", "stalled", "all_idle", "overlap"]);
   const listed = (await mine()).find((s) => s.id === r.subscription.id);
   assert.equal(listed.once, true);
   assert.equal(listed.match, "deploy");

@@ -16,6 +16,8 @@ export const archive = defineAction({
     if (s.archived_at) return { summary: `archive → ${identity.name} session ${s.id}: already archived`, session: s.id, archived: true };
     await approve({ target: { id: s.id, title: s.title } });
     archiveSession(ctx, s.id);
-    return { summary: `archive → ${identity.name} session ${s.id}: archived`, session: s.id, archived: true };
+    // A worktree session's folder goes only when nothing uncommitted is in it (contract §10.1).
+    const note = await ctx.worktreeEnded(s.id);
+    return { summary: `archive → ${identity.name} session ${s.id}: archived`, session: s.id, archived: true, ...(note ? { note } : {}) };
   },
 });

@@ -8,6 +8,7 @@ import { modelNotes } from "../providers/model-check.ts";
 import { CATALOG } from "../providers/catalog.ts";
 import { withGroupWarning } from "../groups/warning.ts";
 import { newSession, planNewSession } from "./commands/new-session.ts";
+import { worktreeCardLine } from "../worktrees/session-start.ts";
 
 const NOTHING = "Nothing was created.";
 
@@ -24,7 +25,7 @@ export const createSession = defineAction({
     model: modelArg,
     cwd: z.string().min(1).describe("Working folder (absolute path) on the target relay. Left out: your own folder."),
     repo: z.string().min(1).describe('Claude Cloud only, instead of cwd: the git repository to clone (any git URL, an absolute path on the relay, or GitHub "owner/name").'),
-    branch: z.string().min(1).describe("Claude Cloud only: the branch to work on (made from the default branch when the repository lacks it; left out: the default branch)."),
+    branch: z.string().min(1).describe("The branch to work on. Local providers: the session works in a git worktree of its folder's repository on this branch (made from HEAD when missing). Claude Cloud: the branch of repo (made from the default branch when missing)."),
     mode: modeArg,
     effort: effortArg,
     title: z.string().min(1).max(200).describe("Title shown in the session list."),
@@ -46,7 +47,8 @@ export const createSession = defineAction({
     await approve({
       once: "create_session", prompts: 1,
       details: [`Title: ${title}`, `Provider: ${provider.name}`, `Model: ${model.model}`, `Mode: ${mode}`, ...(effort ? [`Effort: ${effort}`] : []),
-        ...(group ? [`Group: ${group.name} (${group.id})`] : []), cloud ? `Repo: ${cloud.repo.display} · branch ${cloud.branch}${cloud.exists ? "" : " (new)"}` : `Folder: ${plan.cwd}`],
+        ...(group ? [`Group: ${group.name} (${group.id})`] : []), cloud ? `Repo: ${cloud.repo.display} · branch ${cloud.branch}${cloud.exists ? "" : " (new)"}` : `Folder: ${plan.cwd}`,
+        ...(plan.worktree ? [worktreeCardLine(plan.worktree)] : [])],
     });
     const session = await newSession(ctx, plan, {
       title, mode, viaSession: caller.id,
@@ -71,6 +73,7 @@ export const createSession = defineAction({
       ...r,
       provider: provider.id, model: model.model, mode, effort, title,
       ...(session.repo ? { repo: session.repo, branch: session.branch } : {}),
+      ...(plan.worktree ? { worktree: ctx.worktrees.view(session.id) } : {}),
       group: joined,
       ...modelNotes(model, r),
     }, group, joined);

@@ -99,7 +99,7 @@ async function run(services: ActionServices, caller: SessionRow, raw: unknown, o
   // A call from a paired relay: this relay's rules decide, the card is that relay's to show.
   const { remote } = opts;
   const approve = async (gate: ApproveGate = {}) => {
-    const g = { action: def.name, relay: relayName, write: def.write, nothing: nothingDone(def.name), ...gate };
+    const g = { action: def.name, relay: relayName, write: def.write, nothing: def.nothing ?? nothingDone(def.name), ...gate };
     return remote ? remoteApprove(services, remote, caller, g) : approvals.require(caller, g, signal);
   };
   const result = await def.handler({ ...services, caller, relayName, signal, progress: opts.progress ?? (() => {}), approve, ...(opts.remote ? { remote: opts.remote } : {}) }, args);

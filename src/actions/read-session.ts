@@ -21,10 +21,13 @@ export const readSession = defineAction({
     session: z.string().min(1).describe("Session id to read."),
     last: z.number().int().min(1).describe(`How many of the latest messages to return (default ${LAST_DEFAULT}, at most ${LAST_MAX}).`),
   },
-  handler(ctx, { session, last }) {
+  async handler(ctx, { session, last }) {
     const { identity, clock, sessions, sessionReads, turns, groups } = ctx;
     const s = targetSession(ctx, "read_session", session);
     const entry = sessionReads.entry(s);
+    // A worktree session (contract §10.1): its worktree and what it changed against base.
+    const worktree = ctx.worktrees.view(s.id);
+    const changes = worktree ? await ctx.worktrees.changes(s.id).catch(() => null) : null;
     // More than the cap is not an error: the agent gets the most there is, and is told.
     const asked = last ?? LAST_DEFAULT;
     // An agent's reply shows what it did in one compact line per tool (🛰️ for relay_tool).
@@ -44,6 +47,8 @@ export const readSession = defineAction({
       pendingQuestions: pendingQuestions(ctx, s.id),
       tasks: tasks.map((t) => taskHealth(ctx, t)),
       group: groups.members(s),
+      ...(worktree ? { worktree } : {}),
+      ...(changes ? { changes } : {}),
       ...(asked > LAST_MAX ? { note: `last is at most ${LAST_MAX}; the latest ${LAST_MAX} messages are shown.` } : {}),
     };
   },

@@ -22,6 +22,10 @@ import { subscribe } from "./subscribe.ts";
 import { unsubscribe } from "./unsubscribe.ts";
 import { listSubscriptions } from "./list-subscriptions.ts";
 import { transferSubscriptions } from "./transfer-subscriptions.ts";
+import { claim } from "./claim.ts";
+import { release } from "./release.ts";
+import { listClaims } from "./list-claims.ts";
+import { merge } from "./merge.ts";
 
 /** Every relay_tool action. Later capabilities add theirs here and nowhere else. */
 export const ACTIONS: ActionDef[] = [
@@ -31,6 +35,7 @@ export const ACTIONS: ActionDef[] = [
   schedule, listSchedules, unschedule,
   ask, listQuestions, withdraw,
   subscribe, unsubscribe, listSubscriptions, transferSubscriptions,
+  claim, release, listClaims, merge,
 ];
 
 const byName = new Map(ACTIONS.map((a) => [a.name, a]));

@@ -16,6 +16,7 @@ import type { ProviderProbes } from "../providers/probes.ts";
 import type { Groups } from "../groups/service.ts";
 import type { SessionReads } from "../sessions/reads.ts";
 import type { BudgetsPort } from "../budgets/holds.ts";
+import type { Worktrees } from "../worktrees/worktrees.ts";
 
 // The services the action path uses (issue 19): the composition root builds them once, the
 // dispatcher hands them to every handler beside the call's own facts (types.ts CallInfo), and
@@ -68,6 +69,10 @@ export interface ActionServices {
   /** Budgets (contract §10.4): their views, and what holds a queued turn. */
   budgets: BudgetsPort;
   address: Address;
+  /** Parallel work in one repository (contract §10.1). */
+  worktrees: Worktrees;
+  /** What archiving or deleting a session did to its worktree, once done (its `note`). */
+  worktreeEnded(sessionId: string): Promise<string | undefined>;
   /** Strings that must never show in results or task output (the owner token, provider keys,
    * paired relays' credentials). */
   secrets(): string[];

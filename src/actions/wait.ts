@@ -4,6 +4,7 @@ import { RelayError } from "../core/errors.ts";
 import { targetSession } from "./target.ts";
 import { messageIdArg, waitSecondsArg } from "./args.ts";
 import { statusSummary, waitForTurn } from "./waiting.ts";
+import { mergeAnswer } from "./merge.ts";
 
 export const wait = defineAction({
   name: "wait",
@@ -14,9 +15,11 @@ export const wait = defineAction({
   args: {
     session: z.string().min(1).describe("Session id you sent to."),
     message_id: messageIdArg,
+    merge_id: z.string().min(1).describe("merge_id from a merge whose outcome to wait for (instead of session)."),
     wait_seconds: waitSecondsArg,
   },
-  async handler(ctx, { session, message_id, wait_seconds }) {
+  async handler(ctx, { session, message_id, merge_id, wait_seconds }) {
+    if (merge_id) return mergeAnswer(ctx, merge_id, wait_seconds);
     const { identity, sessions, sessionReads, watching, caller } = ctx;
     const s = targetSession(ctx, "wait", session, { notSelf: true });
     let turn = message_id ? sessions.turnByMessage(message_id) : undefined;

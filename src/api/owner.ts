@@ -23,6 +23,7 @@ import { unarchiveRoutes } from "./unarchive.ts";
 import { ownerScheduleRoutes } from "./schedules-owner.ts";
 import { ownerSubscriptionRoutes } from "./subscriptions-owner.ts";
 import { usageHistoryRoutes } from "./usage-history.ts";
+import { worktreeRoutes } from "./worktrees.ts";
 
 function tokenMatches(given: string | undefined, expected: string): boolean {
   if (!given) return false;
@@ -70,6 +71,7 @@ export function ownerApi(d: ApiDeps): Hono {
   app.route("/sessions", sessionFileRoutes(d.sessions));
   app.route("/sessions", cloudRoutes(d.sessions));
   app.route("/sessions", unarchiveRoutes(d));
+  app.route("/sessions", worktreeRoutes({ worktrees: d.worktrees, session: (id) => d.sessions.get(id), mergeTestCommand: () => d.settings.get().mergeTestCommand, longestWaitSeconds: () => d.settings.get().longestWaitMinutes * 60, now: () => d.clock.now() }));
   app.route("/search", searchRoutes(d));
   app.route("/groups", groupRoutes(d));
   app.route("/schedules", scheduleRoutes(d));

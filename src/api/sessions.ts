@@ -18,6 +18,7 @@ import { OWNER_LIST_TAIL, ownerListQuery } from "./list-params.ts";
 import { ownerMessageView, sessionHistory } from "./session-history.ts";
 import { issueWords } from "../core/issue-words.ts";
 import { outcomes } from "../sessions/list-outcome.ts";
+import { mergeView } from "../worktrees/merge-store.ts";
 
 const NewSessionBody = z.object({
   provider: z.string().min(1),
@@ -30,6 +31,8 @@ const NewSessionBody = z.object({
   title: z.string().max(200).optional(),
   text: z.string().max(200_000).optional(),
   mayCreateSessions: z.boolean().optional(),
+  /** contract §10.1: New session's "its own worktree" (ticked by the worktrees setting "all"). */
+  worktree: z.boolean().optional(),
 }).strict();
 
 const PatchBody = z.object({
@@ -69,7 +72,20 @@ export function sessionDetail(d: ApiDeps, s: SessionRow) {
     agentStart: agentStartView(s),
     ...sessionHistory(d, s.id),
     ...outcomes(d.db, [s.id]).get(s.id),
+    ...worktreeDetail(d, s.id),
   };
+}
+
+/** A worktree session's worktree, its overlaps now and its repository's merge queue (the page). */
+function worktreeDetail(d: Pick<ApiDeps, "worktrees" | "sessions">, id: string) {
+  const worktree = d.worktrees.view(id);
+  if (!worktree) return {};
+  const overlaps = d.worktrees.overlaps.currentFor(id).map((o) => {
+    const other = o.a === id ? o.b : o.a;
+    return other === "main" ? { mainFolder: o.repo, paths: o.paths } : { session: other, title: d.sessions.get(other)?.title ?? null, paths: o.paths };
+  });
+  const merges = d.worktrees.merges.store.ofSession(id, 5).map(mergeView);
+  return { worktree, overlaps, mergeQueue: d.worktrees.merges.queue(worktree.repo), merges };
 }
 
 /** Owner routes for sessions (contract §3). */
@@ -134,16 +150,19 @@ export function sessionRoutes(d: ApiDeps): Hono {
     return c.json({ ok: true, session: s.id, stopRequested: d.turns.stop(s.id) });
   });
 
-  app.post("/:id/archive", (c) => {
+  // A worktree session's folder goes only when nothing uncommitted is in it: `note` says so.
+  app.post("/:id/archive", async (c) => {
     const s = find(c.req.param("id"));
     d.archiveSession(s.id);
-    return c.json({ ok: true, session: s.id, archived: true });
+    const note = await d.worktreeEnded(s.id);
+    return c.json({ ok: true, session: s.id, archived: true, ...(note ? { note } : {}) });
   });
 
-  app.delete("/:id", (c) => {
+  app.delete("/:id", async (c) => {
     const s = find(c.req.param("id"));
     d.deleteSession(s.id);
-    return c.json({ ok: true, session: s.id, deleted: true });
+    const note = await d.worktreeEnded(s.id);
+    return c.json({ ok: true, session: s.id, deleted: true, ...(note ? { note } : {}) });
   });
 
   app.post("/:id/kill", (c) => {

@@ -20,6 +20,7 @@ import { Approvals } from "../approvals/approvals.ts";
 import { Schedules } from "../schedules/schedules.ts";
 import { installGroupLifetime } from "../groups/lifetime.ts";
 import { installBudgets } from "../budgets/install.ts";
+import { WorktreeWiring } from "../worktrees/wiring.ts";
 import { Groups } from "../groups/service.ts";
 import { Watching } from "../watching/watching.ts";
 import { Pairing } from "../pairing/pairing.ts";
@@ -81,6 +82,14 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     pipes: new KeeperPipes(dataDir),
     idleMinutes: opts.workerIdleMinutes ?? 10,
     toolListings,
+    // Worktrees are wired below (they raise overlap events through watching); an agent's file
+    // reads and writes reach them once a turn runs.
+    files: {
+      readFile: (sessionId, path, line, limit) => worktreeWiring.readFile(sessionId, path, line, limit),
+      writeFile: (sessionId, path, content) => worktreeWiring.writeFile(sessionId, path, content),
+      refuseEdit: (sessionId, req) => worktreeWiring.refuseEdit(sessionId, req),
+      sawChange: (sessionId) => worktreeWiring.sawChange(sessionId),
+    },
   });
   const { probes, workers } = providers;
   const turns = new Turns({
@@ -102,17 +111,22 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     db, clock, bus, store: pairingStore, name: identity.name, version: identity.version,
     isSelfName: identity.isSelf, settings, sessions, watch,
   });
-  installGroupLifetime({ db, clock, bus, sessions });
-  installWorkspaceCleanup({ bus, dataDir, ...sessionFolders(db) });
-  providers.listen();
-
   // Strings that must never show in results or task output (agent tokens: secretMask).
   const secrets = () => [token, ...settings.secretValues(), ...pairing.secrets()].filter(Boolean);
   const secretMask = new SecretMask({ known: secrets, ...agentTokenLookups(db) });
+  installGroupLifetime({ db, clock, bus, sessions });
+  installWorkspaceCleanup({ bus, dataDir, ...sessionFolders(db) });
+  const worktreeWiring = new WorktreeWiring({
+    db, clock, dataDir, relayName: identity.name, bus, mask: (t) => secretMask.maskText(t), session: (id) => sessions.get(id),
+    raise: (id, e, skip) => watch.port.raise(id, { ...e, type: "overlap" }, skip),
+  });
+  providers.listen();
   const groups = new Groups({ db, clock, sessions, identity });
   const actions: ActionServices = {
     identity, clock, settings, sessions, turns, tasks, questions, answering, asks, approvals, schedules,
-    watching: watch.port, pairing, workers, folders, budgets: holds, address, secrets, groups, probes, bus, transaction,
+    watching: watch.port, pairing, workers, folders, budgets: holds,
+    worktrees: worktreeWiring.worktrees,
+    worktreeEnded: (id) => worktreeWiring.endedNote(id), address, secrets, groups, probes, bus, transaction,
     sessionReads: sessionReads({ db, sessions, tasks, pairing: pairingStore, watching: watch.port.badges }),
   };
   const services: AppServices = {
@@ -130,5 +144,5 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     mcpEntry: (s) => mcpEntry(address, s),
     toolListings,
   };
-  return new RelayApp(services, { db, clock, bus, sessions, turns, workers, probes, tasks, questions, approvals, schedules, watch, pairing, address });
+  return new RelayApp(services, { db, clock, bus, sessions, turns, workers, probes, tasks, questions, approvals, schedules, watch, pairing, worktrees: worktreeWiring.worktrees, address });
 }

@@ -11,6 +11,7 @@ import type { Approvals } from "../approvals/approvals.ts";
 import type { Schedules } from "../schedules/schedules.ts";
 import type { Watching } from "../watching/watching.ts";
 import type { Pairing } from "../pairing/pairing.ts";
+import type { Worktrees } from "../worktrees/worktrees.ts";
 import type { AppServices } from "./services.ts";
 import type { ListenAddress } from "./address.ts";
 
@@ -30,6 +31,7 @@ export interface RelayParts {
   schedules: Schedules;
   watch: Watching;
   pairing: Pairing;
+  worktrees: Pick<Worktrees, "start" | "close">;
   address: ListenAddress;
 }
 
@@ -56,6 +58,7 @@ export class RelayApp {
     p.pairing.start();
     p.tasks.start();
     p.probes.startAll();
+    await p.worktrees.start();
   }
 
   /** `keepWorkers` (a graceful stop: upgrade, service restart): the agents stay with the
@@ -67,6 +70,7 @@ export class RelayApp {
       p.turns.shutdown();
       p.workers.detachAll();
     } else p.workers.stopAll();
+    void p.worktrees.close();
     p.db.close();
   }
 }

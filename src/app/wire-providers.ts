@@ -10,7 +10,7 @@ import { forgetProbe, noteModels } from "../providers/probe-cache.ts";
 import { setCustomAgents } from "../providers/custom-agents.ts";
 import { ProviderProbes } from "../providers/probes.ts";
 import { refreshOpenAiAgents } from "../providers/openai-agent/provider.ts";
-import { Workers } from "../providers/workers.ts";
+import { Workers, type SessionFiles } from "../providers/workers.ts";
 import type { WorkerPipes } from "../providers/worker-pipes.ts";
 import { RELAY_MCP_NAME, type McpEntry } from "../providers/acp-worker.ts";
 import type { SessionRow } from "../sessions/types.ts";
@@ -43,6 +43,8 @@ export interface ProviderWiringDeps {
   idleMinutes: number;
   /** Whose agents have listed relay_tool on /mcp. */
   toolListings: Pick<ToolListings, "heldFor" | "counts" | "next">;
+  /** An agent's file reads and writes, checked against claims (src/worktrees/). */
+  files: SessionFiles;
 }
 
 export interface Providers {
@@ -114,6 +116,7 @@ export function wireProviders(d: ProviderWiringDeps): Providers {
     maxWorkers: () => d.settings.get().maxWorkers,
     clock: d.clock,
     pipes: d.pipes,
+    files: d.files,
     idleMinutes: d.idleMinutes,
     onPrompt: (turnId) => d.sessions.markPrompted(turnId, d.clock.now()),
     onAgentStart: (id, record) => d.sessions.update(id, { acp_session_id: record }),

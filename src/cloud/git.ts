@@ -12,7 +12,28 @@ export interface GitResult {
 
 const SAFE = ["-c", "protocol.ext.allow=never"];
 
-export function git(args: string[], opts: { cwd?: string; timeoutMs?: number } = {}): Promise<GitResult> {
+export interface GitOptions {
+  cwd?: string;
+  timeoutMs?: number;
+  /** Added to the environment (identity for a commit, a scratch GIT_INDEX_FILE). */
+  env?: Record<string, string>;
+  /** Largest output kept before git is stopped (default 16 MB). */
+  maxBuffer?: number;
+}
+
+export type Git = (args: string[], opts?: GitOptions) => Promise<GitResult>;
+
+// Variables git sets for its hooks: a relay started from inside a hook (a test run in a
+// pre-commit hook) would otherwise aim every command at that one repository and index.
+const INHERITED_REPO_VARS = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_PREFIX"];
+
+function gitEnv(extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_SSH_COMMAND: process.env.GIT_SSH_COMMAND ?? "ssh -o BatchMode=yes" };
+  for (const k of INHERITED_REPO_VARS) delete env[k];
+  return { ...env, ...extra };
+}
+
+export function git(args: string[], opts: GitOptions = {}): Promise<GitResult> {
   return new Promise((resolve) => {
     execFile(
       "git",
@@ -20,13 +41,15 @@ export function git(args: string[], opts: { cwd?: string; timeoutMs?: number } =
       {
         cwd: opts.cwd,
         timeout: opts.timeoutMs ?? 60_000,
-        maxBuffer: 16 * 1024 * 1024,
-        env: { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_SSH_COMMAND: process.env.GIT_SSH_COMMAND ?? "ssh -o BatchMode=yes" },
+        maxBuffer: opts.maxBuffer ?? 16 * 1024 * 1024,
+        env: gitEnv(opts.env),
       },
       (err, stdout, stderr) => {
         const code = err ? (typeof (err as { code?: unknown }).code === "number" ? ((err as { code: number }).code) : null) : 0;
         const killed = err && (err as { killed?: boolean }).killed;
-        resolve({ ok: !err, code, stdout: String(stdout), stderr: killed ? `${stderr}\ngit did not finish within ${Math.round((opts.timeoutMs ?? 60_000) / 1000)} s and was stopped.` : String(stderr) });
+        const overflow = err && (err as { code?: unknown }).code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER";
+        const why = overflow ? `git wrote more than ${Math.round((opts.maxBuffer ?? 16 * 1024 * 1024) / 1024 / 1024)} MB and was stopped.` : `git did not finish within ${Math.round((opts.timeoutMs ?? 60_000) / 1000)} s and was stopped.`;
+        resolve({ ok: !err, code, stdout: String(stdout), stderr: killed || overflow ? `${stderr}\n${why}` : String(stderr) });
       },
     );
   });

@@ -26,6 +26,7 @@ export const ERROR_CODES = [
   "REMOTE_RELAY_OFFLINE",
   "REMOTE_RELAY_AUTH",
   "REMOTE_RELAY_ARCHIVED",
+  "REMOTE_RELAY_CLAIMED",
   "COPILOT_MODEL_UNAVAILABLE",
   "CLAUDE_PROVIDER_REQUIRED",
   "CLAUDE_API_CAP_REACHED",
@@ -60,6 +61,7 @@ export function httpStatusOf(code: ErrorCode): 400 | 401 | 403 | 404 | 409 | 429
     case "REMOTE_RELAY_LOCKED":
       return 403;
     case "REMOTE_RELAY_BUSY":
+    case "REMOTE_RELAY_CLAIMED":
     case "REMOTE_RELAY_ARCHIVED":
     case "REMOTE_RELAY_NO_ACTIVE_TURN":
       return 409;

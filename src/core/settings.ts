@@ -47,6 +47,10 @@ export const SettingsSchema = z.object({
   customAgents: CustomAgents,
   /** Spend caps (contract §10.4, src/budgets/): read through parseBudgets on update. */
   budgets: BudgetList,
+  /** Parallel work in one repository (contract §10.1): which new sessions get a git worktree. */
+  worktrees: z.enum(["off", "agents", "all"]),
+  /** The test command a merge runs when `merge` names none; null: none. */
+  mergeTestCommand: z.string().trim().min(1).max(2000).nullable(),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
@@ -89,6 +93,8 @@ export const DEFAULT_SETTINGS: Settings = {
   maxMcpSessions: 2000,
   customAgents: [],
   budgets: [],
+  worktrees: "off",
+  mergeTestCommand: null,
 };
 
 // The month the stored spend belongs to; kept beside the settings, never patched directly.

@@ -57,6 +57,12 @@ export interface WorkerHost {
   toolListings?: { heldFor(): number; counts(): { listings: number; ends: number }; next(ms: number): Promise<void> };
   /** The agent asks before a tool (session/request_permission): the relay's mode decides. */
   permission?(req: PermissionRequest, signal: AbortSignal): Promise<PermissionOutcome>;
+  /** The agent's file reads and writes through the client (ACP `fs/*`): offered in
+   * `initialize` when set. A write refused throws; its message is the agent's answer. */
+  files?: {
+    read(path: string, line?: number | null, limit?: number | null): string;
+    write(path: string, content: string): void;
+  };
   onExit(): void;
 }
 
@@ -254,8 +260,24 @@ export class AcpWorker {
         // No host rule (a probe), or the relay's own step: nothing is allowed.
         const outcome: PermissionOutcome = this.host.permission && !this.systemStep ? await this.host.permission(params, signal) : { outcome: "cancelled" };
         return { outcome };
+      })
+      .onRequest("fs/read_text_file", async ({ params }) => ({ content: this.fileCall(() => this.host.files!.read(params.path, params.line, params.limit)) }))
+      .onRequest("fs/write_text_file", async ({ params }) => {
+        this.fileCall(() => this.host.files!.write(params.path, params.content));
+        return {};
       });
     this.conn = app.connect(stream);
+  }
+
+  /** A file call of the agent; a refusal goes back as an ACP error in the relay's words. */
+  private fileCall<T>(run: () => T): T {
+    if (!this.host.files || this.systemStep) throw new acp.RequestError(-32601, "The client offers no file system to this agent.");
+    try {
+      return run();
+    } catch (e) {
+      const code = (e as { code?: unknown }).code;
+      throw new acp.RequestError(-32000, (e as Error).message, typeof code === "string" ? { code } : undefined);
+    }
   }
 
   private noticed(method: string, params: Record<string, unknown>): void {
@@ -335,7 +357,7 @@ export class AcpWorker {
   async start(mcp: McpEntry | null, meta: Record<string, unknown>, earlier: { id: string } | { note: string } | null = null): Promise<void> {
     const init = await this.conn.agent.request("initialize", {
       protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientCapabilities: { fs: { readTextFile: !!this.host.files, writeTextFile: !!this.host.files }, terminal: false },
     });
     this.capabilities = readCapabilities(init);
     this.authMethods = Array.isArray((init as { authMethods?: unknown }).authMethods) ? (init as { authMethods: unknown[] }).authMethods.length : 0;

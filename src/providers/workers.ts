@@ -44,6 +44,19 @@ export interface WorkerEnv {
   maxWorkers?(): number;
   /** Who holds the agent processes (the keeper); default: the relay's own children. */
   pipes?: WorkerPipes;
+  /** Files the relay serves its agents over ACP (`fs/*`), claims enforced (worktrees/wiring.ts). */
+  files?: SessionFiles;
+}
+
+/** The relay's side of an agent's file edits (contract §10.1): reads and writes through ACP,
+ * an edit's permission request checked against claims, and every edit seen (overlap). */
+export interface SessionFiles {
+  readFile(sessionId: string, path: string, line?: number | null, limit?: number | null): string;
+  /** Throws a RelayError (its message is the agent's refusal) when the write is not allowed. */
+  writeFile(sessionId: string, path: string, content: string): void;
+  /** Why an edit asked for is refused (another session claims its path), or null. */
+  refuseEdit(sessionId: string, req: PermissionRequest): string | null;
+  sawChange(sessionId: string): void;
 }
 
 interface TurnCtx {
@@ -68,6 +81,8 @@ interface Slot {
   resuming?: { turnId: string; early: string };
   /** Its start (initialize, session/new) is done; a worker taken back has none. */
   started: boolean;
+  /** Tool calls that showed a file diff and have not completed yet. */
+  edits?: Set<string>;
 }
 
 /** What attachAll took back: sessions whose worker runs on, and turns to resume. */
@@ -208,14 +223,23 @@ export class Workers {
   private slot(session: SessionRow, make: (host: WorkerHost) => AcpWorker): Slot {
     const slot = { onChunk: null, turn: null, lastUsed: ++this.uses, ready: Promise.resolve(), started: true } as unknown as Slot;
     const hostExtras = this.env.hostFor(session.id, () => slot.onChunk);
+    const files = this.env.files;
     slot.worker = make({
       ...hostExtras,
+      ...(files ? { files: { read: (p, line, limit) => files.readFile(session.id, p, line, limit), write: (p, content) => files.writeFile(session.id, p, content) } } : {}),
       onChunk: (t) => slot.onChunk?.(t),
-      onUpdate: (u) => this.update(slot, u),
+      onUpdate: (u) => this.update(slot, u, session.id),
       permission: (req, signal) => {
         const t = slot.turn;
         // A request outside a turn has nobody to answer it: refused.
         if (!t) return Promise.resolve({ outcome: "cancelled" });
+        // An edit of a path another session claims is refused before anyone is asked.
+        const claimed = files?.refuseEdit(session.id, req);
+        if (claimed) {
+          t.log.add({ sessionUpdate: "tool_call_update", toolCallId: req.toolCall.toolCallId, status: "failed", content: [{ type: "content", content: { type: "text", text: claimed } }] });
+          const reject = req.options.find((o) => o.kind === "reject_once") ?? req.options.find((o) => o.kind === "reject_always");
+          return Promise.resolve(reject ? { outcome: "selected", optionId: reject.optionId } : { outcome: "cancelled" });
+        }
         return this.env.permission({ sessionId: session.id, turnId: t.turnId, mode: t.mode, provider: session.provider }, req, signal);
       },
       onExit: () => {
@@ -299,7 +323,7 @@ export class Workers {
   }
 
   /** A session/update other than reply text: kept with the turn (activity, usage). */
-  private update(slot: Slot, u: Record<string, unknown>): void {
+  private update(slot: Slot, u: Record<string, unknown>, sessionId: string): void {
     const t = slot.turn;
     if (u.sessionUpdate === "usage_update") {
       const cost = (u.cost as { amount?: unknown; currency?: unknown } | null | undefined) ?? null;
@@ -314,6 +338,14 @@ export class Workers {
     const counted = usageOfUpdate(u);
     if (t && counted) addUsage(t.log.usage, counted);
     t?.log.add(u);
+    // A tool call that showed a file diff changed a file once it completes: overlaps are looked
+    // for at once (not before: an edit reported while pending has not reached the disk yet).
+    const id = typeof u.toolCallId === "string" ? u.toolCallId : null;
+    if (id && this.env.files) {
+      const edits = (slot.edits ??= new Set());
+      if (Array.isArray(u.content) && u.content.some((c) => (c as { type?: unknown } | null)?.type === "diff")) edits.add(id);
+      if (u.status === "completed" && edits.delete(id)) this.env.files.sawChange(sessionId);
+    }
   }
 
   /** Turns an error into the turn's failure (provider's words, sign-in hints, activity). */

@@ -101,7 +101,7 @@ export class SessionStore {
     return this.get(row.id)!;
   }
 
-  update(id: string, patch: Partial<Pick<SessionRow, "title" | "model" | "effort" | "mode" | "cwd" | "group_id" | "may_create_sessions" | "acp_session_id" | "provider" | "extra_json" | "archived_at" | "deleted_at">>): void {
+  update(id: string, patch: Partial<Pick<SessionRow, "title" | "model" | "effort" | "mode" | "cwd" | "group_id" | "may_create_sessions" | "acp_session_id" | "provider" | "extra_json" | "archived_at" | "deleted_at" | "branch">>): void {
     const keys = Object.keys(patch);
     if (!keys.length) return;
     this.db.prepare(`UPDATE sessions SET ${keys.map((k) => `${k} = @${k}`).join(", ")} WHERE id = @id`).run({ ...patch, id });

@@ -247,7 +247,8 @@ export class Turns {
       const session = this.store.get(turn.session_id);
       const model = turn.model ?? session?.model ?? null;
       let replyId: string | null = null;
-      if (live.text || status === "error" || extraMeta?.activity) {
+      // A turn without text is kept for what it did or cost (its usage counts toward spend).
+      if (live.text || status === "error" || extraMeta?.activity || extraMeta?.usage) {
         // A turn that failed after some text keeps it and says why below it (a CLI may print
         // its own terse line, e.g. "Invalid API key", before failing).
         const text = status === "error" ? (live.text ? `${live.text}\n\nError: ${error}` : `Error: ${error}`) : live.text;

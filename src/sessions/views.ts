@@ -92,7 +92,8 @@ export function sessionEntry(d: ViewDeps, s: ListRow, lc: ListContext = listCont
     mode: s.mode,
     state: lc.busy.has(s.id) ? "running_turn" : tasks.length ? "background_only" : "idle",
     cwd: s.cwd,
-    ...(s.repo ? { repo: s.repo, branch: s.branch } : {}),
+    // Claude Cloud: its repository and branch; a worktree session (contract §10.1): its branch.
+    ...(s.repo ? { repo: s.repo, branch: s.branch } : s.branch ? { branch: s.branch } : {}),
     lastActivityAt: iso(s.last_activity_at),
     messageCount: s.message_count,
     tasks,

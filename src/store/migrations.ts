@@ -10,6 +10,7 @@ import { SEARCH_INDEX_SQL } from "./schema/search-index.ts";
 import { OUTCOME_INDEXES_SQL } from "./schema/outcome-indexes.ts";
 import { NOTIFY_SQL } from "./schema/notify.ts";
 import { BUDGETS_SQL } from "./schema/budgets.ts";
+import { WORKTREES_SQL } from "./schema/worktrees.ts";
 
 export interface Migration {
   name: string;
@@ -169,4 +170,6 @@ export const MIGRATIONS: Migration[] = [
   { name: "023-outcome-indexes", sql: OUTCOME_INDEXES_SQL },
   // Budgets: spend ledger, running totals, 80 % notices, allow-once (contract §10.4).
   { name: "024-budgets", sql: BUDGETS_SQL },
+  // Worktrees, overlaps, claims and the merge queue (issue 20, contract §10.1).
+  { name: "025-worktrees", sql: WORKTREES_SQL },
 ];

@@ -1,6 +1,6 @@
 // What the watching domain offers the rest of the relay (issue 19): the actions, the owner API
 // and pairing use this, never its parts (store, delivery, monitors).
-import type { Sub, SubRow, EndReason } from "./types.ts";
+import type { Sub, SubRow, EndReason, EventType } from "./types.ts";
 import type { NewSub } from "./subscriptions.ts";
 import type { SubscriptionView } from "./views.ts";
 import type { UrgentEvent } from "./delivery.ts";
@@ -43,4 +43,7 @@ export interface WatchingPort {
   badges: WatchBadges;
   /** An urgent event for one conversation, needing no subscription (delivery.ts). */
   deliverUrgent(watcher: string, event: UrgentEvent): void;
+  /** A domain's own event (worktrees' `overlap`) for the watchers of a session but those in
+   * `skip`; answers the watchers told (raise.ts). */
+  raise(sessionId: string, e: { key: string; type: EventType; line: string }, skip?: ReadonlySet<string>): string[];
 }

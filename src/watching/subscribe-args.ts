@@ -37,7 +37,7 @@ export const subscribeArgs = {
   ),
   events: withWords(
     z.array(z.enum(EVENT_TYPES)).transform(unique)
-      .describe("Events to be woken by. Left out: question_asked, error, turn_end, subagent_finished, task_failed, stalled, all_idle."),
+      .describe("Events to be woken by. Left out: question_asked, error, turn_end, subagent_finished, task_failed, stalled, all_idle, overlap."),
     eventWords,
   ),
   once: z.boolean().describe("End the subscription after its first event."),

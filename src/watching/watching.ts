@@ -8,6 +8,7 @@ import type { SessionStore } from "../sessions/session-store.ts";
 import type { Turns } from "../sessions/turns.ts";
 import type { Questions } from "../questions/ask-user.ts";
 import { eventRefs } from "../sessions/event-refs.ts";
+import { raiseFor } from "./raise.ts";
 import { liveSessions, type LiveSessions } from "../sessions/live-sessions.ts";
 import { inTurn } from "../sessions/in-turn.ts";
 import { runningIn } from "../tasks/running-in.ts";
@@ -85,6 +86,7 @@ export class Watching {
       end: (ids, reason) => this.end(ids, reason),
       transfer: (from, to, reason) => this.transfer(from, to, reason),
       view: (row) => subscriptionView({ db, sessions }, subs, row),
+      raise: (sessionId, e, skip) => raiseFor({ subs, capture: this.capture, now: () => clock.now() }, sessionId, e, skip),
       noEcho: {
         promptSent: (watcher, turnId) => this.promptSent(watcher, turnId),
         replyReceived: (watcher, turnId, status) => this.replyReceived(watcher, turnId, status),

@@ -6,14 +6,18 @@ import { getProvider, providerAvailability, providerList, type ProviderInfo } fr
 import { checkModel, type ModelCheck } from "../../providers/model-check.ts";
 import { cloneCloud, planCloud, type CloudPlan, type Staged } from "../../cloud/workspace.ts";
 import type { ActionServices } from "../services.ts";
+import { makeSessionWorktree, planSessionWorktree, worksInFolder } from "../../worktrees/session-start.ts";
+import type { WorktreePlan } from "../../worktrees/lifecycle.ts";
 
 // Starting a session, for an agent (relay_tool create_session) and for the owner (POST
 // /api/sessions): first the plan — provider, availability, model, effort, folder or Claude
-// Cloud clone — checked before any card; then the session, written in one transaction.
+// Cloud clone, a worktree of its own (contract §10.1) — checked before any card; then the
+// session, written in one transaction, and its worktree made once it has its id.
 
 const NOTHING = "Nothing was created.";
 
-export interface NewSessionDeps extends Pick<ActionServices, "identity" | "settings" | "folders" | "probes" | "bus" | "transaction"> {
+export interface NewSessionDeps extends Pick<ActionServices, "identity" | "settings" | "folders" | "probes" | "bus" | "transaction" | "clock"> {
+  worktrees: { lifecycle: Pick<ActionServices["worktrees"]["lifecycle"], "plan" | "create"> };
   sessions: Pick<ActionServices["sessions"], "create" | "update" | "get">;
 }
 
@@ -25,6 +29,8 @@ export interface NewSessionAsk {
   cwd?: string;
   repo?: string;
   branch?: string;
+  /** The owner's New session ticked (true) or unticked (false) "its own worktree". */
+  worktree?: boolean;
 }
 
 /** Who starts the session. An agent: its own conversation's model, effort and folder are the
@@ -40,6 +46,8 @@ export interface NewSessionPlan {
   /** The folder it works in; "" for Claude Cloud, whose clone gets one. */
   cwd: string;
   cloud: CloudPlan | null;
+  /** Its worktree (branch, or the worktrees setting), made once the session has its id. */
+  worktree: WorktreePlan | null;
 }
 
 export function checkFolder(cwd: string, tail: string): string {
@@ -70,10 +78,15 @@ export async function planNewSession(d: NewSessionDeps, ask: NewSessionAsk, by: 
   // Claude Cloud works on a clone of repo at branch (contract §9.2), never in a folder.
   const cloud = provider.id === "claude-cloud";
   if (cloud && ask.cwd) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Claude Cloud sessions take repo and branch instead of cwd: the relay clones the branch into a workspace of its own. ${NOTHING}`);
-  if (!cloud && (ask.repo || ask.branch)) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `repo and branch are for Claude Cloud sessions; ${provider.name} works in a folder (cwd). ${NOTHING}`);
+  if (!cloud && ask.repo) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `repo is for Claude Cloud sessions; ${provider.name} works in a folder (cwd), on a branch of its repository with branch. ${NOTHING}`);
+  if (!cloud && ask.branch && !worksInFolder(provider.id)) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `branch is for providers that work in a folder of this relay; ${provider.name} does not. ${NOTHING}`);
   // The repository is asked before any card: a bad address or branch is refused at once.
-  if (cloud) return { provider, model, effort, cwd: "", cloud: await planCloud(ask.repo, ask.branch, NOTHING) };
-  return { provider, model, effort, cwd: checkFolder(ask.cwd ?? agent?.cwd ?? d.identity.defaultCwd, NOTHING), cloud: null };
+  if (cloud) return { provider, model, effort, cwd: "", cloud: await planCloud(ask.repo, ask.branch, NOTHING), worktree: null };
+  const cwd = checkFolder(ask.cwd ?? agent?.cwd ?? d.identity.defaultCwd, NOTHING);
+  const worktree = await planSessionWorktree(d.worktrees.lifecycle, {
+    folder: cwd, branch: ask.branch, byAgent: !!agent, wanted: ask.worktree, setting: d.settings.get().worktrees, nothing: NOTHING,
+  });
+  return { provider, model, effort, cwd, cloud: null, worktree };
 }
 
 export interface NewSessionOptions {
@@ -107,6 +120,15 @@ export async function newSession(d: NewSessionDeps, plan: NewSessionPlan, o: New
     staged?.discard();
   }
   if (!staged) d.folders.note(plan.cwd);
+  if (plan.worktree) {
+    // git refusing now (the branch taken meanwhile) takes the session away again: its refusal is the answer.
+    const discard = () => {
+      d.sessions.update(id, { deleted_at: d.clock.now() });
+      d.bus.emit({ type: "session.deleted", sessionId: id });
+    };
+    const made = await makeSessionWorktree(d.worktrees.lifecycle, plan.worktree, { id, title: d.sessions.get(id)!.title }, discard, NOTHING);
+    d.sessions.update(id, { cwd: made.path, branch: made.branch });
+  }
   d.bus.emit({ type: "session.updated", sessionId: id });
   return d.sessions.get(id)!;
 }

@@ -53,13 +53,19 @@ function configOptions(s: AgentSession): acp.SessionConfigOption[] {
 
 type PromptParams = { sessionId: string; prompt?: acp.ContentBlock[]; _meta?: { [k: string]: unknown } | null };
 
+/** The client offered `fs.writeTextFile`: edits and writes go through it (the relay checks claims). */
+let clientWrites = false;
+
 const requests = {
-  initialize: (params: { protocolVersion?: number }) => ({
-    protocolVersion: params.protocolVersion ?? PROTOCOL_VERSION,
-    agentCapabilities: { loadSession: false, mcpCapabilities: { http: true }, promptCapabilities: {} },
-    agentInfo: { name: "oar-openai-agent", title: cfg.name, version: "1.0.0" },
-    authMethods: [],
-  }),
+  initialize: (params: { protocolVersion?: number; clientCapabilities?: { fs?: { writeTextFile?: unknown } } }) => {
+    clientWrites = params.clientCapabilities?.fs?.writeTextFile === true;
+    return {
+      protocolVersion: params.protocolVersion ?? PROTOCOL_VERSION,
+      agentCapabilities: { loadSession: false, mcpCapabilities: { http: true }, promptCapabilities: {} },
+      agentInfo: { name: "oar-openai-agent", title: cfg.name, version: "1.0.0" },
+      authMethods: [],
+    };
+  },
   "session/new": async (params: acp.NewSessionRequest) => {
     const meta = oarMeta(params._meta);
     const models = await client.listModels().catch((e) => {
@@ -140,6 +146,9 @@ const requests = {
             update: (update) => peer.notify("session/update", { sessionId: s.id, update }),
             notify: (method, p) => peer.notify(method, p),
             requestPermission: (p, cancel) => peer.request("session/request_permission", p, { cancellationSignal: cancel, stopWaitingOnCancel: true }) as Promise<acp.RequestPermissionResponse>,
+            ...(clientWrites
+              ? { writeText: (path: string, content: string, cancel: AbortSignal) => peer.request("fs/write_text_file", { sessionId: s.id, path, content }, { cancellationSignal: cancel, stopWaitingOnCancel: true }) }
+              : {}),
           },
         },
         controller.signal,

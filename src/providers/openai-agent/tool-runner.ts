@@ -15,6 +15,8 @@ export interface TurnIo {
   update(u: acp.SessionUpdate): Promise<void>;
   notify: Notify;
   requestPermission(p: acp.RequestPermissionRequest, signal: AbortSignal): Promise<acp.RequestPermissionResponse>;
+  /** The client's `fs/write_text_file`, when it offered it in initialize. */
+  writeText?(path: string, content: string, signal: AbortSignal): Promise<unknown>;
 }
 
 const OUTPUT_SHOWN = 4000;
@@ -88,7 +90,8 @@ export async function runToolCall(session: AgentSession, call: ToolCallOut, tool
   await io.update({ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" });
   let result: ToolResult;
   try {
-    result = await tool.run(args, { cwd: session.cwd, sessionId: session.id, signal, notify: io.notify });
+    const writeText = io.writeText;
+    result = await tool.run(args, { cwd: session.cwd, sessionId: session.id, signal, notify: io.notify, ...(writeText ? { writeText: (p: string, c: string) => writeText(p, c, signal) } : {}) });
   } catch (e) {
     const message = e instanceof ToolRefused ? e.message : `${tool.name} failed: ${(e as Error).message}`;
     result = { text: message, failed: true };

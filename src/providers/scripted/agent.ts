@@ -10,7 +10,6 @@ import { PROTOCOL_VERSION, RequestError, serveAcp } from "../agent-acp.ts";
 import { RelayClient, type RelayServer } from "./relay-client.ts";
 import { runTurn, type ScriptSession, type TurnIo } from "./script.ts";
 import { errorMessage, log } from "./util.ts";
-import { clientFs, type UsageSession } from "./lines-more.ts";
 
 const DEFAULT_MODEL = "scripted-1";
 const RELAY_SERVER_NAME = "relay";
@@ -25,6 +24,8 @@ type Session = ScriptSession & {
 };
 
 const sessions = new Map<string, Session>();
+/** What the client offered in initialize: `/write` goes through its fs/write_text_file then. */
+let clientWrites = false;
 
 function oarMeta(meta: { [key: string]: unknown } | null | undefined): OarMeta {
   const oar = meta?.oar;
@@ -60,6 +61,7 @@ function openSession(
     effort: str(meta.effort),
     mode: str(meta.mode),
     relay: server ? new RelayClient(server) : undefined,
+    costUsd: previous?.costUsd ?? 0,
     running: new Set(),
   };
   sessions.set(id, session);
@@ -72,8 +74,8 @@ type PromptParams = { sessionId: string; prompt?: acp.ContentBlock[]; _meta?: { 
 const done = serveAcp(
   {
     requests: {
-      initialize: (params: { protocolVersion?: number; clientCapabilities?: { fs?: { writeTextFile?: boolean } } }) => {
-        clientFs.write = params.clientCapabilities?.fs?.writeTextFile === true;
+      initialize: (params: { protocolVersion?: number; clientCapabilities?: { fs?: { writeTextFile?: unknown } } }) => {
+        clientWrites = params.clientCapabilities?.fs?.writeTextFile === true;
         return {
         protocolVersion: params.protocolVersion ?? PROTOCOL_VERSION,
         agentCapabilities: { loadSession: true, mcpCapabilities: { http: true } },
@@ -123,14 +125,13 @@ const done = serveAcp(
           request: (method, reqParams, cancel) =>
             client.request(method, reqParams, { cancellationSignal: cancel, stopWaitingOnCancel: true }),
           notify: (method, notifyParams) => client.notify(method, notifyParams),
+          update: (update) => client.notify("session/update", { sessionId: session.id, update }),
+          clientWrites,
         };
 
-        const counted = session as UsageSession;
-        counted.turnUsage = undefined;
         try {
-          const stopReason = await runTurn(session, script, io, controller.signal);
-          // Tokens a `/usage` line reported: in the answer's `usage`, as ACP agents give them.
-          return { stopReason, ...(counted.turnUsage ? { usage: counted.turnUsage } : {}) };
+          const { stopReason, usage } = await runTurn(session, script, io, controller.signal);
+          return { stopReason, ...(usage ? { usage } : {}) };
         } finally {
           session.running.delete(controller);
           signal.removeEventListener("abort", onRequestAbort);

@@ -2,16 +2,18 @@
 // directives in order and streams each reply line as an agent_message_chunk.
 
 import { RequestError } from "../agent-acp.ts";
+import { commit, writeFile } from "./files.ts";
 import type { RelayClient } from "./relay-client.ts";
 import { startShellTask, startSubagent, type Notify } from "./tasks.ts";
 import { Cancelled, abortable, hang, sleep, throwIfAborted } from "./util.ts";
-import { usageLine, writeLine } from "./lines-more.ts";
 
 export type ScriptSession = {
   id: string;
   cwd: string;
   model: string;
   relay: RelayClient | undefined;
+  /** What `/usage` reported over the session's life (ACP's usage_update carries the total). */
+  costUsd: number;
 };
 
 export type TurnIo = {
@@ -21,7 +23,16 @@ export type TurnIo = {
   request(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<unknown>;
   /** Sends an ACP extension notification to the client. */
   notify: Notify;
+  /** Sends a session/update other than reply text (tool calls, usage). */
+  update(update: Record<string, unknown>): Promise<void>;
+  /** The client offered `fs.writeTextFile` in initialize. */
+  clientWrites: boolean;
 };
+
+/** The tokens `/usage` reported this turn: the prompt's answer carries them. */
+export type TurnUsage = { inputTokens: number; outputTokens: number; totalTokens: number };
+
+export type TurnEnd = { stopReason: "end_turn" | "cancelled"; usage?: TurnUsage };
 
 export const ASK_USER_METHOD = "_oar/ask_user";
 
@@ -31,14 +42,16 @@ const RELAY_DISABLED = JSON.stringify({
   error: "relay_tool is not offered to this session.",
 });
 
-/** Runs the script; resolves "end_turn" or "cancelled", throws RequestError for /error. */
+/** Runs the script; resolves "end_turn" or "cancelled" (with the usage `/usage` reported),
+ * throws RequestError for /error. */
 export async function runTurn(
   session: ScriptSession,
   script: string,
   io: TurnIo,
   signal: AbortSignal,
-): Promise<"end_turn" | "cancelled"> {
+): Promise<TurnEnd> {
   let replyLines = 0;
+  const turn: { usage?: TurnUsage } = {};
   const reply = async (line: string) => {
     throwIfAborted(signal);
     await io.sendText(replyLines++ === 0 ? line : `\n${line}`);
@@ -52,12 +65,12 @@ export async function runTurn(
         if (line.trim() !== "") collected.push(line);
         continue;
       }
-      await runDirective(session, line, io, signal, reply);
+      await runDirective(session, line, io, signal, reply, turn);
     }
     if (collected.length > 0) await reply(`echo: ${collected.join("\n")}`);
-    return "end_turn";
+    return { stopReason: "end_turn", ...turn };
   } catch (e) {
-    if (e instanceof Cancelled || signal.aborted) return "cancelled";
+    if (e instanceof Cancelled || signal.aborted) return { stopReason: "cancelled", ...turn };
     throw e;
   }
 }
@@ -73,6 +86,7 @@ async function runDirective(
   io: TurnIo,
   signal: AbortSignal,
   reply: (line: string) => Promise<void>,
+  turn: { usage?: TurnUsage },
 ): Promise<void> {
   const m = /^(\/\S*)(?:\s+([\s\S]*))?$/.exec(line)!;
   const name = m[1];
@@ -148,11 +162,25 @@ async function runDirective(
     case "/model":
       return reply(session.model);
 
-    case "/write":
-      return writeLine(session, rest, io, signal, reply);
+    case "/write": {
+      const refused = await writeFile(session.id, session.cwd, rest, io, signal);
+      return refused === null ? undefined : reply(refused);
+    }
 
-    case "/usage":
-      return usageLine(session, args, io, reply);
+    case "/commit":
+      return reply(await commit(session.cwd, rest.trim()));
+
+    case "/usage": {
+      // Reported as real agents do: the session's running cost in a usage_update (the relay
+      // takes each turn's share), this turn's tokens in the prompt's answer.
+      const [input, output] = [nonNegativeInt(args[0]), nonNegativeInt(args[1])];
+      const cost = args[2] !== undefined && /^\d+(\.\d+)?$/.test(args[2]) ? Number(args[2]) : undefined;
+      if (input === undefined || output === undefined || cost === undefined || args.length !== 3) return invalid();
+      const u = turn.usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+      turn.usage = { inputTokens: u.inputTokens + input, outputTokens: u.outputTokens + output, totalTokens: u.totalTokens + input + output };
+      session.costUsd = Math.round((session.costUsd + cost) * 1e6) / 1e6;
+      return io.update({ sessionUpdate: "usage_update", used: turn.usage.totalTokens, size: 0, cost: { amount: session.costUsd, currency: "USD" } });
+    }
 
     case "/pid":
       // Which process ran the turn (tests: the same worker across a relay restart).

@@ -7,6 +7,7 @@ import { approvalCard, questionCard, cardOutcome } from "./cards.js";
 import { tasksPanel } from "./tasks.js";
 import { titleBar } from "./title-bar.js";
 import { changesPanel } from "./changes.js";
+import { worktreeSection } from "./worktree.js";
 import { usageChart } from "./usage-chart.js";
 import { titlesVersion } from "./titles.js";
 
@@ -31,7 +32,8 @@ function timeline(d) {
   return out.concat(extra.slice(i).map((x) => x.item));
 }
 
-const changesSig = (d) => d.messages.map((m) => (m.meta?.activity ?? []).filter((a) => a.diffs?.length).length).join(",");
+const changesSig = (d) => d.messages.map((m) => (m.meta?.activity ?? []).filter((a) => a.diffs?.length).length).join(",")
+  + (d.worktree ? `|${JSON.stringify([d.overlaps, d.mergeQueue, d.merges?.[0]?.status, d.lastActivityAt])}` : "");
 
 export class ConversationView {
   constructor(ctx, id) {
@@ -73,7 +75,8 @@ export class ConversationView {
       if (this.panel.dataset.sig === sig && this.panel.dataset.kind === "changes") return;
       this.panel.dataset.sig = sig;
       this.panel.dataset.kind = "changes";
-      this.panel.replaceChildren(close, changesPanel(this.data));
+      // A worktree session (contract §10.1) shows its branch, changes, overlaps and merges first.
+      this.panel.replaceChildren(close, ...(this.data.worktree ? [worktreeSection(this.data, this.ctx)] : []), changesPanel(this.data));
     } else if (this.panel.dataset.kind !== "usage") {
       this.panel.dataset.kind = "usage";
       this.panel.dataset.sig = "";

@@ -23,6 +23,8 @@ export class NewSessionView {
     const branch = h("input", { class: "input", id: "new-branch", placeholder: "made from the default branch when missing" });
     const text = h("textarea", { class: "input", id: "new-text", rows: 4, placeholder: "optional: starts the first turn" });
     const may = h("input", { type: "checkbox", role: "switch", id: "new-may" });
+    // contract §10.1: with the worktrees setting "all" a new session gets a worktree; untick to keep it in the folder.
+    const ownTree = h("input", { type: "checkbox", role: "switch", id: "new-worktree", checked: true });
     const error = h("p", { class: "form-error", role: "alert" });
     const create = h("button", { class: "btn btn-primary", type: "submit" }, "Create session");
 
@@ -43,7 +45,10 @@ export class NewSessionView {
     const cloudFields = () => {
       const cloud = provider.value === "claude-cloud";
       cwdField.hidden = cloud;
-      repoField.hidden = branchField.hidden = !cloud;
+      repoField.hidden = !cloud;
+      // Local providers take a branch too: the session then works in a git worktree on it.
+      branchField.hidden = provider.value === "openai-image";
+      branch.placeholder = cloud ? "made from the default branch when missing" : "optional: a git worktree on this branch";
     };
     provider.addEventListener("change", () => {
       fillModels();
@@ -72,6 +77,8 @@ export class NewSessionView {
     const cwdField = field("Folder", cwd, "new-cwd");
     const repoField = field("Repository", repo, "new-repo");
     const branchField = field("Branch", branch, "new-branch");
+    const treeField = h("label", { class: "switch", for: "new-worktree", hidden: true }, ownTree, h("span", { class: "switch-track", "aria-hidden": "true" }), "Its own git worktree (when the folder is in a repository)");
+    ctx.call("GET", "/api/settings", undefined, { quiet: true }).then((st) => (treeField.hidden = st.worktrees !== "all"), () => {});
     cloudFields();
     this.form = h("form", { class: "new-form", "aria-labelledby": "new-title-h", onsubmit: async (e) => {
       e.preventDefault();
@@ -84,7 +91,11 @@ export class NewSessionView {
       if (provider.value === "claude-cloud") {
         if (repo.value.trim()) body.repo = repo.value.trim();
         if (branch.value.trim()) body.branch = branch.value.trim();
-      } else if (cwd.value.trim()) body.cwd = cwd.value.trim();
+      } else {
+        if (cwd.value.trim()) body.cwd = cwd.value.trim();
+        if (branch.value.trim()) body.branch = branch.value.trim();
+        else if (!treeField.hidden && !ownTree.checked) body.worktree = false;
+      }
       if (text.value.trim()) body.text = text.value;
       if (may.checked) body.mayCreateSessions = true;
       try {
@@ -104,7 +115,7 @@ export class NewSessionView {
         field("Effort", effort, "new-effort"),
         field("Relay mode", mode, "new-mode")),
       field("Title", title, "new-title"),
-      cwdField, repoField, branchField,
+      cwdField, repoField, branchField, h("div", { class: "field" }, treeField),
       field("First message", text, "new-text"),
       h("div", { class: "field" }, h("label", { class: "switch", for: "new-may" }, may, h("span", { class: "switch-track", "aria-hidden": "true" }), "Agents in this conversation may start sessions")),
       error,

@@ -53,7 +53,10 @@ export function titleBar(head, d, ctx, panels) {
       d.archived ? badge("archived", "badge-archived") : null,
       agentStartBadge(d),
       d.watched ? badge("watched", "badge-watched", { title: "Another conversation watches this one" }) : null,
-      d.watching > 0 ? badge(`watching ${plural(d.watching, "session")}`, "badge-watching") : null),
+      d.watching > 0 ? badge(`watching ${plural(d.watching, "session")}`, "badge-watching") : null,
+      // A worktree session (contract §10.1): its branch, and a mark while it overlaps another.
+      d.worktree ? badge(`⎇ ${d.worktree.branch}`, "badge-branch", { title: `Worktree of ${d.worktree.repo}, from ${d.worktree.base}` }) : null,
+      d.overlaps?.length ? badge(`overlap · ${d.overlaps.length}`, "badge-overlap", { title: d.overlaps.map((o) => `${o.title ?? o.mainFolder ?? o.session}: ${o.paths.join(", ")}`).join("\n") }) : null),
     h("div", { class: "conv-sub" },
       d.viaAgent ? viaAgentLink(d.viaAgent) : null,
       h("span", {}, [d.provider, d.model, d.effort].filter(Boolean).join(" · ")),

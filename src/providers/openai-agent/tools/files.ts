@@ -4,7 +4,7 @@
 import { closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { confine, shown, ToolRefused } from "./paths.ts";
-import { int, str, type Tool } from "./types.ts";
+import { int, str, type Tool, type ToolContext } from "./types.ts";
 import { globToRegExp, walkFiles } from "./walk.ts";
 
 const MAX_READ_LINES = 2000;
@@ -33,6 +33,16 @@ function writeNoFollow(abs: string, text: string): void {
   } finally {
     closeSync(fd);
   }
+}
+
+/** Writes `text` to `abs` (a confined path): through the client when it offers that, else here. */
+async function writeOut(abs: string, text: string, ctx: ToolContext): Promise<void> {
+  if (ctx.writeText) {
+    await ctx.writeText(abs, text);
+    return;
+  }
+  mkdirSync(dirname(abs), { recursive: true });
+  writeNoFollow(abs, text);
 }
 
 function readText(abs: string, p: string): string {
@@ -145,8 +155,7 @@ export const writeFile: Tool = {
     const abs = confine(ctx.cwd, a.path);
     const content = str(a.content) ?? "";
     const oldText = existsSync(abs) ? readText(abs, String(a.path)) : null;
-    mkdirSync(dirname(abs), { recursive: true });
-    writeNoFollow(abs, content);
+    await writeOut(abs, content, ctx);
     return { text: `${oldText === null ? "Created" : "Wrote"} ${shown(ctx.cwd, abs)} (${content.length} characters).`, diff: { path: abs, oldText, newText: content } };
   },
 };
@@ -175,7 +184,7 @@ export const editFile: Tool = {
       throw new ToolRefused(`old_string occurs ${count} times in ${a.path}; add context to make it unique or set replace_all. Nothing was changed.`);
     }
     const newText = a.replace_all === true ? oldText.split(from).join(to) : oldText.replace(from, () => to);
-    writeNoFollow(abs, newText);
+    await writeOut(abs, newText, ctx);
     return { text: `Edited ${shown(ctx.cwd, abs)} (${count} replacement${count === 1 ? "" : "s"}).`, diff: { path: abs, oldText, newText } };
   },
 };

@@ -17,6 +17,9 @@ export interface ToolContext {
   signal: AbortSignal;
   /** ACP extension notifications to the relay (background tasks). */
   notify: Notify;
+  /** Writes through the client (ACP `fs/write_text_file`) when it offers that: the relay then
+   * sees the edit and may refuse it (another session's claim, contract §10.1). */
+  writeText?(abs: string, content: string): Promise<unknown>;
 }
 
 export interface ToolResult {

@@ -1,0 +1,89 @@
+// A spare worktree per repository, checked out ahead of time. Writing 10k files costs a
+// third of a second of CPU, far over what a new session may add to its first reply; taking
+// the spare costs a branch switch (only the files HEAD changed since) and a rename. After each
+// take a new spare is made in the background. A spare is only ever made under a temporary
+// name and renamed to `.spare` when complete, so a crash mid-way leaves nothing that looks
+// ready; leftovers are cleared before the next one is made.
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { Git } from "./git-run.ts";
+import type { RepoFolders } from "./folders.ts";
+import type { KeyedLock } from "./keyed-lock.ts";
+
+const PARTIAL = ".spare-new-";
+// The relay's own checkouts run no hooks: a spare is nobody's working copy yet (its hooks run
+// when a session takes it and switches branch).
+export const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
+
+export class Spares {
+  private filling = new Map<string, Promise<void>>();
+  /** The commit each spare was made at (unknown for one made before a restart). */
+  private commits = new Map<string, string>();
+
+  constructor(private readonly d: { git: Git; folders: RepoFolders; lock: KeyedLock }) {}
+
+  /** The ready spare of `repo` and the commit it is at (call under the repository's lock),
+   * or null. A `.spare` is only ever complete: it gets that name when it is. */
+  ready(repo: string): { path: string; commit: string | null } | null {
+    const spare = this.d.folders.spare(repo);
+    return existsSync(join(spare, ".git")) ? { path: spare, commit: this.commits.get(repo) ?? null } : null;
+  }
+
+  /** The spare was taken (or given up): it is no longer at a known commit. */
+  taken(repo: string): void {
+    this.commits.delete(repo);
+  }
+
+  /** Makes a spare at `commit` unless one is ready or being made; does not wait. */
+  refill(repo: string, commit: string): Promise<void> {
+    const running = this.filling.get(repo);
+    if (running) return running;
+    const p = this.fill(repo, commit)
+      .catch((e) => console.error(`[worktrees] spare for ${repo} not made:`, e instanceof Error ? e.message : e))
+      .finally(() => this.filling.delete(repo));
+    this.filling.set(repo, p);
+    return p;
+  }
+
+  /** Resolves when no spare is being made for `repo` (bench, tests, shutdown). */
+  settled(repo: string): Promise<void> {
+    return this.filling.get(repo) ?? Promise.resolve();
+  }
+
+  /** Removes the spare of `repo` (the last worktree session of it went away). */
+  async drop(repo: string): Promise<void> {
+    await this.settled(repo);
+    await this.d.lock.run(repo, () => this.discard(repo, this.d.folders.spare(repo)));
+  }
+
+  private async fill(repo: string, commit: string): Promise<void> {
+    const { git, folders } = this.d;
+    const dir = folders.of(repo);
+    const spare = folders.spare(repo);
+    if (existsSync(spare)) return;
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    for (const name of readdirSync(dir)) if (name.startsWith(PARTIAL)) await this.discard(repo, join(dir, name));
+    const partial = join(dir, PARTIAL + randomBytes(4).toString("hex"));
+    const add = await git([...NO_HOOKS, "worktree", "add", "--detach", "-q", partial, commit], { cwd: repo, timeoutMs: 10 * 60_000 });
+    if (!add.ok) return this.discard(repo, partial);
+    // A fresh index holds entries "racily clean" (written in the same tick as the files):
+    // refreshed now, the switch that takes the spare need not read every file again.
+    await git(["update-index", "-q", "--refresh"], { cwd: partial });
+    await this.d.lock.run(repo, async () => {
+      if (existsSync(spare)) return this.discard(repo, partial);
+      const moved = await git(["worktree", "move", partial, spare], { cwd: repo });
+      if (!moved.ok) await this.discard(repo, partial);
+      else this.commits.set(repo, commit);
+    });
+  }
+
+  /** Removes a checkout the relay made for itself (a spare, a partial one): nothing of anyone's in it. */
+  async discard(repo: string, path: string): Promise<void> {
+    await this.d.git(["worktree", "remove", "--force", "--force", path], { cwd: repo });
+    // Not registered (an add that failed half-way): the folder goes; git's record of it, if
+    // any, names a missing folder and holds no branch. (No `worktree prune`: it would also
+    // forget the owner's own checkouts on a drive that is not mounted just now.)
+    rmSync(path, { recursive: true, force: true });
+  }
+}

@@ -17,7 +17,7 @@ export interface LaunchSpec {
   env?: Record<string, string>;
 }
 
-/** The name of relay_tool's MCP server in every agent's session/new (relay.ts mcpEntry). */
+/** The name of relay_tool's MCP server in every agent's session/new (app/wire-providers.ts mcpEntry). */
 export const RELAY_MCP_NAME = "relay";
 
 /** How long an agent holds relay_tool before the relay counts its MCP start as done (adapter

@@ -52,7 +52,10 @@ const launches: Record<AgentCli["provider"], Launch> = {
   grok: { args: ["agent", "--xai-api-base-url", openai.baseUrl, "stdio"], env: { XAI_API_KEY: "bench-key" }, waitMcp: "_x.ai/mcp_initialized" },
   // As the relay starts them (adapters/*.ts): Gemini trusted and not relaunching itself.
   gemini: { args: ["--acp"], env: { GEMINI_API_KEY: "bench-key", GOOGLE_GEMINI_BASE_URL: gemini.baseUrl, GEMINI_CLI_TRUST_WORKSPACE: "true", GEMINI_CLI_NO_RELAUNCH: "true" } },
-  codex: { args: [], env: { OAR_TEST_MODEL_KEY: "bench-key" }, prepare: (home) => (codexConfig(home, responses.baseUrl), {}) },
+  codex: { args: [], env: { OAR_TEST_MODEL_KEY: "bench-key" }, prepare: (home) => {
+    codexConfig(home, responses.baseUrl);
+    return {};
+  } },
   opencode: { args: ["acp"], env: { ...OPENCODE_OFFLINE, OPENCODE_CONFIG_CONTENT: opencodeConfig(openai.baseUrl, "bench-key") } },
   qwen: { args: ["--acp"], env: {}, prepare: (home) => qwenSetup(home, openai.baseUrl, "bench-key") },
 };

@@ -46,7 +46,11 @@ async function main(): Promise<boolean> {
       const r = await agent.call({ action: "send", relay: "peer0", session: remote, text: `/reply ${i}`, wait_seconds: 60 });
       const dr = performance.now() - t;
       if (l.status !== "done" || r.status !== "done") throw new Error(`send failed: ${JSON.stringify(l)} ${JSON.stringify(r)}`);
-      if (i >= 2) (tLocal.push(dl), tRemote.push(dr)); // the first two warm the workers
+      if (i >= 2) {
+        // the first two warm the workers
+        tLocal.push(dl);
+        tRemote.push(dr);
+      }
     }
     const ratio = pct(tRemote, 50) / pct(tLocal, 50);
     console.log(`send → done, local:  p50 ${pct(tLocal, 50).toFixed(0)} ms, p99 ${pct(tLocal, 99).toFixed(0)} ms (${SENDS} sends)`);

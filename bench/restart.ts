@@ -41,7 +41,7 @@ for (let round = 0; round < ROUNDS; round++) {
   // Same port, so the time is measured the way a client that reconnects sees it.
   await startOnPort(relay, Number(port));
   const upAt = Date.now();
-  let r;
+  let r: Awaited<ReturnType<typeof relay.api>>;
   do r = await relay.api("GET", "/api/sessions?limit=50");
   while (r.status !== 200);
   const listAt = Date.now();

@@ -35,7 +35,7 @@ function listen(relay: TestRelay, onDelta: (d: { text: string; offset: number },
       res.on("data", (c: string) => {
         const at = Date.now();
         buf += c;
-        let i;
+        let i: number;
         while ((i = buf.indexOf("\n\n")) >= 0) {
           const block = buf.slice(0, i);
           buf = buf.slice(i + 2);

@@ -1,6 +1,6 @@
 // Watching bench (issue 5, "How it is shown"): 100 watchers × 1,000 watched sessions,
-// 10,000 events, on the real clock. Drives the domain in-process: a Relay from
-// src/relay.ts on a temp data dir, with a turn runner that ends every turn at once (no
+// 10,000 events, on the real clock. Drives the domain in-process: a relay built by
+// src/app/build.ts on a temp data dir, with a turn runner that ends every turn at once (no
 // agent processes: what is measured is the relay's watching, not a model).
 //
 //   - CPU per event: process CPU spent inside the watching domain (its bus listener and
@@ -18,7 +18,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { Relay } from "../src/relay.ts";
+import { buildRelay } from "../src/app/build.ts";
 import { loadLine, machineLine, summarize, table, withinTarget, type Row } from "./lib/stats.ts";
 
 const WATCHERS = 100;
@@ -40,15 +40,16 @@ const watchdog = setTimeout(() => {
 const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
 
 async function main(): Promise<{ rows: Row[]; notes: string[] }> {
-  const relay = new Relay({ dataDir, name: "bench" });
   // No agent processes: a watched session's turn takes TURN_MS of real time (so sessions
   // overlap as busy ones do, and all_idle is not every turn end), a watcher's event turn
   // ends at once (so its next message waits on nothing but the relay).
   const isWatcher = new Set<string>();
-  relay.turns.runner = {
-    run: (sessionId) => new Promise((r) => (isWatcher.has(sessionId) ? r({ stopReason: "end_turn" }) : setTimeout(() => r({ stopReason: "end_turn" }), TURN_MS))),
-  };
-  relay.start();
+  const app = buildRelay({
+    dataDir, name: "bench",
+    runner: { run: (sessionId) => new Promise((r) => (isWatcher.has(sessionId) ? r({ stopReason: "end_turn" }) : setTimeout(() => r({ stopReason: "end_turn" }), TURN_MS))) },
+  });
+  const relay = app.parts;
+  app.start();
   if (process.env.NOCKPT) relay.db.pragma("wal_autocheckpoint = 0");
   const watch = relay.watch;
 
@@ -132,7 +133,10 @@ async function main(): Promise<{ rows: Row[]; notes: string[] }> {
   }
   const eventCpu = process.cpuUsage(cpu0);
   log(`events emitted; waiting for the last windows, digests and the end of the quiet hours`);
-  const expected = () => (watch.wb.flush(), relay.db.prepare("SELECT COUNT(*) AS n FROM watch_events WHERE state IN ('held', 'ready')").get() as { n: number }).n;
+  const expected = () => {
+    watch.wb.flush();
+    return (relay.db.prepare("SELECT COUNT(*) AS n FROM watch_events WHERE state IN ('held', 'ready')").get() as { n: number }).n;
+  };
   while (expected() > 0 && Date.now() - started < DEADLINE_MS - 20_000) await new Promise((r) => setTimeout(r, 500));
   const totalCpu = process.cpuUsage(cpu0);
   watch.wb.flush();
@@ -141,7 +145,7 @@ async function main(): Promise<{ rows: Row[]; notes: string[] }> {
   // Every event line in the watchers' conversations, counted from the messages themselves.
   let lineCount = 0;
   for (const w of watchers) for (const m of relay.sessions.messages(w)) if (m.role === "event") lineCount += m.text.split("\n").filter((l) => l.startsWith("[relay event] ")).length;
-  relay.close();
+  app.close();
 
   const ms = (micros: number) => micros / 1000;
   const single = (v: number) => summarize([v]);

@@ -38,9 +38,8 @@ export const LAYERS = [
   },
   { name: "actions", paths: ["actions"] },
   { name: "surfaces", paths: ["api", "mcp", "peer", "web"] },
-  // relay.ts and server.ts build and wire everything today: they are the composition root
-  // that src/app/ replaces.
-  { name: "app", paths: ["app", "relay.ts", "server.ts"] },
+  // The composition root: builds and wires the domains, serves the surfaces.
+  { name: "app", paths: ["app"] },
   { name: "entry", paths: ["cli.ts"] },
 ];
 

@@ -19,7 +19,19 @@ const work = mkdtempSync(join(tmpdir(), "oar-shots-"));
 const SLOW = 90_000;
 
 const relay = await TestRelay.start();
-writeFileSync(join(work, "greet.ts"), ["// The greeting the CLI prints.", "export const greeting = 'hi';", "", "export function greet(name: string): string {", "  return `${greeting}, ${name}`;", "}", ""].join("\n"));
+writeFileSync(
+  join(work, "greet.ts"),
+  [
+    "// The greeting the CLI prints.",
+    "export const greeting = 'hi';",
+    "",
+    "export function greet(name: string): string {",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the TypeScript source written to the demo file holds a template literal
+    "  return `${greeting}, ${name}`;",
+    "}",
+    "",
+  ].join("\n"),
+);
 const lead = await relay.createSession({ title: "Refactor the greeting", cwd: work });
 const reviewer = await relay.createSession({ title: "Review: server/", cwd: work });
 const docs = await relay.createSession({ title: "Docs pass", cwd: work });
@@ -28,6 +40,7 @@ await relay.api("POST", "/api/groups", { name: "Release 0.9.19" }).then((r) => r
 const line = (s: string) => s.replace(/\n/g, "\\n");
 await relay.say(lead, [
   "Make the greeting say hello, and add a test.",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the TypeScript source written to the demo file holds a template literal
   `/write greet.ts ${line("// The greeting the CLI prints.\nexport const greeting = 'hello';\n\nexport function greet(name: string): string {\n  return `${greeting}, ${name}!`;\n}\n")}`,
   `/write greet.test.ts ${line("import { greet } from './greet';\n\ntest('says hello', () => expect(greet('Ada')).toBe('hello, Ada!'));\n")}`,
   `/tool {"action":"send","relay":"this","session":"${reviewer}","text":"Please review greet.ts","wait_seconds":0}`,
@@ -42,7 +55,7 @@ await relay.say(lead, [
 await relay.say(lead, "/usage 5400 300 0.0122\n/reply Ran the tests again: all pass.", SLOW);
 await relay.say(docs, "/usage 2200 640 0.0090\n/reply The README's install section is up to date.", SLOW);
 await relay.say(ci, "/task tests echo 1 failing: greet says hello; exit 1\n/reply started the nightly tests", SLOW);
-await relay.waitFor(async () => (await relay.session(ci)).tasks.some((t: any) => t.status === "failed"), SLOW);
+await relay.waitFor(async () => (await relay.session(ci)).tasks.some((t: { status: string }) => t.status === "failed"), SLOW);
 await relay.api("POST", "/api/schedules", { session: ci, title: "Nightly tests", text: "Run the test suite and report failures.", every_minutes: 1440 });
 await relay.api("POST", "/api/subscriptions", { watcher: lead, sessions: [reviewer], events: ["turn_end", "question_asked"] });
 const asking = relay.say(reviewer, "/ask_user Ship the migration tonight? | Tonight | Wait for review", 600_000).catch(() => {});

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The whole test suite: dependencies, Chromium for the UI tests, the type check, then every
-# test file through node:test (Node 20's --test takes no globs, so the shell lists them).
-# The installs run as this user (they fill node_modules and the shared caches); the type
-# check, build and tests run as on a fresh machine: a new empty HOME and no git identity
-# (scripts/fresh-home.sh), sharing only the npm and agent-CLI caches.
+# The whole test suite: dependencies, Chromium for the UI tests, the type check, the layer
+# check (`npm run check`), then every test file through node:test (Node 20's --test takes no
+# globs, so the shell lists them). The installs run as this user (they fill node_modules and
+# the shared caches); the checks, build and tests run as on a fresh machine: a new empty HOME
+# and no git identity (scripts/fresh-home.sh), sharing only the npm and agent-CLI caches.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The caches both halves use, named before HOME changes.
@@ -23,4 +23,4 @@ bash scripts/install-agents.sh >/dev/null || echo "warning: some agent CLIs are 
 shopt -s nullglob
 if [ $# -gt 0 ]; then files=("$@"); else files=(test/*.test.ts); fi
 # Tests start bin/oar, which runs the compiled bundle when it is fresh: they test what ships.
-bash scripts/fresh-home.sh bash -c 'npx tsc --noEmit -p . && node scripts/build.mjs --if-stale && exec node --import tsx --test --test-concurrency=3 --test-timeout=300000 "$@"' tests "${files[@]}"
+bash scripts/fresh-home.sh bash -c 'npx tsc --noEmit -p . && node scripts/check-layers.mjs && node scripts/build.mjs --if-stale && exec node --import tsx --test --test-concurrency=3 --test-timeout=300000 "$@"' tests "${files[@]}"

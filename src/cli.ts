@@ -3,8 +3,8 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startRelay } from "./server.ts";
-import { VERSION } from "./relay.ts";
+import { startRelay } from "./app/server.ts";
+import { VERSION } from "./app/identity.ts";
 import { RotatingLog } from "./ops/log-file.ts";
 
 const USAGE = `Usage:
@@ -91,10 +91,10 @@ async function start(rest: string[]): Promise<void> {
     emulateVersion: ev,
     tls,
   });
-  const { relay } = running;
-  if (values["log-file"]) new RotatingLog(relay.dataDir).capture(() => relay.ownerToken);
-  console.log(`OAR ${relay.version} relay "${relay.name}" listening on ${running.url}`);
-  console.log(`Web UI: ${relay.baseUrl}/#token=${relay.ownerToken}`);
+  const { identity, ownerToken, address } = running.relay.services;
+  if (values["log-file"]) new RotatingLog(identity.dataDir).capture(() => ownerToken);
+  console.log(`OAR ${identity.version} relay "${identity.name}" listening on ${running.url}`);
+  console.log(`Web UI: ${address.baseUrl}/#token=${ownerToken}`);
   if (values["test-clock"]) console.log("Manual test clock: move it with POST /api/test/clock");
   // Run from dist/: its loader saves V8's code cache of this build now (scripts/build.mjs).
   (globalThis as { __oarServing?: () => void }).__oarServing?.();

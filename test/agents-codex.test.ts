@@ -8,7 +8,7 @@ import { FakeResponses } from "./helpers/fake-responses.ts";
 import { agentRelayEnv, missingCli } from "./helpers/agent-clis.ts";
 import { codexAgent } from "./helpers/relay-plan-acp.ts";
 import { cliSuite } from "./helpers/acp-cli-suite.ts";
-import { codexConfig } from "./helpers/cli-offline.ts";
+import { codexConfig, codexTurnCall } from "./helpers/cli-offline.ts";
 
 const skip = missingCli("codex");
 let fake: FakeResponses;
@@ -23,7 +23,7 @@ cliSuite({
     codexConfig(env.HOME!, fake.baseUrl);
     const relay = await TestRelay.start({ env });
     // The agent loop's calls (they carry its environment context), not its side calls (a title).
-    return { relay, server: { modelsAsked: () => fake.calls.filter((c) => JSON.stringify(c.input).includes("<environment_context>")).map((c) => c.model), lastSent: () => JSON.stringify(fake.calls.filter((c) => JSON.stringify(c.input).includes("<environment_context>")).at(-1)?.input ?? []), reset: () => fake.reset(), close: () => fake.close() } };
+    return { relay, server: { modelsAsked: () => fake.calls.filter(codexTurnCall).map((c) => c.model), lastSent: () => JSON.stringify(fake.calls.filter(codexTurnCall).at(-1)?.input ?? []), reset: () => fake.reset(), close: () => fake.close() } };
   },
   // For the models it knows Codex defers MCP tools behind its `tool_search`, or (gpt-6-luna)
   // offers them only through a JavaScript `exec` tool; neither is what this fake model

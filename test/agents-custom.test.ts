@@ -9,7 +9,7 @@ import { FakeResponses } from "./helpers/fake-responses.ts";
 import { agentRelayEnv, binPath, missingCli } from "./helpers/agent-clis.ts";
 import { codexAgent } from "./helpers/relay-plan-acp.ts";
 import { cliSuite } from "./helpers/acp-cli-suite.ts";
-import { codexConfig } from "./helpers/cli-offline.ts";
+import { codexConfig, codexTurnCall } from "./helpers/cli-offline.ts";
 
 const skip = missingCli("codex");
 const KEY = "custom-agent-model-key-7781";
@@ -27,7 +27,7 @@ const suite = cliSuite({
     const relay = await TestRelay.start({ env });
     const saved = await relay.api("PATCH", "/api/settings", { customAgents: [{ id: "my-codex", name: "My Codex", command: binPath("codex"), args: [], env: { MY_MODEL_KEY: KEY } }] });
     assert.equal(saved.status, 200, JSON.stringify(saved.json));
-    return { relay, server: { modelsAsked: () => fake.calls.filter((c) => JSON.stringify(c.input).includes("<environment_context>")).map((c) => c.model), reset: () => fake.reset(), close: () => fake.close() } };
+    return { relay, server: { modelsAsked: () => fake.calls.filter(codexTurnCall).map((c) => c.model), reset: () => fake.reset(), close: () => fake.close() } };
   },
   models: { a: "gpt-test", b: "gpt-6-luna" },
   capabilities: { loadSession: true, resume: true, images: true, mcpHttp: true },

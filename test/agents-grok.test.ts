@@ -9,7 +9,7 @@ import { TestRelay } from "./helpers/relay-process.ts";
 import { FakeOpenAI } from "./helpers/fake-openai.ts";
 import { agentRelayEnv, missingCli } from "./helpers/agent-clis.ts";
 import { grokAgent, planPrompt } from "./helpers/relay-plan.ts";
-import { TURN_MS, checkedProvider, createSession, permissionCard, post, relayActivity, replyTo, say, usageOf } from "./helpers/agents-e2e.ts";
+import { TURN_MS, createSession, permissionCard, post, relayActivity, replyTo, say, usageOf } from "./helpers/agents-e2e.ts";
 
 const skip = missingCli("grok");
 let relay: TestRelay;

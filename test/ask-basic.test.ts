@@ -2,7 +2,7 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { TestRelay } from "./helpers/relay-process.ts";
-import { answeredEvents, MIN, pendingCards, startTurn, toolInTurn, waitIdle } from "./helpers/sched-helpers.ts";
+import { answeredEvents, MIN, startTurn, toolInTurn, waitIdle } from "./helpers/sched-helpers.ts";
 
 let relay: TestRelay;
 before(async () => {

@@ -50,7 +50,10 @@ test("availability: scripted always, CLIs by PATH, key providers by setting", ()
   assert.equal(providerAvailability("deepseek", { settings: { deepseekApiKey: "  " }, which: () => false }).available, false);
 
   const asked: string[] = [];
-  const all = { settings: { claudeApiKey: "sk", claudeCloudToken: "t", deepseekApiKey: "k", openaiApiKey: "k", openaiCompatibleBaseUrl: "http://127.0.0.1:1/v1" }, which: (c: string) => (asked.push(c), true) };
+  const all = { settings: { claudeApiKey: "sk", claudeCloudToken: "t", deepseekApiKey: "k", openaiApiKey: "k", openaiCompatibleBaseUrl: "http://127.0.0.1:1/v1" }, which: (c: string) => {
+      asked.push(c);
+      return true;
+    } };
   for (const id of PROVIDER_IDS) assert.deepEqual(providerAvailability(id, all), { available: true }, id);
   // Claude API and Claude Cloud run through the Claude adapter, so they need that binary too.
   assert.deepEqual(asked.sort(), ["claude-agent-acp", "claude-agent-acp", "claude-agent-acp", "codex-acp", "copilot", "gemini", "grok", "opencode", "qwen"]);

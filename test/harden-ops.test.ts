@@ -118,7 +118,7 @@ test("backup while the relay runs and writes; restore refused while it runs, the
   assert.match((await oar(["restore", join(ROOT, "package.json"), "--data", mkdtempSync(join(tmpdir(), "oar-x-"))])).out, /cannot be opened as SQLite|not a readable OAR store|not an OAR store/);
 });
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 
 test("one relay per data folder: a second start is refused naming the first and changes nothing, restore is refused; after a SIGKILL a start works", async () => {
   const first = await TestRelay.start({ name: "first" });
@@ -127,11 +127,11 @@ test("one relay per data folder: a second start is refused naming the first and 
     const pidBefore = readFileSync(pidFile, "utf8");
     assert.equal(JSON.parse(pidBefore).pid, first.proc.pid);
     const files = readdirSync(first.dataDir).sort();
-    const holder = `relay "first" \\(OAR 0\\.9\\.19, pid ${first.proc.pid}\\) at ${escape(first.url)}`;
+    const holder = `relay "first" \\(OAR 0\\.9\\.19, pid ${first.proc.pid}\\) at ${escapeRegExp(first.url)}`;
 
     const second = await oar(["start", "--port", String(await freePort()), "--data", first.dataDir, "--name", "second", "--test-clock"]);
     assert.equal(second.code, 1, second.out);
-    assert.match(second.out, new RegExp(`^oar: A relay runs on the data folder ${escape(first.dataDir)} already: ${holder}\\. Open it: \`oar url --data ${escape(first.dataDir)}\` prints its web UI link\\. Nothing was started\\.$`, "m"));
+    assert.match(second.out, new RegExp(`^oar: A relay runs on the data folder ${escapeRegExp(first.dataDir)} already: ${holder}\\. Open it: \`oar url --data ${escapeRegExp(first.dataDir)}\` prints its web UI link\\. Nothing was started\\.$`, "m"));
     assert.doesNotMatch(second.out, /listening on/);
     assert.equal(readFileSync(pidFile, "utf8"), pidBefore, "the first relay's relay.pid stays");
     assert.deepEqual(readdirSync(first.dataDir).sort(), files);
@@ -146,7 +146,7 @@ test("one relay per data folder: a second start is refused naming the first and 
     const port = new URL(first.url).port;
     const taken = await oar(["start", "--port", port, "--data", mkdtempSync(join(tmpdir(), "oar-other-"))]);
     assert.equal(taken.code, 1);
-    assert.match(taken.out, new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is in use \\(EADDRINUSE\\) by OAR 0\\.9\\.19 relay "first", which serves another data folder\\. Open it at ${escape(first.url)}/ \\(\`oar url --data <its data folder>\` prints its link with the owner token\\), or start this relay with --port <another port>\\.`));
+    assert.match(taken.out, new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is in use \\(EADDRINUSE\\) by OAR 0\\.9\\.19 relay "first", which serves another data folder\\. Open it at ${escapeRegExp(first.url)}/ \\(\`oar url --data <its data folder>\` prints its link with the owner token\\), or start this relay with --port <another port>\\.`));
 
     const file = join(mkdtempSync(join(tmpdir(), "oar-bak-")), "copy.db");
     assert.equal((await oar(["backup", file, "--data", first.dataDir])).code, 0);
@@ -161,7 +161,7 @@ test("one relay per data folder: a second start is refused naming the first and 
     writeFileSync(pidFile, JSON.stringify({ ...JSON.parse(pidBefore), pid: process.pid }) + "\n");
     const none = await oar(["url", "--data", first.dataDir]);
     assert.equal(none.code, 1);
-    assert.match(none.out, new RegExp(`^oar: No relay runs on the data folder ${escape(first.dataDir)}\\. Start one: oar start --data `, "m"));
+    assert.match(none.out, new RegExp(`^oar: No relay runs on the data folder ${escapeRegExp(first.dataDir)}\\. Start one: oar start --data `, "m"));
     const restored = await oar(["restore", file, "--data", first.dataDir]);
     assert.equal(restored.code, 0, restored.out);
     // A relay of an OAR from before the lock holds none: relay.pid naming a live process whose
@@ -169,7 +169,7 @@ test("one relay per data folder: a second start is refused naming the first and 
     writeFileSync(pidFile, JSON.stringify({ ...JSON.parse(pidBefore), pid: process.pid, port: Number(new URL(relay.url).port) }) + "\n");
     const older = await oar(["restore", file, "--data", first.dataDir]);
     assert.equal(older.code, 1, older.out);
-    assert.match(older.out, new RegExp(`A relay holds this data folder: relay "desk" \\(OAR 0\\.9\\.19, pid ${process.pid}\\) at ${escape(relay.url)}\\. Stop it first`));
+    assert.match(older.out, new RegExp(`A relay holds this data folder: relay "desk" \\(OAR 0\\.9\\.19, pid ${process.pid}\\) at ${escapeRegExp(relay.url)}\\. Stop it first`));
     await first.boot();
     assert.equal(JSON.parse(readFileSync(pidFile, "utf8")).pid, first.proc.pid);
     assert.equal((await oar(["url", "--data", first.dataDir])).out.trim(), `${first.url}/#token=${first.token}`);

@@ -4,7 +4,7 @@
 // change what), the 4-working limit, no group for a remote start.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { TestRelay, type McpSession } from "./helpers/relay-process.ts";
+import type { TestRelay, McpSession } from "./helpers/relay-process.ts";
 import { type PairedRelays, pairedRelays } from "./helpers/pairing.ts";
 import { tool, toolResults, waitCard, decide, pendingCards } from "./helpers/control-helpers.ts";
 

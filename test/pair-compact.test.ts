@@ -3,7 +3,7 @@
 // come to it, and it sees and ends them there as its own.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { TestRelay } from "./helpers/relay-process.ts";
+import type { TestRelay } from "./helpers/relay-process.ts";
 import { type PairedRelays, eventTexts, pairedRelays } from "./helpers/pairing.ts";
 import { tool, toolResults, waitCard, decide } from "./helpers/control-helpers.ts";
 

@@ -3,7 +3,7 @@
 // turn_end through its own subscription there; a prompt it did not wait for still wakes it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { TestRelay, type McpSession } from "./helpers/relay-process.ts";
+import type { TestRelay, McpSession } from "./helpers/relay-process.ts";
 import { type PairedRelays, eventTexts, pairedRelays } from "./helpers/pairing.ts";
 import { tool, toolResults, waitCard, decide } from "./helpers/control-helpers.ts";
 

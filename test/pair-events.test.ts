@@ -3,8 +3,8 @@
 // and link_restored; SIGKILL of either side loses and repeats nothing; unpairing ends it.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { TestRelay, type McpSession } from "./helpers/relay-process.ts";
-import { LinkProxy, type PairedRelays, eventTexts, pairedRelays } from "./helpers/pairing.ts";
+import type { TestRelay, McpSession } from "./helpers/relay-process.ts";
+import { type LinkProxy, type PairedRelays, eventTexts, pairedRelays } from "./helpers/pairing.ts";
 import { tool, toolResults, waitCard, decide } from "./helpers/control-helpers.ts";
 
 let a: TestRelay;

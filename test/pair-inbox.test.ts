@@ -2,7 +2,7 @@
 // relay is kept there, listed in this relay's Inbox too, and answered from here via this relay.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { TestRelay, type McpSession } from "./helpers/relay-process.ts";
+import type { TestRelay, McpSession } from "./helpers/relay-process.ts";
 import { type PairedRelays, eventTexts, pairedRelays } from "./helpers/pairing.ts";
 
 let a: TestRelay;

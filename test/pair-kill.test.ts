@@ -2,20 +2,18 @@
 // call keeps waiting across the restart and answers with where the turn ended.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { TestRelay, realSleep, type McpSession } from "./helpers/relay-process.ts";
-import { LinkProxy, type PairedRelays, pairedRelays } from "./helpers/pairing.ts";
+import { type TestRelay, realSleep, type McpSession } from "./helpers/relay-process.ts";
+import { type LinkProxy, type PairedRelays, pairedRelays } from "./helpers/pairing.ts";
 
-let a: TestRelay;
 let b: TestRelay;
 let proxy: LinkProxy;
-let conv: string;
 let agent: McpSession;
 let target: string;
 
 let relays: PairedRelays;
 before(async () => {
   relays = await pairedRelays({ conv: "Sender", target: "Worker", mention: "@bbox", proxy: true });
-  ({ a, b, proxy, conv, agent, target } = relays as typeof relays & { proxy: LinkProxy });
+  ({ b, proxy, agent, target } = relays as typeof relays & { proxy: LinkProxy });
 });
 
 after(() => relays?.stop());

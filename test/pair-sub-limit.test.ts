@@ -3,7 +3,7 @@
 // counts what the conversation holds elsewhere on top of its own.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { TestRelay, type McpSession } from "./helpers/relay-process.ts";
+import type { TestRelay, McpSession } from "./helpers/relay-process.ts";
 import { type PairedRelays, pairedRelays } from "./helpers/pairing.ts";
 import { tool, toolResults, waitCard, decide } from "./helpers/control-helpers.ts";
 

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { TestRelay } from "./helpers/relay-process.ts";
-import { LinkProxy, type PairedRelays, pair, pairedRelays } from "./helpers/pairing.ts";
+import { type LinkProxy, type PairedRelays, pair, pairedRelays } from "./helpers/pairing.ts";
 import { toolInTurn, SLOW } from "./helpers/watch.ts";
 
 let a: TestRelay;

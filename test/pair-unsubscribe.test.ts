@@ -1,12 +1,11 @@
 // The owner's Unsubscribe on a subscription held on a paired relay ends it on both relays.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { TestRelay, type McpSession } from "./helpers/relay-process.ts";
+import type { TestRelay, McpSession } from "./helpers/relay-process.ts";
 import { type PairedRelays, pairedRelays } from "./helpers/pairing.ts";
 import { tool, toolResults, waitCard, decide } from "./helpers/control-helpers.ts";
 
 let a: TestRelay;
-let b: TestRelay;
 let conv: string;
 let agent: McpSession;
 let target: string;
@@ -14,7 +13,7 @@ let target: string;
 let relays: PairedRelays;
 before(async () => {
   relays = await pairedRelays({ conv: "Watcher", target: "Build", mention: "@bbox" });
-  ({ a, b, conv, agent, target } = relays);
+  ({ a, conv, agent, target } = relays);
 });
 
 after(() => relays?.stop());

@@ -21,7 +21,9 @@ function withMask(fn: (mask: SecretMask, tokens: string[]) => void, known: strin
     const tokens = [newToken(), newToken()];
     const ins = db.prepare(`INSERT INTO sessions (id, title, provider, model, cwd, agent_token, created_at, last_activity_at)
       VALUES (?, 't', 'scripted', 'scripted-1', '/tmp', ?, 0, 0)`);
-    tokens.forEach((t, i) => ins.run(`ses_${i}`, t));
+    tokens.forEach((t, i) => {
+      ins.run(`ses_${i}`, t);
+    });
     fn(new SecretMask({ known: () => known, ...agentTokenLookups(db) }), tokens);
   } finally {
     db.close();
@@ -89,9 +91,15 @@ test("the run scanner finds exactly what /[A-Za-z0-9_-]{32,}/g finds, and replac
     fc.property(fc.array(piece, { maxLength: 30 }), (parts) => {
       const text = parts.join("");
       const seen: string[] = [];
-      const expected = text.replace(/[A-Za-z0-9_-]{32,}/g, (r) => (seen.push(r), r.length % 2 ? "<odd>" : r));
+      const expected = text.replace(/[A-Za-z0-9_-]{32,}/g, (r) => {
+        seen.push(r);
+        return r.length % 2 ? "<odd>" : r;
+      });
       const got: string[] = [];
-      const actual = replaceTokenRuns(text, (r) => (got.push(r), r.length % 2 ? "<odd>" : r));
+      const actual = replaceTokenRuns(text, (r) => {
+        got.push(r);
+        return r.length % 2 ? "<odd>" : r;
+      });
       assert.deepEqual(got, seen);
       assert.equal(actual, expected);
     }),

@@ -112,7 +112,7 @@ test("another session needs Allow once per conversation and relay: NO_ACTIVE_TUR
   assert.equal(denied.cards[0].targetSession, t);
   assert.match(denied.cards[0].text, new RegExp(`update_session on relay "desk" · session "worker A" \\(${t}\\)`));
   assert.match(denied.cards[0].text, new RegExp(`Model: scripted-2 · Effort: low · Group: Release 2.4 \\(${g.id}\\)`));
-  let s = await relay.session(t);
+  const s = await relay.session(t);
   assert.equal(s.model, "scripted-1");
   assert.equal(s.group, null);
 

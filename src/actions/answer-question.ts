@@ -21,7 +21,7 @@ export const answerQuestion = defineAction({
     answer: z.string().min(1).max(100_000).describe("A free-text answer, when no option fits. One of choices and answer is required."),
   },
   required: { question_id: "the id of a question card in another session" },
-  async handler({ identity, sessions, questions, approvals, caller, relayName, approve }, { question_id: id, choices = [], answer }) {
+  async handler({ identity, sessions, questions, answering, approvals, caller, relayName, approve }, { question_id: id, choices = [], answer }) {
     if (id.startsWith("card_") || approvals.get(id)) {
       throw new RelayError("REMOTE_RELAY_FORBIDDEN", `${id.slice(0, 80)} is an approval card of the relay: only the owner decides those. ${NOTHING}`);
     }
@@ -48,7 +48,7 @@ export const answerQuestion = defineAction({
       target: { id: q.session_id, title: target?.title ?? q.session_id },
       details: [`Question: ${q.question}`, choice !== undefined ? `Choice: ${choice}` : `Answer: ${answer?.slice(0, 200)}`],
     });
-    questions.answer(q.id, { ...(choice !== undefined ? { choice } : {}), ...(answer !== undefined ? { answer } : {}), via: `agent:${caller.id}` });
+    answering.answer(q.id, { ...(choice !== undefined ? { choice } : {}), ...(answer !== undefined ? { answer } : {}), via: `agent:${caller.id}` });
     return {
       summary: `answer_question → ${identity.name} session ${q.session_id}: answered ${q.id}`,
       question_id: q.id,

@@ -5,6 +5,7 @@ import type { Turns } from "../sessions/turns.ts";
 import type { TaskStore } from "../tasks/task-store.ts";
 import type { Questions } from "../questions/ask-user.ts";
 import type { Asks } from "../questions/asks.ts";
+import type { Answering } from "../questions/answering.ts";
 import type { Approvals } from "../approvals/approvals.ts";
 import type { Schedules } from "../schedules/schedules.ts";
 import type { WatchingPort } from "../watching/port.ts";
@@ -56,6 +57,8 @@ export interface ActionServices {
   turns: Turns;
   tasks: TaskStore;
   questions: Questions;
+  /** Answers a question: the answer and its `question_answered` events in one transaction. */
+  answering: Answering;
   asks: Asks;
   approvals: Approvals;
   schedules: Schedules;

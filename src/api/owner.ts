@@ -110,7 +110,7 @@ export function ownerApi(d: ApiDeps): Hono {
       return c.json({ id: c.req.param("id"), kind: "notice", dismissed: true });
     }
     if (!d.questions.get(c.req.param("id")) && d.pairing.inbox.holds(c.req.param("id"))) return c.json(await d.pairing.inbox.answer(c.req.param("id"), b.data));
-    return c.json(questionView(d.questions.answer(c.req.param("id"), { ...b.data, via: d.identity.name })));
+    return c.json(questionView(d.answering.answer(c.req.param("id"), { ...b.data, via: d.identity.name })));
   });
 
   app.get("/stream", (c) =>

@@ -83,8 +83,6 @@ export class Approvals {
    * expires, NO_ACTIVE_TURN when the conversation has no running turn to ask in. Counts the
    * call's prompts toward loop protection once it may go on. */
   async require(caller: SessionRow, gate: Gate, signal?: AbortSignal): Promise<void> {
-    // A conversation on a paired relay: its relay shows the card (pairing/remote-exec.ts).
-    if (this.remoteGate && caller.id.startsWith("rmt_")) return this.remoteGate(caller, gate);
     const need = needFor(caller, gate, this.grants);
     const prompts = gate.prompts ?? 0;
     if (need.reasons.length) {
@@ -99,9 +97,6 @@ export class Approvals {
     }
     this.grants.countPrompts(caller.id, prompts);
   }
-
-  /** Paired relays: decides for a remote caller whether a card is needed (set by pairing). */
-  remoteGate?: (caller: SessionRow, gate: Gate) => void;
 
   /** A card another relay asked for, on a call this conversation made there: shown here,
    * with that relay's reasons; returns on Allow, throws like require() otherwise. */

@@ -176,7 +176,7 @@ export class BudgetHolds implements TurnGate {
     }
     const body = parsed.data;
     const card = this.d.cards.get(cardId);
-    if (!card || card.kind !== "budget") throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No budget card ${String(cardId).slice(0, 80)} on this relay. Nothing was decided.`);
+    if (card?.kind !== "budget") throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No budget card ${String(cardId).slice(0, 80)} on this relay. Nothing was decided.`);
     if (card.status !== "pending") throw new RelayError("REMOTE_RELAY_NOT_FOUND", `Card ${card.id} is no longer pending (${card.status}). Nothing was decided.`);
     const option = BUDGET_OPTIONS.find((o) => o.id === body.optionId)?.id as OptionId | undefined;
     if (!option) {

@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync } from "node:fs";
+import { type Stats, chmodSync, closeSync, existsSync, lstatSync, mkdirSync, openSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
 // The data folder holds the owner token, every session's agent token and the provider keys
@@ -39,7 +39,7 @@ export function touchPrivate(file: string): void {
 export function openModes(dir: string): string[] {
   const found: string[] = [];
   const walk = (path: string, depth: number) => {
-    let st;
+    let st: Stats;
     try {
       st = lstatSync(path);
     } catch {

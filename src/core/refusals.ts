@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 
 // An argument whose refusal is a sentence of its own (the contract's wording, e.g. subscribe's
 // "match must be text (at most 200 characters) that an event's line contains.") rather than

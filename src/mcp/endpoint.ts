@@ -17,7 +17,8 @@ import { rpcError, RpcCode, toolError } from "./rpc-errors.ts";
 const PROGRESS_EVERY_MS = Number(process.env.OAR_PROGRESS_MS) > 0 ? Number(process.env.OAR_PROGRESS_MS) : 15_000;
 /** MCP sessions kept open at once (agents that vanish never close theirs): the maxMcpSessions
  * setting; OAR_MCP_SESSIONS_MAX still overrides it (tests lower it). */
-const ENV_MCP_SESSIONS_MAX = Number(process.env.OAR_MCP_SESSIONS_MAX) > 0 ? Number(process.env.OAR_MCP_SESSIONS_MAX) : 0;
+// `|| 0`: an unset or non-numeric value is NaN, which Math.max would pass through.
+const ENV_MCP_SESSIONS_MAX = Math.max(Number(process.env.OAR_MCP_SESSIONS_MAX) || 0, 0);
 /** Where non-object tool arguments travel past the SDK's own schema check to ours. */
 const RAW_ARGUMENTS = "__oar_raw_arguments";
 

@@ -6,10 +6,9 @@ import type { Db } from "../store/db.ts";
 import type { SessionRow, TurnRow } from "../sessions/types.ts";
 import type { SubscriptionStore } from "../watching/subscriptions.ts";
 import type { EndReason, NewEvent, SubRow } from "../watching/types.ts";
-import type { RelayRow } from "./store.ts";
+import type { PairingStore, RelayRow } from "./store.ts";
 
-// What the pairing domain uses of the rest of the relay (issue 19), named as the relay names
-// it today so the relay passes itself until the composition root builds these.
+// What the pairing domain uses of the rest of the relay (issue 19); app/build.ts hands it over.
 
 /** Watching as pairing uses it: mirrors of subscriptions on paired relays, the events that
  * arrive for them, and the subscriptions of stand-ins that a pairing's end ends. */
@@ -26,6 +25,8 @@ export interface PairingWatch {
 
 export interface PairingDeps {
   db: Db;
+  /** Built before pairing: whether relay_tool is offered reads it while workers start. */
+  store: PairingStore;
   clock: Clock;
   bus: Pick<Bus, "emit">;
   /** This relay's name and the version it presents. */

@@ -3,7 +3,7 @@ import { isIP } from "node:net";
 // Seed §6: the owner unlocks a paired relay in a conversation by mentioning it: `@name`, or its
 // name or host name as a word. A name that is an IP address or localhost counts only with `@`.
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 function needsAt(name: string): boolean {
   const n = name.replace(/^\[|\]$/g, "").toLowerCase();
@@ -16,8 +16,8 @@ export function mentions(text: string, names: string[]): boolean {
     const name = raw.trim();
     if (!name) continue;
     // A word: not inside a longer name (letters, digits, dot, dash, underscore around it).
-    const word = `(?<![\\w.@-])${escape(name)}(?![\\w-]|\\.[\\w])`;
-    const at = `@${escape(name)}(?![\\w-]|\\.[\\w])`;
+    const word = `(?<![\\w.@-])${escapeRegExp(name)}(?![\\w-]|\\.[\\w])`;
+    const at = `@${escapeRegExp(name)}(?![\\w-]|\\.[\\w])`;
     const re = new RegExp(needsAt(name) ? at : `${at}|${word}`, "i");
     if (re.test(text)) return true;
   }

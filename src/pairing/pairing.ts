@@ -33,7 +33,7 @@ export class Pairing {
   readonly tells: UnpairTells;
 
   constructor(private relay: PairingDeps) {
-    this.store = new PairingStore(relay.db, relay.clock);
+    this.store = relay.store;
     this.link = new EventLink(relay, this);
     this.outbox = new PeerOutbox(relay, this.store);
     this.waits = new RemoteWaits(relay);
@@ -54,7 +54,7 @@ export class Pairing {
 
   /** contract §5.1: a paired relay with Agents-may above off offers relay_tool too. */
   anyAllowed(): boolean {
-    return this.store.relays().some((r) => r.agents_may !== "off");
+    return this.store.anyAllowed();
   }
 
   private credentials: string[] | null = null;
@@ -303,9 +303,7 @@ export class Pairing {
 
   /** Title of a conversation on a paired relay that started a session here. */
   remoteTitle(id: string): string | null {
-    if (!isRemoteCallerId(id)) return null;
-    const r = this.store.remoteCallerById(id);
-    return r ? `${r.title} (relay ${r.relay})` : null;
+    return this.store.remoteTitle(id);
   }
 }
 

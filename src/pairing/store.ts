@@ -82,6 +82,11 @@ export class PairingStore {
     return this.db.prepare("SELECT * FROM relays ORDER BY created_at").all() as RelayRow[];
   }
 
+  /** contract §5.1: a paired relay with Agents-may above off offers relay_tool too. */
+  anyAllowed(): boolean {
+    return this.relays().some((r) => r.agents_may !== "off");
+  }
+
   relay(name: string): RelayRow | undefined {
     return this.db.prepare("SELECT * FROM relays WHERE name = ?").get(name) as RelayRow | undefined;
   }
@@ -188,6 +193,13 @@ export class PairingStore {
 
   remoteCallerById(id: string): RemoteCallerRow | undefined {
     return this.db.prepare("SELECT * FROM remote_callers WHERE id = ?").get(id) as RemoteCallerRow | undefined;
+  }
+
+  /** Title of a conversation on a paired relay that started a session here. */
+  remoteTitle(id: string): string | null {
+    if (!isRemoteCallerId(id)) return null;
+    const r = this.remoteCallerById(id);
+    return r ? `${r.title} (relay ${r.relay})` : null;
   }
 
   /** The stand-ins of one pairing, oldest first. */

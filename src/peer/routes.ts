@@ -15,7 +15,7 @@ import { answerClientQuestion, clientQuestions } from "./questions.ts";
 
 type Env = { Variables: { client: ClientRow } };
 
-/** What the peer API uses (the relay passes itself until the composition root builds it). */
+/** What the peer API uses (app/server.ts hands it over). */
 export interface PeerDeps {
   /** The action path's services: a call from a paired relay runs through the dispatcher. */
   services: ActionServices;

@@ -17,7 +17,7 @@ export interface LaunchSpec {
   env?: Record<string, string>;
 }
 
-/** The name of relay_tool's MCP server in every agent's session/new (relay.ts mcpEntry). */
+/** The name of relay_tool's MCP server in every agent's session/new (app/wire-providers.ts mcpEntry). */
 export const RELAY_MCP_NAME = "relay";
 
 /** How long an agent holds relay_tool before the relay counts its MCP start as done (adapter
@@ -88,7 +88,7 @@ export interface WorkerState {
 
 /** The stored state, or null when it is not one this relay wrote (another version). */
 export function readWorkerState(s: Record<string, unknown> | null | undefined): WorkerState | null {
-  if (!s || s.v !== 1 || typeof s.acpSessionId !== "string" || !s.acpSessionId) return null;
+  if (s?.v !== 1 || typeof s.acpSessionId !== "string" || !s.acpSessionId) return null;
   return s as unknown as WorkerState;
 }
 

@@ -47,9 +47,9 @@ export type Peer = {
 };
 
 // Params come off the wire unchecked: handlers take what they read as optional.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: each handler declares the params type it reads; `unknown` would not accept those handlers
 export type RequestHandler = (params: any, peer: Peer, signal: AbortSignal) => unknown;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: as RequestHandler
 export type NotificationHandler = (params: any, peer: Peer) => void;
 
 export type AcpHandlers = {
@@ -100,8 +100,14 @@ export function serveAcp(handlers: AcpHandlers, input: NodeJS.ReadableStream, ou
           }
         };
         const done = () => signal?.removeEventListener("abort", cancel);
-        entry.resolve = (v) => (done(), resolve(v));
-        entry.reject = (e) => (done(), reject(e));
+        entry.resolve = (v) => {
+          done();
+          resolve(v);
+        };
+        entry.reject = (e) => {
+          done();
+          reject(e);
+        };
         pending.set(id, entry);
         void send({ id, method, params }).catch(entry.reject);
         if (signal?.aborted) cancel();

@@ -12,7 +12,7 @@ export interface ImageRef {
 
 export function imageOfLink(content: unknown): ImageRef | null {
   const c = content as { type?: unknown; uri?: unknown; mimeType?: unknown; size?: unknown; _meta?: { oar?: { size?: unknown } } } | null;
-  if (!c || c.type !== "resource_link" || typeof c.uri !== "string" || !c.uri.startsWith("file:")) return null;
+  if (c?.type !== "resource_link" || typeof c.uri !== "string" || !c.uri.startsWith("file:")) return null;
   if (typeof c.mimeType !== "string" || !c.mimeType.startsWith("image/")) return null;
   let path: string;
   try {

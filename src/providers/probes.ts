@@ -9,7 +9,6 @@ import { fakeProviders, getProvider, providerAvailability, providerList } from "
 import { launchSpec, signInFor } from "./launch.ts";
 import { probeResult, setProbeResult, type ProbeResult } from "./probe-cache.ts";
 import { advertisedModels } from "./session-config.ts";
-import { isOpenAiAgent, refreshOpenAiAgents } from "./openai-agent/provider.ts";
 import { isAuthError, signInReason } from "./turn-errors.ts";
 
 // Availability you can trust (contract §9.2): `available` means installed AND signed in.

@@ -400,7 +400,7 @@ export class Workers {
    * turn's start, in one write). */
   promptsAtOnce(session: SessionRow, turn: TurnRow): boolean {
     const slot = this.slots.get(session.id);
-    if (!slot || !slot.started || slot.turn || slot.resuming || slot.stale || !slot.worker.alive) return false;
+    if (!slot?.started || slot.turn || slot.resuming || slot.stale || !slot.worker.alive) return false;
     return slot.worker.settledFor({ model: turn.model ?? session.model, effort: session.effort, mode: turn.mode ?? session.mode });
   }
 

@@ -39,9 +39,6 @@ export type DeliverAnswer = (q: QuestionRow) => void;
  * the owner (or another agent through answer_question) answers it. */
 export class Questions {
   private waiting = new Map<string, (a: Answer) => void>();
-  /** The delivery `answer` uses when its caller names none: set by questions/asks.ts until
-   * every caller answers through questions/answering.ts (issue 19, step 2). */
-  onAnswered: DeliverAnswer | null = null;
 
   constructor(
     private db: Db,
@@ -91,7 +88,7 @@ export class Questions {
 
   /** Records the owner's (or an agent's) answer; an answered `ask` goes to whoever gets it
    * through `deliver`, in the same transaction (questions/answering.ts). */
-  answer(id: string, a: Answer, deliver: DeliverAnswer | null = this.onAnswered): QuestionRow {
+  answer(id: string, a: Answer, deliver: DeliverAnswer): QuestionRow {
     const q = this.get(id);
     if (!q) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No question ${id} on this relay. Nothing was answered.`);
     if (q.status !== "pending") throw new RelayError("REMOTE_RELAY_NOT_FOUND", `Question ${id} is no longer pending (${q.status}). Nothing was answered.`);
@@ -117,7 +114,7 @@ export class Questions {
 
   end(id: string, status: "ended" | "withdrawn"): void {
     const q = this.get(id);
-    if (!q || q.status !== "pending") return;
+    if (q?.status !== "pending") return;
     this.db.prepare("UPDATE questions SET status = ?, ended_at = ? WHERE id = ?").run(status, this.clock.now(), id);
     this.bus.emit({ type: "card.decided", sessionId: q.session_id, cardId: id, status });
   }

@@ -1,5 +1,4 @@
 import { DAY_MS } from "./answer-event.ts";
-import { deliverAnswered, type AnsweringDeps } from "./answering.ts";
 import { newId } from "../core/ids.ts";
 import { RelayError } from "../core/errors.ts";
 import type { Bus } from "../core/bus.ts";
@@ -21,13 +20,14 @@ export interface NewAsk {
 /** Non-blocking questions (seed §11): `ask` rows in the questions table. The asker goes on
  * working; the owner answers in the session or the Inbox, and the answer comes back as
  * the urgent relay event `question_answered` to the asker and the session asked about. */
-/** What asks use: the questions table and store, the clock, the bus; and, while answers are
- * delivered through `questions.onAnswered` (until issue 19's step 2), what delivery needs. */
-export interface AsksDeps extends Omit<AnsweringDeps, "questions"> {
+/** What asks use: the questions table and store, the clock, the bus, the sessions asked
+ * about. Answers go through questions/answering.ts. */
+export interface AsksDeps {
   db: Db;
   clock: Pick<Clock, "now">;
   bus: Pick<Bus, "emit">;
-  questions: Pick<Questions, "get" | "end" | "onAnswered">;
+  questions: Pick<Questions, "get" | "end">;
+  sessions: { get(id: string): { title: string } | undefined };
 }
 
 export class Asks {
@@ -35,7 +35,6 @@ export class Asks {
 
   constructor(d: AsksDeps) {
     this.d = d;
-    d.questions.onAnswered = (q) => deliverAnswered(d, q);
   }
 
   /** contract §6: 20 pending per asking conversation, 20 per session asked about. */
@@ -80,7 +79,7 @@ export class Asks {
   withdraw(caller: string, id: string): QuestionRow {
     const NOTHING = "Nothing was withdrawn.";
     const q = this.d.questions.get(id);
-    if (!q || q.kind !== "ask") throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No question "${id.slice(0, 80)}" asked with ask on this relay (list_questions shows yours). ${NOTHING}`);
+    if (q?.kind !== "ask") throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No question "${id.slice(0, 80)}" asked with ask on this relay (list_questions shows yours). ${NOTHING}`);
     if (q.asked_by !== caller) throw new RelayError("REMOTE_RELAY_FORBIDDEN", `Question ${q.id} was asked by another conversation: only the asking conversation can withdraw it. ${NOTHING}`);
     if (q.status !== "pending") throw new RelayError("REMOTE_RELAY_NOT_FOUND", `Question ${q.id} is no longer pending (${q.status}). ${NOTHING}`);
     this.d.questions.end(q.id, "withdrawn");

@@ -49,12 +49,15 @@ export interface Enqueue {
   origin?: unknown;
 }
 
-/** What the turn queue uses: the session store (its turns and messages), the clock, the bus.
- * The runner and the max duration are set once the workers exist (relay.ts). */
+/** What the turn queue uses: the session store (its turns and messages), the clock, the bus;
+ * the runner that hands a turn to the session's worker (built first: app/wire-providers.ts)
+ * and Max turn duration (a setting). */
 export interface TurnsDeps {
   store: Pick<SessionStore, "db" | "get" | "turn" | "message" | "addMessage" | "activeTurns">;
   clock: Clock;
   bus: Bus;
+  runner: TurnRunner;
+  maxTurnMinutes(): number;
 }
 
 interface Live {
@@ -70,11 +73,11 @@ interface Live {
 export class Turns {
   private live = new Map<string, Live>();
   private waiters = new Map<string, Set<() => void>>();
-  runner!: TurnRunner;
+  private readonly runner: TurnRunner;
   gate?: TurnGate;
   private heldNow: TurnRow[] = [];
   private closing = false;
-  maxTurnMinutes: () => number = () => 60;
+  private readonly maxTurnMinutes: () => number;
   private store: TurnsDeps["store"];
   private clock: Clock;
   private bus: Bus;
@@ -83,6 +86,8 @@ export class Turns {
     this.store = d.store;
     this.clock = d.clock;
     this.bus = d.bus;
+    this.runner = d.runner;
+    this.maxTurnMinutes = () => d.maxTurnMinutes();
     d.bus.on((e) => {
       if (e.type === "turn.ended" || e.type === "turn.started" || e.type === "card.created" || e.type === "card.decided") {
         const set = this.waiters.get("turnId" in e ? e.turnId : e.sessionId);

@@ -18,7 +18,7 @@ export interface ViewDeps extends GroupReads {
   sessions: Pick<SessionStore, "get" | "busySessions">;
   tasks: { runningTasks(): TaskRow[] };
   pairing: { remoteTitle(sessionId: string): string | null };
-  /** Watching plugs in here (optional until it is built): the list's badges. */
+  /** The list badges (watching's port). */
   watching?: { isWatched(sessionId: string): boolean; watchingCount(sessionId: string): number };
 }
 

@@ -3,8 +3,7 @@
 import type { Statement } from "better-sqlite3";
 import type { Db } from "./db.ts";
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type Any = Statement<any[], unknown>;
+type Any = Statement<unknown[], unknown>;
 const cache = new WeakMap<Db, Map<string, Any>>();
 
 export function sql(db: Db, text: string): Any {

@@ -17,7 +17,7 @@ const MIN_KNOWN_LENGTH = 4;
 // Words that make a name a credential's name. The word must END the name, so that
 // `GITHUB_TOKEN`, `accessToken`, `x-api-key` match and `max_tokens`, `TOKEN_LIMIT`,
 // `password_file` do not. `secret_key_base` style suffixes are allowed explicitly.
-const SECRET_WORD = String.raw`(?:token|password|passwd|passphrase|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|secret[_-]?key|(?:signing|encryption|master|auth)[_-]?key|client[_-]?secret|credentials?)(?:[_-]?(?:base|value|b64|base64))?`;
+const SECRET_WORD = `(?:token|password|passwd|passphrase|secret|api[_-]?key|apikey|access[_-]?key|private[_-]?key|secret[_-]?key|(?:signing|encryption|master|auth)[_-]?key|client[_-]?secret|credentials?)(?:[_-]?(?:base|value|b64|base64))?`;
 const NAME = String.raw`[A-Za-z0-9_.\-]*?${SECRET_WORD}`;
 // The name starts where a name could start: not in the middle of another word.
 const NAME_START = String.raw`(?<![A-Za-z0-9_.\-])`;

@@ -19,8 +19,7 @@ export class OutputFiles {
   private sizes = new Map<string, number>();
   private total = 0;
 
-  constructor(
-    private dir: string,
+  constructor(dir: string,
     private limits: () => OutputLimits,
     /** Output files of ended tasks, the longest ended first (for the total limit). */
     private endedOldestFirst: () => string[],

@@ -107,7 +107,7 @@ function scanNode(lines: string[]): Scan | null {
       t[kind]++;
       // Node times every test with fractional milliseconds; mocha prints whole ones,
       // and only for slow tests.
-      t.seen(i, m[2] !== "✔" || (m[4] !== undefined && m[4].includes(".")));
+      t.seen(i, m[2] !== "✔" || (m[4]?.includes(".")));
     }
   });
   if (summaryAt >= 0 && ("pass" in summary || "fail" in summary)) {

@@ -191,13 +191,12 @@ export class Monitors {
   private beat(id: string): void {
     this.beats.delete(id);
     const sub = this.subs.active(id);
-    if (!sub || !sub.row.heartbeat_minutes || sub.row.heartbeat_due_at == null) return;
+    if (!sub?.row.heartbeat_minutes || sub.row.heartbeat_due_at == null) return;
     const now = this.d.clock.now();
     const every = sub.row.heartbeat_minutes * MINUTE;
     const due = sub.row.heartbeat_due_at;
     // No heartbeats inside quiet hours; one beat for a stretch the relay was down.
     const quiet = sub.quiet ? this.subs.window(sub.quiet).inside(now) : false;
-    {
       if (!quiet) {
         const working = this.busyInScope(sub).map((sid) => {
           const s = this.d.sessions.get(sid)!;
@@ -206,7 +205,6 @@ export class Monitors {
         this.capture.capture({ key: `heartbeat:${id}:${due}`, type: "heartbeat", sessionId: null, at: now, onlySub: id, line: lines.heartbeat(id, this.scopeCount(sub), working) }, [sub]);
       }
       this.subs.setHeartbeatDue(id, due + Math.max(1, Math.ceil((now + 1 - due) / every)) * every);
-    }
     this.armBeat(this.subs.active(id) ?? sub);
   }
 

@@ -35,7 +35,10 @@ export const QuietHoursArg = withWords(
     )
     .transform((q, ctx): QuietHours | null => {
       if (!q.from && !q.to && !q.tz) return null;
-      const refuse = (message: string) => (ctx.addIssue({ code: "custom", message }), z.NEVER);
+      const refuse = (message: string) => {
+        ctx.addIssue({ code: "custom", message });
+        return z.NEVER;
+      };
       if (!HHMM.test(q.from ?? "") || !HHMM.test(q.to ?? "")) return refuse(TIMES);
       if (q.from === q.to) return refuse("quiet_hours from and to must differ");
       const tz = canonicalZone(q.tz);

@@ -69,7 +69,12 @@ export class SubscriptionStore {
     // Each row brings its own copy of every id: one copy each is kept (thousands of
     // subscriptions name the same few hundred sessions and watchers).
     const ids = new Map<string, string>();
-    const one = (s: string) => ids.get(s) ?? (ids.set(s, s), s);
+    const one = (s: string) => {
+      const known = ids.get(s);
+      if (known !== undefined) return known;
+      ids.set(s, s);
+      return s;
+    };
     for (const [id, watcher, all, sessions, exclude] of activeIndexRows(this.db)) {
       const excluded = exclude === null ? NO_EXCLUSIONS : new Set(fromJson<string[]>(exclude, []));
       this.index(new LazySub(id, one(watcher), all === 1, sessions === null ? [] : fromJson<string[]>(sessions, []).map(one), excluded, load));

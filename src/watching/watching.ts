@@ -30,8 +30,9 @@ import type { NoEcho, WatchBadges, WatchingPort } from "./port.ts";
 
 const FINAL = new Set(["done", "stopped", "error"]);
 
-/** What watching needs, by the relay's member names (a Relay passes itself until the
- * composition root builds each; issue 19). */
+/** What watching needs: its tables, the one clock, the bus, the version this relay presents;
+ * the sessions, tasks and questions it reads, the turn queue its messages join, and the outbox
+ * of watchers on paired relays (pairing's, read when an event is for one). */
 export interface WatchingDeps {
   db: Db;
   clock: Clock;
@@ -41,13 +42,7 @@ export interface WatchingDeps {
   sessions: Pick<SessionStore, "get" | "turn" | "activeTurns" | "busySessions" | "state" | "task" | "tasksOf" | "runningTasks">;
   questions: Pick<Questions, "get" | "pending">;
   turns: Pick<Turns, "enqueue">;
-  /** Watchers on paired relays: their outbox, read when an event is for one (the relay builds
-   * pairing after watching). */
-  readonly pairing: { readonly outbox: RemoteOutbox };
-  /** @deprecated Slots the relay reads today, filled by the constructor; they go when the
-   * composition root hands `port.badges` and `port.noEcho` to their users (issue 19, step 2). */
-  watching?: WatchBadges;
-  watchingHooks?: NoEcho;
+  remoteOutbox: RemoteOutbox;
 }
 
 export class Watching {
@@ -66,16 +61,13 @@ export class Watching {
     this.subs = new SubscriptionStore(d.db, () => versionLess(d.version, "0.9.13"), this.wb);
     this.live = liveSessions(d.db);
     const turns = inTurn(d.db);
-    const remoteOutbox: RemoteOutbox = { add: (watcher, e) => d.pairing.outbox.add(watcher, e) };
-    this.delivery = new Delivery({ db: d.db, clock: d.clock, turns: d.turns, remoteOutbox, live: this.live, inTurn: turns }, this.subs, this.wb);
+    this.delivery = new Delivery({ db: d.db, clock: d.clock, turns: d.turns, remoteOutbox: d.remoteOutbox, live: this.live, inTurn: turns }, this.subs, this.wb);
     this.capture = new Capture(eventRefs(d.db), this.subs, this.delivery, this.wb);
     this.monitors = new Monitors(
       { clock: d.clock, sessions: d.sessions, questions: d.questions, live: this.live, inTurn: turns, runningIn: runningIn(d.db) },
       this.subs, this.capture, this.busy,
     );
     this.port = this.makePort();
-    d.watching = this.port.badges;
-    d.watchingHooks = this.port.noEcho;
     d.bus.on((e) => this.onBus(e));
   }
 

@@ -1,4 +1,4 @@
-// The worktrees domain tied to the rest of the relay (phase B of issue 20), so relay.ts builds
+// The worktrees domain tied to the rest of the relay (phase B of issue 20), so app/build.ts builds
 // it in one line: overlap events to the watchers of both sessions, a change seen (a turn's
 // end, a write through the relay, a tool call's diff) checked for overlaps, archive/delete
 // ending claims and removing worktrees, and the files the relay serves to its agents over

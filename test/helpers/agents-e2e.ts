@@ -2,7 +2,7 @@
 // workers are the pinned CLIs, the owner's prompts, permission cards, and waits long enough
 // for a cold CLI start on a loaded machine (real processes: real time, never asserted).
 import assert from "node:assert/strict";
-import { TestRelay } from "./relay-process.ts";
+import type { TestRelay } from "./relay-process.ts";
 
 /** A turn of a real CLI: cold start plus a few model round trips, on a shared 2-core box. */
 export const TURN_MS = 150_000;

@@ -42,3 +42,14 @@ export function qwenSetup(home: string, baseUrl: string, key: string): Record<st
   writeFileSync(join(home, ".qwen", "settings.json"), JSON.stringify({ modelProviders: { openai: [model("gpt-test"), model("gpt-test-2")] } }));
   return { OPENAI_API_KEY: key, OPENAI_BASE_URL: baseUrl, OPENAI_MODEL: "gpt-test" };
 }
+
+/**
+ * A call of Codex's agent loop, not one of its side calls: a title has no environment context,
+ * and its auto-review classifier (guardian, its own model gpt-5.6-luna, sometimes run before a
+ * tool call) carries the transcript but asks for a one-token `high`/`low` risk verdict.
+ */
+export function codexTurnCall(c: { input?: unknown; body?: { instructions?: unknown }; headers?: Record<string, string> }): boolean {
+  if (c.headers?.["x-openai-subagent"]) return false;
+  const text = JSON.stringify([c.input, c.body?.instructions]);
+  return text.includes("<environment_context>") && !text.includes("entire classification");
+}

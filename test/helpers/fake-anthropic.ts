@@ -271,7 +271,7 @@ export function toolResults(call: MessagesCall): { id: string; name?: string; te
   const names = new Map<string, string>();
   for (const m of call.messages) if (Array.isArray(m.content)) for (const b of m.content) if (b.type === "tool_use") names.set(b.id, b.name);
   const last = call.messages.at(-1);
-  if (!last || last.role !== "user" || !Array.isArray(last.content)) return [];
+  if (last?.role !== "user" || !Array.isArray(last.content)) return [];
   return last.content
     .filter((b: any) => b.type === "tool_result")
     .map((b: any) => ({

@@ -68,11 +68,20 @@ export class KeeperServer {
   }
 
   private handle(conn: Conn, m: RelayMessage): void {
-    if (m.t === "hello") return this.hello(conn, m);
+    if (m.t === "hello") {
+      this.hello(conn, m);
+      return;
+    }
     if (this.conn !== conn) return; // only the greeted connection speaks for the relay
-    if (m.t === "spawn") return this.spawn(conn, m);
+    if (m.t === "spawn") {
+      this.spawn(conn, m);
+      return;
+    }
     const w = this.workers.get(m.id);
-    if (m.t === "attach") return this.attach(conn, m.id, w);
+    if (m.t === "attach") {
+      this.attach(conn, m.id, w);
+      return;
+    }
     if (!w) return;
     // Writing to a worker is taking it: its answers must reach this connection.
     if (m.t === "in" && !conn.attached.has(m.id)) this.attach(conn, m.id, w);
@@ -114,9 +123,12 @@ export class KeeperServer {
   }
 
   private spawn(conn: Conn, m: Extract<RelayMessage, { t: "spawn" }>): void {
-    if (this.workers.has(m.id)) return conn.send({ t: "exit", id: m.id, code: null, signal: null, stderr: `worker ${m.id} exists already` });
+    if (this.workers.has(m.id)) {
+      conn.send({ t: "exit", id: m.id, code: null, signal: null, stderr: `worker ${m.id} exists already` });
+      return;
+    }
     const w = new HeldWorker(m.id, m.session, m, {
-      outlet: () => (this.conn && this.conn.attached.has(m.id) ? this.conn : null),
+      outlet: () => (this.conn?.attached.has(m.id) ? this.conn : null),
       exited: (x) => this.exited(x),
     });
     this.workers.set(m.id, w);
@@ -126,7 +138,10 @@ export class KeeperServer {
   }
 
   private attach(conn: Conn, id: string, w: HeldWorker | undefined): void {
-    if (!w) return conn.send({ t: "exit", id, code: null, signal: null, stderr: "the keeper holds no such worker" });
+    if (!w) {
+      conn.send({ t: "exit", id, code: null, signal: null, stderr: "the keeper holds no such worker" });
+      return;
+    }
     conn.attached.add(id);
     if (w.stderrTail) conn.send({ t: "stderr", id, chunk: w.stderrTail });
     w.rpc.attach(conn);
@@ -136,7 +151,7 @@ export class KeeperServer {
   private exited(w: HeldWorker): void {
     log(`worker ${w.id} pid ${w.pid} exited (${w.exit?.code ?? w.exit?.signal})`);
     const c = this.conn;
-    if (c && c.attached.has(w.id)) this.reportExit(c, w);
+    if (c?.attached.has(w.id)) this.reportExit(c, w);
     this.endIfIdle();
   }
 

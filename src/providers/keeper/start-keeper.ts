@@ -9,7 +9,7 @@
 // `process.cwd()`, and the keeper's main thread then waited for it for good, before any
 // timer of its own could be armed.
 
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import type { Socket } from "node:net";
 import { closeSync, existsSync, openSync, readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
@@ -51,7 +51,7 @@ export async function startKeeper(dataDir: string, orphanMs: number | undefined,
   const fd = openSync(log, fresh ? "w" : "a", 0o600);
   const prog = ownProgram(KEEPER_PROGRAM);
   const args = [...prog.args, dir, ...(orphanMs ? ["--orphan-ms", String(orphanMs)] : [])];
-  let child;
+  let child: ChildProcess;
   try {
     child = spawn(prog.command, args, { cwd: "/", detached: true, stdio: ["ignore", fd, fd], env: keeperEnv() });
   } finally {

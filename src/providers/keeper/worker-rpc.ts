@@ -132,7 +132,10 @@ export class WorkerRpc {
   /** A line from the agent; `to` is the attached connection, if any. */
   fromAgent(line: string, to: Outlet | null): void {
     const m = parse(line);
-    if (m && typeof m.method !== "string" && hasId(m)) return this.answer(m, to);
+    if (m && typeof m.method !== "string" && hasId(m)) {
+      this.answer(m, to);
+      return;
+    }
     if (m && typeof m.method === "string" && hasId(m)) {
       this.agentRequests.set(JSON.stringify(m.id), { line, delivered: !!to });
       to?.send({ t: "out", id: this.id, line });

@@ -102,11 +102,14 @@ export async function refreshOpenAiAgents(settings: Settings, force = false, wai
   const all = Promise.all(
     OPENAI_AGENT_PROVIDERS.map((id) => {
       const e = endpointOf(id, settings);
-      if (!configured(id, e) || faked(id)) return probes.delete(id);
+      if (!configured(id, e) || faked(id)) {
+        probes.delete(id);
+        return null;
+      }
       const key = probeKey(e);
       const last = probes.get(id);
       const age = last?.key === key ? Date.now() - last.checkedAt : Infinity;
-      if (!force && age < (last?.reason ? RETRY_MS : FRESH_MS)) return;
+      if (!force && age < (last?.reason ? RETRY_MS : FRESH_MS)) return null;
       const flightKey = `${id}\0${key}`;
       let p = inFlight.get(flightKey);
       if (!p) {

@@ -104,7 +104,9 @@ export async function runTurn(
     const assistant: Message = { role: "assistant", content: reply.content || null };
     if (reply.reasoning && cfg.alwaysThinks) assistant.reasoning_content = reply.reasoning;
     if (reply.toolCalls.length) {
-      reply.toolCalls.forEach((c, i) => (c.id ||= `call_${step}_${i}`));
+      reply.toolCalls.forEach((c, i) => {
+        c.id ||= `call_${step}_${i}`;
+      });
       (assistant as OpenAI.Chat.Completions.ChatCompletionAssistantMessageParam).tool_calls = reply.toolCalls.map((c) => ({
         id: c.id,
         type: "function" as const,

@@ -104,7 +104,7 @@ async function runPrompt(session: Session, params: acp.PromptRequest, client: Pe
   }
   log(`${intent.kind} with ${o.model} (${o.size}, ${o.quality}, n=${o.n})`);
   const client_ = openaiClient(apiKey, process.env.OPENAI_BASE_URL || "https://api.openai.com/v1");
-  let result;
+  let result: Awaited<ReturnType<typeof requestImages>>;
   try {
     result = await requestImages(client_, text, o, upload, signal);
   } catch (err) {

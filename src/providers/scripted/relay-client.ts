@@ -64,7 +64,7 @@ export class RelayClient {
    */
   async call(args: Record<string, unknown>, signal: AbortSignal): Promise<string> {
     try {
-      let result;
+      let result: Awaited<ReturnType<RelayClient["callOnce"]>>;
       try {
         result = await this.callOnce(args, signal);
       } catch (e) {

@@ -5,11 +5,15 @@ import { h, fmtTime, icon } from "./dom.js";
 /** Runs an action with every button of the card disabled, so a double click decides once. */
 async function busy(card, fn) {
   const controls = card.querySelectorAll("button, input, textarea");
-  controls.forEach((b) => (b.disabled = true));
+  controls.forEach((b) => {
+    b.disabled = true;
+  });
   try {
     await fn();
   } catch {
-    controls.forEach((b) => (b.disabled = false));
+    controls.forEach((b) => {
+      b.disabled = false;
+    });
   }
 }
 

@@ -67,7 +67,9 @@ export class ConversationView {
     const close = h("button", { class: "btn btn-small panel-close", type: "button", "aria-label": "Close panel", onclick: () => {
       this.openPanel = null;
       this.drawPanel();
-      this.head.querySelectorAll("[aria-pressed=true]").forEach((b) => b.setAttribute("aria-pressed", "false"));
+      this.head.querySelectorAll("[aria-pressed=true]").forEach((b) => {
+        b.setAttribute("aria-pressed", "false");
+      });
     } }, "Close");
     if (this.openPanel === "changes") {
       // Redrawn only when the files it shows changed, so an open file stays open.

@@ -25,15 +25,15 @@ function colour(code) {
   }, () => {});
 }
 
-const escape = (s) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+const escapeHtml = (s) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 
 const marked = new Marked({
   gfm: true,
   breaks: true,
   renderer: {
-    html: (token) => escape(token.text ?? token.raw ?? ""),
+    html: (token) => escapeHtml(token.text ?? token.raw ?? ""),
     // Remote images would load from anywhere; the CSP refuses them anyway: show the link.
-    image: (token) => `<a href="${escape(token.href ?? "")}">${escape(token.text || token.href || "image")}</a>`,
+    image: (token) => `<a href="${escapeHtml(token.href ?? "")}">${escapeHtml(token.text || token.href || "image")}</a>`,
   },
 });
 

@@ -38,7 +38,9 @@ export function blocks(sessions, emptyGroups = []) {
     return r < 0 ? order.length + slots.indexOf(out.indexOf(g)) : r;
   };
   const sorted = slots.map((i) => out[i]).sort((a, b) => rank(a) - rank(b));
-  slots.forEach((slot, k) => (out[slot] = sorted[k]));
+  slots.forEach((slot, k) => {
+    out[slot] = sorted[k];
+  });
   return out;
 }
 
@@ -98,7 +100,7 @@ function groupBlock(b, currentId, waiting, ctx, ids) {
   };
   const rename = async () => {
     const name = prompt(`New name for group “${b.name}”`, b.name);
-    if (name && name.trim() && name.trim() !== b.name) await ctx.call("PATCH", `/api/groups/${encodeURIComponent(b.id)}`, { name: name.trim() }).then(() => ctx.changed({ list: true }), () => {});
+    if (name?.trim() && name.trim() !== b.name) await ctx.call("PATCH", `/api/groups/${encodeURIComponent(b.id)}`, { name: name.trim() }).then(() => ctx.changed({ list: true }), () => {});
   };
   const dissolve = async () => {
     if (confirm(`Dissolve group “${b.name}”? Its sessions stay, ungrouped.`)) await ctx.call("DELETE", `/api/groups/${encodeURIComponent(b.id)}`).then(() => ctx.changed({ list: true }), () => {});

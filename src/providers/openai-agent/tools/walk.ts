@@ -1,7 +1,7 @@
 // Walking the session's folder for list_files and search_files, without ripgrep (not installed
 // everywhere): a glob becomes a regular expression over paths relative to the folder.
 
-import { readdirSync } from "node:fs";
+import { type Dirent, readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 
 /** Folders no one means when searching a project. */
@@ -23,15 +23,15 @@ export function globToRegExp(glob: string): RegExp {
       const end = glob.indexOf("}", i);
       if (end < 0) re += "\\{";
       else {
-        re += `(?:${glob.slice(i + 1, end).split(",").map(escape).join("|")})`;
+        re += `(?:${glob.slice(i + 1, end).split(",").map(escapeRegExp).join("|")})`;
         i = end;
       }
-    } else re += escape(c);
+    } else re += escapeRegExp(c);
   }
   return new RegExp(`^${re}$`);
 }
 
-const escape = (s: string) => s.replace(/[.+^${}()|[\]\\*?]/g, "\\$&");
+const escapeRegExp = (s: string) => s.replace(/[.+^${}()|[\]\\*?]/g, "\\$&");
 
 /** Files under `dir` (relative to `root`, with "/"), skipping bulky folders, at most `limit`. */
 export function walkFiles(root: string, dir: string, limit: number, signal?: AbortSignal): { files: string[]; truncated: boolean } {
@@ -40,7 +40,7 @@ export function walkFiles(root: string, dir: string, limit: number, signal?: Abo
   while (stack.length) {
     if (signal?.aborted) break;
     const here = stack.pop()!;
-    let entries;
+    let entries: Dirent[];
     try {
       entries = readdirSync(here, { withFileTypes: true });
     } catch {

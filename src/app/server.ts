@@ -1,65 +1,47 @@
 import { Hono } from "hono";
 import { serve, type ServerType } from "@hono/node-server";
-import { existsSync, readFileSync, writeFileSync, chmodSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { newToken } from "./core/ids.ts";
-import { Relay, type RelayOptions } from "./relay.ts";
-import { ownerApi } from "./api/owner.ts";
-import { cardActRoute } from "./api/push.ts";
-import { cardView } from "./approvals/card-store.ts";
-import type { McpEndpoint } from "./mcp/endpoint.ts";
-import { webUi } from "./web/ui.ts";
-import { apiServicesOf, webServicesOf } from "./app/api-services.ts";
-import { peerApi } from "./peer/routes.ts";
-import { originGuard, type Listening } from "./api/origin-guard.ts";
-import { lockDataDir, type FolderLock } from "./ops/folder-lock.ts";
-import { askHealth, describeHolder, localUrl, removePidFile, runningRelay, writePidFile } from "./ops/pid-file.ts";
-import { MemoryTrim } from "./core/memory-trim.ts";
+import { ownerApi } from "../api/owner.ts";
+import type { McpEndpoint } from "../mcp/endpoint.ts";
+import { webUi } from "../web/ui.ts";
+import { peerApi } from "../peer/routes.ts";
+import { originGuard, type Listening } from "../api/origin-guard.ts";
+import { lockDataDir, type FolderLock } from "../ops/folder-lock.ts";
+import { askHealth, describeHolder, localUrl, removePidFile, runningRelay, writePidFile } from "../ops/pid-file.ts";
+import { MemoryTrim } from "../core/memory-trim.ts";
+import { buildRelay, type BuildOptions } from "./build.ts";
+import type { RelayApp } from "./relay-app.ts";
+import { cardActRoute } from "../api/push.ts";
+import { cardView } from "../approvals/card-store.ts";
 import { createServer as createHttpsServer } from "node:https";
-import { fingerprintOf } from "./ops/tls.ts";
 
-export interface StartOptions extends RelayOptions {
+export interface StartOptions extends BuildOptions {
   port?: number;
   host?: string;
-  /** Serve https with this certificate and key (PEM text): page, owner API, MCP, peer API. */
-  tls?: { cert: string; key: string };
 }
 
 export interface Running {
-  relay: Relay;
+  relay: RelayApp;
   server: ServerType;
   url: string;
-  /** `keepWorkers`: a graceful stop that leaves the agents running (Relay.close). */
+  /** `keepWorkers`: a graceful stop that leaves the agents running (RelayApp.close). */
   close(opts?: { keepWorkers?: boolean }): Promise<void>;
 }
 
-/** DIR/owner-token: made on first start, mode 0600. */
-export function ownerToken(dataDir: string): string {
-  const file = join(dataDir, "owner-token");
-  mkdirSync(dataDir, { recursive: true });
-  if (existsSync(file)) {
-    const t = readFileSync(file, "utf8").trim();
-    if (t) return t;
-  }
-  const t = newToken();
-  writeFileSync(file, t + "\n", { mode: 0o600 });
-  chmodSync(file, 0o600);
-  return t;
-}
-
 /** Loads a relay's MCP endpoint (once). */
-const mcpEndpoints = new WeakMap<Relay, () => Promise<unknown>>();
+const mcpEndpoints = new WeakMap<RelayApp, () => Promise<unknown>>();
 
-export function buildApp(relay: Relay, listening: () => Listening | null = () => null): Hono {
+export function buildApp(relay: RelayApp, listening: () => Listening | null = () => null): Hono {
   const app = new Hono();
   app.use("*", originGuard(listening));
   // The MCP endpoint (the MCP SDK, the tool's schema) loads after the relay is serving
   // (startRelay) or on the first /mcp request, whichever comes first: not part of the start.
+  const { services } = relay;
   let mcp: Promise<McpEndpoint> | undefined;
   const endpoint = () =>
-    (mcp ??= import("./mcp/endpoint.ts").then(
-      (m) => new m.McpEndpoint(relay),
+    (mcp ??= import("../mcp/endpoint.ts").then(
+      (m) => new m.McpEndpoint({ services, secretMask: services.secretMask, toolListings: services.toolListings }),
       (err) => {
         mcp = undefined;
         throw err;
@@ -68,12 +50,12 @@ export function buildApp(relay: Relay, listening: () => Listening | null = () =>
   mcpEndpoints.set(relay, endpoint);
   app.all("/mcp", async (c) => (await endpoint()).handle(c));
   // A notification's Allow/Deny: its action token stands for the owner token (contract §10.3).
-  app.route("/api", cardActRoute({ db: relay.db, clock: relay.clock, tokens: relay.notify.tokens, decide: (id, d) => cardView(relay.approvals.decide(id, d)) }));
-  app.route("/api", ownerApi(apiServicesOf(relay)));
-  app.route("/peer/v1", peerApi(relay));
+  app.route("/api", cardActRoute({ db: services.db, clock: services.clock, tokens: relay.parts.notify.tokens, decide: (id, d) => cardView(services.approvals.decide(id, d)) }));
+  app.route("/api", ownerApi(services));
+  app.route("/peer/v1", peerApi({ services, bus: services.bus }));
   // A mounted app's notFound does not apply under its parent: unknown API routes answer here.
   app.all("/api/*", (c) => c.json({ ok: false, code: "REMOTE_RELAY_NOT_FOUND", error: `No route ${c.req.method} ${c.req.path}. Nothing was done.` }, 404));
-  app.route("/", webUi(webServicesOf(relay)));
+  app.route("/", webUi(services));
   return app;
 }
 
@@ -105,19 +87,16 @@ async function serveRelay(opts: StartOptions & { dataDir: string }, lock: Folder
     const port = typeof addr === "object" && addr ? addr.port : opts.port ?? 7420;
     const on: Listening = { host, port };
     // No await from here until the app is set: no request is answered 503 in between.
-    const relay = new Relay(opts);
-    relay.ownerToken = ownerToken(relay.dataDir);
-    if (opts.tls) relay.tlsFingerprint = fingerprintOf(opts.tls.cert);
+    const relay = buildRelay(opts);
     app = buildApp(relay, () => on);
-    const memory = (trim = new MemoryTrim(relay.clock));
-    relay.bus.on(() => memory.touch());
+    const memory = (trim = new MemoryTrim(relay.parts.clock));
+    relay.parts.bus.on(() => memory.touch());
     writePidFile(opts.dataDir, { host, port, ...(opts.tls ? { tls: true } : {}) });
     const shownHost = host.includes(":") ? `[${host}]` : host;
     const scheme = opts.tls ? "https" : "http";
     const url = `${scheme}://${shownHost}:${port}`;
     const local = localUrl(host, port, !!opts.tls);
-    relay.mcpUrl = `${local}/mcp`;
-    relay.baseUrl = local;
+    relay.parts.address.listening(local);
     await relay.start();
     memory.touch();
     // Loaded now that the relay serves, not at the first agent's call: that call would wait
@@ -129,7 +108,7 @@ async function serveRelay(opts: StartOptions & { dataDir: string }, lock: Folder
       url,
       close: (opts) =>
         new Promise<void>((resolve) => {
-          removePidFile(relay.dataDir);
+          removePidFile(relay.services.identity.dataDir);
           memory.stop();
           relay.close(opts);
           lock.release();

@@ -1,0 +1,167 @@
+import { join } from "node:path";
+import { Bus } from "../core/bus.ts";
+import { ManualClock, RealClock } from "../core/clock.ts";
+import { SettingsStore } from "../core/settings.ts";
+import { secureDataDir } from "../core/data-dir.ts";
+import { SecretMask } from "../core/secret-mask.ts";
+import { openDb } from "../store/db.ts";
+import { SessionStore } from "../sessions/session-store.ts";
+import { Turns, type TurnRunner } from "../sessions/turns.ts";
+import { RecentFolders } from "../sessions/recent-folders.ts";
+import { agentTokenLookups } from "../sessions/agent-tokens.ts";
+import { sessionFolders } from "../sessions/folders.ts";
+import { sessionReads } from "../sessions/reads.ts";
+import { KeeperPipes } from "../providers/worker-pipes.ts";
+import { TaskStore } from "../tasks/task-store.ts";
+import { Questions } from "../questions/ask-user.ts";
+import { Asks } from "../questions/asks.ts";
+import { makeAnswering } from "../questions/answering.ts";
+import { Approvals } from "../approvals/approvals.ts";
+import { Schedules } from "../schedules/schedules.ts";
+import { installGroupLifetime } from "../groups/lifetime.ts";
+import { installBudgets } from "../budgets/install.ts";
+import { WorktreeWiring } from "../worktrees/wiring.ts";
+import { Groups } from "../groups/service.ts";
+import { Watching } from "../watching/watching.ts";
+import { Pairing } from "../pairing/pairing.ts";
+import { PairingStore } from "../pairing/store.ts";
+import { moveMirrors } from "../pairing/compaction.ts";
+import { installWorkspaceCleanup } from "../cloud/lifetime.ts";
+import { ownerMessage } from "../actions/commands/owner-message.ts";
+import { archiveSession } from "../actions/commands/archive-session.ts";
+import { deleteSession } from "../actions/commands/delete-session.ts";
+import { compactSession } from "../actions/commands/compact-session.ts";
+import type { ActionServices } from "../actions/services.ts";
+import { makeIdentity, type IdentityOptions } from "./identity.ts";
+import { ownerToken } from "./owner-token.ts";
+import { buildNotify } from "../notify/notify.ts";
+import { installNotifyHooks } from "../notify/hooks.ts";
+import { cardView } from "../approvals/card-store.ts";
+import { fingerprintOf } from "../ops/tls.ts";
+import { ListenAddress } from "./address.ts";
+import { mcpEntry, wireProviders } from "./wire-providers.ts";
+import { ToolListings } from "../mcp/tool-listings.ts";
+import { RelayApp } from "./relay-app.ts";
+import type { AppServices } from "./services.ts";
+
+export interface BuildOptions extends IdentityOptions {
+  testClock?: boolean;
+  workerIdleMinutes?: number;
+  /** bench/watching.ts: turns end without agent processes. */
+  runner?: TurnRunner;
+  /** Serve https with this certificate and key (PEM text): page, owner API, MCP, peer API. */
+  tls?: { cert: string; key: string };
+}
+
+/** Builds one relay: every domain once, in the order they need each other (each line gets
+ * only what is built above it), and the services the HTTP, MCP and peer surfaces get. */
+export function buildRelay(opts: BuildOptions = {}): RelayApp {
+  const identity = makeIdentity(opts);
+  const { dataDir } = identity;
+  const clock = opts.testClock ? new ManualClock(Date.now()) : new RealClock();
+  const bus = new Bus();
+  secureDataDir(dataDir);
+  const db = openDb(join(dataDir, "oar.db"));
+  const settings = new SettingsStore(db, clock);
+  const token = ownerToken(dataDir);
+  const address = new ListenAddress();
+  const transaction = <T>(fn: () => T): T => db.transaction(fn)();
+
+  const tasks = new TaskStore({
+    db, clock, bus, dataDir,
+    limits: () => {
+      const s = settings.get();
+      return { perTaskBytes: s.taskOutputMaxMb * 1024 * 1024, totalBytes: s.taskOutputTotalMb * 1024 * 1024 };
+    },
+  });
+  const sessions = new SessionStore({ db, clock, tasks });
+  const folders = new RecentFolders();
+  const questions = new Questions(db, clock, bus);
+  const approvals = new Approvals({ db, clock, bus, settings, sessions });
+  const pairingStore = new PairingStore(db, clock);
+  const toolListings = new ToolListings();
+  const providers = wireProviders({
+    relayName: identity.name, clock, bus, settings, approvals, sessions, tasks, questions, address,
+    // contract §5.1: relay_tool is offered when agent sessions are on (or, with pairing, a
+    // paired relay allows more than off).
+    toolOffered: () => settings.get().agentSessions || pairingStore.anyAllowed(),
+    pipes: new KeeperPipes(dataDir),
+    idleMinutes: opts.workerIdleMinutes ?? 10,
+    toolListings,
+    // Worktrees are wired below (they raise overlap events through watching); an agent's file
+    // reads and writes reach them once a turn runs.
+    files: {
+      readFile: (sessionId, path, line, limit) => worktreeWiring.readFile(sessionId, path, line, limit),
+      writeFile: (sessionId, path, content) => worktreeWiring.writeFile(sessionId, path, content),
+      refuseEdit: (sessionId, req) => worktreeWiring.refuseEdit(sessionId, req),
+      sawChange: (sessionId) => worktreeWiring.sawChange(sessionId),
+    },
+  });
+  const { probes, workers } = providers;
+  const turns = new Turns({
+    store: sessions, clock, bus,
+    runner: opts.runner ?? providers.runner,
+    maxTurnMinutes: () => settings.get().maxTurnMinutes,
+  });
+  const { holds } = installBudgets({ db, clock, bus, settings, sessions, turns, cards: approvals.cards });
+  const schedules = new Schedules({ db, clock, bus, sessions, turns, approvals });
+  const watch = new Watching({
+    db, clock, bus, version: identity.version, sessions, questions, turns,
+    // The one cycle left, closed at run time: an event for a watcher on a paired relay goes
+    // into pairing's outbox, and pairing mirrors and ends subscriptions here (built below).
+    remoteOutbox: { add: (watcher, e) => pairing.outbox.add(watcher, e) },
+  });
+  const answering = makeAnswering({ name: identity.name, questions, sessions, pairing: pairingStore, delivery: watch.port });
+  const asks = new Asks({ db, clock, bus, questions, sessions });
+  const pairing = new Pairing({
+    db, clock, bus, store: pairingStore, name: identity.name, version: identity.version,
+    isSelfName: identity.isSelf, settings, sessions, watch,
+  });
+  // Strings that must never show in results or task output (agent tokens: secretMask).
+  const secrets = () => [token, ...settings.secretValues(), ...pairing.secrets()].filter(Boolean);
+  const secretMask = new SecretMask({ known: secrets, ...agentTokenLookups(db) });
+  installGroupLifetime({ db, clock, bus, sessions });
+  installWorkspaceCleanup({ bus, dataDir, ...sessionFolders(db) });
+  const worktreeWiring = new WorktreeWiring({
+    db, clock, dataDir, relayName: identity.name, bus, mask: (t) => secretMask.maskText(t), session: (id) => sessions.get(id),
+    raise: (id, e, skip) => watch.port.raise(id, { ...e, type: "overlap" }, skip),
+  });
+  // Notifications to the owner (src/notify/, contract §10.3): needs raised from the bus.
+  const notify = buildNotify({ db, clock, settings: () => settings.get().notify, relayName: () => identity.name, pageUrl: () => `${address.baseUrl}/`, log: (l) => console.error(l) });
+  const notifyHooks = installNotifyHooks({
+    bus, notifier: notify.notifier, turnsDone: () => settings.get().notify.turnsDone, mask: (t) => secretMask.maskText(t),
+    card: (id) => { const c = approvals.get(id); return c && cardView(c); },
+    question: (id) => questions.get(id), turn: (id) => sessions.turn(id),
+    sessionTitle: (id) => sessions.get(id)?.title ?? null,
+  });
+  bus.on((e) => e.type === "settings.updated" && notify.notifier.settingsChanged());
+  // Served over https (--tls-cert): its certificate's SHA-256 fingerprint, which pairing tokens carry.
+  const tlsFingerprint = opts.tls ? fingerprintOf(opts.tls.cert) : null;
+  providers.listen();
+  const groups = new Groups({ db, clock, sessions, identity });
+  const actions: ActionServices = {
+    identity, clock, settings, sessions, turns, tasks, questions, answering, asks, approvals, schedules,
+    watching: watch.port, pairing, workers, folders, budgets: holds,
+    worktrees: worktreeWiring.worktrees,
+    worktreeEnded: (id) => worktreeWiring.endedNote(id), address, secrets, groups, probes, bus, transaction,
+    sessionReads: sessionReads({ db, sessions, tasks, pairing: pairingStore, watching: watch.port.badges }),
+  };
+  const services: AppServices = {
+    ...actions,
+    probes,
+    bus,
+    ownerToken: token,
+    secretMask,
+    testClock: clock instanceof ManualClock ? clock : undefined,
+    db,
+    ownerMessage: (sessionId, text) => ownerMessage(actions, sessionId, text),
+    archiveSession: (id) => archiveSession(actions, id),
+    deleteSession: (id) => deleteSession(actions, id),
+    compactSession: (id) => compactSession({ ...actions, mirrors: { move: (from, to) => moveMirrors({ db, clock, pairing }, from, to) } }, id),
+    mcpEntry: (s) => mcpEntry(address, s),
+    toolListings,
+    notify,
+    tlsFingerprint: () => tlsFingerprint,
+  };
+  return new RelayApp(services, { db, clock, bus, sessions, turns, workers, probes, tasks, questions, approvals, schedules, watch, pairing, worktrees: worktreeWiring.worktrees, address, notify, notifyHooks });
+}

@@ -44,12 +44,14 @@ export function qwenSetup(home: string, baseUrl: string, key: string): Record<st
 }
 
 /**
- * A call of Codex's agent loop, not one of its side calls: a title has no environment context,
- * and its auto-review classifier (guardian, its own model gpt-5.6-luna, sometimes run before a
- * tool call) carries the transcript but asks for a one-token `high`/`low` risk verdict.
+ * The model Codex's auto-review runs on: its binary names `gpt-5.6-luna` beside
+ * `codex-auto-review` and its guardian classifier (a one-token high/low risk verdict it may ask
+ * before a tool call, with the transcript in its input). Not the session's model, so not counted.
  */
-export function codexTurnCall(c: { input?: unknown; body?: { instructions?: unknown }; headers?: Record<string, string> }): boolean {
-  if (c.headers?.["x-openai-subagent"]) return false;
-  const text = JSON.stringify([c.input, c.body?.instructions]);
-  return text.includes("<environment_context>") && !text.includes("entire classification");
+export const CODEX_AUTO_REVIEW_MODEL = "gpt-5.6-luna";
+
+/** A call of Codex's agent loop, not one of its side calls (a title has no environment context; the auto-review runs on its own model). */
+export function codexTurnCall(c: { model?: string; input?: unknown; headers?: Record<string, string> }): boolean {
+  if (c.model === CODEX_AUTO_REVIEW_MODEL || c.headers?.["x-openai-subagent"]) return false;
+  return JSON.stringify(c.input).includes("<environment_context>");
 }

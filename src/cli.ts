@@ -8,7 +8,8 @@ import { VERSION } from "./app/identity.ts";
 import { RotatingLog } from "./ops/log-file.ts";
 
 const USAGE = `Usage:
-  oar start [--port 7420] [--host 127.0.0.1] [--data DIR] [--name NAME] [--test-clock] [--emulate-version X.Y.Z] [--log-file]
+  oar start [--port 7420] [--host 127.0.0.1] [--data DIR] [--name NAME] [--tls-cert FILE --tls-key FILE] [--test-clock] [--emulate-version X.Y.Z] [--log-file]
+  oar tls init [--data DIR]         makes a self-signed certificate DIR/tls/cert.pem and key.pem (kept if there)
   oar url [--data DIR]              prints the web UI link (with the owner token) of the relay running on DIR
   oar service install|uninstall|status [--port P] [--host H] [--data DIR] [--name NAME]
   oar doctor [--port 7420] [--host 127.0.0.1] [--data DIR]
@@ -49,6 +50,8 @@ async function main(argv: string[]): Promise<void> {
     case "backup":
     case "restore":
       return backupCmd(command, rest);
+    case "tls":
+      return tlsCmd(rest);
     default:
       console.error(`oar: unknown command "${command}"\n${USAGE}`);
       process.exitCode = 2;
@@ -66,10 +69,17 @@ async function start(rest: string[]): Promise<void> {
       "test-clock": { type: "boolean", default: false },
       "emulate-version": { type: "string" },
       "log-file": { type: "boolean", default: false },
+      "tls-cert": { type: "string" },
+      "tls-key": { type: "string" },
     },
     strict: true,
   });
   const port = portOf(values.port);
+  if (!values["tls-cert"] !== !values["tls-key"]) throw new Error("--tls-cert and --tls-key go together: the certificate and its key (PEM files; `oar tls init` makes both)");
+  const tls = values["tls-cert"] && values["tls-key"] ? { cert: readFileSync(values["tls-cert"], "utf8"), key: readFileSync(values["tls-key"], "utf8") } : undefined;
+  // The agents the relay starts reach its /mcp over https: Node-based CLIs then trust its
+  // certificate (a self-signed one included) beside the extra CAs already named.
+  if (tls) process.env.NODE_EXTRA_CA_CERTS = (await import("./ops/tls.ts")).agentTrust(resolve(values.data ?? defaultData()), tls.cert);
   const ev = values["emulate-version"];
   if (ev !== undefined && !/^\d+\.\d+\.\d+$/.test(ev)) throw new Error(`--emulate-version takes X.Y.Z, got ${ev}`);
   const running = await startRelay({
@@ -79,6 +89,7 @@ async function start(rest: string[]): Promise<void> {
     name: values.name,
     testClock: values["test-clock"],
     emulateVersion: ev,
+    tls,
   });
   const { identity, ownerToken, address } = running.relay.services;
   if (values["log-file"]) new RotatingLog(identity.dataDir).capture(() => ownerToken);
@@ -166,6 +177,20 @@ async function backupCmd(command: "backup" | "restore", rest: string[]): Promise
     const r = await ops.restore(dataDir, file);
     console.log(`Restored ${resolve(file)} into ${dataDir}/oar.db.${r.kept ? ` The store it replaced is kept as ${r.kept}.` : ""} Start the relay to use it.`);
   }
+}
+
+/** `oar tls init [--data DIR]`: a self-signed certificate for `oar start --tls-cert/--tls-key`. */
+async function tlsCmd(rest: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { data: { type: "string" } }, strict: true });
+  if (positionals[0] !== "init" || positionals.length > 1) throw new Error("Usage: oar tls init [--data DIR]");
+  const dataDir = resolve(values.data ?? defaultData());
+  const { tlsInit } = await import("./ops/tls.ts");
+  const r = await tlsInit(dataDir);
+  console.log(`${r.created ? "Made" : "Kept (already there)"} a self-signed certificate:`);
+  console.log(`  certificate: ${r.certFile}`);
+  console.log(`  key:         ${r.keyFile} (mode 0600)`);
+  console.log(`  SHA-256 fingerprint: ${r.fingerprint}`);
+  console.log(`Serve https with: oar start --tls-cert ${r.certFile} --tls-key ${r.keyFile}${values.data ? ` --data ${dataDir}` : ""}`);
 }
 
 main(process.argv.slice(2)).catch((err) => {

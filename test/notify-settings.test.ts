@@ -10,7 +10,7 @@ import {
   maskNotify,
   NotifySettings,
   notifySecretValues,
-} from "../src/notify/settings.ts";
+} from "../src/core/notify-settings.ts";
 
 const refused = (patch: unknown, words: RegExp, current = DEFAULT_NOTIFY) =>
   assert.throws(

@@ -74,6 +74,9 @@ test("ask mode: every remote write asks here; Deny refuses it and nothing reache
     const card = await waitCard(a, conv);
     assert.match(card.text, /send on relay "bbox" · session "Build"/);
     assert.match(card.text, /the conversation is in ask mode/);
+    // What it approves, whole, as the other relay would deliver it (contract §10.3).
+    assert.match(card.detail, /^\[Remote prompt from an agent on relay "desk"/);
+    assert.ok(card.detail.endsWith("]\n/reply denied?"), card.detail);
     await decide(a, card.id, "deny");
     const [r] = toolResults(await replyAfter(id));
     assert.equal(r.code, "REMOTE_RELAY_PERMISSION");

@@ -44,8 +44,9 @@ export const createSession = defineAction({
     const mode = args.mode ?? caller.mode;
     const title = args.title ?? titleFrom(text);
     checkWorkingLimit(ctx, "create_session", null);
+    const prompt = agentPromptText(ctx, text);
     await approve({
-      once: "create_session", prompts: 1,
+      once: "create_session", prompts: 1, detail: prompt,
       details: [`Title: ${title}`, `Provider: ${provider.name}`, `Model: ${model.model}`, `Mode: ${mode}`, ...(effort ? [`Effort: ${effort}`] : []),
         ...(group ? [`Group: ${group.name} (${group.id})`] : []), cloud ? `Repo: ${cloud.repo.display} · branch ${cloud.branch}${cloud.exists ? "" : " (new)"}` : `Folder: ${plan.cwd}`,
         ...(plan.worktree ? [worktreeCardLine(plan.worktree)] : [])],
@@ -62,7 +63,7 @@ export const createSession = defineAction({
     });
     bus.emit({ type: "session.updated", sessionId: caller.id });
     const { turn } = turns.enqueue({
-      sessionId: session.id, ...promptKind(ctx), text: agentPromptText(ctx, text), from: fromInfo(ctx), fromSession: caller.id, mode, model: model.model,
+      sessionId: session.id, ...promptKind(ctx), text: prompt, from: fromInfo(ctx), fromSession: caller.id, mode, model: model.model,
     });
     watching.noEcho.promptSent(caller.id, turn.id);
     const r = await waitForTurn(ctx, turn, args.wait_seconds);

@@ -90,6 +90,7 @@ export async function forwardCall(d: ForwardDeps, caller: SessionRow, def: Actio
       const g = answer.approvalNeeded;
       await approvals.confirm(caller, {
         action: def.name, relay: row.name, write: !!g.write, target: g.target ?? null, details: g.details ?? [],
+        ...(g.detail ? { detail: g.detail } : {}),
         ...(g.billing ? { billing: g.billing } : {}), nothing: tail,
       }, g.reasons ?? ["the other relay asks for the owner's approval"], opts.signal);
       body = { ...body, approved: true };

@@ -24,7 +24,7 @@ export function remoteApprove(d: RemoteApproveDeps, remote: RemoteContext, calle
   const prompts = gate.prompts ?? 0;
   if (need.reasons.length && !remote.approved) {
     remote.approvalNeeded = {
-      action: gate.action, target: gate.target ?? null, details: gate.details ?? [], ...(gate.billing ? { billing: gate.billing } : {}),
+      action: gate.action, target: gate.target ?? null, details: gate.details ?? [], ...(gate.detail ? { detail: gate.detail } : {}), ...(gate.billing ? { billing: gate.billing } : {}),
       reasons: need.reasons, write: gate.write,
     };
     throw new RelayError("REMOTE_RELAY_PERMISSION", `Needs the owner's approval on the calling relay. ${gate.nothing ?? "Nothing was done."}`);

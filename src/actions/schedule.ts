@@ -29,7 +29,7 @@ export const schedule = defineAction({
     // Limits are checked before any card; create() checks them again in its transaction.
     schedules.checkLimits(target.id, caller.id);
     // Into another session it is limited like send: cards in ask/plan, and loop protection counts it now.
-    await approve({ prompts: other ? 1 : 0, target: other ? { id: target.id, title: target.title } : null, details: [`"${title}"`, when], nothing: NOTHING });
+    await approve({ prompts: other ? 1 : 0, target: other ? { id: target.id, title: target.title } : null, details: [`"${title}"`, when], detail: text, nothing: NOTHING });
     const row = schedules.create({ sessionId: target.id, setBy: caller.id, title, text, at, everyMinutes, origin: callerOrigin(ctx) });
     const next = iso(row.next_fire_at);
     const head = other ? `schedule → ${identity.name} session ${target.id}` : `schedule → ${identity.name}`;

@@ -39,15 +39,15 @@ export const send = defineAction({
     }
     checkWorkingLimit(ctx, "send", s);
     const mode = args.mode ?? caller.mode;
+    const text = agentPromptText(ctx, args.text);
     await approve({
-      prompts: 1, target: { id: s.id, title: s.title },
+      prompts: 1, target: { id: s.id, title: s.title }, detail: text,
       details: [`Mode: ${mode}`, ...(model ? [`Model: ${model.model}`] : []), ...(args.effort ? [`Effort: ${args.effort}`] : [])],
       ...(billing ? { billing: billing.card } : {}),
     });
     // The idle CLI still bills the old way: the message starts a fresh one.
     if (billing) workers.stop(s.id);
     // The session's settings and the prompt in one write; settings only when they change.
-    const text = agentPromptText(ctx, args.text);
     const { turn } = transaction(() => {
       const patch = { mode, ...(model ? { model: model.model } : {}), ...(args.effort ? { effort: args.effort } : {}), ...(billing ? { provider: billing.to } : {}) };
       const now = sessions.get(s.id);

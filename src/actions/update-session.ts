@@ -64,6 +64,7 @@ export const updateSession = defineAction({
     await approve({
       target: { id: s.id, title: s.title },
       details: plan.details,
+      detail: plan.details.join("\n"),
       ...(s.via_session !== caller.id ? { once: "update_other" as const } : {}),
     });
     return apply(ctx, s.id, plan, notes);

@@ -5,6 +5,7 @@ import type { Db } from "../store/db.ts";
 import type { ProviderProbes } from "../providers/probes.ts";
 import type { McpEntry } from "../providers/acp-worker.ts";
 import type { SessionRow } from "../sessions/types.ts";
+import type { Notify } from "../notify/notify.ts";
 import type { ActionServices } from "../actions/services.ts";
 
 // What the owner API's routes use (issue 19): the action path's services plus what only the
@@ -31,4 +32,8 @@ export interface ApiDeps extends ActionServices {
   compactSession(id: string): SessionRow;
   /** A session's entry for its agent's MCP configuration (GET /api/sessions/:id/mcp). */
   mcpEntry(s: SessionRow): McpEntry;
+  /** Web Push's key and subscriptions (contract §10.3, api/push.ts). */
+  notify: Pick<Notify, "publicKey" | "subscriptions">;
+  /** Served over https: its certificate's fingerprint, which pairing tokens carry. */
+  tlsFingerprint(): string | null;
 }

@@ -23,6 +23,8 @@ import { unarchiveRoutes } from "./unarchive.ts";
 import { ownerScheduleRoutes } from "./schedules-owner.ts";
 import { ownerSubscriptionRoutes } from "./subscriptions-owner.ts";
 import { usageHistoryRoutes } from "./usage-history.ts";
+import { cardDecision } from "./card-decision.ts";
+import { pushRoutes } from "./push.ts";
 import { worktreeRoutes } from "./worktrees.ts";
 
 function tokenMatches(given: string | undefined, expected: string): boolean {
@@ -82,20 +84,18 @@ export function ownerApi(d: ApiDeps): Hono {
   app.route("/providers", providerRoutes(d));
   app.route("/usage", usageRoutes(d));
   app.route("/usage", usageHistoryRoutes(d));
+  app.route("/", pushRoutes(d.notify));
 
   app.get("/cards", (c) => {
     const session = c.req.query("session");
     return c.json({ cards: d.approvals.pending(session || undefined).map(cardView) });
   });
   app.post("/cards/:id", async (c) => {
-    // A permission card (a CLI asking before a tool) may also be answered with one of its options.
     const body = await jsonBody(c);
     // A budget card (a turn held by a budget): raise / allow_once / stop (budgets/holds.ts).
     if (d.approvals.get(c.req.param("id"))?.kind === "budget") return c.json(cardView(d.budgets.decide(c.req.param("id"), body)));
-    if ("decision" in body && "optionId" in body) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "Answer with decision or with optionId, not both: they may say different things. Nothing was decided.");
-    const b = z.union([z.object({ decision: z.enum(["allow", "deny"]) }), z.object({ optionId: z.string().min(1).max(200) })]).safeParse(body);
-    if (!b.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", 'decision must be "allow" or "deny" (or, for a permission card, optionId one of its options). Nothing was decided.');
-    return c.json(cardView(d.approvals.decide(c.req.param("id"), "optionId" in b.data ? { optionId: b.data.optionId } : b.data.decision)));
+    // A permission card (a CLI asking before a tool) may also be answered with one of its options.
+    return c.json(cardView(d.approvals.decide(c.req.param("id"), cardDecision(body))));
   });
 
   // Questions kept on paired relays (asked from here) are listed and answered too (pairing/remote-inbox.ts).

@@ -24,17 +24,19 @@ export function clientView(c: ClientRow) {
 export interface PairingRoutesDeps {
   pairing: Pick<Pairing, "store" | "pair" | "setAgentsMay" | "unpair">;
   clock: Pick<Clock, "now">;
+  /** Served over https: its certificate's fingerprint, which a pairing token carries (contract §10.3). */
+  tlsFingerprint: () => string | null;
 }
 
-export function pairingRoutes({ pairing, clock }: PairingRoutesDeps): Hono {
+export function pairingRoutes({ pairing, clock, tlsFingerprint }: PairingRoutesDeps): Hono {
   const app = new Hono();
 
   app.post("/pairing-tokens", async (c) => {
     const b: Record<string, unknown> = await jsonBody(c).catch(() => ({}));
     const label = typeof b?.label === "string" && b.label.trim() ? b.label.trim().slice(0, 200) : null;
     // When it stops working, so the page can say how long it may be used (once).
-    const token = pairing.store.newToken(label);
-    return c.json({ token, expiresAt: iso(clock.now() + TOKEN_TTL_MS) }, 201);
+    const token = pairing.store.newToken(label, tlsFingerprint());
+    return c.json({ token, expiresAt: iso(clock.now() + TOKEN_TTL_MS), ...(tlsFingerprint() ? { fingerprint: tlsFingerprint() } : {}) }, 201);
   });
 
   app.get("/relays", (c) => c.json({

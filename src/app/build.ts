@@ -34,6 +34,10 @@ import { compactSession } from "../actions/commands/compact-session.ts";
 import type { ActionServices } from "../actions/services.ts";
 import { makeIdentity, type IdentityOptions } from "./identity.ts";
 import { ownerToken } from "./owner-token.ts";
+import { buildNotify } from "../notify/notify.ts";
+import { installNotifyHooks } from "../notify/hooks.ts";
+import { cardView } from "../approvals/card-store.ts";
+import { fingerprintOf } from "../ops/tls.ts";
 import { ListenAddress } from "./address.ts";
 import { mcpEntry, wireProviders } from "./wire-providers.ts";
 import { ToolListings } from "../mcp/tool-listings.ts";
@@ -45,6 +49,8 @@ export interface BuildOptions extends IdentityOptions {
   workerIdleMinutes?: number;
   /** bench/watching.ts: turns end without agent processes. */
   runner?: TurnRunner;
+  /** Serve https with this certificate and key (PEM text): page, owner API, MCP, peer API. */
+  tls?: { cert: string; key: string };
 }
 
 /** Builds one relay: every domain once, in the order they need each other (each line gets
@@ -120,6 +126,17 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     db, clock, dataDir, relayName: identity.name, bus, mask: (t) => secretMask.maskText(t), session: (id) => sessions.get(id),
     raise: (id, e, skip) => watch.port.raise(id, { ...e, type: "overlap" }, skip),
   });
+  // Notifications to the owner (src/notify/, contract §10.3): needs raised from the bus.
+  const notify = buildNotify({ db, clock, settings: () => settings.get().notify, relayName: () => identity.name, pageUrl: () => `${address.baseUrl}/`, log: (l) => console.error(l) });
+  const notifyHooks = installNotifyHooks({
+    bus, notifier: notify.notifier, turnsDone: () => settings.get().notify.turnsDone, mask: (t) => secretMask.maskText(t),
+    card: (id) => { const c = approvals.get(id); return c && cardView(c); },
+    question: (id) => questions.get(id), turn: (id) => sessions.turn(id),
+    sessionTitle: (id) => sessions.get(id)?.title ?? null,
+  });
+  bus.on((e) => e.type === "settings.updated" && notify.notifier.settingsChanged());
+  // Served over https (--tls-cert): its certificate's SHA-256 fingerprint, which pairing tokens carry.
+  const tlsFingerprint = opts.tls ? fingerprintOf(opts.tls.cert) : null;
   providers.listen();
   const groups = new Groups({ db, clock, sessions, identity });
   const actions: ActionServices = {
@@ -143,6 +160,8 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     compactSession: (id) => compactSession({ ...actions, mirrors: { move: (from, to) => moveMirrors({ db, clock, pairing }, from, to) } }, id),
     mcpEntry: (s) => mcpEntry(address, s),
     toolListings,
+    notify,
+    tlsFingerprint: () => tlsFingerprint,
   };
-  return new RelayApp(services, { db, clock, bus, sessions, turns, workers, probes, tasks, questions, approvals, schedules, watch, pairing, worktrees: worktreeWiring.worktrees, address });
+  return new RelayApp(services, { db, clock, bus, sessions, turns, workers, probes, tasks, questions, approvals, schedules, watch, pairing, worktrees: worktreeWiring.worktrees, address, notify, notifyHooks });
 }

@@ -11,6 +11,7 @@ import type { Approvals } from "../approvals/approvals.ts";
 import type { Schedules } from "../schedules/schedules.ts";
 import type { Watching } from "../watching/watching.ts";
 import type { Pairing } from "../pairing/pairing.ts";
+import type { Notify } from "../notify/notify.ts";
 import type { Worktrees } from "../worktrees/worktrees.ts";
 import type { AppServices } from "./services.ts";
 import type { ListenAddress } from "./address.ts";
@@ -33,6 +34,8 @@ export interface RelayParts {
   pairing: Pairing;
   worktrees: Pick<Worktrees, "start" | "close">;
   address: ListenAddress;
+  notify: Notify;
+  notifyHooks: { reconcile(): void };
 }
 
 /** One relay, built and wired (app/build.ts): the services its surfaces get, and its start
@@ -58,6 +61,9 @@ export class RelayApp {
     p.pairing.start();
     p.tasks.start();
     p.probes.startAll();
+    // Cards the restart expired are not notified; what fell due while down goes out now.
+    p.notifyHooks.reconcile();
+    p.notify.notifier.start();
     await p.worktrees.start();
   }
 
@@ -66,6 +72,7 @@ export class RelayApp {
   close(opts: { keepWorkers?: boolean } = {}): void {
     const p = this.parts;
     p.pairing.stop();
+    p.notify.notifier.close();
     if (opts.keepWorkers) {
       p.turns.shutdown();
       p.workers.detachAll();

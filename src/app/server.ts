@@ -12,6 +12,9 @@ import { askHealth, describeHolder, localUrl, removePidFile, runningRelay, write
 import { MemoryTrim } from "../core/memory-trim.ts";
 import { buildRelay, type BuildOptions } from "./build.ts";
 import type { RelayApp } from "./relay-app.ts";
+import { cardActRoute } from "../api/push.ts";
+import { cardView } from "../approvals/card-store.ts";
+import { createServer as createHttpsServer } from "node:https";
 
 export interface StartOptions extends BuildOptions {
   port?: number;
@@ -46,6 +49,8 @@ export function buildApp(relay: RelayApp, listening: () => Listening | null = ()
     ));
   mcpEndpoints.set(relay, endpoint);
   app.all("/mcp", async (c) => (await endpoint()).handle(c));
+  // A notification's Allow/Deny: its action token stands for the owner token (contract §10.3).
+  app.route("/api", cardActRoute({ db: services.db, clock: services.clock, tokens: relay.parts.notify.tokens, decide: (id, d) => cardView(services.approvals.decide(id, d)) }));
   app.route("/api", ownerApi(services));
   app.route("/peer/v1", peerApi({ services, bus: services.bus }));
   // A mounted app's notFound does not apply under its parent: unknown API routes answer here.
@@ -73,7 +78,7 @@ async function serveRelay(opts: StartOptions & { dataDir: string }, lock: Folder
   let app: Hono | null = null;
   // Requests and events are the relay's activity; quiet after them, it gives memory back.
   let trim: MemoryTrim | undefined;
-  const server = await listen(host, opts.port ?? 7420, (req, env) => {
+  const server = await listen(host, opts.port ?? 7420, opts.tls, (req, env) => {
     trim?.touch();
     return app ? app.fetch(req, env) : new Response("starting", { status: 503 });
   });
@@ -86,10 +91,11 @@ async function serveRelay(opts: StartOptions & { dataDir: string }, lock: Folder
     app = buildApp(relay, () => on);
     const memory = (trim = new MemoryTrim(relay.parts.clock));
     relay.parts.bus.on(() => memory.touch());
-    writePidFile(opts.dataDir, { host, port });
+    writePidFile(opts.dataDir, { host, port, ...(opts.tls ? { tls: true } : {}) });
     const shownHost = host.includes(":") ? `[${host}]` : host;
-    const url = `http://${shownHost}:${port}`;
-    const local = localUrl(host, port);
+    const scheme = opts.tls ? "https" : "http";
+    const url = `${scheme}://${shownHost}:${port}`;
+    const local = localUrl(host, port, !!opts.tls);
     relay.parts.address.listening(local);
     await relay.start();
     memory.touch();
@@ -117,9 +123,10 @@ async function serveRelay(opts: StartOptions & { dataDir: string }, lock: Folder
   }
 }
 
-function listen(host: string, port: number, fetch: (req: Request, env: unknown) => Response | Promise<Response>): Promise<ServerType> {
+function listen(host: string, port: number, tls: StartOptions["tls"], fetch: (req: Request, env: unknown) => Response | Promise<Response>): Promise<ServerType> {
   return new Promise<ServerType>((resolve, reject) => {
-    const s = serve({ fetch, port, hostname: host }, () => resolve(s));
+    const options = tls ? { fetch, port, hostname: host, createServer: createHttpsServer, serverOptions: { cert: tls.cert, key: tls.key } } : { fetch, port, hostname: host };
+    const s = serve(options, () => resolve(s));
     s.once("error", (err: NodeJS.ErrnoException) => {
       if (err.code !== "EADDRINUSE") return reject(err);
       portTaken(host, port).then((words) => reject(Object.assign(new Error(words), { code: err.code })));

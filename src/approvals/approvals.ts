@@ -118,7 +118,7 @@ export class Approvals {
     const { status, because, card } = await this.raise({
       sessionId: caller.id, action: gate.action, relay: gate.relay, target: gate.target ?? null,
       text: `Allow ${what}?${details.length ? ` ${details.join(" · ")}` : ""} (asked because: ${reasons.join("; ")})`,
-      details, reasons, turnId: turn.id, now, expiresAt: now + waitMinutes * MINUTE,
+      details, reasons, turnId: turn.id, now, expiresAt: now + waitMinutes * MINUTE, detail: gate.detail,
     }, signal);
     if (status === "allowed") return;
     if (status === "denied") throw new RelayError("REMOTE_RELAY_PERMISSION", `The owner denied ${what}. ${nothing}`);

@@ -40,6 +40,8 @@ export interface NewCard {
   /** "approval" (relay_tool calls), "permission" (a CLI's own request before a tool) or
    * "budget" (a turn held by a budget, contract §10.4: raise / allow once / stop). */
   kind?: "approval" | "permission" | "budget";
+  /** What it approves, whole (contract §10.3): the text to send, the changes, the command and diff. */
+  detail?: string | null;
   /** A permission card's choices: the CLI's options as it sent them. */
   options?: PermissionChoice[] | { id: string; name: string }[];
   /** More of the card's own (a budget card's budget id). */
@@ -51,6 +53,12 @@ export interface PermissionChoice {
   name: string;
   kind: string;
 }
+
+/** A card's `detail` is kept up to this many characters (a prompt's limit is larger, but a
+ * card is read by a person; the cut says so). */
+export const MAX_DETAIL = 100_000;
+
+const cutDetail = (d: string) => (d.length > MAX_DETAIL ? `${d.slice(0, MAX_DETAIL)}\n… (cut: ${d.length} characters in all)` : d);
 
 /** How many of a conversation's cards its detail shows, newest last. */
 const RECENT_PER_SESSION = 50;
@@ -79,7 +87,7 @@ export class CardStore {
     this.db.prepare(`INSERT INTO cards (id, session_id, kind, action, relay, target_session, text, details_json, status, created_at, expires_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`).run(
       id, c.sessionId, c.kind ?? "approval", c.action, c.relay, c.target?.id ?? null, c.text,
-      JSON.stringify({ details: c.details, reasons: c.reasons, targetTitle: c.target?.title ?? null, turnId: c.turnId, ...(c.options ? { options: c.options } : {}), ...(c.extra ?? {}) }), c.now, c.expiresAt,
+      JSON.stringify({ details: c.details, reasons: c.reasons, targetTitle: c.target?.title ?? null, turnId: c.turnId, ...(c.detail ? { detail: cutDetail(c.detail) } : {}), ...(c.options ? { options: c.options } : {}), ...(c.extra ?? {}) }), c.now, c.expiresAt,
     );
     return this.get(id)!;
   }
@@ -108,7 +116,7 @@ export function permissionOptions(c: CardRow): PermissionChoice[] | null {
 }
 
 export function cardView(c: CardRow) {
-  const d = fromJson<{ details?: string[]; reasons?: string[]; targetTitle?: string | null; options?: PermissionChoice[]; budget?: string }>(c.details_json, {});
+  const d = fromJson<{ details?: string[]; detail?: string; reasons?: string[]; targetTitle?: string | null; options?: PermissionChoice[]; budget?: string }>(c.details_json, {});
   const decision = fromJson<{ because?: ExpiredBecause; optionId?: string } | null>(c.decision_json, null);
   return {
     id: c.id,
@@ -120,6 +128,7 @@ export function cardView(c: CardRow) {
     targetTitle: d.targetTitle ?? null,
     text: c.text,
     details: d.details ?? [],
+    detail: d.detail ?? null,
     reasons: d.reasons ?? [],
     status: c.status,
     ...(decision?.because ? { expiredBecause: decision.because } : {}),

@@ -12,6 +12,9 @@ export interface Gate {
   target?: { id: string; title: string } | null;
   /** Card lines such as `Model: …`, `Group: Release 2.4 (grp_…)`, subscription options. */
   details?: string[];
+  /** What the call would do, whole (contract §10.3): the text a send, create_session or
+   * schedule would send, the changes of an update_session. The card shows it as `detail`. */
+  detail?: string;
   /** A first-time grant: the conversation's first create_session / subscribe, or changing
    * sessions it did not start (once per relay). Allow records it. */
   once?: OnceGrant;

@@ -3,6 +3,7 @@ import type { PermissionOutcome, PermissionRequest } from "../providers/acp-work
 import type { Mode } from "../sessions/types.ts";
 import type { Approvals } from "./approvals.ts";
 import { allowOnce } from "./permission-choice.ts";
+import { permissionDetail } from "./permission-detail.ts";
 
 // A CLI's session/request_permission (it asks before using a tool) under the relay's modes:
 // - agent: the relay answers allow-once itself (never an "always" option); a request that
@@ -26,7 +27,7 @@ export async function answerPermission(approvals: Approvals, ctx: PermissionCont
     const once = allowOnce(options);
     if (once) return { outcome: "selected", optionId: once.id };
   }
-  const tool = req.toolCall as { title?: string | null; kind?: string | null; rawInput?: unknown; locations?: { path?: unknown }[] | null };
+  const tool = req.toolCall as { title?: string | null; kind?: string | null; rawInput?: unknown; locations?: { path?: unknown }[] | null; content?: unknown };
   const title = tool.title || tool.kind || "a tool";
   const input = tool.rawInput === undefined ? "" : JSON.stringify(tool.rawInput).slice(0, 300);
   // The files it acts on as the agent resolved them (a link's real target), which the input may not say.
@@ -38,6 +39,7 @@ export async function answerPermission(approvals: Approvals, ctx: PermissionCont
     text: `${ctx.providerName} asks to use ${title}.${files ? ` Files: ${files}.` : ""}${input ? ` Input: ${input}` : ""} (asked because: ${why})`,
     details: [`Tool: ${title}`, ...(files ? [`Files: ${files}`] : []), ...(input ? [`Input: ${input}`] : [])],
     reasons: [why],
+    detail: permissionDetail(tool),
     options,
     turnId: ctx.turnId, now: ctx.now, expiresAt: ctx.now + ctx.waitMinutes * MINUTE,
   }, signal);

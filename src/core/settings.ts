@@ -4,6 +4,7 @@ import type { Clock } from "./clock.ts";
 import { RelayError } from "./errors.ts";
 import { issueWords } from "./issue-words.ts";
 import { CustomAgents, type CustomAgent } from "./custom-agent-schema.ts";
+import { applyNotifyPatch, DEFAULT_NOTIFY, maskNotify, NotifySettings, notifySecretValues } from "./notify-settings.ts";
 import { BudgetList, parseBudgets, type TargetCheck } from "./budget-schema.ts";
 
 // Relay settings (contract §3). Stored as one JSON value per key; defaults live here.
@@ -45,6 +46,8 @@ export const SettingsSchema = z.object({
   maxMcpSessions: z.number().int().min(10).max(100_000),
   /** ACP agents the owner runs by command (contract §10.2); `env` values are secrets. */
   customAgents: CustomAgents,
+  /** Where notifications to the owner go and when they wait (contract §10.3, src/notify/). */
+  notify: NotifySettings,
   /** Spend caps (contract §10.4, src/budgets/): read through parseBudgets on update. */
   budgets: BudgetList,
   /** Parallel work in one repository (contract §10.1): which new sessions get a git worktree. */
@@ -92,6 +95,7 @@ export const DEFAULT_SETTINGS: Settings = {
   maxBodyMb: 4,
   maxMcpSessions: 2000,
   customAgents: [],
+  notify: DEFAULT_NOTIFY,
   budgets: [],
   worktrees: "off",
   mergeTestCommand: null,
@@ -139,13 +143,14 @@ export class SettingsStore {
     const s = this.get() as Record<string, unknown>;
     for (const k of SECRET_SETTINGS) s[k] = s[k] ? MASKED : null;
     s.customAgents = this.cache.customAgents.map((a) => ({ ...a, env: Object.fromEntries(Object.keys(a.env).map((k) => [k, MASKED])) }));
+    s.notify = maskNotify(this.cache.notify);
     return s as Settings;
   }
 
   /** The secret values, for masking them wherever text leaves the relay. */
   secretValues(): string[] {
     const custom = this.cache.customAgents.flatMap((a) => Object.values(a.env));
-    return [...SECRET_SETTINGS.map((k) => this.cache[k]), ...custom].filter((v): v is string => !!v);
+    return [...SECRET_SETTINGS.map((k) => this.cache[k]), ...custom, ...notifySecretValues(this.cache.notify)].filter((v): v is string => !!v);
   }
 
   /** Applies a partial update; unknown keys or bad values refuse the whole update. A secret
@@ -170,6 +175,8 @@ export class SettingsStore {
     // Refused naming the field (budgets[1].usd); the parsed list (ids made) is what is stored.
     if (Object.hasOwn(input, "budgets")) input.budgets = parseBudgets(input.budgets, this.budgetTargets);
     if (Object.hasOwn(input, "customAgents")) input.customAgents = keepMaskedEnv(input.customAgents, this.cache.customAgents);
+    // The fields given replace the current ones; its own refusals name `notify.<field>`.
+    if (Object.hasOwn(input, "notify")) input.notify = applyNotifyPatch(this.cache.notify, input.notify);
     const parsed = SettingsSchema.partial().safeParse(input);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];

@@ -1,5 +1,5 @@
 import type { SenderResponse } from "./sender.ts";
-import type { NotifySettings } from "./settings.ts";
+import type { NotifySettings } from "../core/notify-settings.ts";
 
 // A place notifications go (Web Push, the webhook, ntfy): which targets a new notification
 // gets under the current settings, and how one delivery to one target is sent.

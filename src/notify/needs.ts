@@ -29,7 +29,7 @@ const ALLOW_DENY: CardOption[] = [
   { id: "deny", name: "Deny" },
 ];
 
-/** The fields of a card (as `cardView` shows it, with phase B's `detail`) a Need uses. */
+/** The fields of a card (as `cardView` shows it, with its `detail`) a Need uses. */
 export interface CardLike {
   id: string;
   session: string;

@@ -7,7 +7,7 @@ import type { Channel, Outcome } from "./channel.ts";
 import { compose, dueAt } from "./gathering.ts";
 import type { Need } from "./needs.ts";
 import { MAX_ATTEMPTS, retryWait } from "./retry.ts";
-import { type NotifySettings, notifySecretValues } from "./settings.ts";
+import { type NotifySettings, notifySecretValues } from "../core/notify-settings.ts";
 import { type DeliveryRow, NotifyStore } from "./store.ts";
 
 // The notification engine (contract §10.3). A need is recorded once by its key; the waiting

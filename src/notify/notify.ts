@@ -5,7 +5,7 @@ import { Notifier } from "./notifier.ts";
 import { ntfyChannel } from "./ntfy.ts";
 import { PushSubscriptions } from "./push-subscriptions.ts";
 import { httpSender, type Sender } from "./sender.ts";
-import type { NotifySettings } from "./settings.ts";
+import type { NotifySettings } from "../core/notify-settings.ts";
 import { vapidKeys } from "./vapid-keys.ts";
 import { webhookChannel } from "./webhook.ts";
 import { webPushChannel } from "./web-push.ts";

@@ -1,6 +1,6 @@
 import { type Channel, cutBytes, outcomeOf } from "./channel.ts";
 import type { Sender } from "./sender.ts";
-import type { NotifySettings } from "./settings.ts";
+import type { NotifySettings } from "../core/notify-settings.ts";
 
 // ntfy (contract §10.3): `POST ntfyUrl` (a topic's address; secret, since whoever knows it
 // reads the topic) with the text as body and Title, Click and Priority headers.

@@ -56,6 +56,11 @@ export class NotifyStore {
     return r.status === "waiting";
   }
 
+  /** Keys of needs not settled yet (waiting or sent), for checking they still need the owner. */
+  openKeys(): string[] {
+    return (sql(this.db, "SELECT key FROM notify_items WHERE ended_at IS NULL").all() as { key: string }[]).map((r) => r.key);
+  }
+
   firstWaitingAt(): number | null {
     const r = sql(
       this.db,

@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { iso } from "../core/clock.ts";
 import { type Channel, outcomeOf } from "./channel.ts";
 import type { Sender } from "./sender.ts";
-import type { NotifySettings } from "./settings.ts";
+import type { NotifySettings } from "../core/notify-settings.ts";
 
 // The webhook (contract §10.3): `POST webhookUrl` with JSON { type, relay, session, title,
 // text, url, at }, signed with webhookSecret in X-OAR-Signature so the receiver knows it

@@ -11,6 +11,8 @@ export interface PidInfo {
   pid: number;
   host: string;
   port: number;
+  /** Served over https (--tls-cert): `oar url` prints an https link. */
+  tls?: boolean;
   startedAt: string;
 }
 
@@ -38,9 +40,9 @@ export function readPidFile(dataDir: string): PidInfo | null {
 }
 
 /** Where a relay listening on host:port is reached from this machine. */
-export function localUrl(host: string, port: number): string {
+export function localUrl(host: string, port: number, tls = false): string {
   const h = host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
-  return `http://${h}:${port}`;
+  return `${tls ? "https" : "http"}://${h}:${port}`;
 }
 
 /** What a relay's `GET /api/health` says, or null when no OAR relay answers there. */
@@ -80,7 +82,7 @@ export async function runningRelay(dataDir: string): Promise<FolderHolder | null
   const info = readPidFile(dataDir);
   // A file left by a killed relay while the next one starts names a dead process.
   if (!info || !processAlive(info.pid)) return { pid: null, port: null, url: null, name: null, version: null };
-  const url = localUrl(info.host, info.port);
+  const url = localUrl(info.host, info.port, info.tls === true);
   const health = await askHealth(url);
   return { pid: info.pid, port: info.port, url, name: health?.name ?? null, version: health?.version ?? null };
 }
@@ -90,7 +92,7 @@ export async function runningRelay(dataDir: string): Promise<FolderHolder | null
 export async function unlockedRelay(dataDir: string): Promise<FolderHolder | null> {
   const info = readPidFile(dataDir);
   if (!info || !processAlive(info.pid)) return null;
-  const url = localUrl(info.host, info.port);
+  const url = localUrl(info.host, info.port, info.tls === true);
   const health = await askHealth(url);
   return health ? { pid: info.pid, port: info.port, url, ...health } : null;
 }

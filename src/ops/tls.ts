@@ -157,3 +157,20 @@ export function pinnedAgent(fingerprint: string, opts: https.AgentOptions = {}):
   };
   return agent;
 }
+
+/** What the relay's own agents trust when it serves https (NODE_EXTRA_CA_CERTS, which Node reads
+ * once at start): its certificate, added to the extra CAs already named (kept as
+ * DATA/tls/agent-ca.pem), so an agent reaches /mcp over https, a self-signed one included. */
+export function agentTrust(dataDir: string, certPem: string, extra = process.env.NODE_EXTRA_CA_CERTS): string {
+  let before = "";
+  try {
+    before = extra ? readFileSync(extra, "utf8") : "";
+  } catch {}
+  const dir = join(dataDir, "tls");
+  mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  const file = join(dir, "agent-ca.pem");
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${before.trimEnd()}${before ? "\n" : ""}${certPem.trim()}\n`, { mode: FILE_MODE });
+  renameSync(tmp, file);
+  return file;
+}

@@ -8,8 +8,9 @@ import { checkRelayUrl } from "./url-check.ts";
 import { PairingStore, isRemoteCallerId, type ClientRow, type RelayRow } from "./store.ts";
 import { AGENTS_MAY, type AgentsMay } from "./levels.ts";
 import { mentions } from "./mentions.ts";
-import { PeerAnswerTooLarge, PeerOffline, PeerUnreachable, answerLimitBytes, peerRequest, type PeerResponse } from "./peer-http.ts";
+import { PeerAnswerTooLarge, PeerOffline, PeerPinMismatch, PeerUnreachable, answerLimitBytes, peerRequest, type PeerResponse } from "./peer-http.ts";
 import { PairAnswer, type CallBody } from "./peer-protocol.ts";
+import { normalizeFingerprint } from "../ops/tls.ts";
 import { parseOrigin, type Origin } from "./origin.ts";
 import { EventLink } from "./event-link.ts";
 import { PeerOutbox } from "./outbox.ts";
@@ -73,13 +74,16 @@ export class Pairing {
     if (this.relay.isSelfName(name)) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `"${name}" names this relay itself. ${tail}`);
     const url = checkRelayUrl(body.url);
     if (typeof body.token !== "string" || !body.token.trim()) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `token is the pairing token made on the other relay (POST /api/pairing-tokens there). ${tail}`);
+    // A token made on an https relay names its certificate: that one is pinned, self-signed or not.
+    const pin = url.protocol === "https:" ? tokenPin(body.token) : null;
     let res: PeerResponse;
     try {
       res = await peerRequest(url.toString(), "POST", "/peer/v1/pair", {
         body: { token: body.token.trim(), name: this.relay.name }, version: this.relay.version, name: this.relay.name, timeoutMs: 15_000,
-        maxBytes: this.answerLimit(),
+        maxBytes: this.answerLimit(), pin,
       });
     } catch (err) {
+      if (err instanceof PeerPinMismatch) throw new RelayError("REMOTE_RELAY_AUTH", `Relay at ${url.origin} is not the one that made the pairing token: ${err.message}. The token was not sent. ${tail}`);
       throw new RelayError("REMOTE_RELAY_OFFLINE", `Relay at ${url.origin} did not answer (${(err as Error).message}). ${tail}`);
     }
     if (res.status === 401 || res.status === 403) throw new RelayError("REMOTE_RELAY_AUTH", `Relay at ${url.origin} refused the pairing token (unknown, used or expired): make a new one there. ${tail}`);
@@ -89,7 +93,7 @@ export class Pairing {
     }
     const answer = paired.data;
     this.credentials = null;
-    this.store.addRelay({ name, url: url.toString().replace(/\/+$/, ""), peerName: answer.name ?? name, credential: answer.credential, version: res.version ?? answer.version ?? "" });
+    this.store.addRelay({ name, url: url.toString().replace(/\/+$/, ""), peerName: answer.name ?? name, credential: answer.credential, version: res.version ?? answer.version ?? "", certPin: pin });
     this.relay.bus.emit({ type: "settings.updated" });
     this.link.changed();
     return this.store.relay(name)!;
@@ -181,9 +185,10 @@ export class Pairing {
     let res: PeerResponse;
     try {
       res = await peerRequest(row.url, method, path, {
-        credential: row.credential, body, version: this.relay.version, name: this.relay.name, timeoutMs: opts.timeoutMs, maxBytes: this.answerLimit(), signal: opts.signal,
+        credential: row.credential, pin: row.cert_pin, body, version: this.relay.version, name: this.relay.name, timeoutMs: opts.timeoutMs, maxBytes: this.answerLimit(), signal: opts.signal,
       });
     } catch (err) {
+      if (err instanceof PeerPinMismatch) throw new RelayError("REMOTE_RELAY_AUTH", `Paired relay "${row.name}" (${row.url}) ${err.message}; nothing was sent to it. ${tail}`);
       // It answered, but more than an answer may hold: refused, and it stays as online as it was.
       if (err instanceof PeerAnswerTooLarge) throw new RelayError("REMOTE_RELAY_OFFLINE", `Paired relay "${row.name}" answered with more than ${err.limit} bytes; the answer was dropped. ${tail}`);
       if (err instanceof PeerUnreachable && err.aborted) throw new RelayError("REMOTE_RELAY_OFFLINE", `The call to relay "${row.name}" was cancelled. ${tail}`);
@@ -312,4 +317,10 @@ export function hostOf(url: string): string {
 
 export function namesOf(r: RelayRow): string[] {
   return [...new Set([r.name, r.peer_name, hostOf(r.url)].filter(Boolean))];
+}
+
+/** The certificate fingerprint a pairing token carries after its dot, or null. */
+function tokenPin(token: string): string | null {
+  const dot = token.trim().lastIndexOf(".");
+  return dot < 0 ? null : normalizeFingerprint(token.trim().slice(dot + 1));
 }

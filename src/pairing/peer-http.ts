@@ -1,5 +1,6 @@
 import http from "node:http";
 import https from "node:https";
+import { pinnedAgent } from "../ops/tls.ts";
 import { RelayError } from "../core/errors.ts";
 
 // The peer API's client side: JSON over HTTP(S) with a short connect timeout (a dead relay
@@ -56,12 +57,24 @@ export interface PeerRequestOptions {
   version: string;
   name: string;
   timeoutMs: number;
+  /** https: trust exactly the certificate with this SHA-256 fingerprint (a pinned pairing). */
+  pin?: string | null;
   /** The most bytes an answer's body may have (answerLimitBytes). */
   maxBytes: number;
   signal?: AbortSignal;
 }
 
 const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) };
+/** One agent per pinned certificate: its sockets are the only ones that showed that certificate. */
+const pinned = new Map<string, https.Agent>();
+const pinnedFor = (pin: string) => {
+  let a = pinned.get(pin);
+  if (!a) pinned.set(pin, (a = pinnedAgent(pin, { keepAlive: true, maxSockets: 64 })));
+  return a;
+};
+
+/** The other side presented another certificate than the pinned one: nothing was sent to it. */
+export class PeerPinMismatch extends PeerUnreachable {}
 
 export async function peerRequest(
   base: string,
@@ -101,7 +114,7 @@ function attempt(
     };
     const req = mod.request(url, {
       method,
-      agent: url.protocol === "https:" ? agents.https : agents.http,
+      agent: url.protocol === "https:" ? (opts.pin ? pinnedFor(opts.pin) : agents.https) : agents.http,
       headers: {
         accept: "application/json",
         "oar-version": opts.version,
@@ -126,6 +139,7 @@ function attempt(
     let gotResponse = false;
     req.on("error", (e) => {
       const code = (e as NodeJS.ErrnoException).code ?? e.message;
+      if (code === "CERT_PIN_MISMATCH") return finish(new PeerPinMismatch(`it presented another certificate than the one pinned at pairing (${e.message})`));
       finish(new PeerUnreachable(code, false, req.reusedSocket && !gotResponse && (code === "ECONNRESET" || code === "EPIPE")));
     });
     req.on("response", (res) => {

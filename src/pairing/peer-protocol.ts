@@ -42,6 +42,8 @@ export const ApprovalNeeded = z.object({
   action: z.string().optional(),
   target: z.object({ id: z.string(), title: z.string() }).nullable().optional(),
   details: z.array(z.string()).optional(),
+  /** What it approves, whole (contract §10.3): shown as the card's `detail`. */
+  detail: z.string().optional(),
   billing: z.string().optional(),
   reasons: z.array(z.string()).optional(),
   write: z.boolean().optional(),

@@ -18,6 +18,8 @@ export interface RelayRow {
   event_cursor: number;
   link_lost_at: number | null;
   created_at: number;
+  /** The SHA-256 fingerprint of the certificate pinned at pairing (https with a pinned token). */
+  cert_pin?: string | null;
 }
 
 export interface ClientRow {
@@ -56,8 +58,11 @@ export class PairingStore {
 
   // ---- tokens (the relay that is paired with) ----
 
-  newToken(label: string | null): string {
-    const token = `oarp_${randomBytes(24).toString("base64url")}`;
+  /** On an https relay the token carries its certificate's fingerprint after a dot (64 hex
+   * digits), for the relay that exchanges it to pin (contract §10.3); the whole token is the secret. */
+  newToken(label: string | null, fingerprint?: string | null): string {
+    const pin = fingerprint ? `.${fingerprint.replace(/:/g, "").toLowerCase()}` : "";
+    const token = `oarp_${randomBytes(24).toString("base64url")}${pin}`;
     const now = this.clock.now();
     this.db.prepare("INSERT INTO pairing_tokens (token_hash, label, created_at, expires_at) VALUES (?, ?, ?, ?)").run(hashSecret(token), label, now, now + TOKEN_TTL_MS);
     return token;
@@ -86,12 +91,12 @@ export class PairingStore {
     return this.db.prepare("SELECT * FROM relays WHERE name = ?").get(name) as RelayRow | undefined;
   }
 
-  addRelay(r: { name: string; url: string; peerName: string; credential: string; version: string }): void {
-    this.db.prepare(`INSERT INTO relays (name, url, peer_name, credential, version, online, last_seen_at, created_at)
-      VALUES (?, ?, ?, ?, ?, 1, ?, ?)
+  addRelay(r: { name: string; url: string; peerName: string; credential: string; version: string; certPin?: string | null }): void {
+    this.db.prepare(`INSERT INTO relays (name, url, peer_name, credential, version, online, last_seen_at, created_at, cert_pin)
+      VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)
       ON CONFLICT(name) DO UPDATE SET url = excluded.url, peer_name = excluded.peer_name, credential = excluded.credential,
-        version = excluded.version, online = 1, last_seen_at = excluded.last_seen_at, event_cursor = 0, link_lost_at = NULL`)
-      .run(r.name, r.url, r.peerName, r.credential, r.version, this.clock.now(), this.clock.now());
+        version = excluded.version, online = 1, last_seen_at = excluded.last_seen_at, event_cursor = 0, link_lost_at = NULL, cert_pin = excluded.cert_pin`)
+      .run(r.name, r.url, r.peerName, r.credential, r.version, this.clock.now(), this.clock.now(), r.certPin ?? null);
   }
 
   setAgentsMay(name: string, level: AgentsMay): void {

@@ -21,6 +21,7 @@ interface TellRow {
   name: string;
   url: string;
   credential: string;
+  cert_pin?: string | null;
   created_at: number;
   attempts: number;
   next_at: number;
@@ -50,8 +51,8 @@ export class UnpairTells {
   add(r: RelayRow): string {
     const id = newId("unp");
     const now = this.d.clock.now();
-    this.d.db.prepare("INSERT INTO peer_unpair_tells (id, name, url, credential, created_at, attempts, next_at) VALUES (?, ?, ?, ?, ?, 0, ?)")
-      .run(id, r.name, r.url, r.credential, now, now + FIRST_RETRY_MS);
+    this.d.db.prepare("INSERT INTO peer_unpair_tells (id, name, url, credential, created_at, attempts, next_at, cert_pin) VALUES (?, ?, ?, ?, ?, 0, ?, ?)")
+      .run(id, r.name, r.url, r.credential, now, now + FIRST_RETRY_MS, r.cert_pin ?? null);
     return id;
   }
 
@@ -72,7 +73,7 @@ export class UnpairTells {
   private async tell(row: TellRow): Promise<boolean> {
     try {
       const res = await peerRequest(row.url, "POST", "/peer/v1/unpair", {
-        credential: row.credential, body: {}, version: this.d.version, name: this.d.name, timeoutMs: TELL_TIMEOUT_MS,
+        credential: row.credential, pin: row.cert_pin, body: {}, version: this.d.version, name: this.d.name, timeoutMs: TELL_TIMEOUT_MS,
         maxBytes: answerLimitBytes(this.d.settings.get().maxBodyMb),
       });
       return res.status === 200 || res.status === 401;

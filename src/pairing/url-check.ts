@@ -1,12 +1,14 @@
 import { isIP } from "node:net";
 import { RelayError } from "../core/errors.ts";
 
-// Remote addresses must use https:// (seed §7.4); plain http:// only for loopback and
-// private network ranges, where the owner controls the path.
+// Remote addresses must use https:// (seed §7.4); plain http:// only for loopback, private
+// network ranges and carrier-grade NAT (100.64.0.0/10, e.g. Tailscale), where the path is
+// the owner's or encrypted underneath.
 
 function privateV4(ip: string): boolean {
   const [a, b] = ip.split(".").map(Number);
-  return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254);
+  // 100.64.0.0/10: carrier-grade NAT, where Tailscale gives its addresses (contract §10.3).
+  return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
 }
 
 function privateV6(ip: string): boolean {

@@ -8,6 +8,7 @@
 import { Temporal } from "temporal-polyfill";
 import { z } from "zod";
 import { RelayError } from "../core/errors.ts";
+import { canonicalZone } from "../core/time-zone.ts";
 import { refusalWords, withWords } from "../core/refusals.ts";
 
 export interface QuietHours {
@@ -54,15 +55,8 @@ export function parseQuietHours(v: unknown): QuietHours | null {
   throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${refusalWords(QuietHoursArg, v, r.error)} ${NOTHING}`);
 }
 
-/** The zone's canonical IANA id, or null. Temporal also takes offsets like "+01:00": not a zone. */
-export function canonicalZone(tz: unknown): string | null {
-  if (typeof tz !== "string" || !tz.trim() || /^[+\-\u2212]|^\d/.test(tz.trim())) return null;
-  try {
-    return Temporal.Instant.fromEpochMilliseconds(0).toZonedDateTimeISO(tz.trim()).timeZoneId;
-  } catch {
-    return null;
-  }
-}
+// The zone's canonical IANA id (core/time-zone.ts: the notify setting checks zones too).
+export { canonicalZone } from "../core/time-zone.ts";
 
 export const quietLabel = (q: QuietHours): string => `${q.from}\u2013${q.to} ${q.tz}`;
 

@@ -25,8 +25,14 @@ const catalogJson = () =>
 
 const TYPES: Record<string, string> = { js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8" };
 
+const APP_FILES: [string, string, string][] = [
+  ["/manifest.webmanifest", "./manifest.webmanifest", "application/manifest+json"],
+  ["/icon.svg", "./icon.svg", "image/svg+xml"],
+  ["/sw.js", "./sw.js", "text/javascript; charset=utf-8"],
+];
+
 /** Loaded when a view first needs them, not with the page: file diffs, code colours, the chart. */
-const ON_DEMAND = new Set(["vendor-diff.js", "vendor-hljs.js", "vendor-uplot.js"]);
+const ON_DEMAND = new Set(["vendor-diff.js", "vendor-hljs.js", "vendor-uplot.js", "push-actions.js"]);
 
 interface Files {
   /** index.html with what every relay shares filled in. */
@@ -101,6 +107,12 @@ export function webUi(d: WebDeps): Hono {
   // Headers set per route: a "*" middleware here would also match paths of the other
   // apps mounted on the same server.
   app.get("/", (c) => send(c, pageAsset()));
+  // The installable web app (contract §10.3): its manifest, icon and service worker, from / so
+  // the worker's scope is the whole page.
+  for (const [path, file, type] of APP_FILES) {
+    let asset: Asset | undefined;
+    app.get(path, (c) => send(c, (asset ??= staticAsset(readFileSync(dir(file), "utf8"), type))));
+  }
   app.get("/app/:name", (c) => {
     const a = pageFiles().assets.get(c.req.param("name"));
     if (!a) return c.text("Not found", 404, SECURITY);

@@ -8,7 +8,8 @@
 //
 // Profile: FAKE_ACP_PROFILE=claude|copilot|grok. Sign-in: FAKE_ACP_SIGNED_OUT=1 (claude: the
 // "Not logged in" status; copilot/grok: session/new refused -32000).
-// Prompt lines: /state · /pid · /env NAME… · /permission TITLE · /permission-always TITLE · /tool ·
+// Prompt lines: /state · /pid · /env NAME… · /permission TITLE · /permission-always TITLE ·
+// /permission-edit PATH · /tool ·
 // /relaytool · /usage IN OUT COST · /refused-reply · /fail auth|rate|other · /crash · /mcp ·
 // /history · anything else echoes.
 //
@@ -196,6 +197,14 @@ const app = acp
         const ran = options.find((o) => o.optionId === chosen)?.kind.startsWith("allow") ?? false;
         await update({ sessionUpdate: "tool_call_update", toolCallId, status: ran ? "completed" : "failed" });
         out.push(`permission: ${chosen}`);
+      } else if (cmd === "/permission-edit") {
+        // As claude-agent-acp asks before its Edit tool: the file, the input and the diff.
+        const path = arg || "/w/a.txt";
+        const toolCallId = `perm_${randomUUID().slice(0, 8)}`;
+        const toolCall = { toolCallId, title: `Edit ${path}`, kind: "edit" as const, rawInput: { file_path: path, old_string: "old line\n", new_string: "new line\n" }, locations: [{ path }], content: [{ type: "diff" as const, path, oldText: "keep\nold line\n", newText: "keep\nnew line\n" }] };
+        await update({ sessionUpdate: "tool_call", ...toolCall, status: "pending" });
+        const res = (await client.request("session/request_permission", { sessionId: params.sessionId, toolCall, options: PERMISSION_OPTIONS[profile] ?? PERMISSION_OPTIONS.default })) as acp.RequestPermissionResponse;
+        out.push(`permission: ${res.outcome.outcome === "selected" ? res.outcome.optionId : "cancelled"}`);
       } else if (cmd === "/tool") {
         await update({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "Let me " } });
         await update({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "edit the file." } });

@@ -8,7 +8,7 @@ import { ManualClock } from "../../src/core/clock.ts";
 import { cardNeed, type Need } from "../../src/notify/needs.ts";
 import { buildNotify, type Notify } from "../../src/notify/notify.ts";
 import type { Sender } from "../../src/notify/sender.ts";
-import { DEFAULT_NOTIFY, type NotifySettings } from "../../src/notify/settings.ts";
+import { DEFAULT_NOTIFY, type NotifySettings } from "../../src/core/notify-settings.ts";
 import { openDb, type Db } from "../../src/store/db.ts";
 import { PushService } from "./push-service.ts";
 

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
+import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,6 +38,8 @@ export interface StartOpts {
   /** Turn agent sessions on right after start (default true). */
   agentSessions?: boolean;
   settings?: Record<string, unknown>;
+  /** Serve https with these PEM files (--tls-cert/--tls-key); the harness trusts that certificate. */
+  tls?: { certFile: string; keyFile: string };
   /** Added to (undefined: removed from) the relay process's environment, which its workers inherit. */
   env?: Record<string, string | undefined>;
 }
@@ -91,19 +94,20 @@ export class TestRelay {
     const args = ["start", "--port", String(port), "--data", this.dataDir, "--name", this.opts.name ?? "desk"];
     if (this.opts.testClock !== false) args.push("--test-clock");
     if (this.opts.emulateVersion) args.push("--emulate-version", this.opts.emulateVersion);
+    if (this.opts.tls) args.push("--tls-cert", this.opts.tls.certFile, "--tls-key", this.opts.tls.keyFile);
     this.output = "";
     // The keeper's orphan bound (agents outlive the relay) is short in tests unless a test sets it.
     this.proc = spawn(BIN, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: withEnv({ OAR_KEEPER_ORPHAN_MS: "60000", ...process.env }, this.opts.env) });
     this.proc.stdout!.on("data", (d) => (this.output += d));
     this.proc.stderr!.on("data", (d) => (this.output += d));
-    this.url = `http://127.0.0.1:${port}`;
+    this.url = `${this.opts.tls ? "https" : "http"}://127.0.0.1:${port}`;
     // Up to 90 s: a relay starting from TypeScript sources can take half a minute on a loaded machine.
     for (const end = Date.now() + 90_000; Date.now() < end; ) {
       if (this.proc.exitCode !== null || this.output.includes("EADDRINUSE")) break;
       try {
-        const r = await fetch(`${this.url}/api/health`);
+        const r = await this.request("GET", `${this.url}/api/health`, {});
         // Our own relay's start line, not another process that holds the same port.
-        if (r.ok && this.output.includes(`listening on ${this.url}`)) {
+        if (r.status === 200 && this.output.includes(`listening on ${this.url}`)) {
           this.token = readFileSync(join(this.dataDir, "owner-token"), "utf8").trim();
           return;
         }
@@ -114,12 +118,8 @@ export class TestRelay {
   }
 
   async api<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResult<T>> {
-    const r = await fetch(this.url + path, {
-      method,
-      headers: { authorization: `Bearer ${this.token}`, "content-type": "application/json", ...headers },
-      body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-    });
-    const text = await r.text();
+    const r = await this.request(method, this.url + path, { authorization: `Bearer ${this.token}`, "content-type": "application/json", ...headers }, body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body));
+    const text = r.text;
     let json: any = null;
     try {
       json = JSON.parse(text);
@@ -127,6 +127,26 @@ export class TestRelay {
       json = text;
     }
     return { status: r.status, json };
+  }
+
+  /** One request: fetch over http; over https, node:https trusting the relay's own certificate
+   * (fetch takes no CA of its own). */
+  async request(method: string, url: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
+    if (!this.opts.tls) {
+      const r = await fetch(url, { method, headers, body });
+      return { status: r.status, text: await r.text() };
+    }
+    const ca = readFileSync(this.opts.tls.certFile, "utf8");
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest(url, { method, headers, ca }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        res.on("error", reject);
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
   }
 
   /** Creates a session as the owner; returns its id. */

@@ -26,6 +26,7 @@ export function approvalCard(c, ctx, extra = null) {
     h("div", { class: "card-kicker" }, icon("radio-tower"), "Approval needed", extra),
     h("h3", { class: "card-title" }, c.details?.length ? `${title}?` : c.text),
     c.details?.length ? h("ul", { class: "card-details" }, c.details.map((d) => h("li", {}, d))) : null,
+    c.detail ? detailBlock(c.detail) : null,
     c.targetSession && !c.text.includes(c.targetSession) ? h("p", { class: "card-detail" }, `Session: ${c.targetTitle ? `“${c.targetTitle}” ` : ""}(${c.targetSession})`) : null,
     c.reasons?.length ? h("p", { class: "card-reasons" }, `Asked because: ${c.reasons.join("; ")}`) : null,
     c.expiresAt ? h("p", { class: "card-expires" }, `Times out at ${fmtTime(c.expiresAt)} if nobody decides.`) : null,
@@ -34,6 +35,26 @@ export function approvalCard(c, ctx, extra = null) {
       h("button", { class: "btn btn-danger-quiet", type: "button", onclick: () => decide("deny") }, "Deny")),
   ].filter(Boolean));
   return card;
+}
+
+/** Lines of a card's detail shown before "Show all" (contract §10.3). */
+export const FOLD_LINES = 12;
+
+/** What the card approves, whole: the text to be sent, the changes, the command and diff;
+ * folded past 12 lines. */
+function detailBlock(text) {
+  const lines = text.split("\n");
+  const folded = lines.length > FOLD_LINES;
+  const pre = h("pre", { class: "card-detail-text", "aria-label": "What it approves" }, folded ? lines.slice(0, FOLD_LINES).join("\n") : text);
+  if (!folded) return pre;
+  const more = h("button", { class: "btn btn-link card-detail-more", type: "button", "aria-expanded": "false" }, `Show all ${lines.length} lines`);
+  more.addEventListener("click", () => {
+    const open = more.getAttribute("aria-expanded") !== "true";
+    pre.textContent = open ? text : lines.slice(0, FOLD_LINES).join("\n");
+    more.setAttribute("aria-expanded", String(open));
+    more.textContent = open ? "Show less" : `Show all ${lines.length} lines`;
+  });
+  return h("div", { class: "card-detail-block" }, pre, more);
 }
 
 /** A turn held by a budget (contract §10.4): raise the limit (an amount), allow this turn once, or stop it. */

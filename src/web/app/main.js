@@ -371,7 +371,7 @@ $("needs-only").addEventListener("change", (e) => {
   state.needsOnly = e.target.checked;
   drawSidebar();
 });
-$("nav-notify-slot").replaceWith(notifyButton());
+$("nav-notify-slot").replaceWith(notifyButton(api));
 $("list-toggle").addEventListener("click", () => {
   const open = document.body.classList.toggle("list-open");
   $("list-toggle").setAttribute("aria-expanded", String(open));

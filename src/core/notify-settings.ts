@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { RelayError } from "../core/errors.ts";
-import { issueWords } from "../core/issue-words.ts";
-import { canonicalZone } from "../watching/quiet-hours.ts";
+import { RelayError } from "./errors.ts";
+import { issueWords } from "./issue-words.ts";
+import { canonicalZone } from "./time-zone.ts";
 
-// The `notify` setting (contract §10.3): where notifications go and when they wait. Phase B
-// adds `notify: NotifySettings` to core/settings.ts's SettingsSchema (with DEFAULT_NOTIFY),
-// reads a PATCH through applyNotifyPatch and shows it through maskNotify.
+// The `notify` setting (contract §10.3): where notifications go and when they wait.
+// core/settings.ts holds it as `notify` (DEFAULT_NOTIFY), reads a PATCH through
+// applyNotifyPatch and shows it through maskNotify.
 
 const HHMM = /^([01]\d|2[0-3]):[0-5]\d$/;
 const Url = z

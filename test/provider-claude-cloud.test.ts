@@ -198,7 +198,7 @@ test("refusals: cwd, repositories that cannot be cloned, bad addresses and branc
   }
   const other = await relay.api("POST", "/api/sessions", { provider: "scripted", repo: bare, branch: "main" });
   assert.equal(other.json.code, "REMOTE_RELAY_INVALID_INPUT");
-  assert.match(other.json.error, /^repo and branch are for Claude Cloud sessions; Scripted works in a folder \(cwd\)\. Nothing was created\.$/);
+  assert.match(other.json.error, /^repo is for Claude Cloud sessions; Scripted works in a folder \(cwd\), on a branch of its repository with branch\. Nothing was created\.$/);
   assert.equal((await relay.api("GET", "/api/sessions")).json.sessions.length, before);
   assert.deepEqual(existsSync(workspaces()) ? readdirSync(workspaces()).filter((f) => f.startsWith(".clone-")) : [], []);
 
@@ -257,10 +257,10 @@ test("web page: the Push button in a Claude Cloud session's title bar pushes its
     // New session: a Claude Cloud session takes a repository and a branch instead of a folder.
     await page.getByRole("link", { name: "New session" }).click();
     await page.getByLabel("Provider").selectOption("claude-cloud");
-    assert.equal(await page.getByLabel("Folder").isVisible(), false);
+    assert.equal(await page.getByLabel("Folder", { exact: true }).isVisible(), false);
     await page.getByLabel("Title").fill("cloud from form");
-    await page.getByLabel("Repository").fill(bare);
-    await page.getByLabel("Branch").fill("form-branch");
+    await page.getByLabel("Repository", { exact: true }).fill(bare);
+    await page.getByLabel("Branch", { exact: true }).fill("form-branch");
     await page.getByRole("button", { name: "Create session" }).click();
     await page.getByRole("main").getByRole("heading", { name: "cloud from form", exact: true }).waitFor();
     const made = (await relay.api("GET", "/api/sessions")).json.sessions.find((x: any) => x.title === "cloud from form");

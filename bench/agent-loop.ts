@@ -39,7 +39,9 @@ try {
   let arrivals: number[] = [];
   fake.setScript((call) => {
     arrivals.push(performance.now());
-    return toolResults(call).length < STEPS ? { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] } : { text: "done" };
+    return toolResults(call).length < STEPS
+      ? { toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] }
+      : { text: "done" };
   });
   const gaps: number[] = [];
   for (let t = 0; t < TURNS + 2; t++) {
@@ -56,11 +58,18 @@ try {
   const turns = await timeCalls(TEXT_TURNS, 20, () => agent.prompt(s2.sessionId, "hi"), 60_000);
 
   const rows: Row[] = [
-    { metric: "tool loop: model round trip (request to next request)", unit: "ms", summary: summarize(gaps), target: 300 },
+    {
+      metric: "tool loop: model round trip (request to next request)",
+      unit: "ms",
+      summary: summarize(gaps),
+      target: 300,
+    },
     { metric: "text turn: session/prompt → answer", unit: "ms", summary: summarize(turns), target: 300 },
   ];
   console.log(table(rows));
-  console.log(`\n${machineLine()}; ${loadLine()}; ${STEPS} read_file steps per turn, history of a turn grows to ~${Math.round(JSON.stringify(fake.calls.at(-1)?.messages ?? []).length / 1024)} KB`);
+  console.log(
+    `\n${machineLine()}; ${loadLine()}; ${STEPS} read_file steps per turn, history of a turn grows to ~${Math.round(JSON.stringify(fake.calls.at(-1)?.messages ?? []).length / 1024)} KB`,
+  );
   process.exitCode = rows.every(withinTarget) ? 0 : 1;
 } finally {
   clearTimeout(watchdog);

@@ -30,10 +30,20 @@ setTimeout(() => {
   process.exit(1);
 }, DEADLINE_MS).unref();
 
-const anthropic = await FakeAnthropic.start({ apiKey: "bench-key", script: () => ({ text: "Hello from the fake model." }) });
-const openai = await FakeOpenAI.start({ apiKey: "bench-key", models: ["bench-model"], script: () => ({ text: "Hello from the fake model." }) });
+const anthropic = await FakeAnthropic.start({
+  apiKey: "bench-key",
+  script: () => ({ text: "Hello from the fake model." }),
+});
+const openai = await FakeOpenAI.start({
+  apiKey: "bench-key",
+  models: ["bench-model"],
+  script: () => ({ text: "Hello from the fake model." }),
+});
 const gemini = await FakeGemini.start({ apiKey: "bench-key", script: () => ({ text: "Hello from the fake model." }) });
-const responses = await FakeResponses.start({ apiKey: "bench-key", script: () => ({ text: "Hello from the fake model." }) });
+const responses = await FakeResponses.start({
+  apiKey: "bench-key",
+  script: () => ({ text: "Hello from the fake model." }),
+});
 const relay = await TestRelay.start({ name: "bench" });
 const target = await relay.createSession({ title: "bench" });
 const mcp = (await relay.api("GET", `/api/sessions/${target}/mcp`)).json;
@@ -48,15 +58,42 @@ interface Launch {
 
 const launches: Record<AgentCli["provider"], Launch> = {
   claude: { args: [], env: { ANTHROPIC_BASE_URL: anthropic.baseUrl, ANTHROPIC_API_KEY: "bench-key", IS_SANDBOX: "1" } },
-  copilot: { args: ["--acp", "--stdio"], env: { COPILOT_OFFLINE: "true", COPILOT_PROVIDER_BASE_URL: openai.baseUrl, COPILOT_PROVIDER_API_KEY: "bench-key", COPILOT_MODEL: "bench-model" } },
-  grok: { args: ["agent", "--xai-api-base-url", openai.baseUrl, "stdio"], env: { XAI_API_KEY: "bench-key" }, waitMcp: "_x.ai/mcp_initialized" },
+  copilot: {
+    args: ["--acp", "--stdio"],
+    env: {
+      COPILOT_OFFLINE: "true",
+      COPILOT_PROVIDER_BASE_URL: openai.baseUrl,
+      COPILOT_PROVIDER_API_KEY: "bench-key",
+      COPILOT_MODEL: "bench-model",
+    },
+  },
+  grok: {
+    args: ["agent", "--xai-api-base-url", openai.baseUrl, "stdio"],
+    env: { XAI_API_KEY: "bench-key" },
+    waitMcp: "_x.ai/mcp_initialized",
+  },
   // As the relay starts them (adapters/*.ts): Gemini trusted and not relaunching itself.
-  gemini: { args: ["--acp"], env: { GEMINI_API_KEY: "bench-key", GOOGLE_GEMINI_BASE_URL: gemini.baseUrl, GEMINI_CLI_TRUST_WORKSPACE: "true", GEMINI_CLI_NO_RELAUNCH: "true" } },
-  codex: { args: [], env: { OAR_TEST_MODEL_KEY: "bench-key" }, prepare: (home) => {
-    codexConfig(home, responses.baseUrl);
-    return {};
-  } },
-  opencode: { args: ["acp"], env: { ...OPENCODE_OFFLINE, OPENCODE_CONFIG_CONTENT: opencodeConfig(openai.baseUrl, "bench-key") } },
+  gemini: {
+    args: ["--acp"],
+    env: {
+      GEMINI_API_KEY: "bench-key",
+      GOOGLE_GEMINI_BASE_URL: gemini.baseUrl,
+      GEMINI_CLI_TRUST_WORKSPACE: "true",
+      GEMINI_CLI_NO_RELAUNCH: "true",
+    },
+  },
+  codex: {
+    args: [],
+    env: { OAR_TEST_MODEL_KEY: "bench-key" },
+    prepare: (home) => {
+      codexConfig(home, responses.baseUrl);
+      return {};
+    },
+  },
+  opencode: {
+    args: ["acp"],
+    env: { ...OPENCODE_OFFLINE, OPENCODE_CONFIG_CONTENT: opencodeConfig(openai.baseUrl, "bench-key") },
+  },
   qwen: { args: ["--acp"], env: {}, prepare: (home) => qwenSetup(home, openai.baseUrl, "bench-key") },
 };
 
@@ -73,7 +110,16 @@ async function once(provider: AgentCli["provider"]): Promise<Phases> {
   const l = launches[provider];
   const t0 = Date.now();
   const extra = l.prepare?.(home) ?? {};
-  const d = new AcpDrive(binPath(provider), l.args, { cwd, env: { PATH: agentPath([provider]), HOME: home, XDG_CACHE_HOME: join(AGENTS_CACHE, "xdg-cache"), ...l.env, ...extra } });
+  const d = new AcpDrive(binPath(provider), l.args, {
+    cwd,
+    env: {
+      PATH: agentPath([provider]),
+      HOME: home,
+      XDG_CACHE_HOME: join(AGENTS_CACHE, "xdg-cache"),
+      ...l.env,
+      ...extra,
+    },
+  });
   try {
     await d.initialize();
     const tInit = Date.now();
@@ -82,7 +128,10 @@ async function once(provider: AgentCli["provider"]): Promise<Phases> {
     if (l.waitMcp) await d.waitFor((s) => s.method === l.waitMcp, 30_000);
     const tReady = Date.now();
     const prompt = d.prompt("Say hello.");
-    const first = await d.waitFor((s) => s.method === "session/update" && s.params.update.sessionUpdate === "agent_message_chunk", 60_000);
+    const first = await d.waitFor(
+      (s) => s.method === "session/update" && s.params.update.sessionUpdate === "agent_message_chunk",
+      60_000,
+    );
     await prompt;
     return { initialize: tInit - t0, sessionNew: tNew - t0, ready: tReady - t0, firstToken: first.at - t0 };
   } finally {
@@ -114,9 +163,21 @@ try {
       runs.push(await once(provider));
       log(`${provider} run ${i + 1}: first token after ${runs.at(-1)!.firstToken} ms`);
     }
-    rows.push({ metric: `${provider}: spawn → first reply token`, unit: "ms", summary: summarize(runs.map((r) => r.firstToken)) });
-    rows.push({ metric: `${provider}:   of which spawn → initialize answered`, unit: "ms", summary: summarize(runs.map((r) => r.initialize)) });
-    rows.push({ metric: `${provider}:   of which spawn → session/new answered${launches[provider].waitMcp ? " → MCP connected" : ""}`, unit: "ms", summary: summarize(runs.map((r) => r.ready)) });
+    rows.push({
+      metric: `${provider}: spawn → first reply token`,
+      unit: "ms",
+      summary: summarize(runs.map((r) => r.firstToken)),
+    });
+    rows.push({
+      metric: `${provider}:   of which spawn → initialize answered`,
+      unit: "ms",
+      summary: summarize(runs.map((r) => r.initialize)),
+    });
+    rows.push({
+      metric: `${provider}:   of which spawn → session/new answered${launches[provider].waitMcp ? " → MCP connected" : ""}`,
+      unit: "ms",
+      summary: summarize(runs.map((r) => r.ready)),
+    });
   }
 } finally {
   await relay.stop();

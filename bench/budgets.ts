@@ -32,7 +32,11 @@ const TARGET_US = 50;
 
 const us = (ms: number) => ms * 1000;
 
-function open(dir: string, clock: ManualClock, list: { budgets: Budget[] }): { db: Db; budgets: Budgets; sessions: SessionStore } {
+function open(
+  dir: string,
+  clock: ManualClock,
+  list: { budgets: Budget[] },
+): { db: Db; budgets: Budgets; sessions: SessionStore } {
   const db = openDb(join(dir, "oar.db"));
   const tasks = new TaskStore({ db, clock, bus: new Bus(), dataDir: dir });
   const sessions = new SessionStore({ db, clock, tasks });
@@ -51,9 +55,18 @@ function budgetSetting(sessionIds: string[]): Budget[] {
   const big = { usd: 1e8, tokens: 1e14 };
   const raw: unknown[] = [];
   for (let i = 0; i < 10; i++) raw.push({ id: `relay-${i}`, scope: "relay", period: periods[i % 3], ...big });
-  for (let i = 0; i < 20; i++) raw.push({ id: `prov-${i}`, scope: "provider", target: PROVIDERS[i % PROVIDERS.length], period: periods[i % 3], ...big });
-  for (let i = 0; i < 40; i++) raw.push({ id: `grp-${i}`, scope: "group", target: `grp_${i % GROUPS}`, period: periods[i % 3], ...big });
-  for (let i = 0; i < 30; i++) raw.push({ id: `ses-${i}`, scope: "session", target: sessionIds[i], period: periods[i % 3], ...big });
+  for (let i = 0; i < 20; i++)
+    raw.push({
+      id: `prov-${i}`,
+      scope: "provider",
+      target: PROVIDERS[i % PROVIDERS.length],
+      period: periods[i % 3],
+      ...big,
+    });
+  for (let i = 0; i < 40; i++)
+    raw.push({ id: `grp-${i}`, scope: "group", target: `grp_${i % GROUPS}`, period: periods[i % 3], ...big });
+  for (let i = 0; i < 30; i++)
+    raw.push({ id: `ses-${i}`, scope: "session", target: sessionIds[i], period: periods[i % 3], ...big });
   return parseBudgets(raw);
 }
 
@@ -87,7 +100,11 @@ async function main(): Promise<Row[]> {
     const step = Math.floor((90 * DAY) / TURNS);
     const t0 = performance.now();
     for (let i = 0; i < TURNS; i++) {
-      r.budgets.recordTurn({ turnId: `trn_fill_${i}`, sessionId: ids[(i * 31) % SESSIONS], usage: { inputTokens: 1200, outputTokens: 300, costUsd: 0.0123 } });
+      r.budgets.recordTurn({
+        turnId: `trn_fill_${i}`,
+        sessionId: ids[(i * 31) % SESSIONS],
+        usage: { inputTokens: 1200, outputTokens: 300, costUsd: 0.0123 },
+      });
       void clock.set(clock.now() + step);
     }
     const fillS = (performance.now() - t0) / 1000;
@@ -95,7 +112,11 @@ async function main(): Promise<Row[]> {
     const record: number[] = [];
     for (let i = 0; i < 2_000; i++) {
       const t = performance.now();
-      r.budgets.recordTurn({ turnId: `trn_timed_${i}`, sessionId: ids[i % SESSIONS], usage: { inputTokens: 1000, outputTokens: 100, costUsd: 0.01 } });
+      r.budgets.recordTurn({
+        turnId: `trn_timed_${i}`,
+        sessionId: ids[i % SESSIONS],
+        usage: { inputTokens: 1000, outputTokens: 100, costUsd: 0.01 },
+      });
       record.push(us(performance.now() - t));
     }
 
@@ -108,7 +129,14 @@ async function main(): Promise<Row[]> {
     timeChecks(r.budgets, rows, 5_000); // warm-up
     const warm = timeChecks(r.budgets, rows, CHECKS);
     // As wired (phase B): the turn queue's gate, which notes a hold in memory around the check.
-    const gate = new BudgetHolds({ budgets: r.budgets, cards: new CardStore(r.db), bus: new Bus(), clock, kick: () => {}, stopQueued: () => {} });
+    const gate = new BudgetHolds({
+      budgets: r.budgets,
+      cards: new CardStore(r.db),
+      bus: new Bus(),
+      clock,
+      kick: () => {},
+      stopQueued: () => {},
+    });
     const gated: number[] = [];
     for (let i = 0; i < CHECKS; i++) {
       const row = rows[i % 7 === 0 ? i % 30 : (i * 7919) % rows.length];
@@ -125,12 +153,28 @@ async function main(): Promise<Row[]> {
       lookup.push(us(performance.now() - t));
     }
     const stored = (r.db.prepare("SELECT COUNT(*) AS n FROM spend").get() as { n: number }).n;
-    console.log(`${stored} turns stored, ${list.budgets.length} budgets, ${SESSIONS} sessions; filled in ${fillS.toFixed(1)} s`);
+    console.log(
+      `${stored} turns stored, ${list.budgets.length} budgets, ${SESSIONS} sessions; filled in ${fillS.toFixed(1)} s`,
+    );
     return [
-      { metric: `check before a turn (100 budgets, ${stored} turns stored)`, unit: "µs", summary: summarize(warm), target: TARGET_US },
-      { metric: "the turn queue's gate as wired (BudgetHolds.holds: check + note)", unit: "µs", summary: summarize(gated), target: TARGET_US },
+      {
+        metric: `check before a turn (100 budgets, ${stored} turns stored)`,
+        unit: "µs",
+        summary: summarize(warm),
+        target: TARGET_US,
+      },
+      {
+        metric: "the turn queue's gate as wired (BudgetHolds.holds: check + note)",
+        unit: "µs",
+        summary: summarize(gated),
+        target: TARGET_US,
+      },
       { metric: "check, first per session after a restart (totals from SQLite)", unit: "µs", summary: summarize(cold) },
-      { metric: "record a turn's usage (ledger row + totals, own transaction)", unit: "µs", summary: summarize(record) },
+      {
+        metric: "record a turn's usage (ledger row + totals, own transaction)",
+        unit: "µs",
+        summary: summarize(record),
+      },
       { metric: "for scale: the session row lookup Turns.kick makes anyway", unit: "µs", summary: summarize(lookup) },
     ];
   } finally {

@@ -12,7 +12,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { TestRelay, McpSession, realSleep } from "../test/helpers/relay-process.ts";
-import { childPids, cpuMs, loadLine, machineLine, rssMB, summarize, table, timeCalls, withinTarget, type Row } from "./lib/stats.ts";
+import {
+  childPids,
+  cpuMs,
+  loadLine,
+  machineLine,
+  rssMB,
+  summarize,
+  table,
+  timeCalls,
+  withinTarget,
+  type Row,
+} from "./lib/stats.ts";
 import { rawCaller } from "./lib/mcp-raw.ts";
 
 const SESSIONS = 1_000;
@@ -52,15 +63,25 @@ function groupSessions(dataDir: string, ids: string[]): void {
     for (let g = 0; g < 90; g++) {
       const head = ids[100 + g * 10];
       const gid = `grp_bench${g}`;
-      db.prepare("INSERT INTO groups (id, name, head_session, created_by, created_at) VALUES (?, ?, ?, 'agent', ?)").run(gid, g % 2 ? `Release ${g}` : null, head, now);
+      db.prepare(
+        "INSERT INTO groups (id, name, head_session, created_by, created_at) VALUES (?, ?, ?, 'agent', ?)",
+      ).run(gid, g % 2 ? `Release ${g}` : null, head, now);
       db.prepare("UPDATE sessions SET group_id = ? WHERE id = ?").run(gid, head);
-      for (let m = 1; m < 10; m++) db.prepare("UPDATE sessions SET group_id = ?, via_session = ? WHERE id = ?").run(gid, head, ids[100 + g * 10 + m]);
+      for (let m = 1; m < 10; m++)
+        db.prepare("UPDATE sessions SET group_id = ?, via_session = ? WHERE id = ?").run(
+          gid,
+          head,
+          ids[100 + g * 10 + m],
+        );
     }
   })();
   db.close();
 }
 
-async function mcpFor(r: TestRelay, sessionId: string): Promise<{ mcp: McpSession; raw: (args: Record<string, unknown>) => Promise<string> }> {
+async function mcpFor(
+  r: TestRelay,
+  sessionId: string,
+): Promise<{ mcp: McpSession; raw: (args: Record<string, unknown>) => Promise<string> }> {
   const entry = (await r.api("GET", `/api/sessions/${sessionId}/mcp`)).json;
   const mcp = await McpSession.connect(entry.url, entry.headers);
   return { mcp, raw: rawCaller(entry.url, entry.headers, mcp) };
@@ -117,28 +138,55 @@ async function main(): Promise<{ rows: Row[]; notes: string[] }> {
   const { mcp, raw } = await mcpFor(r, listCaller);
   log(`list_relays × ${LIST_RELAYS_CALLS}`);
   const relayCpu = measureCpu(r.proc.pid!);
-  const listRelays = await timeCalls(LIST_RELAYS_CALLS, 200, async () => expectOk(await mcp.call({ action: "list_relays" })), 20_000);
+  const listRelays = await timeCalls(
+    LIST_RELAYS_CALLS,
+    200,
+    async () => expectOk(await mcp.call({ action: "list_relays" })),
+    20_000,
+  );
   const cpuListRelays = relayCpu(listRelays.length + 200);
   const listRelaysRaw = await timeCalls(LIST_RELAYS_CALLS / 2, 50, () => raw({ action: "list_relays" }), 8_000);
 
   // 2. list_sessions.
   log(`list_sessions × ${LIST_SESSIONS_CALLS} (${SESSIONS} stored)`);
   const first = expectOk(await mcp.call({ action: "list_sessions", relay: "this" }));
-  if (first.sessions.length !== SESSIONS) throw new Error(`list_sessions shows ${first.sessions.length} sessions, expected ${SESSIONS}`);
+  if (first.sessions.length !== SESSIONS)
+    throw new Error(`list_sessions shows ${first.sessions.length} sessions, expected ${SESSIONS}`);
   const bytes = (await raw({ action: "list_sessions", relay: "this" })).length;
-  notes.push(`list_sessions answer: ${first.sessions.length} entries, ${first.sessions.filter((s: any) => s.group).length} in groups, ${(bytes / 1024).toFixed(0)} KB on the wire`);
+  notes.push(
+    `list_sessions answer: ${first.sessions.length} entries, ${first.sessions.filter((s: any) => s.group).length} in groups, ${(bytes / 1024).toFixed(0)} KB on the wire`,
+  );
   relayCpu(0);
-  const listSessions = await timeCalls(LIST_SESSIONS_CALLS, 20, async () => expectOk(await mcp.call({ action: "list_sessions", relay: "this" })), 30_000);
+  const listSessions = await timeCalls(
+    LIST_SESSIONS_CALLS,
+    20,
+    async () => expectOk(await mcp.call({ action: "list_sessions", relay: "this" })),
+    30_000,
+  );
   const cpuListSessions = relayCpu(listSessions.length + 20);
-  const listSessionsRaw = await timeCalls(LIST_SESSIONS_CALLS / 2, 10, () => raw({ action: "list_sessions", relay: "this" }), 10_000);
+  const listSessionsRaw = await timeCalls(
+    LIST_SESSIONS_CALLS / 2,
+    10,
+    () => raw({ action: "list_sessions", relay: "this" }),
+    10_000,
+  );
   await mcp.close();
 
   // 3. send → done.
   const callers: McpSession[] = [];
   for (const id of sendCallers) callers.push((await mcpFor(r, id)).mcp);
   const send = async (i: number) => {
-    const res = expectOk(await callers[Math.floor(i / SENDS_PER_CALLER)].call({ action: "send", relay: "this", session: target, text: `ping ${i}`, wait_seconds: 30 }));
-    if (res.status !== "done" || !String(res.reply?.text).endsWith(`\nping ${i}`)) throw new Error(`send did not end done with its echo: ${JSON.stringify(res).slice(0, 400)}`);
+    const res = expectOk(
+      await callers[Math.floor(i / SENDS_PER_CALLER)].call({
+        action: "send",
+        relay: "this",
+        session: target,
+        text: `ping ${i}`,
+        wait_seconds: 30,
+      }),
+    );
+    if (res.status !== "done" || !String(res.reply?.text).endsWith(`\nping ${i}`))
+      throw new Error(`send did not end done with its echo: ${JSON.stringify(res).slice(0, 400)}`);
   };
   log("warming the target's worker with one turn");
   await send(0);
@@ -159,17 +207,21 @@ async function main(): Promise<{ rows: Row[]; notes: string[] }> {
   // 4, continued: read the memory relay once its start-up garbage has been given back: at
   // least SETTLE_MS idle, then until 10 readings in a row (5 s) agree within 1 MB.
   stopSampling();
-  if (Date.now() - memStarted < SETTLE_MS) log(`waiting for the idle relay's GC to settle (${SETTLE_MS / 1000} s after its start)`);
+  if (Date.now() - memStarted < SETTLE_MS)
+    log(`waiting for the idle relay's GC to settle (${SETTLE_MS / 1000} s after its start)`);
   const settleBy = started + DEADLINE_MS - 10_000;
   let rss: number[] = [];
   for (;;) {
     rss = [...rss, rssMB(mem.proc.pid!)].slice(-10);
-    const settled = rss.length === 10 && Math.max(...rss) - Math.min(...rss) <= 1 && Date.now() - memStarted >= SETTLE_MS;
+    const settled =
+      rss.length === 10 && Math.max(...rss) - Math.min(...rss) <= 1 && Date.now() - memStarted >= SETTLE_MS;
     if (settled || Date.now() > settleBy) break;
     await realSleep(500);
   }
   const workers = childPids(mem.proc.pid!).length;
-  notes.push(`idle relay RSS (${workers} worker processes): ${rssPeak.toFixed(1)} MB at most in its first ${(SETTLE_MS / 1000).toFixed(0)} s, ${rss[rss.length - 1].toFixed(1)} MB after ${((Date.now() - memStarted) / 1000).toFixed(0)} s idle`);
+  notes.push(
+    `idle relay RSS (${workers} worker processes): ${rssPeak.toFixed(1)} MB at most in its first ${(SETTLE_MS / 1000).toFixed(0)} s, ${rss[rss.length - 1].toFixed(1)} MB after ${((Date.now() - memStarted) / 1000).toFixed(0)} s idle`,
+  );
 
   return {
     notes,
@@ -196,9 +248,14 @@ try {
   console.log("");
   console.log(table(rows));
   for (const n of notes) console.log(n);
-  if (listenerWarnings) console.log(`(the MCP client's fetch warned ${listenerWarnings}× about abort listeners piling up on its signal: a client-side quirk, not the relay)`);
+  if (listenerWarnings)
+    console.log(
+      `(the MCP client's fetch warned ${listenerWarnings}× about abort listeners piling up on its signal: a client-side quirk, not the relay)`,
+    );
   console.log(machineLine());
-  console.log(`${loadLine()} · date ${new Date().toISOString()} · took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `${loadLine()} · date ${new Date().toISOString()} · took ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
   process.exitCode = rows.every(withinTarget) ? 0 : 1;
 } catch (err) {
   console.error("core bench failed:", err);

@@ -24,7 +24,11 @@ const rssMb = (pid: number) => Number(/VmRSS:\s*(\d+)/.exec(readFileSync(`/proc/
 /** Starts the built keeper the way the relay does from dist (plain node, worker flags). */
 async function startBuilt(dir: string): Promise<{ pid: number; ms: number }> {
   const t0 = performance.now();
-  const p = spawn(process.execPath, ["--max-semi-space-size=1", "--single-threaded", KEEPER_JS, dir, "--orphan-ms", "60000"], { detached: true, stdio: "ignore" });
+  const p = spawn(
+    process.execPath,
+    ["--max-semi-space-size=1", "--single-threaded", KEEPER_JS, dir, "--orphan-ms", "60000"],
+    { detached: true, stdio: "ignore" },
+  );
   // It writes its pid file once it listens (read every 2 ms: this is the figure).
   for (const end = Date.now() + 60_000; keeperPidOf(dir) !== p.pid; ) {
     if (Date.now() > end) throw new Error("the keeper did not listen within 60 s");
@@ -78,7 +82,9 @@ for (let round = 0; round < ROUNDS; round++) {
   replay.push(performance.now() - t0);
   if (r2.text((s) => s.replay) === whole) complete++;
   // Later rounds speak to the workers through this connection.
-  for (let i = 0; i < AGENTS; i++) if (i !== round % AGENTS) rpcs[i] = { rpc: new Rpc(client.attach(`ses_${i}`), { firstId: 1000 }), sid: rpcs[i]!.sid };
+  for (let i = 0; i < AGENTS; i++)
+    if (i !== round % AGENTS)
+      rpcs[i] = { rpc: new Rpc(client.attach(`ses_${i}`), { firstId: 1000 }), sid: rpcs[i]!.sid };
   rpcs[round % AGENTS] = { rpc: r2, sid };
 }
 client.detach();

@@ -34,19 +34,34 @@ async function main(): Promise<Findings> {
     const conv = await a.createSession({ title: "Watcher" });
     await a.say(conv, "watch bbox", 60_000);
     const target = await b.createSession({ title: "Watched" });
-    const sub = await toolInTurn(a, conv, { action: "subscribe", relay: "bbox", sessions: [target], events: ["turn_end"] });
+    const sub = await toolInTurn(a, conv, {
+      action: "subscribe",
+      relay: "bbox",
+      sessions: [target],
+      events: ["turn_end"],
+    });
     if (!sub.result.ok) throw new Error(JSON.stringify(sub.result));
 
     /** The turn a message started on B, once it ended there. */
-    const endedTurn = (messageId: string) => b.waitFor(() => {
-      const dbB = new Database(join(b.dataDir, "oar.db"), { readonly: true });
-      try {
-        return dbB.prepare("SELECT id, ended_at FROM turns WHERE message_id = ? AND ended_at IS NOT NULL").get(messageId) as { id: string; ended_at: number } | undefined;
-      } finally {
-        dbB.close();
-      }
-    }, 60_000);
-    const recorded = (turnId: string) => a.waitFor(() => dbA.prepare("SELECT at, line FROM watch_events WHERE watcher = ? AND key = ?").get(conv, `peer:bbox:turn:${turnId}`) as { at: number; line: string } | undefined, 60_000);
+    const endedTurn = (messageId: string) =>
+      b.waitFor(() => {
+        const dbB = new Database(join(b.dataDir, "oar.db"), { readonly: true });
+        try {
+          return dbB
+            .prepare("SELECT id, ended_at FROM turns WHERE message_id = ? AND ended_at IS NOT NULL")
+            .get(messageId) as { id: string; ended_at: number } | undefined;
+        } finally {
+          dbB.close();
+        }
+      }, 60_000);
+    const recorded = (turnId: string) =>
+      a.waitFor(
+        () =>
+          dbA
+            .prepare("SELECT at, line FROM watch_events WHERE watcher = ? AND key = ?")
+            .get(conv, `peer:bbox:turn:${turnId}`) as { at: number; line: string } | undefined,
+        60_000,
+      );
     const prompt = async (text: string) => {
       const r = await b.api("POST", `/api/sessions/${target}/messages`, { text });
       if (r.status !== 201) throw new Error(JSON.stringify(r.json));
@@ -68,14 +83,24 @@ async function main(): Promise<Findings> {
     let markedReplayed = 0;
     const port = Number(new URL(b.url).port);
     for (let k = 0; k < RESTARTS; k++) {
-      const before = (dbA.prepare("SELECT MAX(seq) AS s FROM watch_events WHERE watcher = ?").get(conv) as { s: number | null }).s ?? 0;
+      const before =
+        (dbA.prepare("SELECT MAX(seq) AS s FROM watch_events WHERE watcher = ?").get(conv) as { s: number | null }).s ??
+        0;
       await b.kill();
-      await a.waitFor(() => (dbA.prepare("SELECT link_lost_at FROM relays WHERE name = 'bbox'").get() as { link_lost_at: number | null }).link_lost_at != null, 60_000);
+      await a.waitFor(
+        () =>
+          (dbA.prepare("SELECT link_lost_at FROM relays WHERE name = 'bbox'").get() as { link_lost_at: number | null })
+            .link_lost_at != null,
+        60_000,
+      );
       await realSleep(200 + (k % 5) * 300);
       let back = 0;
       const booted = b.boot(port);
       while (!back) {
-        const ok = await fetch(`${b.url}/api/health`).then((r) => r.ok, () => false);
+        const ok = await fetch(`${b.url}/api/health`).then(
+          (r) => r.ok,
+          () => false,
+        );
         if (ok) back = Date.now();
         else await realSleep(10);
       }
@@ -87,7 +112,13 @@ async function main(): Promise<Findings> {
       await booted;
       const turn = await endedTurn(await live);
       const row = await recorded(turn.id);
-      const back2 = await a.waitFor(() => dbA.prepare("SELECT at FROM watch_events WHERE watcher = ? AND type = 'link_restored' AND seq > ?").get(conv, before) as { at: number } | undefined, 60_000);
+      const back2 = await a.waitFor(
+        () =>
+          dbA
+            .prepare("SELECT at FROM watch_events WHERE watcher = ? AND type = 'link_restored' AND seq > ?")
+            .get(conv, before) as { at: number } | undefined,
+        60_000,
+      );
       restored.push(back2.at - back);
       firstLive.push(row.at - back);
       liveLag.push(row.at - turn.ended_at);
@@ -96,11 +127,16 @@ async function main(): Promise<Findings> {
     log(`the link cut: ${CUTS} times, 2 turn ends kept each time`);
     let keptLive = 0;
     let afterReplayed = 0;
-    const lostNow = () => (dbA.prepare("SELECT link_lost_at FROM relays WHERE name = 'bbox'").get() as { link_lost_at: number | null }).link_lost_at != null;
+    const lostNow = () =>
+      (dbA.prepare("SELECT link_lost_at FROM relays WHERE name = 'bbox'").get() as { link_lost_at: number | null })
+        .link_lost_at != null;
     for (let k = 0; k < CUTS; k++) {
       proxy.cut();
       await a.waitFor(lostNow, 60_000);
-      const kept = [await endedTurn(await prompt(`/reply kept ${k}a`)), await endedTurn(await prompt(`/reply kept ${k}b`))];
+      const kept = [
+        await endedTurn(await prompt(`/reply kept ${k}a`)),
+        await endedTurn(await prompt(`/reply kept ${k}b`)),
+      ];
       // The link stays down a moment longer (an event of the last retry interval before the
       // return, 250 ms, may count as live: when exactly the link came back is not known closer).
       await realSleep(1_000);

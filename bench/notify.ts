@@ -117,7 +117,11 @@ async function throughRelay(): Promise<Row[]> {
     const end = performance.now() + BUDGET_MS;
     for (let i = 0; i < RELAY_CARDS && performance.now() < end; i++) {
       const t0 = performance.now();
-      const reply = relay.say(caller, tool({ action: "send", relay: "this", session: target, text: `please review change ${i}`, wait_seconds: 0 }), 90_000);
+      const reply = relay.say(
+        caller,
+        tool({ action: "send", relay: "this", session: target, text: `please review change ${i}`, wait_seconds: 0 }),
+        90_000,
+      );
       await push.received(i + 1);
       times.push(performance.now() - t0);
       const card = await waitCard(relay, caller);
@@ -128,8 +132,17 @@ async function throughRelay(): Promise<Row[]> {
     if (push.refused.length) throw new Error(`the push service refused ${push.refused.length}: ${push.refused[0].why}`);
     // The first includes loading web-push and making the VAPID keys (kept from then on).
     return [
-      { metric: "relay process: owner message → agent's card → push received (first, cold)", unit: "ms", summary: summarize(times.slice(0, 1)) },
-      { metric: "relay process: owner message → agent's card → push received", unit: "ms", summary: summarize(times.slice(1)), target: TARGET_MS },
+      {
+        metric: "relay process: owner message → agent's card → push received (first, cold)",
+        unit: "ms",
+        summary: summarize(times.slice(0, 1)),
+      },
+      {
+        metric: "relay process: owner message → agent's card → push received",
+        unit: "ms",
+        summary: summarize(times.slice(1)),
+        target: TARGET_MS,
+      },
     ];
   } finally {
     await relay.stop();

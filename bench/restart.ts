@@ -15,7 +15,11 @@ const relay = await TestRelay.start({ testClock: false });
 const t0 = Date.now();
 const ids: string[] = [];
 for (let i = 0; i < SESSIONS; i += 25) {
-  ids.push(...(await Promise.all(Array.from({ length: Math.min(25, SESSIONS - i) }, (_, j) => relay.createSession({ title: `bench ${i + j}` })))));
+  ids.push(
+    ...(await Promise.all(
+      Array.from({ length: Math.min(25, SESSIONS - i) }, (_, j) => relay.createSession({ title: `bench ${i + j}` })),
+    )),
+  );
 }
 console.log(`created ${ids.length} sessions in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 
@@ -29,10 +33,12 @@ for (let round = 0; round < ROUNDS; round++) {
   // "started" shows the prompt reached the agent (a turn is running_turn from before its
   // worker is up; one killed that early has nothing to resume and ends as an error).
   for (const id of busy) await relay.api("POST", `/api/sessions/${id}/messages`, { text: "/reply started\n/hang" });
-  await relay.waitFor(async () => {
-    const all = await Promise.all(busy.map((id) => relay.session(id)));
-    return all.every((s) => s.state === "running_turn" && s.inFlight?.text.includes("started")) ? true : undefined;
-  }, 120_000).catch(() => undefined);
+  await relay
+    .waitFor(async () => {
+      const all = await Promise.all(busy.map((id) => relay.session(id)));
+      return all.every((s) => s.state === "running_turn" && s.inFlight?.text.includes("started")) ? true : undefined;
+    }, 120_000)
+    .catch(() => undefined);
   await realSleep(300);
 
   const port = new URL(relay.url).port;
@@ -52,7 +58,12 @@ for (let round = 0; round < ROUNDS; round++) {
     const last = s.messages.at(-1);
     // The keeper held the worker: the turn goes on (resumed); else it ended saying why.
     if (s.state === "running_turn") resumedTurns++;
-    else if (s.state === "idle" && last?.role === "agent" && /The relay stopped while this turn was running/.test(last.text)) killedTurns++;
+    else if (
+      s.state === "idle" &&
+      last?.role === "agent" &&
+      /The relay stopped while this turn was running/.test(last.text)
+    )
+      killedTurns++;
     // `/hang` never ends: free the worker so rounds do not pile workers up.
     await relay.api("POST", `/api/sessions/${id}/kill`);
   }
@@ -64,7 +75,10 @@ async function startOnPort(r: TestRelay, port: number): Promise<void> {
   const { fileURLToPath } = await import("node:url");
   const { join, resolve } = await import("node:path");
   const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
-  r.proc = spawn(join(root, "bin", "oar"), ["start", "--port", String(port), "--data", r.dataDir, "--name", "desk"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  r.proc = spawn(join(root, "bin", "oar"), ["start", "--port", String(port), "--data", r.dataDir, "--name", "desk"], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   r.output = "";
   r.proc.stdout!.on("data", (d) => (r.output += d));
   r.proc.stderr!.on("data", (d) => (r.output += d));
@@ -124,7 +138,10 @@ const killToServing: number[] = [];
 let wholeReplies = 0;
 for (let round = 0; round < TURN_ROUNDS; round++) {
   const { at, id } = await post();
-  await turnRelay.waitFor(async () => ((await turnRelay.session(sid)).inFlight?.text ?? "").includes("chunk 3"), 60_000);
+  await turnRelay.waitFor(
+    async () => ((await turnRelay.session(sid)).inFlight?.text ?? "").includes("chunk 3"),
+    60_000,
+  );
   const port = Number(new URL(turnRelay.url).port);
   await turnRelay.kill();
   const killedAt = Date.now();
@@ -148,13 +165,20 @@ console.log("| --- | --- | --- |");
 console.log(`| SIGKILL → /api/health answers | ${h.p50} ms | ${h.max} ms |`);
 console.log(`| SIGKILL → first page of sessions answers | ${l.p50} ms | ${l.max} ms |`);
 console.log("");
-const pl = summarize(plain), sd = summarize(sendToDone), kd = summarize(killToDone), ks = summarize(killToServing);
-console.log(`| a running turn across a SIGKILL (${TURN_ROUNDS} rounds, \`${script}\`, killed after chunk 3) | p50 | p99 |`);
+const pl = summarize(plain),
+  sd = summarize(sendToDone),
+  kd = summarize(killToDone),
+  ks = summarize(killToServing);
+console.log(
+  `| a running turn across a SIGKILL (${TURN_ROUNDS} rounds, \`${script}\`, killed after chunk 3) | p50 | p99 |`,
+);
 console.log("| --- | --- | --- |");
 console.log(`| turn with no restart: send → done | ${Math.round(pl.p50)} ms | ${Math.round(pl.p99)} ms |`);
 console.log(`| turn with a SIGKILL mid-turn: send → done | ${Math.round(sd.p50)} ms | ${Math.round(sd.p99)} ms |`);
 console.log(`| SIGKILL → relay serving again | ${Math.round(ks.p50)} ms | ${Math.round(ks.p99)} ms |`);
 console.log(`| SIGKILL → the turn done, whole reply readable | ${Math.round(kd.p50)} ms | ${Math.round(kd.p99)} ms |`);
 console.log(`whole reply after the restart: ${wholeReplies} of ${TURN_ROUNDS} turns`);
-console.log(`turns cut by the kill: ${resumedTurns} resumed on their surviving worker, ${killedTurns} ended as errors that say so, of ${ROUNDS * RUNNING}`);
+console.log(
+  `turns cut by the kill: ${resumedTurns} resumed on their surviving worker, ${killedTurns} ended as errors that say so, of ${ROUNDS * RUNNING}`,
+);
 if (killedTurns + resumedTurns !== ROUNDS * RUNNING || wholeReplies !== TURN_ROUNDS) process.exitCode = 1;

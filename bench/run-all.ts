@@ -26,5 +26,7 @@ for (const name of scripts) {
   const r = spawnSync(process.execPath, ["--import", "tsx", join(here, name)], { stdio: "inherit" });
   if (r.status !== 0) failed.push(`${name} (${r.signal ?? `exit ${r.status}`})`);
 }
-console.log(`\n${scripts.length - failed.length} of ${scripts.length} bench scripts within their targets${failed.length ? `; not: ${failed.join(", ")}` : ""}`);
+console.log(
+  `\n${scripts.length - failed.length} of ${scripts.length} bench scripts within their targets${failed.length ? `; not: ${failed.join(", ")}` : ""}`,
+);
 process.exitCode = failed.length ? 1 : 0;

@@ -27,7 +27,10 @@ import { stopProc } from "./lib/proc.ts";
 
 const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 const BIN = join(ROOT, "bin", "oar");
-const SIZES = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const SIZES = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
 if (!SIZES.length) SIZES.push(10, 1_000, 100_000);
 const CALLS = 500;
 const SENDS = 100;
@@ -59,14 +62,25 @@ interface Booted {
 async function boot(dataDir: string): Promise<Booted> {
   const port = await freePort();
   const t0 = performance.now();
-  const proc = spawn(BIN, ["start", "--port", String(port), "--data", dataDir, "--name", "bench", "--test-clock"], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(BIN, ["start", "--port", String(port), "--data", dataDir, "--name", "bench", "--test-clock"], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   return await new Promise<Booted>((res, rej) => {
     const onData = (d: Buffer) => {
       output += d;
       if (/listening on http/.test(output)) {
         const ms = performance.now() - t0;
-        res({ proc, url: `http://127.0.0.1:${port}`, ms, cpu: cpuMs(proc.pid!), get output() { return output; } });
+        res({
+          proc,
+          url: `http://127.0.0.1:${port}`,
+          ms,
+          cpu: cpuMs(proc.pid!),
+          get output() {
+            return output;
+          },
+        });
       }
     };
     proc.stdout!.on("data", onData);
@@ -79,7 +93,11 @@ const stop = (b: Booted, signal?: NodeJS.Signals) => stopProc(b.proc, signal);
 
 function api(url: string, token: string) {
   return async (method: string, path: string, body?: unknown): Promise<any> => {
-    const r = await fetch(url + path, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const r = await fetch(url + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const json = await r.json();
     if (r.status >= 400) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(json).slice(0, 300)}`);
     return json;
@@ -168,28 +186,53 @@ async function measure(store: ScaleStore): Promise<SizeResult> {
     await listCall();
   }
   const paired: [number[], number[]] = [[], []];
-  await timeCalls(CALLS, 0, async () => {
-    for (const [k, fn] of [floorCall, listCall].entries()) {
-      const t0 = performance.now();
-      await fn();
-      paired[k].push(performance.now() - t0);
-    }
-  }, 60_000);
+  await timeCalls(
+    CALLS,
+    0,
+    async () => {
+      for (const [k, fn] of [floorCall, listCall].entries()) {
+        const t0 = performance.now();
+        await fn();
+        paired[k].push(performance.now() - t0);
+      }
+    },
+    60_000,
+  );
   rows.floor = summarize(paired[0]);
   const page = expectOk(await mcp.call({ action: "list_sessions", relay: "this" }));
   const listBytes = (await raw({ action: "list_sessions", relay: "this" })).length;
-  notes.push(`list_sessions default page: ${page.sessions.length} of total ${page.total}, ${(listBytes / 1024).toFixed(1)} KB on the wire`);
+  notes.push(
+    `list_sessions default page: ${page.sessions.length} of total ${page.total}, ${(listBytes / 1024).toFixed(1)} KB on the wire`,
+  );
   rows.list = summarize(paired[1]);
-  rows.read = summarize(await timeCalls(CALLS, 50, async () => expectOk(await mcp.call({ action: "read_session", relay: "this", session: live[3] })), 30_000));
-  rows.info = summarize(await timeCalls(CALLS, 50, async () => expectOk(await mcp.call({ action: "relay_info", relay: "this" })), 30_000));
+  rows.read = summarize(
+    await timeCalls(
+      CALLS,
+      50,
+      async () => expectOk(await mcp.call({ action: "read_session", relay: "this", session: live[3] })),
+      30_000,
+    ),
+  );
+  rows.info = summarize(
+    await timeCalls(CALLS, 50, async () => expectOk(await mcp.call({ action: "relay_info", relay: "this" })), 30_000),
+  );
 
   // send → done to an idle scripted session, its worker started by a warm-up turn.
   const target = live[4];
   const callers: McpSession[] = [];
   for (let i = 0; i < Math.ceil((SENDS + 1) / SENDS_PER_CALLER); i++) callers.push((await mcpOf(live[5 + i])).mcp);
   const send = async (i: number) => {
-    const res = expectOk(await callers[Math.floor(i / SENDS_PER_CALLER)].call({ action: "send", relay: "this", session: target, text: `ping ${i}`, wait_seconds: 30 }));
-    if (res.status !== "done" || !String(res.reply?.text).endsWith(`ping ${i}`)) throw new Error(`send did not end done with its echo: ${JSON.stringify(res).slice(0, 300)}`);
+    const res = expectOk(
+      await callers[Math.floor(i / SENDS_PER_CALLER)].call({
+        action: "send",
+        relay: "this",
+        session: target,
+        text: `ping ${i}`,
+        wait_seconds: 30,
+      }),
+    );
+    if (res.status !== "done" || !String(res.reply?.text).endsWith(`ping ${i}`))
+      throw new Error(`send did not end done with its echo: ${JSON.stringify(res).slice(0, 300)}`);
   };
   log(`  send → done × ${SENDS}`);
   await send(0);
@@ -207,13 +250,24 @@ async function measure(store: ScaleStore): Promise<SizeResult> {
   // send row warms its worker; that cold first step is reported in the notes.
   for (let i = -1; i < FIRINGS; i++) {
     const now = Date.parse((await call("POST", "/api/test/clock", { advanceMs: 0 })).now);
-    expectOk(await sched.call({ action: "schedule", relay: "this", at: new Date(now + 60_000).toISOString(), text: `tick ${i}` }));
+    expectOk(
+      await sched.call({
+        action: "schedule",
+        relay: "this",
+        at: new Date(now + 60_000).toISOString(),
+        text: `tick ${i}`,
+      }),
+    );
     const t0 = performance.now();
     await call("POST", "/api/test/clock", { advanceMs: 60_000 });
-    if (i < 0) notes.push(`schedule: the cold first firing (the session's worker started by it) ${(performance.now() - t0).toFixed(1)} ms`);
+    if (i < 0)
+      notes.push(
+        `schedule: the cold first firing (the session's worker started by it) ${(performance.now() - t0).toFixed(1)} ms`,
+      );
     else firings.push(performance.now() - t0);
     const s = await call("GET", `/api/sessions/${owner}`);
-    if (!s.messages.some((m: any) => m.role === "schedule" && m.text.includes(`tick ${i}`))) throw new Error(`schedule ${i} had not fired when the clock step answered`);
+    if (!s.messages.some((m: any) => m.role === "schedule" && m.text.includes(`tick ${i}`)))
+      throw new Error(`schedule ${i} had not fired when the clock step answered`);
   }
   rows.schedule = summarize(firings);
 
@@ -228,16 +282,21 @@ async function measure(store: ScaleStore): Promise<SizeResult> {
     throw new Error(`session ${id} did not become idle`);
   };
   const events: number[] = [];
-  for (let i = -1; i < EVENTS; i++) { // i = -1: a warm-up, as for the firings
+  for (let i = -1; i < EVENTS; i++) {
+    // i = -1: a warm-up, as for the firings
     await call("POST", `/api/sessions/${store.watched}/messages`, { text: `work ${i}` });
     await idleOf(store.watched);
     const before = (await idleOf(store.watcher)).messages.length;
     const t0 = performance.now();
     await call("POST", "/api/test/clock", { advanceMs: 30_000 });
-    if (i < 0) notes.push(`event: the cold first delivery (the watcher's worker started by it) ${(performance.now() - t0).toFixed(1)} ms`);
+    if (i < 0)
+      notes.push(
+        `event: the cold first delivery (the watcher's worker started by it) ${(performance.now() - t0).toFixed(1)} ms`,
+      );
     else events.push(performance.now() - t0);
     const after = await call("GET", `/api/sessions/${store.watcher}`);
-    if (!after.messages.slice(before).some((m: any) => m.role === "event")) throw new Error(`event ${i} had not reached its watcher when the clock step answered`);
+    if (!after.messages.slice(before).some((m: any) => m.role === "event"))
+      throw new Error(`event ${i} had not reached its watcher when the clock step answered`);
   }
   rows.event = summarize(events);
   await stop(relay, "SIGTERM");
@@ -265,18 +324,29 @@ async function measureFresh(): Promise<SizeResult> {
     await realSleep(200);
   }
   await stop(relay);
-  return { size: 0, rows: { start: summarize(boots), startCpu: summarize(cpus), rss: summarize(idle) }, listBytes: NaN, notes: [] };
+  return {
+    size: 0,
+    rows: { start: summarize(boots), startCpu: summarize(cpus), rss: summarize(idle) },
+    listBytes: NaN,
+    notes: [],
+  };
 }
 
 /** Issue 14's targets, each with whether the run met it. */
 function targets(fresh: SizeResult, results: SizeResult[]): [string, boolean][] {
   const big = results.find((r) => r.size >= 100_000);
   const out: [string, boolean][] = [];
-  for (const r of results) out.push([`list_sessions p50 ≤ 1.2× floor at ${r.size.toLocaleString("en")}`, r.rows.list.p50 <= 1.2 * r.rows.floor.p50]);
-  for (const r of results) out.push([`list_sessions answer ≤ 25 KB at ${r.size.toLocaleString("en")}`, r.listBytes <= 25 * 1024]);
+  for (const r of results)
+    out.push([
+      `list_sessions p50 ≤ 1.2× floor at ${r.size.toLocaleString("en")}`,
+      r.rows.list.p50 <= 1.2 * r.rows.floor.p50,
+    ]);
+  for (const r of results)
+    out.push([`list_sessions answer ≤ 25 KB at ${r.size.toLocaleString("en")}`, r.listBytes <= 25 * 1024]);
   out.push(["start → serving ≤ 300 ms fresh (p50)", fresh.rows.start.p50 <= 300]);
   out.push(["idle RSS ≤ 75 MB fresh", fresh.rows.rss.p50 <= 75]);
-  for (const r of results) out.push([`scripted worker ≤ 50 MB at ${r.size.toLocaleString("en")}`, r.rows.worker.max <= 50]);
+  for (const r of results)
+    out.push([`scripted worker ≤ 50 MB at ${r.size.toLocaleString("en")}`, r.rows.worker.max <= 50]);
   if (big) {
     out.push(["start → serving ≤ 400 ms at 100,000 (p50)", big.rows.start.p50 <= 400]);
     out.push(["idle RSS ≤ 90 MB at 100,000", big.rows.rss.p50 <= 90]);
@@ -302,9 +372,18 @@ const METRICS: [key: string, label: string, unit: string][] = [
 
 function curve(results: SizeResult[]): string {
   const f = (v: number, unit: string) => (unit === "MB" ? v.toFixed(1) : v < 10 ? v.toFixed(2) : v.toFixed(1));
-  const head = ["metric (p50 / p99)", ...results.map((r) => (r.size ? `${r.size.toLocaleString("en")} sessions` : "fresh (empty)"))];
-  const body = METRICS.map(([k, label, unit]) => [`${label}, ${unit}`, ...results.map((r) => (r.rows[k] ? `${f(r.rows[k].p50, unit)} / ${f(r.rows[k].p99, unit)}` : "—"))]);
-  body.push(["list_sessions ÷ floor (p50)", ...results.map((r) => (r.rows.list ? (r.rows.list.p50 / r.rows.floor.p50).toFixed(2) : "—"))]);
+  const head = [
+    "metric (p50 / p99)",
+    ...results.map((r) => (r.size ? `${r.size.toLocaleString("en")} sessions` : "fresh (empty)")),
+  ];
+  const body = METRICS.map(([k, label, unit]) => [
+    `${label}, ${unit}`,
+    ...results.map((r) => (r.rows[k] ? `${f(r.rows[k].p50, unit)} / ${f(r.rows[k].p99, unit)}` : "—")),
+  ]);
+  body.push([
+    "list_sessions ÷ floor (p50)",
+    ...results.map((r) => (r.rows.list ? (r.rows.list.p50 / r.rows.floor.p50).toFixed(2) : "—")),
+  ]);
   body.push(["list_sessions answer, KB", ...results.map((r) => (r.rows.list ? (r.listBytes / 1024).toFixed(1) : "—"))]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
@@ -316,7 +395,9 @@ process.removeAllListeners("warning");
 process.on("warning", (w) => (w.name === "MaxListenersExceededWarning" ? undefined : console.warn(w)));
 
 try {
-  log(`${loadLine()} · bin/oar runs ${distFresh(ROOT) ? "dist/ (fresh build)" : "the sources through tsx (dist/ missing or stale: npm run build)"}`);
+  log(
+    `${loadLine()} · bin/oar runs ${distFresh(ROOT) ? "dist/ (fresh build)" : "the sources through tsx (dist/ missing or stale: npm run build)"}`,
+  );
   const fresh = await measureFresh();
   const results: SizeResult[] = [];
   for (const size of SIZES) {
@@ -332,10 +413,15 @@ try {
   process.exitCode = met.every(([, ok]) => ok) ? 0 : 1;
   for (const r of results) for (const note of r.notes) console.log(`${r.size.toLocaleString("en")}: ${note}`);
   console.log(machineLine());
-  console.log(`${loadLine()} · date ${new Date().toISOString()} · took ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  console.log(
+    `${loadLine()} · date ${new Date().toISOString()} · took ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );
 } catch (err) {
   console.error("scale bench failed:", err);
-  if (current) console.error(`relay output tail (exit ${current.proc.exitCode ?? "—"}, signal ${current.proc.signalCode ?? "—"}):\n${current.output.slice(-3000)}`);
+  if (current)
+    console.error(
+      `relay output tail (exit ${current.proc.exitCode ?? "—"}, signal ${current.proc.signalCode ?? "—"}):\n${current.output.slice(-3000)}`,
+    );
   process.exitCode = 2;
 } finally {
   clearTimeout(watchdog);

@@ -14,7 +14,8 @@ import { TestRelay, McpSession } from "../test/helpers/relay-process.ts";
 import { childPids, cpuMs, loadLine, runBench, summarize, timeCalls } from "./lib/stats.ts";
 
 /** Times the process went to sleep waiting for something (Linux). */
-const sleeps = (pid: number) => Number(/voluntary_ctxt_switches:\s*(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+const sleeps = (pid: number) =>
+  Number(/voluntary_ctxt_switches:\s*(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
 
 type Per = { relay: number; keeper: number; agent: number };
 
@@ -34,21 +35,40 @@ async function round(): Promise<{ times: number[]; cpu: Per; wakes: Per }> {
       callers.push(await McpSession.connect(entry.url, entry.headers));
     }
     const send = async (i: number) => {
-      const res = await callers[Math.floor(i / PER_CALLER)].call({ action: "send", relay: "this", session: target, text: `ping ${i}`, wait_seconds: 30 });
-      if (res?.status !== "done" || !String(res.reply?.text).endsWith(`\nping ${i}`)) throw new Error(`send did not end done with its echo: ${JSON.stringify(res).slice(0, 400)}`);
+      const res = await callers[Math.floor(i / PER_CALLER)].call({
+        action: "send",
+        relay: "this",
+        session: target,
+        text: `ping ${i}`,
+        wait_seconds: 30,
+      });
+      if (res?.status !== "done" || !String(res.reply?.text).endsWith(`\nping ${i}`))
+        throw new Error(`send did not end done with its echo: ${JSON.stringify(res).slice(0, 400)}`);
     };
     await send(0); // starts the target's worker (and the keeper)
     // The availability probes the start runs (each installed agent CLI, tried once) are done
     // before anything is timed: they are heavy processes of their own.
-    await r.waitFor(async () => !(await r.api("GET", "/api/providers")).json.providers.some((p: { checking?: boolean }) => p.checking), 120_000);
+    await r.waitFor(
+      async () =>
+        !(await r.api("GET", "/api/providers")).json.providers.some((p: { checking?: boolean }) => p.checking),
+      120_000,
+    );
     const keeper = Number(readFileSync(join(r.dataDir, "keeper.pid"), "utf8").trim());
     const agent = childPids(keeper)[0];
     const pids = { relay: r.proc.pid!, keeper, agent };
-    const read = (f: (pid: number) => number): Per => ({ relay: f(pids.relay), keeper: f(pids.keeper), agent: f(pids.agent) });
+    const read = (f: (pid: number) => number): Per => ({
+      relay: f(pids.relay),
+      keeper: f(pids.keeper),
+      agent: f(pids.agent),
+    });
     const cpu0 = read(cpuMs);
     const wakes0 = read(sleeps);
     const times = await timeCalls(SENDS, 0, (i) => send(i + 1), 120_000);
-    const per = (now: Per, then: Per): Per => ({ relay: (now.relay - then.relay) / times.length, keeper: (now.keeper - then.keeper) / times.length, agent: (now.agent - then.agent) / times.length });
+    const per = (now: Per, then: Per): Per => ({
+      relay: (now.relay - then.relay) / times.length,
+      keeper: (now.keeper - then.keeper) / times.length,
+      agent: (now.agent - then.agent) / times.length,
+    });
     const cpu = per(read(cpuMs), cpu0);
     const wakes = per(read(sleeps), wakes0);
     for (const c of callers) await c.close();
@@ -66,9 +86,16 @@ runBench(async () => {
     const { times, cpu, wakes } = await round();
     all.push(...times);
     const s = summarize(times);
-    const f = (p: Per, d: number) => `relay ${p.relay.toFixed(d)}, keeper ${p.keeper.toFixed(d)}, agent ${p.agent.toFixed(d)}`;
-    notes.push(`round ${i + 1}: p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms; per send: CPU ms ${f(cpu, 2)}; sleeps ${f(wakes, 1)} · ${loadLine()}`);
+    const f = (p: Per, d: number) =>
+      `relay ${p.relay.toFixed(d)}, keeper ${p.keeper.toFixed(d)}, agent ${p.agent.toFixed(d)}`;
+    notes.push(
+      `round ${i + 1}: p50 ${s.p50.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms; per send: CPU ms ${f(cpu, 2)}; sleeps ${f(wakes, 1)} · ${loadLine()}`,
+    );
     console.log(notes.at(-1));
   }
-  return { rows: [{ metric: "send → done, idle scripted (echo)", unit: "ms", summary: summarize(all) }], notes, ok: true };
+  return {
+    rows: [{ metric: "send → done, idle scripted (echo)", unit: "ms", summary: summarize(all) }],
+    notes,
+    ok: true,
+  };
 });

@@ -20,7 +20,13 @@ import { distFresh } from "../scripts/dist-fresh.mjs";
 import { stopProc } from "./lib/proc.ts";
 
 const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
-const ROOTS = [ROOT, ...(process.env.START_ROOTS ?? "").split(",").filter(Boolean).map((r) => resolve(r))];
+const ROOTS = [
+  ROOT,
+  ...(process.env.START_ROOTS ?? "")
+    .split(",")
+    .filter(Boolean)
+    .map((r) => resolve(r)),
+];
 const SIZES = process.argv.slice(2).length ? process.argv.slice(2).map(Number) : [0, 100_000];
 const BOOTS = Number(process.env.START_BOOTS ?? 7);
 const IDLE_MS = Number(process.env.START_IDLE_MS ?? 30_000);
@@ -35,7 +41,11 @@ interface Booted {
 async function boot(root: string, dataDir: string): Promise<Booted> {
   const port = await freePort();
   const t0 = performance.now();
-  const proc = spawn(join(root, "bin", "oar"), ["start", "--port", String(port), "--data", dataDir, "--name", "bench", "--test-clock"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(
+    join(root, "bin", "oar"),
+    ["start", "--port", String(port), "--data", dataDir, "--name", "bench", "--test-clock"],
+    { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
+  );
   let output = "";
   return await new Promise<Booted>((res, rej) => {
     proc.stdout!.on("data", (d: Buffer) => {
@@ -50,7 +60,8 @@ async function boot(root: string, dataDir: string): Promise<Booted> {
 const stop = (b: Booted, signal?: NodeJS.Signals) => stopProc(b.proc, signal);
 
 console.log(machineLine());
-for (const root of ROOTS) console.log(`${root}: bin/oar runs ${distFresh(root) ? "dist/" : "the sources through tsx (dist/ stale)"}`);
+for (const root of ROOTS)
+  console.log(`${root}: bin/oar runs ${distFresh(root) ? "dist/" : "the sources through tsx (dist/ stale)"}`);
 const dirs: string[] = [];
 try {
   for (const size of SIZES) {
@@ -64,7 +75,14 @@ try {
         dirs.push(storeDir);
         copyStore(store, storeDir);
       }
-      return { root, storeDir, walls: [] as number[], cpus: [] as number[], loads: [] as string[], last: undefined as Booted | undefined };
+      return {
+        root,
+        storeDir,
+        walls: [] as number[],
+        cpus: [] as number[],
+        loads: [] as string[],
+        last: undefined as Booted | undefined,
+      };
     });
     for (let i = 0; i < BOOTS; i++) {
       for (const run of runs) {
@@ -83,7 +101,9 @@ try {
       const w = summarize(run.walls);
       const c = summarize(run.cpus);
       const who = ROOTS.length > 1 ? ` [${run.root}]` : "";
-      console.log(`${label}${who}: wall ${run.walls.map((v) => v.toFixed(0)).join(", ")} ms (p50 ${w.p50.toFixed(0)}); CPU ${run.cpus.join(", ")} ms (p50 ${c.p50}); load ${run.loads.join(", ")}`);
+      console.log(
+        `${label}${who}: wall ${run.walls.map((v) => v.toFixed(0)).join(", ")} ms (p50 ${w.p50.toFixed(0)}); CPU ${run.cpus.join(", ")} ms (p50 ${c.p50}); load ${run.loads.join(", ")}`,
+      );
     }
     if (IDLE_MS > 0) {
       await realSleep(IDLE_MS);
@@ -94,7 +114,9 @@ try {
           await realSleep(200);
         }
         const who = ROOTS.length > 1 ? ` [${run.root}]` : "";
-        console.log(`${label}${who}: idle RSS after ${IDLE_MS / 1000} s ${summarize(rss).p50.toFixed(1)} MB (load ${load()})`);
+        console.log(
+          `${label}${who}: idle RSS after ${IDLE_MS / 1000} s ${summarize(rss).p50.toFixed(1)} MB (load ${load()})`,
+        );
       }
     }
     for (const run of runs) await stop(run.last!, "SIGTERM");

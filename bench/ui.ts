@@ -21,37 +21,46 @@ function raw(url: string, headers: Record<string, string>): Promise<{ bytes: num
       let bytes = 0;
       res.on("data", (c) => (bytes += c.length));
       res.on("end", () => resolve({ bytes, raw: bytes }));
-    }).on("error", reject).end();
+    })
+      .on("error", reject)
+      .end();
   });
 }
 
 /** The relay's live stream read from Node: when each chunk's event arrived. */
-function listen(relay: TestRelay, onDelta: (d: { text: string; offset: number }, at: number) => void): Promise<() => void> {
-  return relay.api("POST", "/api/stream-ticket").then((t) => new Promise((resolve) => {
-    const u = new URL(`${relay.url}/api/stream?ticket=${encodeURIComponent(t.json.ticket)}`);
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname + u.search }, (res) => {
-      let buf = "";
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => {
-        const at = Date.now();
-        buf += c;
-        let i: number;
-        while ((i = buf.indexOf("\n\n")) >= 0) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          if (!/^event: turn\.delta$/m.test(block)) continue;
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (data) onDelta(JSON.parse(data), at);
-        }
-      });
-      resolve(() => req.destroy());
-    });
-    req.end();
-  }));
+function listen(
+  relay: TestRelay,
+  onDelta: (d: { text: string; offset: number }, at: number) => void,
+): Promise<() => void> {
+  return relay.api("POST", "/api/stream-ticket").then(
+    (t) =>
+      new Promise((resolve) => {
+        const u = new URL(`${relay.url}/api/stream?ticket=${encodeURIComponent(t.json.ticket)}`);
+        const req = request({ host: u.hostname, port: u.port, path: u.pathname + u.search }, (res) => {
+          let buf = "";
+          res.setEncoding("utf8");
+          res.on("data", (c: string) => {
+            const at = Date.now();
+            buf += c;
+            let i: number;
+            while ((i = buf.indexOf("\n\n")) >= 0) {
+              const block = buf.slice(0, i);
+              buf = buf.slice(i + 2);
+              if (!/^event: turn\.delta$/m.test(block)) continue;
+              const data = /^data: (.*)$/m.exec(block)?.[1];
+              if (data) onDelta(JSON.parse(data), at);
+            }
+          });
+          resolve(() => req.destroy());
+        });
+        req.end();
+      }),
+  );
 }
 
 const relay = await TestRelay.start({ testClock: false });
-for (let i = 0; i < 1000; i += 25) await Promise.all(Array.from({ length: 25 }, (_, k) => relay.createSession({ title: `Bench ${i + k}` })));
+for (let i = 0; i < 1000; i += 25)
+  await Promise.all(Array.from({ length: 25 }, (_, k) => relay.createSession({ title: `Bench ${i + k}` })));
 const target = await relay.createSession({ title: "Stream target" });
 await relay.say(target, "warm up", 60_000);
 
@@ -78,9 +87,18 @@ for (let i = 0; i < LOADS + 2; i++) {
   if (i >= 2) {
     loadMs.push(Date.now() - t0);
     // Where the time went: the session list's answer, and the page's own files.
-    const t = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => ({ name: new URL(e.name).pathname + new URL(e.name).search, ms: e.duration, bytes: (e as PerformanceResourceTiming).encodedBodySize })));
+    const t = await page.evaluate(() =>
+      performance.getEntriesByType("resource").map((e) => ({
+        name: new URL(e.name).pathname + new URL(e.name).search,
+        ms: e.duration,
+        bytes: (e as PerformanceResourceTiming).encodedBodySize,
+      })),
+    );
     const list = t.find((e) => e.name.startsWith("/api/sessions?"));
-    if (list) { listMs.push(list.ms); listBytes = list.bytes; }
+    if (list) {
+      listMs.push(list.ms);
+      listBytes = list.bytes;
+    }
     const files = t.filter((e) => e.name.startsWith("/app/"));
     filesMs.push(Math.max(0, ...files.map((e) => e.ms)));
   }
@@ -130,14 +148,30 @@ await browser.close();
 await relay.stop();
 
 const rows: Row[] = [
-  { metric: `fresh tab → live, list and conversation drawn (1,000 sessions)`, unit: "ms", summary: summarize(loadMs), target: 3000 },
-  { metric: `  of which GET /api/sessions (${(listBytes / 1024).toFixed(0)} KB on the wire)`, unit: "ms", summary: summarize(listMs) },
+  {
+    metric: `fresh tab → live, list and conversation drawn (1,000 sessions)`,
+    unit: "ms",
+    summary: summarize(loadMs),
+    target: 3000,
+  },
+  {
+    metric: `  of which GET /api/sessions (${(listBytes / 1024).toFixed(0)} KB on the wire)`,
+    unit: "ms",
+    summary: summarize(listMs),
+  },
   { metric: `  of which the slowest page file`, unit: "ms", summary: summarize(filesMs) },
-  { metric: `stream chunk → its text on screen (${latency.length} of ${CHUNKS} chunks seen)`, unit: "ms", summary: summarize(latency), target: 500 },
+  {
+    metric: `stream chunk → its text on screen (${latency.length} of ${CHUNKS} chunks seen)`,
+    unit: "ms",
+    summary: summarize(latency),
+    target: 500,
+  },
 ];
 const m = machine();
 console.log(`machine: ${m.cpu}, ${m.cores} cores, ${m.memTotalMB.toFixed(0)} MB, node ${m.node}`);
-console.log(`first load: ${files.size} files, ${(br / 1024).toFixed(1)} KB brotli, ${(gzip / 1024).toFixed(1)} KB gzip, ${(plain / 1024).toFixed(1)} KB uncompressed (budget ${BUDGET_KB} KB compressed)`);
+console.log(
+  `first load: ${files.size} files, ${(br / 1024).toFixed(1)} KB brotli, ${(gzip / 1024).toFixed(1)} KB gzip, ${(plain / 1024).toFixed(1)} KB uncompressed (budget ${BUDGET_KB} KB compressed)`,
+);
 console.log(`files: ${[...files].sort().join(" ")}`);
 console.log(table(rows));
 const ok = br <= BUDGET_KB * 1024 && rows.every(withinTarget);

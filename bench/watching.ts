@@ -45,8 +45,16 @@ async function main(): Promise<{ rows: Row[]; notes: string[] }> {
   // ends at once (so its next message waits on nothing but the relay).
   const isWatcher = new Set<string>();
   const app = buildRelay({
-    dataDir, name: "bench",
-    runner: { run: (sessionId) => new Promise((r) => (isWatcher.has(sessionId) ? r({ stopReason: "end_turn" }) : setTimeout(() => r({ stopReason: "end_turn" }), TURN_MS))) },
+    dataDir,
+    name: "bench",
+    runner: {
+      run: (sessionId) =>
+        new Promise((r) =>
+          isWatcher.has(sessionId)
+            ? r({ stopReason: "end_turn" })
+            : setTimeout(() => r({ stopReason: "end_turn" }), TURN_MS),
+        ),
+    },
   });
   const relay = app.parts;
   app.start();
@@ -54,7 +62,8 @@ async function main(): Promise<{ rows: Row[]; notes: string[] }> {
   const watch = relay.watch;
 
   log(`creating ${WATCHERS} watchers and ${SESSIONS} watched sessions`);
-  const mk = (title: string) => relay.sessions.create({ provider: "scripted", model: "scripted-1", cwd: dataDir, title }).id;
+  const mk = (title: string) =>
+    relay.sessions.create({ provider: "scripted", model: "scripted-1", cwd: dataDir, title }).id;
   const watchers = Array.from({ length: WATCHERS }, (_, i) => mk(`watcher ${i}`));
   for (const w of watchers) isWatcher.add(w);
   const sessions = Array.from({ length: SESSIONS }, (_, i) => mk(`worker ${i}`));
@@ -65,13 +74,27 @@ async function main(): Promise<{ rows: Row[]; notes: string[] }> {
   const quiet = (i: number) => ({ from: hhmm(now - 60_000), to: hhmm(quietEnd + (i % 2) * 60_000), tz: "UTC" });
   const per = SESSIONS / WATCHERS;
   for (let i = 0; i < WATCHERS; i++) {
-    const row = watch.subs.insert({
-      watcher: watchers[i], all: false, sessions: sessions.slice(i * per, (i + 1) * per), exclude: [], events: null, once: false, match: null,
-      stalledMinutes: 15, heartbeatMinutes: null, digestMinutes: i >= 60 && i < 80 ? 1 + (i % 2) : null, quiet: i >= 80 ? quiet(i) : null,
-    }, relay.clock.now());
+    const row = watch.subs.insert(
+      {
+        watcher: watchers[i],
+        all: false,
+        sessions: sessions.slice(i * per, (i + 1) * per),
+        exclude: [],
+        events: null,
+        once: false,
+        match: null,
+        stalledMinutes: 15,
+        heartbeatMinutes: null,
+        digestMinutes: i >= 60 && i < 80 ? 1 + (i % 2) : null,
+        quiet: i >= 80 ? quiet(i) : null,
+      },
+      relay.clock.now(),
+    );
     watch.started(row);
   }
-  log(`subscriptions: 60 plain, 20 digest every 1 or 2 min, 20 quiet from ${quiet(0).from} to ${[0, 1].map((i) => quiet(i).to).join("/")} UTC`);
+  log(
+    `subscriptions: 60 plain, 20 digest every 1 or 2 min, 20 quiet from ${quiet(0).from} to ${[0, 1].map((i) => quiet(i).to).join("/")} UTC`,
+  );
 
   // CPU spent inside the watching domain: its bus listener, its delivery runs and its
   // batched writes (nested calls counted once), by process.cpuUsage around each call, less
@@ -83,7 +106,11 @@ async function main(): Promise<{ rows: Row[]; notes: string[] }> {
     const orig = (obj[name] as unknown as (...a: unknown[]) => unknown).bind(obj);
     (obj as Record<string, unknown>)[name as string] = (...a: unknown[]) => {
       if (depth++) {
-        try { return orig(...a); } finally { depth--; }
+        try {
+          return orig(...a);
+        } finally {
+          depth--;
+        }
       }
       calls++;
       const c0 = process.cpuUsage();
@@ -135,24 +162,42 @@ async function main(): Promise<{ rows: Row[]; notes: string[] }> {
   log(`events emitted; waiting for the last windows, digests and the end of the quiet hours`);
   const expected = () => {
     watch.wb.flush();
-    return (relay.db.prepare("SELECT COUNT(*) AS n FROM watch_events WHERE state IN ('held', 'ready')").get() as { n: number }).n;
+    return (
+      relay.db.prepare("SELECT COUNT(*) AS n FROM watch_events WHERE state IN ('held', 'ready')").get() as { n: number }
+    ).n;
   };
   while (expected() > 0 && Date.now() - started < DEADLINE_MS - 20_000) await new Promise((r) => setTimeout(r, 500));
   const totalCpu = process.cpuUsage(cpu0);
   watch.wb.flush();
   const captured = (relay.db.prepare("SELECT COUNT(*) AS n FROM watch_events").get() as { n: number }).n;
-  const sent = (relay.db.prepare("SELECT COUNT(*) AS n FROM watch_events WHERE state = 'sent'").get() as { n: number }).n;
+  const sent = (relay.db.prepare("SELECT COUNT(*) AS n FROM watch_events WHERE state = 'sent'").get() as { n: number })
+    .n;
   // Every event line in the watchers' conversations, counted from the messages themselves.
   let lineCount = 0;
-  for (const w of watchers) for (const m of relay.sessions.messages(w)) if (m.role === "event") lineCount += m.text.split("\n").filter((l) => l.startsWith("[relay event] ")).length;
+  for (const w of watchers)
+    for (const m of relay.sessions.messages(w))
+      if (m.role === "event") lineCount += m.text.split("\n").filter((l) => l.startsWith("[relay event] ")).length;
   app.close();
 
   const ms = (micros: number) => micros / 1000;
   const single = (v: number) => summarize([v]);
   const rows: Row[] = [
-    { metric: "watching CPU per event (capture + delivery)", unit: "ms", summary: single(ms(domainMicros - calls * overheadMicros) / EVENTS), target: 0.2 },
-    { metric: "whole relay CPU per event, events phase (turns, bus, store)", unit: "ms", summary: single(ms(eventCpu.user + eventCpu.system) / EVENTS) },
-    { metric: "whole relay CPU per event, to last delivery", unit: "ms", summary: single(ms(totalCpu.user + totalCpu.system) / EVENTS) },
+    {
+      metric: "watching CPU per event (capture + delivery)",
+      unit: "ms",
+      summary: single(ms(domainMicros - calls * overheadMicros) / EVENTS),
+      target: 0.2,
+    },
+    {
+      metric: "whole relay CPU per event, events phase (turns, bus, store)",
+      unit: "ms",
+      summary: single(ms(eventCpu.user + eventCpu.system) / EVENTS),
+    },
+    {
+      metric: "whole relay CPU per event, to last delivery",
+      unit: "ms",
+      summary: single(ms(totalCpu.user + totalCpu.system) / EVENTS),
+    },
     { metric: "due time → message written, all windows", unit: "ms", summary: summarize(delays), target: 20 },
     { metric: "  gathering windows (30 s)", unit: "ms", summary: summarize(byKind.window) },
     { metric: "  digests (every 1 or 2 min)", unit: "ms", summary: summarize(byKind.digest) },
@@ -162,7 +207,8 @@ async function main(): Promise<{ rows: Row[]; notes: string[] }> {
     `domain CPU measured over ${calls} calls; ${overheadMicros.toFixed(2)} µs of measuring per call taken off`,
     `events captured ${captured} (${EVENTS} turn ends, each session has one watcher, plus the all_idle events the default events add), delivered ${delivered} in ${messages} messages, sent rows ${sent}, event lines in the watchers' conversations ${lineCount}`,
   ];
-  if (delivered !== captured || sent !== captured || lineCount !== captured) notes.push("NOT EXACTLY ONCE: see the counts above");
+  if (delivered !== captured || sent !== captured || lineCount !== captured)
+    notes.push("NOT EXACTLY ONCE: see the counts above");
   return { rows, notes };
 }
 
@@ -173,7 +219,9 @@ main()
     console.log(table(rows));
     for (const n of notes) console.log(n);
     console.log(machineLine());
-    console.log(`${loadLine()} · date ${new Date().toISOString()} · took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `${loadLine()} · date ${new Date().toISOString()} · took ${((Date.now() - started) / 1000).toFixed(1)} s`,
+    );
     rmSync(dataDir, { recursive: true, force: true });
     process.exit(rows.every(withinTarget) && !notes.some((n) => n.startsWith("NOT")) ? 0 : 1);
   })

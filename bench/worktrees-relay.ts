@@ -41,7 +41,8 @@ async function createToReply(body: Record<string, unknown>): Promise<{ ms: numbe
   const id = r.json.id as string;
   for (;;) {
     const s = await relay.session(id);
-    if (s.messages.some((m: any) => m.role === "agent")) return { ms: performance.now() - t0, cpu: relayCpu() - c0, id };
+    if (s.messages.some((m: any) => m.role === "agent"))
+      return { ms: performance.now() - t0, cpu: relayCpu() - c0, id };
     await realSleep(5);
   }
 }
@@ -90,13 +91,22 @@ try {
     lat.push(performance.now() - t0);
     latCpu.push(relayCpu() - c0);
   }
-  rows.push({ metric: "a write through the relay → overlap shown (from the owner's message)", unit: "ms", summary: summarize(lat), target: 1000 });
+  rows.push({
+    metric: "a write through the relay → overlap shown (from the owner's message)",
+    unit: "ms",
+    summary: summarize(lat),
+    target: 1000,
+  });
   rows.push({ metric: "  relay CPU (with git) of it", unit: "ms", summary: summarize(latCpu) });
   console.log(table(rows));
   const extra = p50(tree) - p50(plain);
   const extraCpu = p50(treeCpu) - p50(plainCpu);
-  console.log(`worktree extra at p50: ${extra.toFixed(0)} ms wall, ${extraCpu.toFixed(0)} ms relay CPU (target ≤ 150 ms)`);
-  console.log(`overlap p99: ${summarize(lat).p99.toFixed(0)} ms (target ≤ 1000 ms) ${summarize(lat).p99 <= 1000 ? "✓" : "✗"}`);
+  console.log(
+    `worktree extra at p50: ${extra.toFixed(0)} ms wall, ${extraCpu.toFixed(0)} ms relay CPU (target ≤ 150 ms)`,
+  );
+  console.log(
+    `overlap p99: ${summarize(lat).p99.toFixed(0)} ms (target ≤ 1000 ms) ${summarize(lat).p99 <= 1000 ? "✓" : "✗"}`,
+  );
   console.log(loadLine());
 } finally {
   await relay.stop();

@@ -52,8 +52,18 @@ try {
   const judged: Row[] = [];
   /** A wall row and a CPU row; the target sits on the one it is judged on. */
   const add = (metric: string, wall: number[], cpu: number[], target?: number) => {
-    const w1: Row = { metric, unit: "ms", summary: summarize(wall), ...(target !== undefined && !busy ? { target } : {}) };
-    const c1: Row = { metric: `  CPU of it`, unit: "ms", summary: summarize(cpu), ...(target !== undefined && busy ? { target } : {}) };
+    const w1: Row = {
+      metric,
+      unit: "ms",
+      summary: summarize(wall),
+      ...(target !== undefined && !busy ? { target } : {}),
+    };
+    const c1: Row = {
+      metric: `  CPU of it`,
+      unit: "ms",
+      summary: summarize(cpu),
+      ...(target !== undefined && busy ? { target } : {}),
+    };
     rows.push(w1, c1);
     if (target !== undefined) judged.push(busy ? c1 : w1);
   };
@@ -64,7 +74,9 @@ try {
   const [fresh, freshCpu] = [[], []] as number[][];
   for (let i = 0; i < 3; i++) {
     await w.lifecycle.spares.drop(repo);
-    await timed(fresh, freshCpu, async () => w.lifecycle.create(await w.lifecycle.plan(repo), { id: sid(), title: "fresh" }));
+    await timed(fresh, freshCpu, async () =>
+      w.lifecycle.create(await w.lifecycle.plan(repo), { id: sid(), title: "fresh" }),
+    );
   }
   // From the spare: sessions start seconds apart, so the spare made after each take is ready.
   const [spare, spareCpu] = [[], []] as number[][];
@@ -137,9 +149,12 @@ try {
   await w.close();
 
   console.log(table(rows));
-  console.log(`merge throughput: ${MERGES} merges in ${(total / 1000).toFixed(1)} s = ${perMinute.toFixed(1)} merges/minute; CPU ${cpuPerMerge.toFixed(0)} ms a merge besides its 1 s test = ${idlePerMinute.toFixed(1)} merges/minute where the CPU is not shared (target ≥ 30, judged on ${busy ? "CPU: the machine is loaded" : "wall time"}); outcomes: ${[...new Set(outcomes)].join(", ")}`);
+  console.log(
+    `merge throughput: ${MERGES} merges in ${(total / 1000).toFixed(1)} s = ${perMinute.toFixed(1)} merges/minute; CPU ${cpuPerMerge.toFixed(0)} ms a merge besides its 1 s test = ${idlePerMinute.toFixed(1)} merges/minute where the CPU is not shared (target ≥ 30, judged on ${busy ? "CPU: the machine is loaded" : "wall time"}); outcomes: ${[...new Set(outcomes)].join(", ")}`,
+  );
   console.log(loadLine());
-  const ok = judged.every(withinTarget) && (busy ? idlePerMinute : perMinute) >= 30 && outcomes.every((o) => o === "merged");
+  const ok =
+    judged.every(withinTarget) && (busy ? idlePerMinute : perMinute) >= 30 && outcomes.every((o) => o === "merged");
   process.exitCode = ok ? 0 : 1;
 } finally {
   rmSync(root, { recursive: true, force: true });

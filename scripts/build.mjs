@@ -53,7 +53,9 @@ const englishOnly = {
   name: "oar-zod-english",
   setup(b) {
     b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: join(dirname(args.importer), "..", "locales", "en.js"), namespace: "oar-zod-english" } : undefined,
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
+        ? { path: join(dirname(args.importer), "..", "locales", "en.js"), namespace: "oar-zod-english" }
+        : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: "oar-zod-english" }, (args) => ({
       contents: `export { default as en } from ${JSON.stringify(args.path)};`,
@@ -88,10 +90,16 @@ function lazyModule(specifier, importer) {
         });`);
         for (const [name, value] of Object.entries(real)) {
           if (!/^[A-Za-z_$][\w$]*$/.test(name)) continue;
-          if (typeof value === "function") lines.push(`export const ${name} = fwd(${JSON.stringify(name)}, function () {});`);
-          else if (value !== null && typeof value === "object") lines.push(`export const ${name} = fwd(${JSON.stringify(name)}, {});`);
-          else if (["string", "number", "boolean"].includes(typeof value) || value === null) lines.push(`export const ${name} = ${JSON.stringify(value)};`);
-          else throw new Error(`build: ${specifier} exports ${name} (${typeof value}), which the lazy stand-in cannot forward`);
+          if (typeof value === "function")
+            lines.push(`export const ${name} = fwd(${JSON.stringify(name)}, function () {});`);
+          else if (value !== null && typeof value === "object")
+            lines.push(`export const ${name} = fwd(${JSON.stringify(name)}, {});`);
+          else if (["string", "number", "boolean"].includes(typeof value) || value === null)
+            lines.push(`export const ${name} = ${JSON.stringify(value)};`);
+          else
+            throw new Error(
+              `build: ${specifier} exports ${name} (${typeof value}), which the lazy stand-in cannot forward`,
+            );
         }
         return { contents: lines.join("\n"), loader: "js", resolveDir: root };
       });
@@ -116,7 +124,9 @@ const common = {
   target: "node20",
   external: ["better-sqlite3"],
   // Bundled CommonJS dependencies call require(); an ES module has none of its own.
-  banner: { js: 'import { createRequire as __oarRequire } from "node:module"; const require = __oarRequire(import.meta.url);' },
+  banner: {
+    js: 'import { createRequire as __oarRequire } from "node:module"; const require = __oarRequire(import.meta.url);',
+  },
   sourcemap: "linked",
   legalComments: "none",
   minifyWhitespace: true,
@@ -140,9 +150,15 @@ await build({
   banner: {
     js: 'const __oarMetaUrl = require("node:url").pathToFileURL(__filename).href; const __oarMetaResolve = (s) => require("node:url").pathToFileURL(require.resolve(s)).href;',
   },
-  plugins: [noAjv, englishOnly, lazyModule("@agentclientprotocol/sdk/unstable", join("src", "providers", "acp-worker.ts"))],
+  plugins: [
+    noAjv,
+    englishOnly,
+    lazyModule("@agentclientprotocol/sdk/unstable", join("src", "providers", "acp-worker.ts")),
+  ],
 });
-writeFileSync(join(out, "cli.js"), `// Written by scripts/build.mjs: runs the relay (relay.js, CommonJS) with V8's code cache.
+writeFileSync(
+  join(out, "cli.js"),
+  `// Written by scripts/build.mjs: runs the relay (relay.js, CommonJS) with V8's code cache.
 // The cache is made by a start of this build once it is serving (it then holds the code the
 // start ran) and named by the build, so a relay of an older build never feeds its cache to
 // this one (V8 checks a cache against the source's length only).
@@ -172,13 +188,23 @@ if (!cachedData || script.cachedDataRejected) {
 }
 const module = { exports: {} };
 script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
-`);
+`,
+);
 // Each agent worker (and the keeper): one file each.
-await build({ ...common, entryPoints: entries.filter((e) => !e.endsWith(join("src", "cli.ts"))), plugins: [noAjv, englishOnly] });
-writeFileSync(join(out, "build-info.json"), JSON.stringify({ sourcesReadAt, entries: entries.map((e) => relative(root, e)) }, null, 2) + "\n");
+await build({
+  ...common,
+  entryPoints: entries.filter((e) => !e.endsWith(join("src", "cli.ts"))),
+  plugins: [noAjv, englishOnly],
+});
+writeFileSync(
+  join(out, "build-info.json"),
+  `${JSON.stringify({ sourcesReadAt, entries: entries.map((e) => relative(root, e)) }, null, 2)}\n`,
+);
 if (!existsSync(join(out, "relay.js"))) throw new Error("build: relay.js was not written");
 const old = join(root, `.dist-old-${process.pid}`);
 if (existsSync(dist)) renameSync(dist, old);
 renameSync(out, dist);
 rmSync(old, { recursive: true, force: true });
-console.error(`oar: built ${entries.length} program${entries.length === 1 ? "" : "s"} into dist/ in ${Math.round(performance.now() - started)} ms`);
+console.error(
+  `oar: built ${entries.length} program${entries.length === 1 ? "" : "s"} into dist/ in ${Math.round(performance.now() - started)} ms`,
+);

@@ -16,7 +16,8 @@ export function newestSource(root) {
     }
   };
   walk(join(root, "src"));
-  for (const f of ["package.json", "package-lock.json"]) if (existsSync(join(root, f))) newest = Math.max(newest, statSync(join(root, f)).mtimeMs);
+  for (const f of ["package.json", "package-lock.json"])
+    if (existsSync(join(root, f))) newest = Math.max(newest, statSync(join(root, f)).mtimeMs);
   return newest;
 }
 

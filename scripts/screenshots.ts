@@ -36,35 +36,60 @@ const lead = await relay.createSession({ title: "Refactor the greeting", cwd: wo
 const reviewer = await relay.createSession({ title: "Review: server/", cwd: work });
 const docs = await relay.createSession({ title: "Docs pass", cwd: work });
 const ci = await relay.createSession({ title: "Nightly CI run", cwd: work });
-await relay.api("POST", "/api/groups", { name: "Release 0.9.19" }).then((r) => relay.api("POST", `/api/groups/${r.json.id}/sessions`, { session: reviewer }));
+await relay
+  .api("POST", "/api/groups", { name: "Release 0.9.19" })
+  .then((r) => relay.api("POST", `/api/groups/${r.json.id}/sessions`, { session: reviewer }));
 const line = (s: string) => s.replace(/\n/g, "\\n");
-await relay.say(lead, [
-  "Make the greeting say hello, and add a test.",
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: the TypeScript source written to the demo file holds a template literal
-  `/write greet.ts ${line("// The greeting the CLI prints.\nexport const greeting = 'hello';\n\nexport function greet(name: string): string {\n  return `${greeting}, ${name}!`;\n}\n")}`,
-  `/write greet.test.ts ${line("import { greet } from './greet';\n\ntest('says hello', () => expect(greet('Ada')).toBe('hello, Ada!'));\n")}`,
-  `/tool {"action":"send","relay":"this","session":"${reviewer}","text":"Please review greet.ts","wait_seconds":0}`,
-  "/usage 18234 912 0.0431",
-  "/reply I changed the greeting and added a test. Summary:",
-  "/reply - `greet.ts`: the greeting now says **hello** and ends with `!`",
-  "/reply - `greet.test.ts`: a test for it",
-  "/reply ```ts",
-  "/reply export const greeting = 'hello';",
-  "/reply ```",
-].join("\n"), SLOW);
+await relay.say(
+  lead,
+  [
+    "Make the greeting say hello, and add a test.",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the TypeScript source written to the demo file holds a template literal
+    `/write greet.ts ${line("// The greeting the CLI prints.\nexport const greeting = 'hello';\n\nexport function greet(name: string): string {\n  return `${greeting}, ${name}!`;\n}\n")}`,
+    `/write greet.test.ts ${line("import { greet } from './greet';\n\ntest('says hello', () => expect(greet('Ada')).toBe('hello, Ada!'));\n")}`,
+    `/tool {"action":"send","relay":"this","session":"${reviewer}","text":"Please review greet.ts","wait_seconds":0}`,
+    "/usage 18234 912 0.0431",
+    "/reply I changed the greeting and added a test. Summary:",
+    "/reply - `greet.ts`: the greeting now says **hello** and ends with `!`",
+    "/reply - `greet.test.ts`: a test for it",
+    "/reply ```ts",
+    "/reply export const greeting = 'hello';",
+    "/reply ```",
+  ].join("\n"),
+  SLOW,
+);
 await relay.say(lead, "/usage 5400 300 0.0122\n/reply Ran the tests again: all pass.", SLOW);
 await relay.say(docs, "/usage 2200 640 0.0090\n/reply The README's install section is up to date.", SLOW);
 await relay.say(ci, "/task tests echo 1 failing: greet says hello; exit 1\n/reply started the nightly tests", SLOW);
-await relay.waitFor(async () => (await relay.session(ci)).tasks.some((t: { status: string }) => t.status === "failed"), SLOW);
-await relay.api("POST", "/api/schedules", { session: ci, title: "Nightly tests", text: "Run the test suite and report failures.", every_minutes: 1440 });
-await relay.api("POST", "/api/subscriptions", { watcher: lead, sessions: [reviewer], events: ["turn_end", "question_asked"] });
-const asking = relay.say(reviewer, "/ask_user Ship the migration tonight? | Tonight | Wait for review", 600_000).catch(() => {});
+await relay.waitFor(
+  async () => (await relay.session(ci)).tasks.some((t: { status: string }) => t.status === "failed"),
+  SLOW,
+);
+await relay.api("POST", "/api/schedules", {
+  session: ci,
+  title: "Nightly tests",
+  text: "Run the test suite and report failures.",
+  every_minutes: 1440,
+});
+await relay.api("POST", "/api/subscriptions", {
+  watcher: lead,
+  sessions: [reviewer],
+  events: ["turn_end", "question_asked"],
+});
+const asking = relay
+  .say(reviewer, "/ask_user Ship the migration tonight? | Tonight | Wait for review", 600_000)
+  .catch(() => {});
 await relay.waitFor(async () => (await relay.api("GET", "/api/inbox")).json.questions.length > 0, SLOW);
 const running = await relay.createSession({ title: "Long refactor", cwd: work });
 await relay.api("POST", `/api/sessions/${running}/messages`, { text: "/stream 3 200\n/hang" });
 
 const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
-async function shot(name: string, hash: string, viewport: { width: number; height: number }, prepare?: (p: Page) => Promise<void>) {
+async function shot(
+  name: string,
+  hash: string,
+  viewport: { width: number; height: number },
+  prepare?: (p: Page) => Promise<void>,
+) {
   const context = await browser.newContext({ viewport, colorScheme: "light" });
   const page = await context.newPage();
   // A busy machine may take a while to draw; the pictures wait for what they show.
@@ -81,7 +106,13 @@ async function shot(name: string, hash: string, viewport: { width: number; heigh
 
 const desktop = { width: 1280, height: 820 };
 const phone = { width: 390, height: 844 };
-await shot("desktop-home", "", desktop, (p) => p.getByRole("region", { name: /Failed/ }).getByRole("link").first().waitFor());
+await shot("desktop-home", "", desktop, (p) =>
+  p
+    .getByRole("region", { name: /Failed/ })
+    .getByRole("link")
+    .first()
+    .waitFor(),
+);
 await shot("desktop-conversation", `session=${lead}`, desktop, async (p) => {
   await p.locator("details.act-tool", { hasText: "Write greet.ts" }).first().locator("summary").click();
   await p.locator(".dl-add").first().waitFor();
@@ -92,17 +123,23 @@ await shot("desktop-changes", `session=${lead}`, desktop, async (p) => {
   await p.locator("details.change-file").first().locator("summary").click();
   await p.locator(".changes .dl-add").first().waitFor();
 });
-await shot("desktop-needs-you", `session=${reviewer}`, desktop, (p) => p.getByRole("group", { name: /Question:/ }).waitFor());
+await shot("desktop-needs-you", `session=${reviewer}`, desktop, (p) =>
+  p.getByRole("group", { name: /Question:/ }).waitFor(),
+);
 await shot("desktop-inbox", "inbox", desktop, (p) => p.getByRole("group", { name: /Question:/ }).waitFor());
 await shot("desktop-search", "search=greeting", desktop, (p) => p.locator(".hit mark").first().waitFor());
-await shot("desktop-schedules", "schedules", desktop, (p) => p.getByRole("list", { name: "Schedules" }).getByText("Nightly tests").waitFor());
+await shot("desktop-schedules", "schedules", desktop, (p) =>
+  p.getByRole("list", { name: "Schedules" }).getByText("Nightly tests").waitFor(),
+);
 await shot("desktop-settings", "settings", desktop, async (p) => {
   await p.getByRole("group", { name: "Provider Scripted" }).waitFor();
   await p.locator("#usage").scrollIntoViewIfNeeded();
   await p.locator("#usage canvas").waitFor();
 });
 await shot("phone-conversation", `session=${lead}`, phone);
-await shot("phone-running", `session=${running}`, phone, (p) => p.getByRole("button", { name: "Stop", exact: true }).and(p.locator(":enabled")).waitFor());
+await shot("phone-running", `session=${running}`, phone, (p) =>
+  p.getByRole("button", { name: "Stop", exact: true }).and(p.locator(":enabled")).waitFor(),
+);
 await shot("phone-home", "", phone, (p) => p.getByRole("region", { name: /Failed/ }).waitFor());
 await shot("phone-list", `session=${lead}`, phone, (p) => p.getByRole("button", { name: "Sessions" }).click());
 await browser.close();

@@ -23,4 +23,4 @@ bash scripts/install-agents.sh >/dev/null || echo "warning: some agent CLIs are 
 shopt -s nullglob
 if [ $# -gt 0 ]; then files=("$@"); else files=(test/*.test.ts); fi
 # Tests start bin/oar, which runs the compiled bundle when it is fresh: they test what ships.
-bash scripts/fresh-home.sh bash -c 'npx tsc --noEmit -p . && node scripts/check-layers.mjs && node scripts/build.mjs --if-stale && exec node --import tsx --test --test-concurrency=3 --test-timeout=300000 "$@"' tests "${files[@]}"
+bash scripts/fresh-home.sh bash -c 'npx tsc --noEmit -p . && node scripts/check-layers.mjs && npx biome ci --error-on-warnings . && node scripts/build.mjs --if-stale && exec node --import tsx --test --test-concurrency=3 --test-timeout=300000 "$@"' tests "${files[@]}"

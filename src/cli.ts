@@ -23,7 +23,8 @@ const HELP = new Set(["help", "--help", "-h"]);
 
 function portOf(value: string | undefined, fallback = 7420): number {
   const port = Number(value ?? fallback);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, got ${value}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`--port must be a port number, got ${value}`);
   return port;
 }
 
@@ -75,11 +76,21 @@ async function start(rest: string[]): Promise<void> {
     strict: true,
   });
   const port = portOf(values.port);
-  if (!values["tls-cert"] !== !values["tls-key"]) throw new Error("--tls-cert and --tls-key go together: the certificate and its key (PEM files; `oar tls init` makes both)");
-  const tls = values["tls-cert"] && values["tls-key"] ? { cert: readFileSync(values["tls-cert"], "utf8"), key: readFileSync(values["tls-key"], "utf8") } : undefined;
+  if (!values["tls-cert"] !== !values["tls-key"])
+    throw new Error(
+      "--tls-cert and --tls-key go together: the certificate and its key (PEM files; `oar tls init` makes both)",
+    );
+  const tls =
+    values["tls-cert"] && values["tls-key"]
+      ? { cert: readFileSync(values["tls-cert"], "utf8"), key: readFileSync(values["tls-key"], "utf8") }
+      : undefined;
   // The agents the relay starts reach its /mcp over https: Node-based CLIs then trust its
   // certificate (a self-signed one included) beside the extra CAs already named.
-  if (tls) process.env.NODE_EXTRA_CA_CERTS = (await import("./ops/tls.ts")).agentTrust(resolve(values.data ?? defaultData()), tls.cert);
+  if (tls)
+    process.env.NODE_EXTRA_CA_CERTS = (await import("./ops/tls.ts")).agentTrust(
+      resolve(values.data ?? defaultData()),
+      tls.cert,
+    );
   const ev = values["emulate-version"];
   if (ev !== undefined && !/^\d+\.\d+\.\d+$/.test(ev)) throw new Error(`--emulate-version takes X.Y.Z, got ${ev}`);
   const running = await startRelay({
@@ -137,11 +148,19 @@ async function service(rest: string[]): Promise<void> {
 async function doctorCmd(rest: string[]): Promise<void> {
   const { values } = parseArgs({
     args: rest,
-    options: { port: { type: "string", default: "7420" }, host: { type: "string", default: "127.0.0.1" }, data: { type: "string" } },
+    options: {
+      port: { type: "string", default: "7420" },
+      host: { type: "string", default: "127.0.0.1" },
+      data: { type: "string" },
+    },
     strict: true,
   });
   const { doctor, formatChecks } = await import("./ops/doctor.ts");
-  const checks = await doctor({ dataDir: resolve(values.data ?? defaultData()), port: portOf(values.port), host: values.host ?? "127.0.0.1" });
+  const checks = await doctor({
+    dataDir: resolve(values.data ?? defaultData()),
+    port: portOf(values.port),
+    host: values.host ?? "127.0.0.1",
+  });
   console.log(formatChecks(checks));
   if (checks.some((c) => c.status === "fail")) process.exitCode = 1;
 }
@@ -153,19 +172,32 @@ async function urlCmd(rest: string[]): Promise<void> {
   const dataDir = resolve(values.data ?? defaultData());
   const { runningRelay, describeHolder } = await import("./ops/pid-file.ts");
   const holder = await runningRelay(dataDir);
-  if (!holder) throw new Error(`No relay runs on the data folder ${dataDir}. Start one: oar start${values.data ? ` --data ${dataDir}` : ""}`);
-  if (!holder.url) throw new Error(`${describeHolder(holder)} holds the data folder ${dataDir}, but no relay serves it yet; try again in a moment.`);
+  if (!holder)
+    throw new Error(
+      `No relay runs on the data folder ${dataDir}. Start one: oar start${values.data ? ` --data ${dataDir}` : ""}`,
+    );
+  if (!holder.url)
+    throw new Error(
+      `${describeHolder(holder)} holds the data folder ${dataDir}, but no relay serves it yet; try again in a moment.`,
+    );
   let token = "";
   try {
     token = readFileSync(join(dataDir, "owner-token"), "utf8").trim();
   } catch (e) {
-    throw new Error(`The owner token ${join(dataDir, "owner-token")} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): run oar url as the user the relay runs as.`);
+    throw new Error(
+      `The owner token ${join(dataDir, "owner-token")} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): run oar url as the user the relay runs as.`,
+    );
   }
   console.log(`${holder.url}/#token=${token}`);
 }
 
 async function backupCmd(command: "backup" | "restore", rest: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { data: { type: "string" } }, strict: true });
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { data: { type: "string" } },
+    strict: true,
+  });
   const file = positionals[0];
   if (!file) throw new Error(`oar ${command} needs a FILE: oar ${command} FILE [--data DIR]`);
   const dataDir = resolve(values.data ?? defaultData());
@@ -175,13 +207,20 @@ async function backupCmd(command: "backup" | "restore", rest: string[]): Promise
     console.log(`Backed up ${dataDir}/oar.db to ${r.file} (${r.bytes} bytes, mode 0600).`);
   } else {
     const r = await ops.restore(dataDir, file);
-    console.log(`Restored ${resolve(file)} into ${dataDir}/oar.db.${r.kept ? ` The store it replaced is kept as ${r.kept}.` : ""} Start the relay to use it.`);
+    console.log(
+      `Restored ${resolve(file)} into ${dataDir}/oar.db.${r.kept ? ` The store it replaced is kept as ${r.kept}.` : ""} Start the relay to use it.`,
+    );
   }
 }
 
 /** `oar tls init [--data DIR]`: a self-signed certificate for `oar start --tls-cert/--tls-key`. */
 async function tlsCmd(rest: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { data: { type: "string" } }, strict: true });
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { data: { type: "string" } },
+    strict: true,
+  });
   if (positionals[0] !== "init" || positionals.length > 1) throw new Error("Usage: oar tls init [--data DIR]");
   const dataDir = resolve(values.data ?? defaultData());
   const { tlsInit } = await import("./ops/tls.ts");
@@ -190,7 +229,9 @@ async function tlsCmd(rest: string[]): Promise<void> {
   console.log(`  certificate: ${r.certFile}`);
   console.log(`  key:         ${r.keyFile} (mode 0600)`);
   console.log(`  SHA-256 fingerprint: ${r.fingerprint}`);
-  console.log(`Serve https with: oar start --tls-cert ${r.certFile} --tls-key ${r.keyFile}${values.data ? ` --data ${dataDir}` : ""}`);
+  console.log(
+    `Serve https with: oar start --tls-cert ${r.certFile} --tls-key ${r.keyFile}${values.data ? ` --data ${dataDir}` : ""}`,
+  );
 }
 
 main(process.argv.slice(2)).catch((err) => {

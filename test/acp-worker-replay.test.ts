@@ -24,17 +24,42 @@ function keptPipe() {
     kill: () => {},
     end: () => {},
   };
-  return { pipe, line: (l: string, info: LineInfo) => lineFn(l, info), result: (r: { result?: unknown }) => resultFn(r) };
+  return {
+    pipe,
+    line: (l: string, info: LineInfo) => lineFn(l, info),
+    result: (r: { result?: unknown }) => resultFn(r),
+  };
 }
 
 const chunk = (text: string) =>
-  JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "acp_1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } } });
+  JSON.stringify({
+    jsonrpc: "2.0",
+    method: "session/update",
+    params: { sessionId: "acp_1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } },
+  });
 
-const state = { v: 1 as const, acpSessionId: "acp_1", advertised: { modes: null, models: null, configOptions: [] }, applied: {}, promptedOnce: true, mcpGiven: false, mcpUrl: null, costSoFar: null, turnId: "trn_old", runningModel: null };
+const state = {
+  v: 1 as const,
+  acpSessionId: "acp_1",
+  advertised: { modes: null, models: null, configOptions: [] },
+  applied: {},
+  promptedOnce: true,
+  mcpGiven: false,
+  mcpUrl: null,
+  costSoFar: null,
+  turnId: "trn_old",
+  runningModel: null,
+};
 
 async function run(takesReplay: boolean): Promise<string[]> {
   const seen: string[] = [];
-  const host = { onChunk: (t: string) => seen.push(t), onTask: () => {}, onTaskOutput: () => {}, askUser: async () => ({}), onExit: () => {} } as unknown as WorkerHost;
+  const host = {
+    onChunk: (t: string) => seen.push(t),
+    onTask: () => {},
+    onTaskOutput: () => {},
+    askUser: async () => ({}),
+    onExit: () => {},
+  } as unknown as WorkerHost;
   const k = keptPipe();
   const w = new AcpWorker(k.pipe, "/tmp", host, undefined, state);
   w.takesReplay = takesReplay;

@@ -18,7 +18,10 @@ let helper: string;
 before(async () => {
   if (skip) return;
   fake = await FakeAnthropic.start({ apiKey: "sk-owner-key", script: claudeAgent });
-  relay = await TestRelay.start({ env: agentRelayEnv(["claude"], { ANTHROPIC_BASE_URL: fake.baseUrl }), settings: { claudeApiKey: "sk-owner-key" } });
+  relay = await TestRelay.start({
+    env: agentRelayEnv(["claude"], { ANTHROPIC_BASE_URL: fake.baseUrl }),
+    settings: { claudeApiKey: "sk-owner-key" },
+  });
   helper = await relay.createSession({ title: "Helper" });
 });
 after(async () => {
@@ -28,14 +31,21 @@ after(async () => {
 
 let session: string;
 
-test("with the owner's key the worker starts, calls relay_tool and the scripted session's reply reaches the owner", { skip, timeout: 2 * TURN_MS }, async () => {
+test("with the owner's key the worker starts, calls relay_tool and the scripted session's reply reaches the owner", {
+  skip,
+  timeout: 2 * TURN_MS,
+}, async () => {
   assert.equal((await checkedProvider(relay, "claude-api")).available, true);
   fake.reset();
   session = await createSession(relay, { provider: "claude-api", title: "API worker" });
-  const reply = await say(relay, session, planPrompt([
-    { action: "list_sessions", relay: "this" },
-    { action: "send", relay: "this", session: helper, text: "/reply pong for the API", wait_seconds: 90 },
-  ]));
+  const reply = await say(
+    relay,
+    session,
+    planPrompt([
+      { action: "list_sessions", relay: "this" },
+      { action: "send", relay: "this", session: helper, text: "/reply pong for the API", wait_seconds: 90 },
+    ]),
+  );
   assert.notEqual(reply.meta?.status, "error", reply.text);
   assert.match(reply.text, /step 2: status=done reply="pong for the API/);
   assert.equal(relayActivity(reply, "send")?.status, "completed");
@@ -45,7 +55,10 @@ test("with the owner's key the worker starts, calls relay_tool and the scripted 
   assert.equal(fake.mainCalls.at(-1)!.model, "claude-sonnet-5-5");
 });
 
-test("tokens and cost are recorded: in the reply, and in the Claude API meters (monthly spend)", { skip, timeout: TURN_MS }, async () => {
+test("tokens and cost are recorded: in the reply, and in the Claude API meters (monthly spend)", {
+  skip,
+  timeout: TURN_MS,
+}, async () => {
   const reply = (await relay.session(session)).messages.filter((m: any) => m.role === "agent").at(-1);
   assert.ok(reply.meta?.usage?.inputTokens > 0, JSON.stringify(reply.meta?.usage));
   assert.ok(reply.meta.usage.costUsd > 0, "Claude Code reports the turn's cost");
@@ -54,7 +67,10 @@ test("tokens and cost are recorded: in the reply, and in the Claude API meters (
   assert.ok(JSON.stringify(u.meters).match(/spend|cost|usd|\$/i), JSON.stringify(u.meters));
 });
 
-test("update_session from another conversation changes the model; the server sees the new id", { skip, timeout: 2 * TURN_MS }, async () => {
+test("update_session from another conversation changes the model; the server sees the new id", {
+  skip,
+  timeout: 2 * TURN_MS,
+}, async () => {
   const caller = await relay.mcp(helper);
   const asking = caller.call({ action: "update_session", relay: "this", session, model: "claude-opus-5-5" });
   // Changing a session this conversation did not start asks the owner once (contract §5.3) —
@@ -69,7 +85,11 @@ test("update_session from another conversation changes the model; the server see
   const reply = await say(relay, session, "Say hello.");
   assert.notEqual(reply.meta?.status, "error", reply.text);
   // The request that produced the reply (Claude Code may send a background one on the old model).
-  assert.equal(fake.mainCalls.at(-1)!.model, "claude-opus-5-5", fake.mainCalls.map((c) => `${c.n} ${c.model}`).join(", "));
+  assert.equal(
+    fake.mainCalls.at(-1)!.model,
+    "claude-opus-5-5",
+    fake.mainCalls.map((c) => `${c.n} ${c.model}`).join(", "),
+  );
 });
 
 test("a wrong key: the turn ends with an error in words", { skip, timeout: 2 * TURN_MS }, async () => {
@@ -85,7 +105,10 @@ test("a wrong key: the turn ends with an error in words", { skip, timeout: 2 * T
   }
 });
 
-test("no key: Claude API is unavailable with what to do, and sessions are refused", { skip, timeout: TURN_MS }, async () => {
+test("no key: Claude API is unavailable with what to do, and sessions are refused", {
+  skip,
+  timeout: TURN_MS,
+}, async () => {
   assert.equal((await relay.api("PATCH", "/api/settings", { claudeApiKey: "" })).status, 200);
   const p = (await relay.api("GET", "/api/providers")).json.providers.find((x: any) => x.id === "claude-api");
   assert.equal(p.available, false);

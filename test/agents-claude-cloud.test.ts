@@ -19,7 +19,16 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -37,7 +46,8 @@ const RELAY_KEY = "sk-ant-api-relay-own-key";
 const RELAY_AUTH = "relay-own-auth-token";
 const GREETING = "Hello from Claude Cloud\n";
 
-const gitIn = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
+const gitIn = (cwd: string, ...args: string[]) =>
+  execFileSync("git", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
 
 /** A bare repository with one commit on `main`. */
 function makeRepo(): string {
@@ -65,15 +75,31 @@ function cloudModel(call: MessagesCall) {
   const last = toolResults(call).at(-1);
   if (!last) {
     const asked = lastUserText(call);
-    if (/greeting file and commit/i.test(asked)) return { toolUses: [{ name: "Write", input: { file_path: file, content: GREETING } }] };
+    if (/greeting file and commit/i.test(asked))
+      return { toolUses: [{ name: "Write", input: { file_path: file, content: GREETING } }] };
     if (/change the greeting/i.test(asked)) return { toolUses: [{ name: "Read", input: { file_path: file } }] };
     return { text: "Nothing to do." };
   }
   if (last.isError) return { text: `Failed: ${last.name} said ${last.text.slice(0, 300)}` };
   if (last.name === "Write") {
-    return { toolUses: [{ name: "Bash", input: { command: "git add greeting.txt && git commit -q -m 'Add greeting' && git log -1 --format=%s && pwd", description: "Commit the greeting" } }] };
+    return {
+      toolUses: [
+        {
+          name: "Bash",
+          input: {
+            command: "git add greeting.txt && git commit -q -m 'Add greeting' && git log -1 --format=%s && pwd",
+            description: "Commit the greeting",
+          },
+        },
+      ],
+    };
   }
-  if (last.name === "Read") return { toolUses: [{ name: "Edit", input: { file_path: file, old_string: "Hello from", new_string: "Hello again from" } }] };
+  if (last.name === "Read")
+    return {
+      toolUses: [
+        { name: "Edit", input: { file_path: file, old_string: "Hello from", new_string: "Hello again from" } },
+      ],
+    };
   return { text: `Done. ${last.name} said: ${last.text.slice(0, 300)}` };
 }
 
@@ -86,7 +112,11 @@ before(async () => {
   bare = makeRepo();
   fake = await FakeAnthropic.start({ apiKey: TOKEN, script: cloudModel });
   relay = await TestRelay.start({
-    env: agentRelayEnv(["claude"], { ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: RELAY_KEY, ANTHROPIC_AUTH_TOKEN: RELAY_AUTH }),
+    env: agentRelayEnv(["claude"], {
+      ANTHROPIC_BASE_URL: fake.baseUrl,
+      ANTHROPIC_API_KEY: RELAY_KEY,
+      ANTHROPIC_AUTH_TOKEN: RELAY_AUTH,
+    }),
     settings: { claudeCloudToken: TOKEN },
   });
 });
@@ -96,7 +126,10 @@ after(async () => {
   if (bare) rmSync(dirname(bare), { recursive: true, force: true });
 });
 
-test("with the cloud token set, the probe finds Claude Cloud available (Claude Code's OAuth-token login counts as signed in)", { skip, timeout: TURN_MS }, async () => {
+test("with the cloud token set, the probe finds Claude Cloud available (Claude Code's OAuth-token login counts as signed in)", {
+  skip,
+  timeout: TURN_MS,
+}, async () => {
   const p = await checkedProvider(relay, "claude-cloud");
   assert.equal(p.available, true, p.reason);
 });
@@ -105,26 +138,44 @@ test("with the cloud token set, the probe finds Claude Cloud available (Claude C
 // "Not logged in" that must not make Claude Cloud unavailable (the probe raced it against
 // its own `claude auth status`, which says loggedIn) — while the plain Claude provider,
 // signed in some other way, still reads it as signed out.
-test("the adapter's \"Not logged in\" notice for an OAuth-token login does not count as signed out for Claude Cloud", () => {
+test('the adapter\'s "Not logged in" notice for an OAuth-token login does not count as signed out for Claude Cloud', () => {
   const notice = { authStatus: { kind: "none", label: "Not logged in" } };
   assert.equal(claude.signedOut!("_auth/status_update", notice), true);
   assert.equal(claudeCloud.signedOut!("_auth/status_update", notice), undefined);
-  assert.equal(claudeCloud.signedOut!("_auth/status_update", { authStatus: { kind: "account", label: "Claude Max" } }), false);
+  assert.equal(
+    claudeCloud.signedOut!("_auth/status_update", { authStatus: { kind: "account", label: "Claude Max" } }),
+    false,
+  );
   // The CLI's own status check, which the probe asks, tells the token login as signed in.
-  assert.equal(claudeCloud.signInCheck!.signedIn(JSON.stringify({ loggedIn: true, authMethod: "oauth_token", apiProvider: "firstParty" })), true);
+  assert.equal(
+    claudeCloud.signInCheck!.signedIn(
+      JSON.stringify({ loggedIn: true, authMethod: "oauth_token", apiProvider: "firstParty" }),
+    ),
+    true,
+  );
 });
 
 let session: any;
 
-test("a turn in the clone: Claude Code writes a file with Write and commits it with Bash; the reply is delivered; the branch is not pushed yet", { skip, timeout: 2 * TURN_MS }, async () => {
+test("a turn in the clone: Claude Code writes a file with Write and commits it with Bash; the reply is delivered; the branch is not pushed yet", {
+  skip,
+  timeout: 2 * TURN_MS,
+}, async () => {
   // The relay's `claude` provider (the relay's ANTHROPIC_API_KEY) may still be probing: wait,
   // so every request the server sees from now on is the cloud session's.
   await checkedProvider(relay, "claude");
   const url = pathToFileURL(bare).href;
-  session = await relay.api("POST", "/api/sessions", { provider: "claude-cloud", title: "Cloud worker", repo: url, branch: "feature/greeting" }).then((r) => {
-    assert.equal(r.status, 201, JSON.stringify(r.json));
-    return r.json;
-  });
+  session = await relay
+    .api("POST", "/api/sessions", {
+      provider: "claude-cloud",
+      title: "Cloud worker",
+      repo: url,
+      branch: "feature/greeting",
+    })
+    .then((r) => {
+      assert.equal(r.status, 201, JSON.stringify(r.json));
+      return r.json;
+    });
   workspace = session.cwd;
   assert.equal(session.branch, "feature/greeting");
   assert.equal(gitIn(workspace, "rev-parse", "--abbrev-ref", "HEAD"), "feature/greeting");
@@ -147,7 +198,9 @@ test("a turn in the clone: Claude Code writes a file with Write and commits it w
   assert.equal(gitIn(bare, "branch", "--list", "feature/greeting"), "");
 });
 
-test("the model server saw the cloud token as an OAuth bearer, never an API key, and none of the relay's own credentials; nor has the worker's environment", { skip }, () => {
+test("the model server saw the cloud token as an OAuth bearer, never an API key, and none of the relay's own credentials; nor has the worker's environment", {
+  skip,
+}, () => {
   assert.ok(fake.requests.length > 0);
   const messages = fake.requests.filter((r) => r.path.endsWith("/v1/messages"));
   assert.ok(messages.length >= 3);
@@ -158,7 +211,10 @@ test("the model server saw the cloud token as an OAuth bearer, never an API key,
   }
   for (const r of fake.requests) {
     const all = JSON.stringify(r.headers);
-    assert.ok(!all.includes(RELAY_KEY) && !all.includes(RELAY_AUTH), `${r.method} ${r.path} carried a relay credential`);
+    assert.ok(
+      !all.includes(RELAY_KEY) && !all.includes(RELAY_AUTH),
+      `${r.method} ${r.path} carried a relay credential`,
+    );
   }
   assert.ok(fake.calls.every((c) => c.authorized));
   // And in the worker's own environment (the adapter and the Claude Code it runs, in the clone).
@@ -176,24 +232,44 @@ test("the model server saw the cloud token as an OAuth bearer, never an API key,
 test("push sends the agent's commit to the repository's branch (made there)", { skip, timeout: TURN_MS }, async () => {
   const p = await relay.api("POST", `/api/sessions/${session.id}/push`);
   assert.equal(p.status, 200, JSON.stringify(p.json));
-  assert.deepEqual(p.json, { ok: true, pushed: true, branch: "feature/greeting", commits: 1, repo: pathToFileURL(bare).href, uncommitted: 0 });
+  assert.deepEqual(p.json, {
+    ok: true,
+    pushed: true,
+    branch: "feature/greeting",
+    commits: 1,
+    repo: pathToFileURL(bare).href,
+    uncommitted: 0,
+  });
   assert.equal(gitIn(bare, "log", "-1", "--format=%s", "feature/greeting"), "Add greeting");
   assert.equal(gitIn(bare, "show", "feature/greeting:greeting.txt"), GREETING.trim());
   // main is untouched.
   assert.equal(gitIn(bare, "log", "-1", "--format=%s", "main"), "first");
 });
 
-test("an Edit the agent did not commit: push sends nothing and says one file is left uncommitted", { skip, timeout: 2 * TURN_MS }, async () => {
+test("an Edit the agent did not commit: push sends nothing and says one file is left uncommitted", {
+  skip,
+  timeout: 2 * TURN_MS,
+}, async () => {
   const reply = await say(relay, session.id, "Change the greeting, but do not commit.");
   assert.notEqual(reply.meta?.status, "error", `${reply.meta?.error} ${reply.text}`);
   assert.match(reply.text, /Done\. Edit said:/, reply.text);
   assert.equal(readFileSync(join(workspace, "greeting.txt"), "utf8"), "Hello again from Claude Cloud\n");
   const p = await relay.api("POST", `/api/sessions/${session.id}/push`);
-  assert.deepEqual(p.json, { ok: true, pushed: false, branch: "feature/greeting", commits: 0, repo: pathToFileURL(bare).href, uncommitted: 1 });
+  assert.deepEqual(p.json, {
+    ok: true,
+    pushed: false,
+    branch: "feature/greeting",
+    commits: 0,
+    repo: pathToFileURL(bare).href,
+    uncommitted: 1,
+  });
   assert.equal(gitIn(bare, "show", "feature/greeting:greeting.txt"), GREETING.trim());
 });
 
-test("a refused cloud token: the turn ends with an error in words naming Claude Cloud", { skip, timeout: 2 * TURN_MS }, async () => {
+test("a refused cloud token: the turn ends with an error in words naming Claude Cloud", {
+  skip,
+  timeout: 2 * TURN_MS,
+}, async () => {
   fake.reset();
   fake.apiKey = "another-token"; // the cloud token is now refused with Anthropic's 401
   try {
@@ -201,15 +277,24 @@ test("a refused cloud token: the turn ends with an error in words naming Claude 
     assert.equal(reply.meta?.status, "error", reply.text);
     // What to do, as the owner does it: the token goes into the relay's settings (no "as
     // <relay user>": the token is made wherever the owner is signed in to Claude).
-    assert.match(reply.meta.error, /^Claude Cloud is not signed in on relay "desk": add the token `claude setup-token` prints .* as the cloud token in Settings → Providers, then send the message again\. The turn did not run\.$/);
+    assert.match(
+      reply.meta.error,
+      /^Claude Cloud is not signed in on relay "desk": add the token `claude setup-token` prints .* as the cloud token in Settings → Providers, then send the message again\. The turn did not run\.$/,
+    );
     // Offline, a refused token is only retried (CLAUDE_CODE_MAX_RETRIES): no OAuth refresh or profile call.
-    assert.ok(fake.requests.every((r) => r.path.endsWith("/v1/messages") || r.path === "/api/hello"), fake.requests.map((r) => `${r.method} ${r.path}`).join(", "));
+    assert.ok(
+      fake.requests.every((r) => r.path.endsWith("/v1/messages") || r.path === "/api/hello"),
+      fake.requests.map((r) => `${r.method} ${r.path}`).join(", "),
+    );
   } finally {
     fake.apiKey = TOKEN;
   }
 });
 
-test("deleting the session ends its Claude Code and removes its workspace", { skip, timeout: 2 * TURN_MS }, async () => {
+test("deleting the session ends its Claude Code and removes its workspace", {
+  skip,
+  timeout: 2 * TURN_MS,
+}, async () => {
   // A turn, so a worker runs in the workspace (the refused token may have ended the last one).
   const reply = await say(relay, session.id, "Say hello.");
   assert.notEqual(reply.meta?.status, "error", `${reply.meta?.error} ${reply.text}`);

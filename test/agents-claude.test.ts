@@ -10,7 +10,17 @@ import { TestRelay } from "./helpers/relay-process.ts";
 import { FakeAnthropic, lastUserText, toolsCalled } from "./helpers/fake-anthropic.ts";
 import { agentRelayEnv, missingCli } from "./helpers/agent-clis.ts";
 import { claudeAgent, planPrompt } from "./helpers/relay-plan.ts";
-import { TURN_MS, checkedProvider, createSession, permissionCard, post, relayActivity, replyTo, say, usageOf } from "./helpers/agents-e2e.ts";
+import {
+  TURN_MS,
+  checkedProvider,
+  createSession,
+  permissionCard,
+  post,
+  relayActivity,
+  replyTo,
+  say,
+  usageOf,
+} from "./helpers/agents-e2e.ts";
 
 const skip = missingCli("claude");
 let relay: TestRelay;
@@ -20,7 +30,9 @@ let helper: string;
 before(async () => {
   if (skip) return;
   fake = await FakeAnthropic.start({ apiKey: "test-key", script: claudeAgent });
-  relay = await TestRelay.start({ env: agentRelayEnv(["claude"], { ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: "test-key" }) });
+  relay = await TestRelay.start({
+    env: agentRelayEnv(["claude"], { ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: "test-key" }),
+  });
   helper = await relay.createSession({ title: "Helper" });
 });
 after(async () => {
@@ -28,7 +40,10 @@ after(async () => {
   await fake?.close();
 });
 
-test("the probe finds Claude installed and signed in, with the models Claude Code offers", { skip, timeout: TURN_MS }, async () => {
+test("the probe finds Claude installed and signed in, with the models Claude Code offers", {
+  skip,
+  timeout: TURN_MS,
+}, async () => {
   const p = await checkedProvider(relay, "claude");
   assert.equal(p.available, true, p.reason);
   // Claude Code advertises aliases ("sonnet", named "Sonnet 5.5"); the relay lists Anthropic ids.
@@ -37,14 +52,21 @@ test("the probe finds Claude installed and signed in, with the models Claude Cod
 
 let claudeSession: string;
 
-test("agent mode: Claude finds relay_tool through its tool search, reads, sends to a scripted session and reports its reply", { skip, timeout: 2 * TURN_MS }, async () => {
+test("agent mode: Claude finds relay_tool through its tool search, reads, sends to a scripted session and reports its reply", {
+  skip,
+  timeout: 2 * TURN_MS,
+}, async () => {
   fake.reset();
   claudeSession = await createSession(relay, { provider: "claude", title: "Claude worker" });
-  const reply = await say(relay, claudeSession, planPrompt([
-    { action: "list_sessions", relay: "this" },
-    { action: "read_session", relay: "this", session: helper },
-    { action: "send", relay: "this", session: helper, text: "/reply pong from the helper", wait_seconds: 90 },
-  ]));
+  const reply = await say(
+    relay,
+    claudeSession,
+    planPrompt([
+      { action: "list_sessions", relay: "this" },
+      { action: "read_session", relay: "this", session: helper },
+      { action: "send", relay: "this", session: helper, text: "/reply pong from the helper", wait_seconds: 90 },
+    ]),
+  );
   assert.notEqual(reply.meta?.status, "error", reply.text);
   assert.match(reply.text, /step 1: sessions=\d+/);
   assert.match(reply.text, /step 2: messages=\d+/);
@@ -53,10 +75,16 @@ test("agent mode: Claude finds relay_tool through its tool search, reads, sends 
   // The deferred tool was loaded by name first, then called as mcp__relay__relay_tool.
   const main = fake.mainCalls;
   assert.ok(toolsCalled(main.at(-1)!).includes("ToolSearch"), "Claude Code was asked to search for the tool");
-  assert.ok(main.some((c) => c.tools.includes("mcp__relay__relay_tool")), "relay_tool offered after the search");
+  assert.ok(
+    main.some((c) => c.tools.includes("mcp__relay__relay_tool")),
+    "relay_tool offered after the search",
+  );
   // The helper got the prompt from this agent.
   const h = await relay.session(helper);
-  assert.ok(h.messages.some((m: any) => m.from?.session === claudeSession && /pong from the helper/.test(m.text)), "the helper's message came from the Claude session");
+  assert.ok(
+    h.messages.some((m: any) => m.from?.session === claudeSession && /pong from the helper/.test(m.text)),
+    "the helper's message came from the Claude session",
+  );
   // What the agent did is kept with the reply; the relay_tool calls are marked as such.
   const send = relayActivity(reply, "send");
   assert.ok(send, JSON.stringify(reply.meta?.activity));
@@ -74,7 +102,10 @@ test("usage Claude reports is kept with the reply and in the usage meters", { sk
   assert.ok(u.meters.length > 0);
 });
 
-test("ask mode: Claude's permission request is a card; Allow runs the tool, Deny keeps it from running", { skip, timeout: 3 * TURN_MS }, async () => {
+test("ask mode: Claude's permission request is a card; Allow runs the tool, Deny keeps it from running", {
+  skip,
+  timeout: 3 * TURN_MS,
+}, async () => {
   assert.equal((await relay.api("PATCH", `/api/sessions/${claudeSession}`, { mode: "ask" })).status, 200);
   const plan = planPrompt([{ action: "list_sessions", relay: "this" }]);
 
@@ -95,7 +126,10 @@ test("ask mode: Claude's permission request is a card; Allow runs the tool, Deny
   assert.equal(relayActivity(denied, "list_sessions")?.status, "failed");
 });
 
-test("a model change reaches the model server: Claude Code asks for the new model", { skip, timeout: 2 * TURN_MS }, async () => {
+test("a model change reaches the model server: Claude Code asks for the new model", {
+  skip,
+  timeout: 2 * TURN_MS,
+}, async () => {
   await relay.api("PATCH", `/api/sessions/${claudeSession}`, { mode: "agent", model: "claude-sonnet-5-5" });
   fake.reset();
   const reply = await say(relay, claudeSession, "Say hello.");
@@ -111,7 +145,10 @@ test("a model change reaches the model server: Claude Code asks for the new mode
   assert.equal(reply.meta?.model ?? (await relay.session(claudeSession)).model, "claude-sonnet-5-5");
 });
 
-test("a wrong API key: the turn ends with an error in words, not a raw protocol line", { skip, timeout: 2 * TURN_MS }, async () => {
+test("a wrong API key: the turn ends with an error in words, not a raw protocol line", {
+  skip,
+  timeout: 2 * TURN_MS,
+}, async () => {
   fake.apiKey = "another-key"; // the relay's key is now refused with Anthropic's 401
   try {
     const reply = await say(relay, claudeSession, "Say hello.", 120_000);
@@ -125,8 +162,14 @@ test("a wrong API key: the turn ends with an error in words, not a raw protocol 
   }
 });
 
-test("no credentials: a turn fails in words naming what to run, and the provider becomes unavailable with that reason", { skip, timeout: 3 * TURN_MS }, async () => {
-  const bare = await TestRelay.start({ name: "bare", env: agentRelayEnv(["claude"], { ANTHROPIC_BASE_URL: fake.baseUrl }) });
+test("no credentials: a turn fails in words naming what to run, and the provider becomes unavailable with that reason", {
+  skip,
+  timeout: 3 * TURN_MS,
+}, async () => {
+  const bare = await TestRelay.start({
+    name: "bare",
+    env: agentRelayEnv(["claude"], { ANTHROPIC_BASE_URL: fake.baseUrl }),
+  });
   try {
     // Claude Code reports "not logged in" only when its own status check answers in time (5 s;
     // on a loaded machine it stays silent), so the probe may still count it as available:
@@ -140,7 +183,11 @@ test("no credentials: a turn fails in words naming what to run, and the provider
     } else {
       assert.equal(made.json.code, "REMOTE_RELAY_PROVIDER_UNAVAILABLE");
     }
-    const p = await bare.waitFor(async () => (await bare.api("GET", "/api/providers")).json.providers.find((x: any) => x.id === "claude" && !x.available), TURN_MS);
+    const p = await bare.waitFor(
+      async () =>
+        (await bare.api("GET", "/api/providers")).json.providers.find((x: any) => x.id === "claude" && !x.available),
+      TURN_MS,
+    );
     assert.match(p.reason, /Claude is not signed in on relay "bare": .* as \w+/);
     const refused = await bare.api("POST", "/api/sessions", { provider: "claude", title: "again" });
     assert.equal(refused.json.code, "REMOTE_RELAY_PROVIDER_UNAVAILABLE");

@@ -23,7 +23,15 @@ cliSuite({
     codexConfig(env.HOME!, fake.baseUrl);
     const relay = await TestRelay.start({ env });
     // The agent loop's calls (they carry its environment context), not its side calls (a title).
-    return { relay, server: { modelsAsked: () => fake.calls.filter(codexTurnCall).map((c) => c.model), lastSent: () => JSON.stringify(fake.calls.filter(codexTurnCall).at(-1)?.input ?? []), reset: () => fake.reset(), close: () => fake.close() } };
+    return {
+      relay,
+      server: {
+        modelsAsked: () => fake.calls.filter(codexTurnCall).map((c) => c.model),
+        lastSent: () => JSON.stringify(fake.calls.filter(codexTurnCall).at(-1)?.input ?? []),
+        reset: () => fake.reset(),
+        close: () => fake.close(),
+      },
+    };
   },
   // For the models it knows Codex defers MCP tools behind its `tool_search`, or (gpt-6-luna)
   // offers them only through a JavaScript `exec` tool; neither is what this fake model
@@ -34,7 +42,13 @@ cliSuite({
   capabilities: { loadSession: true, resume: true, images: true, mcpHttp: true },
   cardKinds: ["allow_always", "allow_always", "allow_once", "reject_once"],
   resumesThrough: "session/resume",
-  refusedKey: { refuse: () => void (fake.apiKey = "another-key"), restore: () => void (fake.apiKey = "test-key"), error: /^Codex is not signed in on relay "desk": run `codex-acp login`.* as \w+/ },
-  signedOut: { env: () => agentRelayEnv(["codex"]), reason: /^Codex is not signed in on relay "bare": run `codex-acp login` .* as \w+/ },
+  refusedKey: {
+    refuse: () => void (fake.apiKey = "another-key"),
+    restore: () => void (fake.apiKey = "test-key"),
+    error: /^Codex is not signed in on relay "desk": run `codex-acp login`.* as \w+/,
+  },
+  signedOut: {
+    env: () => agentRelayEnv(["codex"]),
+    reason: /^Codex is not signed in on relay "bare": run `codex-acp login` .* as \w+/,
+  },
 });
-

@@ -8,14 +8,29 @@ import { TestRelay } from "./helpers/relay-process.ts";
 import { FakeOpenAI } from "./helpers/fake-openai.ts";
 import { agentRelayEnv, missingCli } from "./helpers/agent-clis.ts";
 import { copilotAgent, planPrompt } from "./helpers/relay-plan.ts";
-import { TURN_MS, checkedProvider, createSession, permissionCard, post, relayActivity, replyTo, say, usageOf } from "./helpers/agents-e2e.ts";
+import {
+  TURN_MS,
+  checkedProvider,
+  createSession,
+  permissionCard,
+  post,
+  relayActivity,
+  replyTo,
+  say,
+  usageOf,
+} from "./helpers/agents-e2e.ts";
 
 const skip = missingCli("copilot");
 let relay: TestRelay;
 let fake: FakeOpenAI;
 let helper: string;
 
-const offline = (base: string, key: string) => ({ COPILOT_OFFLINE: "true", COPILOT_PROVIDER_BASE_URL: base, COPILOT_PROVIDER_API_KEY: key, COPILOT_MODEL: "gpt-5.4-mini" });
+const offline = (base: string, key: string) => ({
+  COPILOT_OFFLINE: "true",
+  COPILOT_PROVIDER_BASE_URL: base,
+  COPILOT_PROVIDER_API_KEY: key,
+  COPILOT_MODEL: "gpt-5.4-mini",
+});
 
 before(async () => {
   if (skip) return;
@@ -35,14 +50,21 @@ test("the probe finds Copilot installed and set up", { skip, timeout: TURN_MS },
 
 let session: string;
 
-test("agent mode: Copilot calls relay-relay_tool, sends to a scripted session and reports its reply; no card asked", { skip, timeout: 2 * TURN_MS }, async () => {
+test("agent mode: Copilot calls relay-relay_tool, sends to a scripted session and reports its reply; no card asked", {
+  skip,
+  timeout: 2 * TURN_MS,
+}, async () => {
   fake.reset();
   session = await createSession(relay, { provider: "copilot", model: "gpt-5.4", title: "Copilot worker" });
-  const reply = await say(relay, session, planPrompt([
-    { action: "list_sessions", relay: "this" },
-    { action: "read_session", relay: "this", session: helper },
-    { action: "send", relay: "this", session: helper, text: "/reply pong for copilot", wait_seconds: 90 },
-  ]));
+  const reply = await say(
+    relay,
+    session,
+    planPrompt([
+      { action: "list_sessions", relay: "this" },
+      { action: "read_session", relay: "this", session: helper },
+      { action: "send", relay: "this", session: helper, text: "/reply pong for copilot", wait_seconds: 90 },
+    ]),
+  );
   assert.notEqual(reply.meta?.status, "error", reply.text);
   assert.match(reply.text, /step 1: sessions=\d+/);
   assert.match(reply.text, /step 2: messages=\d+/);
@@ -67,7 +89,10 @@ test("usage Copilot reports is kept with the reply and in the usage meters", { s
   assert.equal(u.status, "tracked", JSON.stringify(u));
 });
 
-test("ask mode: Copilot's permission request is a card; Allow runs the tool, Deny keeps it from running", { skip, timeout: 3 * TURN_MS }, async () => {
+test("ask mode: Copilot's permission request is a card; Allow runs the tool, Deny keeps it from running", {
+  skip,
+  timeout: 3 * TURN_MS,
+}, async () => {
   assert.equal((await relay.api("PATCH", `/api/sessions/${session}`, { mode: "ask" })).status, 200);
   const plan = planPrompt([{ action: "list_sessions", relay: "this" }]);
   const m1 = await post(relay, session, plan);
@@ -106,7 +131,10 @@ test("a wrong key: the turn ends with an error in words", { skip, timeout: 2 * T
   }
 });
 
-test("not signed in (HOME empty, no token): from the relay's start the provider reads unavailable with the command to run", { skip, timeout: 2 * TURN_MS }, async () => {
+test("not signed in (HOME empty, no token): from the relay's start the provider reads unavailable with the command to run", {
+  skip,
+  timeout: 2 * TURN_MS,
+}, async () => {
   const bare = await TestRelay.start({ name: "bare", env: agentRelayEnv(["copilot"]) });
   try {
     const signedOut = /^Copilot is not signed in on relay "bare": run `copilot login`.* as \w+/;

@@ -25,22 +25,40 @@ const suite = cliSuite({
     const env = agentRelayEnv([]);
     codexConfig(env.HOME!, fake.baseUrl, "gpt-test", "MY_MODEL_KEY");
     const relay = await TestRelay.start({ env });
-    const saved = await relay.api("PATCH", "/api/settings", { customAgents: [{ id: "my-codex", name: "My Codex", command: binPath("codex"), args: [], env: { MY_MODEL_KEY: KEY } }] });
+    const saved = await relay.api("PATCH", "/api/settings", {
+      customAgents: [
+        { id: "my-codex", name: "My Codex", command: binPath("codex"), args: [], env: { MY_MODEL_KEY: KEY } },
+      ],
+    });
     assert.equal(saved.status, 200, JSON.stringify(saved.json));
-    return { relay, server: { modelsAsked: () => fake.calls.filter(codexTurnCall).map((c) => c.model), reset: () => fake.reset(), close: () => fake.close() } };
+    return {
+      relay,
+      server: {
+        modelsAsked: () => fake.calls.filter(codexTurnCall).map((c) => c.model),
+        reset: () => fake.reset(),
+        close: () => fake.close(),
+      },
+    };
   },
   models: { a: "gpt-test", b: "gpt-6-luna" },
   capabilities: { loadSession: true, resume: true, images: true, mcpHttp: true },
   cardKinds: ["allow_always", "allow_always", "allow_once", "reject_once"],
 });
 
-test("My Codex: its secret environment value reached the agent (the model server saw the key) and shows nowhere", { skip }, async () => {
+test("My Codex: its secret environment value reached the agent (the model server saw the key) and shows nowhere", {
+  skip,
+}, async () => {
   const relay = suite.relay();
   assert.ok(fake.calls.length > 0 && fake.calls.every((c) => c.authorized));
   const settings = await relay.api("GET", "/api/settings");
   assert.deepEqual(settings.json.customAgents[0].env, { MY_MODEL_KEY: "****" });
   const session = await relay.session(suite.session());
-  for (const text of [JSON.stringify(settings.json), JSON.stringify((await relay.api("GET", "/api/providers")).json), JSON.stringify(session), relay.output]) {
+  for (const text of [
+    JSON.stringify(settings.json),
+    JSON.stringify((await relay.api("GET", "/api/providers")).json),
+    JSON.stringify(session),
+    relay.output,
+  ]) {
     assert.ok(!text.includes(KEY));
   }
 });

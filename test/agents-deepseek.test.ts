@@ -3,7 +3,16 @@
 // the worker, a scripted session on the other end of relay_tool.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import Database from "better-sqlite3";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -34,7 +43,9 @@ async function deepseekSession(title = "DeepSeek", extra: Record<string, unknown
 function storedMeta(messageId: string): any {
   const db = new Database(join(relay.dataDir, "oar.db"), { readonly: true, fileMustExist: true });
   try {
-    const row = db.prepare("SELECT meta_json FROM messages WHERE id = ?").get(messageId) as { meta_json: string } | undefined;
+    const row = db.prepare("SELECT meta_json FROM messages WHERE id = ?").get(messageId) as
+      | { meta_json: string }
+      | undefined;
     return JSON.parse(row?.meta_json ?? "null");
   } finally {
     db.close();
@@ -52,7 +63,9 @@ test("relay_info: DeepSeek's models come from its models endpoint; a refused key
 
   await relay.api("PATCH", "/api/settings", { deepseekApiKey: "wrong-key" });
   try {
-    const refused = (await observer.call({ action: "relay_info", relay: "this" })).providers.find((p: any) => p.id === "deepseek");
+    const refused = (await observer.call({ action: "relay_info", relay: "this" })).providers.find(
+      (p: any) => p.id === "deepseek",
+    );
     assert.equal(refused.available, false);
     assert.match(refused.reason, /DeepSeek refused the API key \(401\)/);
   } finally {
@@ -70,14 +83,35 @@ test("an owner's prompt: the agent reads a file, edits it, runs a background tas
     const results = toolResults(call);
     switch (results.length) {
       case 0:
-        return { reasoning: "I should read the notes first.", toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }] };
+        return {
+          reasoning: "I should read the notes first.",
+          toolCalls: [{ name: "read_file", arguments: { path: "notes.txt" } }],
+        };
       case 1:
-        return { toolCalls: [{ name: "edit_file", arguments: { path: "notes.txt", old_string: "hello", new_string: "hello world" } }] };
+        return {
+          toolCalls: [
+            { name: "edit_file", arguments: { path: "notes.txt", old_string: "hello", new_string: "hello world" } },
+          ],
+        };
       case 2:
-        return { toolCalls: [{ name: "run_command", arguments: { command: "echo task-says-hi; echo second", background: true, description: "greeting job" } }] };
+        return {
+          toolCalls: [
+            {
+              name: "run_command",
+              arguments: { command: "echo task-says-hi; echo second", background: true, description: "greeting job" },
+            },
+          ],
+        };
       case 3:
         taskId = /background task (\S+)/.exec(results[2].text)?.[1] ?? "";
-        return { toolCalls: [{ name: "relay_tool", arguments: { action: "send", relay: "this", session: helper, text: "/reply pong-from-helper" } }] };
+        return {
+          toolCalls: [
+            {
+              name: "relay_tool",
+              arguments: { action: "send", relay: "this", session: helper, text: "/reply pong-from-helper" },
+            },
+          ],
+        };
       default: {
         const sent = JSON.parse(results[3].text);
         return { text: `Done. The helper said: ${sent.reply?.text}` };
@@ -93,20 +127,31 @@ test("an owner's prompt: the agent reads a file, edits it, runs a background tas
   // What the model was given back: the file's text, the edit, the task and the helper's answer.
   const last = fake.calls.at(-1)!;
   const results = toolResults(last);
-  assert.deepEqual(results.map((r) => r.name), ["read_file", "edit_file", "run_command", "relay_tool"]);
+  assert.deepEqual(
+    results.map((r) => r.name),
+    ["read_file", "edit_file", "run_command", "relay_tool"],
+  );
   assert.match(results[0].text, /hello\nsecond line/);
   assert.match(results[1].text, /Edited notes\.txt/);
   assert.ok(fake.calls[0].tools.includes("relay_tool"), `tools offered: ${fake.calls[0].tools}`);
   // DeepSeek sessions always think; this turn's thinking goes back with its tool loop.
   assert.deepEqual(fake.calls[0].body.thinking, { type: "enabled" });
-  assert.equal(fake.calls[1].messages.find((m: any) => m.role === "assistant")?.reasoning_content, "I should read the notes first.");
+  assert.equal(
+    fake.calls[1].messages.find((m: any) => m.role === "assistant")?.reasoning_content,
+    "I should read the notes first.",
+  );
 
   // What the agent did is kept with the reply: its thinking, the edit's diff, the relay_tool call, the usage and cost.
   const meta = storedMeta(reply.id);
   const edit = meta.activity.find((a: any) => a.kind === "tool" && a.toolKind === "edit");
   assert.equal(edit.status, "completed");
-  assert.deepEqual(edit.diffs, [{ path: join(folder, "notes.txt"), oldText: "hello\nsecond line\n", newText: "hello world\nsecond line\n" }]);
-  assert.ok(meta.activity.some((a: any) => a.kind === "thought" && /read the notes first/.test(a.text)), JSON.stringify(meta.activity));
+  assert.deepEqual(edit.diffs, [
+    { path: join(folder, "notes.txt"), oldText: "hello\nsecond line\n", newText: "hello world\nsecond line\n" },
+  ]);
+  assert.ok(
+    meta.activity.some((a: any) => a.kind === "thought" && /read the notes first/.test(a.text)),
+    JSON.stringify(meta.activity),
+  );
   assert.ok(meta.activity.some((a: any) => a.kind === "tool" && a.toolKind === "execute" && a.status === "completed"));
   assert.ok(meta.activity.some((a: any) => a.kind === "tool" && /relay_tool: send/.test(a.title)));
   assert.ok(meta.usage.inputTokens > 0 && meta.usage.outputTokens > 0, JSON.stringify(meta.usage));
@@ -124,7 +169,10 @@ test("an owner's prompt: the agent reads a file, edits it, runs a background tas
   // relay_tool usage: DeepSeek's reported tokens and cost this month.
   const u = (await observer.call({ action: "usage", relay: "this" })).providers.find((p: any) => p.id === "deepseek");
   assert.equal(u.status, "tracked", JSON.stringify(u));
-  assert.deepEqual(u.meters.map((m: any) => m.name), ["cost reported this month", "tokens this month"]);
+  assert.deepEqual(
+    u.meters.map((m: any) => m.name),
+    ["cost reported this month", "tokens this month"],
+  );
   assert.ok(u.meters[1].used >= meta.usage.inputTokens + meta.usage.outputTokens);
   assert.equal(out.task.description, "greeting job");
   assert.match(JSON.stringify(out), /task-says-hi/);
@@ -133,7 +181,9 @@ test("an owner's prompt: the agent reads a file, edits it, runs a background tas
 test("Stop ends a streaming reply at once; the same agent process answers the next prompt", async () => {
   const ds = await deepseekSession("Slow");
   fake.reset();
-  fake.setScript((call) => (/slow/.test(lastUserText(call)) ? { text: "word ".repeat(400), chunkDelayMs: 100 } : { text: "quick answer" }));
+  fake.setScript((call) =>
+    /slow/.test(lastUserText(call)) ? { text: "word ".repeat(400), chunkDelayMs: 100 } : { text: "quick answer" },
+  );
   await relay.api("POST", `/api/sessions/${ds}/messages`, { text: "a slow answer please" });
   await relay.waitFor(async () => ((await relay.session(ds)).inFlight?.text ?? "").length > 20);
   const pids = workerPids(relay);
@@ -146,7 +196,10 @@ test("Stop ends a streaming reply at once; the same agent process answers the ne
   assert.ok(stopped.text.length < "word ".repeat(400).length, "the reply was cut off");
   const next = await relay.say(ds, "and now?", 60_000);
   assert.equal(next.text, "quick answer");
-  assert.ok(workerPids(relay).every((p) => pids.includes(p)), "the agent answered the cancel itself (not killed and restarted)");
+  assert.ok(
+    workerPids(relay).every((p) => pids.includes(p)),
+    "the agent answered the cancel itself (not killed and restarted)",
+  );
 });
 
 test("429 then success is retried (honouring retry-after); 401 and 402 end the turn with words", async () => {
@@ -178,13 +231,19 @@ test("429 then success is retried (honouring retry-after); 401 and 402 end the t
 test("a long conversation compacts at the session's window (update_session auto_compact_window)", async () => {
   const ds = await deepseekSession("Long");
   const boss = await relay.createSession({ title: "Boss" });
-  const set = await agentTool(relay, boss, { action: "update_session", relay: "this", session: ds, auto_compact_window: 100_000 });
+  const set = await agentTool(relay, boss, {
+    action: "update_session",
+    relay: "this",
+    session: ds,
+    auto_compact_window: 100_000,
+  });
   assert.equal(set.ok, true, JSON.stringify(set));
   assert.equal(set.settings.auto_compact_window, 100_000);
   fake.reset();
   fake.setScript((call) => {
     if (!call.stream) return { text: "SUMMARY: the user talked about apples." };
-    if (/first/.test(lastUserText(call))) return { text: "noted", usage: { prompt_tokens: 150_000, completion_tokens: 10 } };
+    if (/first/.test(lastUserText(call)))
+      return { text: "noted", usage: { prompt_tokens: 150_000, completion_tokens: 10 } };
     return { text: "answer two", usage: { prompt_tokens: 900, completion_tokens: 5 } };
   });
   assert.equal((await relay.say(ds, "first: I like apples", 60_000)).text, "noted");
@@ -203,12 +262,25 @@ test("ask mode: an edit raises a permission card; Allow edits, Deny leaves the f
   writeFileSync(join(folder, "ask.txt"), "before\n");
   const ds = await deepseekSession("Asker", { mode: "ask" });
   fake.reset();
-  fake.setScript((call) => (toolResults(call).length === 0 ? { toolCalls: [{ name: "edit_file", arguments: { path: "ask.txt", old_string: "before", new_string: lastUserText(call) } }] } : { text: `result: ${toolResults(call)[0].text}` }));
+  fake.setScript((call) =>
+    toolResults(call).length === 0
+      ? {
+          toolCalls: [
+            { name: "edit_file", arguments: { path: "ask.txt", old_string: "before", new_string: lastUserText(call) } },
+          ],
+        }
+      : { text: `result: ${toolResults(call)[0].text}` },
+  );
 
   const decide = async (text: string, body: Record<string, unknown>) => {
     const reply = relay.say(ds, text, 120_000);
-    const card = await relay.waitFor(async () => (await relay.api("GET", `/api/cards?session=${ds}`)).json.cards.find((c: any) => c.kind === "permission"));
-    assert.deepEqual(card.options.map((o: any) => o.kind), ["allow_once", "allow_always", "reject_once"]);
+    const card = await relay.waitFor(async () =>
+      (await relay.api("GET", `/api/cards?session=${ds}`)).json.cards.find((c: any) => c.kind === "permission"),
+    );
+    assert.deepEqual(
+      card.options.map((o: any) => o.kind),
+      ["allow_once", "allow_always", "reject_once"],
+    );
     assert.match(JSON.stringify(card), /Edit ask\.txt/);
     assert.equal((await relay.api("POST", `/api/cards/${card.id}`, body)).status, 200);
     return reply;
@@ -229,7 +301,7 @@ function linkedFolder() {
   writeFileSync(join(outside, "secret.txt"), "secret\n");
   symlinkSync(join(outside, "new.txt"), join(dir, "dangling.txt")); // dangling, to a file outside
   symlinkSync(join(outside, "newdir"), join(dir, "gone")); // dangling, to a folder outside
-  symlinkSync("../" + outside.split("/").pop() + "/secret.txt", join(dir, "secret-link.txt")); // relative, to a file outside
+  symlinkSync(`../${outside.split("/").pop()}/secret.txt`, join(dir, "secret-link.txt")); // relative, to a file outside
   return { dir, outside };
 }
 
@@ -259,7 +331,12 @@ test("file tools through symbolic links, dangling ones too: nothing outside the 
   assert.equal(reply.text, "done", JSON.stringify(reply));
   const r = results();
   assert.equal(r.length, 6);
-  for (const x of r.slice(0, 5)) assert.match(x.text, new RegExp(`is outside the session's folder ${dir} \\(a symbolic link leads it to ${outside}/`), x.text);
+  for (const x of r.slice(0, 5))
+    assert.match(
+      x.text,
+      new RegExp(`is outside the session's folder ${dir} \\(a symbolic link leads it to ${outside}/`),
+      x.text,
+    );
   assert.deepEqual(readdirSync(outside), ["secret.txt"], "nothing was created outside");
   assert.equal(readFileSync(join(outside, "secret.txt"), "utf8"), "secret\n");
   assert.ok(!r[3].text.includes("secret\n"), "nothing was read from outside");
@@ -278,7 +355,9 @@ test("ask mode: the permission card names the real target of a link; a link lead
     { name: "write_file", arguments: { path: "plan-link.md", content: "the plan" } },
   ]);
   const reply = relay.say(ds, "Write the plan.", 120_000);
-  const card = await relay.waitFor(async () => (await relay.api("GET", `/api/cards?session=${ds}`)).json.cards.find((c: any) => c.kind === "permission"));
+  const card = await relay.waitFor(async () =>
+    (await relay.api("GET", `/api/cards?session=${ds}`)).json.cards.find((c: any) => c.kind === "permission"),
+  );
   assert.ok(card.text.includes(`Files: ${join(dir, "drafts", "plan.md")}.`), card.text);
   assert.ok(card.details.includes(`Files: ${join(dir, "drafts", "plan.md")}`), JSON.stringify(card.details));
   assert.equal((await relay.api("POST", `/api/cards/${card.id}`, { decision: "allow" })).json.status, "allowed");

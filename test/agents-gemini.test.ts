@@ -16,14 +16,29 @@ cliSuite({
   skip,
   async start() {
     fake = await FakeGemini.start({ apiKey: "test-key", script: geminiAgent });
-    const relay = await TestRelay.start({ env: agentRelayEnv(["gemini"], { GEMINI_API_KEY: "test-key", GOOGLE_GEMINI_BASE_URL: fake.baseUrl }) });
-    return { relay, server: { modelsAsked: () => fake.mainCalls.map((c) => c.model), reset: () => fake.reset(), close: () => fake.close() } };
+    const relay = await TestRelay.start({
+      env: agentRelayEnv(["gemini"], { GEMINI_API_KEY: "test-key", GOOGLE_GEMINI_BASE_URL: fake.baseUrl }),
+    });
+    return {
+      relay,
+      server: {
+        modelsAsked: () => fake.mainCalls.map((c) => c.model),
+        reset: () => fake.reset(),
+        close: () => fake.close(),
+      },
+    };
   },
   models: { a: "gemini-2.5-pro", b: "gemini-3.8-flash" },
   capabilities: { loadSession: true, resume: false, images: true, mcpHttp: true },
   cardKinds: ["allow_always", "allow_always", "allow_once", "reject_once"],
-  refusedKey: { refuse: () => void (fake.apiKey = "another-key"), restore: () => void (fake.apiKey = "test-key"), error: /Gemini is not signed in on relay "desk": run `gemini`.* as \w+/ },
+  refusedKey: {
+    refuse: () => void (fake.apiKey = "another-key"),
+    restore: () => void (fake.apiKey = "test-key"),
+    error: /Gemini is not signed in on relay "desk": run `gemini`.* as \w+/,
+  },
   // Its own words for a missing key ("Gemini API key is missing or not configured.") count as signed out.
-  signedOut: { env: () => agentRelayEnv(["gemini"]), reason: /^Gemini is not signed in on relay "bare": run `gemini` and choose Log in with Google .* as \w+/ },
+  signedOut: {
+    env: () => agentRelayEnv(["gemini"]),
+    reason: /^Gemini is not signed in on relay "bare": run `gemini` and choose Log in with Google .* as \w+/,
+  },
 });
-

@@ -9,7 +9,16 @@ import { TestRelay } from "./helpers/relay-process.ts";
 import { FakeOpenAI } from "./helpers/fake-openai.ts";
 import { agentRelayEnv, missingCli } from "./helpers/agent-clis.ts";
 import { grokAgent, planPrompt } from "./helpers/relay-plan.ts";
-import { TURN_MS, createSession, permissionCard, post, relayActivity, replyTo, say, usageOf } from "./helpers/agents-e2e.ts";
+import {
+  TURN_MS,
+  createSession,
+  permissionCard,
+  post,
+  relayActivity,
+  replyTo,
+  say,
+  usageOf,
+} from "./helpers/agents-e2e.ts";
 
 const skip = missingCli("grok");
 let relay: TestRelay;
@@ -19,7 +28,10 @@ let helper: string;
 before(async () => {
   if (skip) return;
   fake = await FakeOpenAI.start({ apiKey: "test-key", models: ["grok-test-a", "grok-test-b"], script: grokAgent });
-  relay = await TestRelay.start({ env: agentRelayEnv(["grok"], { OAR_GROK_BASE_URL: fake.baseUrl }), settings: { xaiApiKey: "test-key" } });
+  relay = await TestRelay.start({
+    env: agentRelayEnv(["grok"], { OAR_GROK_BASE_URL: fake.baseUrl }),
+    settings: { xaiApiKey: "test-key" },
+  });
   helper = await relay.createSession({ title: "Helper" });
 });
 after(async () => {
@@ -27,28 +39,40 @@ after(async () => {
   await fake?.close();
 });
 
-test("the probe finds Grok signed in with the key, with the models its API lists", { skip, timeout: TURN_MS }, async () => {
+test("the probe finds Grok signed in with the key, with the models its API lists", {
+  skip,
+  timeout: TURN_MS,
+}, async () => {
   // The key was saved just after start, so the probe at start may have run without it; saving
   // a provider's setting probes it again.
   let last: any;
-  const p = await relay.waitFor(async () => {
-    last = (await relay.api("GET", "/api/providers")).json.providers.find((x: any) => x.id === "grok");
-    return last.available && last.checkedAt && !last.checking ? last : undefined;
-  }, TURN_MS - 5_000).catch(() => last);
+  const p = await relay
+    .waitFor(async () => {
+      last = (await relay.api("GET", "/api/providers")).json.providers.find((x: any) => x.id === "grok");
+      return last.available && last.checkedAt && !last.checking ? last : undefined;
+    }, TURN_MS - 5_000)
+    .catch(() => last);
   assert.equal(p.available, true, p.reason);
   assert.deepEqual(p.models, ["grok-test-a", "grok-test-b"]);
 });
 
 let session: string;
 
-test("agent mode: the first prompt already has relay_tool; Grok calls it through use_tool and reports the scripted session's reply", { skip, timeout: 2 * TURN_MS }, async () => {
+test("agent mode: the first prompt already has relay_tool; Grok calls it through use_tool and reports the scripted session's reply", {
+  skip,
+  timeout: 2 * TURN_MS,
+}, async () => {
   fake.reset();
   session = await createSession(relay, { provider: "grok", model: "grok-test-a", title: "Grok worker" });
-  const reply = await say(relay, session, planPrompt([
-    { action: "list_sessions", relay: "this" },
-    { action: "read_session", relay: "this", session: helper },
-    { action: "send", relay: "this", session: helper, text: "/reply pong for grok", wait_seconds: 90 },
-  ]));
+  const reply = await say(
+    relay,
+    session,
+    planPrompt([
+      { action: "list_sessions", relay: "this" },
+      { action: "read_session", relay: "this", session: helper },
+      { action: "send", relay: "this", session: helper, text: "/reply pong for grok", wait_seconds: 90 },
+    ]),
+  );
   assert.notEqual(reply.meta?.status, "error", reply.text);
   assert.match(reply.text, /step 1: sessions=\d+/);
   assert.match(reply.text, /step 2: messages=\d+/);
@@ -66,7 +90,10 @@ test("usage Grok reports is kept with the reply and in the usage meters", { skip
   assert.equal(u.status, "tracked", JSON.stringify(u));
 });
 
-test("ask mode: Grok's permission request is a card; Allow picks allow-once, Deny keeps the tool from running", { skip, timeout: 3 * TURN_MS }, async () => {
+test("ask mode: Grok's permission request is a card; Allow picks allow-once, Deny keeps the tool from running", {
+  skip,
+  timeout: 3 * TURN_MS,
+}, async () => {
   assert.equal((await relay.api("PATCH", `/api/sessions/${session}`, { mode: "ask" })).status, 200);
   const plan = planPrompt([{ action: "list_sessions", relay: "this" }]);
   const m1 = await post(relay, session, plan);

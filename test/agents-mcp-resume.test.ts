@@ -20,7 +20,11 @@ afterEach(async () => {
   for (const c of closers.splice(0).reverse()) await c().catch(() => {});
 });
 
-const plan = (when: string) => planPrompt([{ action: "list_sessions", relay: "this" }], `List the sessions with relay_tool (${when} the restart), then report.`);
+const plan = (when: string) =>
+  planPrompt(
+    [{ action: "list_sessions", relay: "this" }],
+    `List the sessions with relay_tool (${when} the restart), then report.`,
+  );
 
 /** The agent processes the data folder's keeper holds (its children). */
 function keptPids(relay: TestRelay): number[] {
@@ -35,21 +39,33 @@ function keptPids(relay: TestRelay): number[] {
 /** Claude Code's own log of its "relay" MCP connection (it keeps one per start, under the
  * XDG cache, in a folder named after its working directory: the agent HOME here). */
 function claudeMcpLog(home: string): string {
-  const dir = join(AGENTS_CACHE, "xdg-cache", "claude-cli-nodejs", home.replace(/[^a-zA-Z0-9]/g, "-"), "mcp-logs-relay");
+  const dir = join(
+    AGENTS_CACHE,
+    "xdg-cache",
+    "claude-cli-nodejs",
+    home.replace(/[^a-zA-Z0-9]/g, "-"),
+    "mcp-logs-relay",
+  );
   if (!existsSync(dir)) return "";
-  return readdirSync(dir).map((f) => readFileSync(join(dir, f), "utf8")).join("");
+  return readdirSync(dir)
+    .map((f) => readFileSync(join(dir, f), "utf8"))
+    .join("");
 }
 const connects = (log: string) => log.split("\n").filter((l) => l.includes("Successfully connected")).length;
 
 /** The relay's log lines saying it took up an MCP session of `session` again. */
-const revivals = (relay: TestRelay, session: string) => relay.output.split("\n").filter((l) => l.includes("[mcp] MCP session") && l.includes(session));
+const revivals = (relay: TestRelay, session: string) =>
+  relay.output.split("\n").filter((l) => l.includes("[mcp] MCP session") && l.includes(session));
 
 /** The relay_tool results the model server received (tool_result blocks answering relay_tool). */
 function claudeRelayResults(calls: MessagesCall[]): { text: string; isError: boolean }[] {
   return calls.flatMap((c) => toolResults(c).filter((r) => r.name === "mcp__relay__relay_tool"));
 }
 
-test("Claude Code: a turn calls relay_tool, the relay is SIGKILLed and stays down until Claude Code has spent its reconnect attempts, then comes back on the same port: the same agent process's next relay_tool call gets a real answer", { skip: missingCli("claude"), timeout: 4 * TURN_MS }, async () => {
+test("Claude Code: a turn calls relay_tool, the relay is SIGKILLed and stays down until Claude Code has spent its reconnect attempts, then comes back on the same port: the same agent process's next relay_tool call gets a real answer", {
+  skip: missingCli("claude"),
+  timeout: 4 * TURN_MS,
+}, async () => {
   const fake = await FakeAnthropic.start({ apiKey: "sk-owner-key", script: claudeAgent });
   closers.push(() => fake.close());
   const env = agentRelayEnv(["claude"], { ANTHROPIC_BASE_URL: fake.baseUrl });
@@ -85,21 +101,43 @@ test("Claude Code: a turn calls relay_tool, the relay is SIGKILLed and stays dow
   assert.equal(after[0].isError, false, after[0].text);
   const answer = JSON.parse(after[0].text.slice(after[0].text.indexOf("{"), after[0].text.lastIndexOf("}") + 1));
   assert.equal(answer.ok, true, after[0].text);
-  assert.ok(answer.sessions.some((s: any) => s.id === session), "a real answer from the new relay");
+  assert.ok(
+    answer.sessions.some((s: any) => s.id === session),
+    "a real answer from the new relay",
+  );
   assert.match(second.text, /step 1: sessions=\d+/);
   // The reconnect was the relay's own step: in its log, not in the conversation, no model request.
   assert.match(relay.output, /asked to reconnect relay_tool after the relay restart: done/);
   assert.ok(connects(claudeMcpLog(env.HOME!)) >= 2, "a new MCP connection");
   const messages = (await relay.session(session)).messages;
-  assert.deepEqual(messages.map((m: any) => m.role), ["user", "agent", "user", "agent"]);
-  assert.ok(!messages.some((m: any) => /\/mcp|reconnect/i.test(m.text) || /\/mcp/.test(JSON.stringify(m.meta ?? {}))), JSON.stringify(messages.at(-1)));
-  assert.ok(!JSON.stringify(fake.calls.map((c) => c.body)).includes("/mcp reconnect"), "the command never reached the model");
+  assert.deepEqual(
+    messages.map((m: any) => m.role),
+    ["user", "agent", "user", "agent"],
+  );
+  assert.ok(
+    !messages.some((m: any) => /\/mcp|reconnect/i.test(m.text) || /\/mcp/.test(JSON.stringify(m.meta ?? {}))),
+    JSON.stringify(messages.at(-1)),
+  );
+  assert.ok(
+    !JSON.stringify(fake.calls.map((c) => c.body)).includes("/mcp reconnect"),
+    "the command never reached the model",
+  );
 });
 
-test("Grok: the same across a restart on the same port", { skip: missingCli("grok"), timeout: 4 * TURN_MS }, async () => {
-  const fake = await FakeOpenAI.start({ apiKey: "test-key", models: ["grok-test-a", "grok-test-b"], script: grokAgent });
+test("Grok: the same across a restart on the same port", {
+  skip: missingCli("grok"),
+  timeout: 4 * TURN_MS,
+}, async () => {
+  const fake = await FakeOpenAI.start({
+    apiKey: "test-key",
+    models: ["grok-test-a", "grok-test-b"],
+    script: grokAgent,
+  });
   closers.push(() => fake.close());
-  const relay = await TestRelay.start({ env: agentRelayEnv(["grok"], { OAR_GROK_BASE_URL: fake.baseUrl }), settings: { xaiApiKey: "test-key" } });
+  const relay = await TestRelay.start({
+    env: agentRelayEnv(["grok"], { OAR_GROK_BASE_URL: fake.baseUrl }),
+    settings: { xaiApiKey: "test-key" },
+  });
   closers.push(() => relay.stop());
   await availableProvider(relay, "grok");
   const session = await createSession(relay, { provider: "grok", title: "Across a restart" });
@@ -111,7 +149,10 @@ test("Grok: the same across a restart on the same port", { skip: missingCli("gro
   await askAgainAfterRestart(relay, fake, session);
 });
 
-test("Claude Code: its MCP session evicted at the maxMcpSessions cap, its next relay_tool call still gets a real answer", { skip: missingCli("claude"), timeout: 4 * TURN_MS }, async () => {
+test("Claude Code: its MCP session evicted at the maxMcpSessions cap, its next relay_tool call still gets a real answer", {
+  skip: missingCli("claude"),
+  timeout: 4 * TURN_MS,
+}, async () => {
   const fake = await FakeAnthropic.start({ apiKey: "sk-owner-key", script: claudeAgent });
   closers.push(() => fake.close());
   const env = agentRelayEnv(["claude"], { ANTHROPIC_BASE_URL: fake.baseUrl, OAR_MCP_SESSIONS_MAX: "1" });
@@ -139,10 +180,22 @@ test("Claude Code: its MCP session evicted at the maxMcpSessions cap, its next r
   assert.match(second.text, /step 1: sessions=\d+/);
 });
 
-test("Copilot: the same across a restart on the same port", { skip: missingCli("copilot"), timeout: 4 * TURN_MS }, async () => {
-  const fake = await FakeOpenAI.start({ apiKey: "test-key", models: ["gpt-5.4", "gpt-5.4-mini"], script: copilotAgent });
+test("Copilot: the same across a restart on the same port", {
+  skip: missingCli("copilot"),
+  timeout: 4 * TURN_MS,
+}, async () => {
+  const fake = await FakeOpenAI.start({
+    apiKey: "test-key",
+    models: ["gpt-5.4", "gpt-5.4-mini"],
+    script: copilotAgent,
+  });
   closers.push(() => fake.close());
-  const offline = { COPILOT_OFFLINE: "true", COPILOT_PROVIDER_BASE_URL: fake.baseUrl, COPILOT_PROVIDER_API_KEY: "test-key", COPILOT_MODEL: "gpt-5.4-mini" };
+  const offline = {
+    COPILOT_OFFLINE: "true",
+    COPILOT_PROVIDER_BASE_URL: fake.baseUrl,
+    COPILOT_PROVIDER_API_KEY: "test-key",
+    COPILOT_MODEL: "gpt-5.4-mini",
+  };
   const relay = await TestRelay.start({ env: agentRelayEnv(["copilot"], offline) });
   closers.push(() => relay.stop());
   await availableProvider(relay, "copilot");
@@ -174,8 +227,10 @@ async function askAgainAfterRestart(relay: TestRelay, fake: { reset(): void }, s
  * (saving it probes again): wait until the relay says it is available. */
 async function availableProvider(relay: TestRelay, id: string): Promise<void> {
   let last: any;
-  await relay.waitFor(async () => {
-    last = (await relay.api("GET", "/api/providers")).json.providers.find((x: any) => x.id === id);
-    return last?.available && last.checkedAt && !last.checking ? last : undefined;
-  }, TURN_MS).catch(() => assert.fail(`${id} not available: ${last?.reason}`));
+  await relay
+    .waitFor(async () => {
+      last = (await relay.api("GET", "/api/providers")).json.providers.find((x: any) => x.id === id);
+      return last?.available && last.checkedAt && !last.checking ? last : undefined;
+    }, TURN_MS)
+    .catch(() => assert.fail(`${id} not available: ${last?.reason}`));
 }

@@ -23,7 +23,10 @@ after(async () => {
 });
 
 function agent(provider: "deepseek" | "openai-compatible" = "openai-compatible", baseUrl?: string): Drive {
-  const settings = provider === "deepseek" ? { deepseekApiKey: "k", deepseekBaseUrl: baseUrl ?? fake.baseUrl } : { openaiCompatibleBaseUrl: baseUrl ?? fake.baseUrl, openaiCompatibleName: "Local box" };
+  const settings =
+    provider === "deepseek"
+      ? { deepseekApiKey: "k", deepseekBaseUrl: baseUrl ?? fake.baseUrl }
+      : { openaiCompatibleBaseUrl: baseUrl ?? fake.baseUrl, openaiCompatibleName: "Local box" };
   const d = startAgent(provider, settings);
   drives.push(d);
   return d;
@@ -32,20 +35,37 @@ function agent(provider: "deepseek" | "openai-compatible" = "openai-compatible",
 const folder = () => mkdtempSync(join(tmpdir(), "oar-oc-"));
 
 /** Steps through `answers`, one per model request of a turn (by the tool results so far). */
-const steps = (...answers: ((c: ChatCall) => any)[]) => (c: ChatCall) => answers[Math.min(toolResults(c).length, answers.length - 1)](c);
+const steps =
+  (...answers: ((c: ChatCall) => any)[]) =>
+  (c: ChatCall) =>
+    answers[Math.min(toolResults(c).length, answers.length - 1)](c);
 
 test("session/new advertises modes and the endpoint's models; set_model and effort reach the requests; usage comes back", async () => {
   const d = agent();
   const s = await d.newSession(folder(), { effort: "high" });
-  assert.deepEqual(s.modes.availableModes.map((m: any) => m.id), ["agent", "ask", "plan"]);
+  assert.deepEqual(
+    s.modes.availableModes.map((m: any) => m.id),
+    ["agent", "ask", "plan"],
+  );
   assert.equal(s.modes.currentModeId, "agent");
-  assert.deepEqual(s.models.availableModels.map((m: any) => m.modelId), ["qwen-coder", "llama-4"]);
+  assert.deepEqual(
+    s.models.availableModels.map((m: any) => m.modelId),
+    ["qwen-coder", "llama-4"],
+  );
   assert.equal(s.models.currentModelId, "qwen-coder");
   fake.reset();
-  fake.setScript(() => ({ reasoning: "thinking out loud", text: "hi there", usage: { prompt_tokens: 120, completion_tokens: 30, cached_tokens: 100 } }));
+  fake.setScript(() => ({
+    reasoning: "thinking out loud",
+    text: "hi there",
+    usage: { prompt_tokens: 120, completion_tokens: 30, cached_tokens: 100 },
+  }));
   const r = await d.prompt(s.sessionId, "hello");
   assert.equal(r.stopReason, "end_turn");
-  assert.deepEqual(r._meta.oar.usage, { inputTokens: 120, outputTokens: 30, cachedTokens: 100 }, "no price for a local endpoint");
+  assert.deepEqual(
+    r._meta.oar.usage,
+    { inputTokens: 120, outputTokens: 30, cachedTokens: 100 },
+    "no price for a local endpoint",
+  );
   assert.equal(textOf(d.updates), "hi there");
   assert.equal(textOf(d.updates, "agent_thought_chunk"), "thinking out loud");
   assert.equal(fake.calls[0].model, "qwen-coder");
@@ -55,14 +75,23 @@ test("session/new advertises modes and the endpoint's models; set_model and effo
   await d.conn.agent.request("session/set_model" as any, { sessionId: s.sessionId, modelId: "llama-4" });
   await d.prompt(s.sessionId, "again");
   assert.equal(fake.calls.at(-1)!.model, "llama-4");
-  assert.equal(fake.calls.at(-1)!.messages.filter((m: any) => m.role === "assistant").some((m: any) => "reasoning_content" in m), false);
+  assert.equal(
+    fake.calls
+      .at(-1)!
+      .messages.filter((m: any) => m.role === "assistant")
+      .some((m: any) => "reasoning_content" in m),
+    false,
+  );
 });
 
 test("DeepSeek reports the turn's cost from its price table", async () => {
   const d = agent("deepseek");
   const s = await d.newSession(folder(), { model: "deepseek-v4" });
   fake.reset();
-  fake.setScript(() => ({ text: "ok", usage: { prompt_tokens: 1_000_000, completion_tokens: 1_000_000, cached_tokens: 0 } }));
+  fake.setScript(() => ({
+    text: "ok",
+    usage: { prompt_tokens: 1_000_000, completion_tokens: 1_000_000, cached_tokens: 0 },
+  }));
   const r = await d.prompt(s.sessionId, "price me");
   assert.equal(r._meta.oar.usage.costUsd, 0.7);
   assert.equal(fake.calls[0].body.reasoning_effort, undefined, "DeepSeek's API takes no reasoning_effort");
@@ -74,7 +103,9 @@ test("an edit is an ACP tool call with a diff; ask mode asks first: Deny leaves 
   const d = agent();
   const s = await d.newSession(dir);
   fake.reset();
-  const edit = (from: string, to: string) => () => ({ toolCalls: [{ name: "edit_file", arguments: { path: "a.txt", old_string: from, new_string: to } }] });
+  const edit = (from: string, to: string) => () => ({
+    toolCalls: [{ name: "edit_file", arguments: { path: "a.txt", old_string: from, new_string: to } }],
+  });
   fake.setScript(steps(edit("one", "ONE"), () => ({ text: "edited" })));
 
   // agent mode: no question, the diff goes out with the tool call.
@@ -85,7 +116,10 @@ test("an edit is an ACP tool call with a diff; ask mode asks first: Deny leaves 
   assert.equal(call.status, "completed");
   assert.equal(call.title, "Edit a.txt");
   const diff = call.content.find((c: any) => c.type === "diff");
-  assert.deepEqual({ ...diff, path: diff.path.endsWith("/a.txt") }, { type: "diff", path: true, oldText: "one\ntwo\n", newText: "ONE\ntwo\n" });
+  assert.deepEqual(
+    { ...diff, path: diff.path.endsWith("/a.txt") },
+    { type: "diff", path: true, oldText: "one\ntwo\n", newText: "ONE\ntwo\n" },
+  );
 
   await d.conn.agent.request("session/set_mode", { sessionId: s.sessionId, modeId: "ask" });
   d.answer = () => "reject_once";
@@ -93,7 +127,10 @@ test("an edit is an ACP tool call with a diff; ask mode asks first: Deny leaves 
   await d.prompt(s.sessionId, "edit again");
   assert.equal(readFileSync(join(dir, "a.txt"), "utf8"), "ONE\ntwo\n", "denied: unchanged");
   assert.equal(d.permissions.length, 1);
-  assert.deepEqual(d.permissions[0].options.map((o: any) => o.kind), ["allow_once", "allow_always", "reject_once"]);
+  assert.deepEqual(
+    d.permissions[0].options.map((o: any) => o.kind),
+    ["allow_once", "allow_always", "reject_once"],
+  );
   assert.equal(d.permissions[0].toolCall.title, "Edit a.txt");
   assert.match(toolResults(fake.calls.at(-1)!)[0].text, /denied/);
 
@@ -119,7 +156,13 @@ test("plan mode offers only reading tools; paths outside the folder are refused"
   fake.reset();
   fake.setScript(
     steps(
-      () => ({ toolCalls: [{ name: "read_file", arguments: { path: "../../etc/passwd" } }, { name: "search_files", arguments: { pattern: "const x" } }, { name: "list_files", arguments: { pattern: "**/*.ts" } }] }),
+      () => ({
+        toolCalls: [
+          { name: "read_file", arguments: { path: "../../etc/passwd" } },
+          { name: "search_files", arguments: { pattern: "const x" } },
+          { name: "list_files", arguments: { pattern: "**/*.ts" } },
+        ],
+      }),
       () => ({ text: "planned" }),
     ),
   );
@@ -139,7 +182,11 @@ test("run_command: short commands answer with output; background ones are tasks 
   fake.setScript(
     steps(
       () => ({ toolCalls: [{ name: "run_command", arguments: { command: "echo short-out; exit 3" } }] }),
-      () => ({ toolCalls: [{ name: "run_command", arguments: { command: "echo bg-out", background: true, description: "bg job" } }] }),
+      () => ({
+        toolCalls: [
+          { name: "run_command", arguments: { command: "echo bg-out", background: true, description: "bg job" } },
+        ],
+      }),
       () => ({ text: "ran" }),
     ),
   );
@@ -149,8 +196,12 @@ test("run_command: short commands answer with output; background ones are tasks 
   const id = /background task (\S+)/.exec(bg.text)?.[1];
   assert.ok(id, bg.text);
   const end = Date.now() + 20_000;
-  while (!d.tasks.some((t) => t.taskId === id && t.status !== "running") && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
-  assert.deepEqual(d.tasks.filter((t) => t.taskId === id).map((t) => t.status), ["running", "completed"]);
+  while (!d.tasks.some((t) => t.taskId === id && t.status !== "running") && Date.now() < end)
+    await new Promise((r) => setTimeout(r, 50));
+  assert.deepEqual(
+    d.tasks.filter((t) => t.taskId === id).map((t) => t.status),
+    ["running", "completed"],
+  );
   assert.equal(d.tasks[0].description, "bg job");
   assert.equal(d.taskOutput.get(id!), "bg-out\n");
   assert.equal(toolCalls(d.updates).find((c) => c.kind === "execute" && /exit 3/.test(c.title))!.status, "failed");
@@ -160,18 +211,29 @@ test("relay: openai-compatible needs its base URL, shows its own name and the en
   const relay = await TestRelay.start();
   try {
     const observer = await relay.mcp(await relay.createSession({ title: "observer" }));
-    const before = (await observer.call({ action: "relay_info", relay: "this" })).providers.find((p: any) => p.id === "openai-compatible");
+    const before = (await observer.call({ action: "relay_info", relay: "this" })).providers.find(
+      (p: any) => p.id === "openai-compatible",
+    );
     assert.equal(before.available, false);
     assert.match(before.reason, /OpenAI-compatible is not set up on this relay: add its base URL/);
 
-    await relay.api("PATCH", "/api/settings", { openaiCompatibleBaseUrl: fake.baseUrl, openaiCompatibleName: "Workstation llama" });
-    const info = (await observer.call({ action: "relay_info", relay: "this" })).providers.find((p: any) => p.id === "openai-compatible");
+    await relay.api("PATCH", "/api/settings", {
+      openaiCompatibleBaseUrl: fake.baseUrl,
+      openaiCompatibleName: "Workstation llama",
+    });
+    const info = (await observer.call({ action: "relay_info", relay: "this" })).providers.find(
+      (p: any) => p.id === "openai-compatible",
+    );
     assert.equal(info.available, true, JSON.stringify(info));
     assert.equal(info.name, "Workstation llama");
     assert.deepEqual(info.models, ["qwen-coder", "llama-4"]);
     assert.equal(info.defaultModel, "qwen-coder");
 
-    const bad = await relay.api("POST", "/api/sessions", { provider: "openai-compatible", model: "qwen-codr", title: "x" });
+    const bad = await relay.api("POST", "/api/sessions", {
+      provider: "openai-compatible",
+      model: "qwen-codr",
+      title: "x",
+    });
     assert.equal(bad.json.code, "REMOTE_RELAY_UNKNOWN_MODEL");
     const id = await relay.createSession({ provider: "openai-compatible", model: "llama-4", title: "Local" });
     fake.reset();
@@ -179,23 +241,37 @@ test("relay: openai-compatible needs its base URL, shows its own name and the en
     const reply = await relay.say(id, "hi", 60_000);
     assert.equal(reply.text, "local model here");
     assert.equal(fake.calls[0].model, "llama-4");
-    assert.equal(fake.calls[0].headers.authorization, "Bearer none", "no key set: a placeholder, never another provider's key");
+    assert.equal(
+      fake.calls[0].headers.authorization,
+      "Bearer none",
+      "no key set: a placeholder, never another provider's key",
+    );
   } finally {
     await relay.stop();
   }
 });
 
 test("the worker's environment holds its own key and no other provider's secret", () => {
-  const settings = { deepseekApiKey: "ds-secret-1", openaiCompatibleApiKey: "oc-secret-2", openaiCompatibleBaseUrl: "http://127.0.0.1:9/v1", claudeApiKey: "cl-secret-3", openaiApiKey: "oa-secret-4" };
+  const settings = {
+    deepseekApiKey: "ds-secret-1",
+    openaiCompatibleApiKey: "oc-secret-2",
+    openaiCompatibleBaseUrl: "http://127.0.0.1:9/v1",
+    claudeApiKey: "cl-secret-3",
+    openaiApiKey: "oa-secret-4",
+  };
   const ds = launchSpec("deepseek", settings)!;
   assert.equal(ds.env[ENV.apiKey], "ds-secret-1");
   assert.equal(ds.env[ENV.provider], "deepseek");
   const oc = launchSpec("openai-compatible", settings)!;
   assert.equal(oc.env[ENV.apiKey], "oc-secret-2");
   assert.equal(oc.env[ENV.baseUrl], "http://127.0.0.1:9/v1");
-  for (const [spec, own] of [[ds, "ds-secret-1"], [oc, "oc-secret-2"]] as const) {
+  for (const [spec, own] of [
+    [ds, "ds-secret-1"],
+    [oc, "oc-secret-2"],
+  ] as const) {
     const values = Object.values(spec.env);
-    for (const other of ["ds-secret-1", "oc-secret-2", "cl-secret-3", "oa-secret-4"].filter((v) => v !== own)) assert.ok(!values.includes(other), `${other} kept out`);
+    for (const other of ["ds-secret-1", "oc-secret-2", "cl-secret-3", "oa-secret-4"].filter((v) => v !== own))
+      assert.ok(!values.includes(other), `${other} kept out`);
   }
   assert.equal(launchSpec("openai-compatible", { openaiCompatibleApiKey: "k" }), null, "no base URL: nothing to start");
 });
@@ -206,7 +282,10 @@ test("an unreachable endpoint ends the turn with words naming it and what to do"
   const s = await d.newSession(folder(), { model: "some-model" });
   await assert.rejects(d.prompt(s.sessionId, "hello"), (e: any) => {
     assert.ok(e.message.startsWith(`Could not reach Local box (${closed}): ECONNREFUSED.`), e.message);
-    assert.match(e.message, /check the network, or that the endpoint runs and the base URL in Settings → Providers → OpenAI-compatible is right/);
+    assert.match(
+      e.message,
+      /check the network, or that the endpoint runs and the base URL in Settings → Providers → OpenAI-compatible is right/,
+    );
     assert.equal(e.data?.oar?.kind, "config");
     return true;
   });
@@ -223,7 +302,14 @@ test("without a window, a server saying the context is full makes the agent comp
     if (!call.stream) return { text: "SUMMARY: bananas were mentioned." };
     if (!refused) {
       refused = true;
-      return { error: { status: 400, message: "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens.", type: "invalid_request_error", code: "context_length_exceeded" } };
+      return {
+        error: {
+          status: 400,
+          message: "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens.",
+          type: "invalid_request_error",
+          code: "context_length_exceeded",
+        },
+      };
     }
     return { text: "second answer" };
   });

@@ -22,11 +22,24 @@ cliSuite({
     const env = agentRelayEnv(["qwen"]);
     Object.assign(env, qwenSetup(env.HOME!, fake.baseUrl, "test-key"));
     const relay = await TestRelay.start({ env });
-    return { relay, server: { modelsAsked: () => fake.calls.filter((c) => c.tools.length).map((c) => c.model), reset: () => fake.reset(), close: () => fake.close() } };
+    return {
+      relay,
+      server: {
+        modelsAsked: () => fake.calls.filter((c) => c.tools.length).map((c) => c.model),
+        reset: () => fake.reset(),
+        close: () => fake.close(),
+      },
+    };
   },
   models: { a: "gpt-test", b: "gpt-test-2" },
   capabilities: { loadSession: true, resume: true, images: true, mcpHttp: true },
-  refusedKey: { refuse: () => void (fake.apiKey = "another-key"), restore: () => void (fake.apiKey = "test-key"), error: /^Qwen Code is not signed in on relay "desk": run `qwen`.* as \w+/ },
-  signedOut: { env: () => agentRelayEnv(["qwen"]), reason: /^Qwen Code is not signed in on relay "bare": run `qwen` and sign in with \/auth .* as \w+/ },
+  refusedKey: {
+    refuse: () => void (fake.apiKey = "another-key"),
+    restore: () => void (fake.apiKey = "test-key"),
+    error: /^Qwen Code is not signed in on relay "desk": run `qwen`.* as \w+/,
+  },
+  signedOut: {
+    env: () => agentRelayEnv(["qwen"]),
+    reason: /^Qwen Code is not signed in on relay "bare": run `qwen` and sign in with \/auth .* as \w+/,
+  },
 });
-

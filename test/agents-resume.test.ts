@@ -23,7 +23,13 @@ before(async () => {
   const withLoad = fakeCliDir({ only: ["claude"], env: { FAKE_ACP_HISTORY: history } });
   const withoutLoad = fakeCliDir({ only: ["copilot"] });
   relay = await TestRelay.start({ env: { PATH: `${withLoad}:${withoutLoad}:${process.env.PATH}` } });
-  await relay.waitFor(async () => (await relay.api("GET", "/api/providers")).json.providers.filter((p: any) => ["claude", "copilot"].includes(p.id) && p.checkedAt && !p.checking).length === 2, 90_000);
+  await relay.waitFor(
+    async () =>
+      (await relay.api("GET", "/api/providers")).json.providers.filter(
+        (p: any) => ["claude", "copilot"].includes(p.id) && p.checkedAt && !p.checking,
+      ).length === 2,
+    90_000,
+  );
   boss = await relay.mcp(await relay.createSession({ title: "boss" }));
 });
 after(async () => {
@@ -37,7 +43,8 @@ const create = async (body: Record<string, unknown>) => {
   return r.json.id as string;
 };
 const agentStart = async (id: string) => (await relay.session(id)).agentStart;
-const kill = async (id: string) => assert.equal((await relay.api("POST", `/api/sessions/${id}/kill`)).json.killed, true);
+const kill = async (id: string) =>
+  assert.equal((await relay.api("POST", `/api/sessions/${id}/kill`)).json.killed, true);
 
 test("Kill session: the next worker continues the agent's conversation through session/load; what the agent sends back reaches no reply; the session says resumed", async () => {
   const id = await create({ provider: "claude" });
@@ -157,10 +164,16 @@ test("the page: a resumed session's title bar says resumed, a fresh one fresh st
   try {
     await ui.open(`session=${resumed}`);
     await convTitle(ui.page, "came back").waitFor();
-    assert.match(await ui.page.locator(".conv-title-row .badge-resumed", { hasText: "resumed" }).getAttribute("title") ?? "", /continued the conversation \(continued through session\/load\)/);
+    assert.match(
+      (await ui.page.locator(".conv-title-row .badge-resumed", { hasText: "resumed" }).getAttribute("title")) ?? "",
+      /continued the conversation \(continued through session\/load\)/,
+    );
     await ui.open(`session=${fresh}`);
     await convTitle(ui.page, "started over").waitFor();
-    assert.match(await ui.page.locator(".conv-title-row .badge-fresh", { hasText: "fresh start" }).getAttribute("title") ?? "", /blank conversation: .*offers neither ACP session\/resume nor session\/load/);
+    assert.match(
+      (await ui.page.locator(".conv-title-row .badge-fresh", { hasText: "fresh start" }).getAttribute("title")) ?? "",
+      /blank conversation: .*offers neither ACP session\/resume nor session\/load/,
+    );
   } finally {
     await ui.browser.close(); // the relay is the file's, stopped after it
   }

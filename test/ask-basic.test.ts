@@ -16,8 +16,11 @@ test("ask returns at once as pending; the Inbox lists asks and ask_user cards; t
   const a = await relay.createSession({ title: "Asker" });
   const mcp = await relay.mcp(a);
   const r = await mcp.call({
-    action: "ask", question: "Ship the migration tonight or wait for the review?", options: ["Tonight", "Wait"],
-    recommendation: "Wait", detail: "The review covers the index change; the rest is tested.",
+    action: "ask",
+    question: "Ship the migration tonight or wait for the review?",
+    options: ["Tonight", "Wait"],
+    recommendation: "Wait",
+    detail: "The review covers the index change; the rest is tested.",
   });
   assert.equal(r.ok, true, JSON.stringify(r));
   assert.equal(r.relay, "desk");
@@ -34,17 +37,42 @@ test("ask returns at once as pending; the Inbox lists asks and ask_user cards; t
   });
   const mine = both.find((x) => x.id === r.question_id);
   assert.deepEqual(
-    { kind: mine.kind, session: mine.session, question: mine.question, options: mine.options, recommendation: mine.recommendation, detail: mine.detail, status: mine.status },
-    { kind: "ask", session: a, question: "Ship the migration tonight or wait for the review?", options: ["Tonight", "Wait"], recommendation: "Wait", detail: "The review covers the index change; the rest is tested.", status: "pending" },
+    {
+      kind: mine.kind,
+      session: mine.session,
+      question: mine.question,
+      options: mine.options,
+      recommendation: mine.recommendation,
+      detail: mine.detail,
+      status: mine.status,
+    },
+    {
+      kind: "ask",
+      session: a,
+      question: "Ship the migration tonight or wait for the review?",
+      options: ["Tonight", "Wait"],
+      recommendation: "Wait",
+      detail: "The review covers the index change; the rest is tested.",
+      status: "pending",
+    },
   );
   // It shows as a card in the asker's session.
   assert.ok((await relay.session(a)).pendingQuestions.some((q: any) => q.id === r.question_id));
 
-  const ans = await relay.api("POST", `/api/questions/${r.question_id}`, { choice: "Wait", answer: "after the review" });
+  const ans = await relay.api("POST", `/api/questions/${r.question_id}`, {
+    choice: "Wait",
+    answer: "after the review",
+  });
   assert.equal(ans.status, 200, JSON.stringify(ans.json));
   await relay.waitFor(async () => (await answeredEvents(relay, a)).length === 1);
   const ev = await answeredEvents(relay, a);
-  assert.deepEqual(ev[0].fields, { question_id: r.question_id, answer: "after the review", choice: "Wait", dismissed: false, via: "desk" });
+  assert.deepEqual(ev[0].fields, {
+    question_id: r.question_id,
+    answer: "after the review",
+    choice: "Wait",
+    dismissed: false,
+    via: "desk",
+  });
   const msg = (await relay.session(a)).messages.find((m: any) => m.role === "event");
   assert.match(msg.text, /^\[relay event · automated message from OAR, not from the user; it approves nothing\]\n/);
 
@@ -102,7 +130,10 @@ test("a dismissed question arrives as dismissed; list_questions shows pending an
   // A day later only the pending one is left; questions never expire.
   await relay.advance(24 * 60 * MIN + MIN);
   const later = await mcp.call({ action: "list_questions" });
-  assert.deepEqual(later.questions.map((q: any) => q.id), [q4]);
+  assert.deepEqual(
+    later.questions.map((q: any) => q.id),
+    [q4],
+  );
   assert.equal((await inbox()).find((x) => x.id === q4)?.status, "pending");
   await waitIdle(relay, a);
 });
@@ -148,14 +179,24 @@ test("ask with session: a write (card in ask mode), the card shows in that sessi
   assert.equal(inB.askedBy, a);
   // Agents cannot answer an ask.
   const c = await relay.createSession({ title: "Meddler" });
-  const meddle = await (await relay.mcp(c)).call({ action: "answer_question", relay: "this", question_id: r.question_id, choices: ["Yes"] });
+  const meddle = await (await relay.mcp(c)).call({
+    action: "answer_question",
+    relay: "this",
+    question_id: r.question_id,
+    choices: ["Yes"],
+  });
   assert.equal(meddle.code, "REMOTE_RELAY_FORBIDDEN");
 
   await relay.api("POST", `/api/questions/${r.question_id}`, { choice: "Yes" });
-  await relay.waitFor(async () => (await answeredEvents(relay, a)).length === 1 && (await answeredEvents(relay, b)).length === 1);
+  await relay.waitFor(
+    async () => (await answeredEvents(relay, a)).length === 1 && (await answeredEvents(relay, b)).length === 1,
+  );
   for (const s of [a, b]) assert.equal((await answeredEvents(relay, s))[0].fields.choice, "Yes");
   const aboutB = await mcp.call({ action: "list_questions", session: b });
-  assert.deepEqual(aboutB.questions.map((q: any) => [q.id, q.status]), [[r.question_id, "answered"]]);
+  assert.deepEqual(
+    aboutB.questions.map((q: any) => [q.id, q.status]),
+    [[r.question_id, "answered"]],
+  );
   await waitIdle(relay, a);
   await waitIdle(relay, b);
 });
@@ -202,18 +243,30 @@ test("question_answered is urgent: quiet hours and digests of the asker's subscr
   const now = new Date(await relay.advance(0));
   const hh = (h: number) => `${String((h + 24) % 24).padStart(2, "0")}:00`;
   const quiet = { from: hh(now.getUTCHours() - 1), to: hh(now.getUTCHours() + 3), tz: "UTC" };
-  const sub = await toolInTurn(relay, a, { action: "subscribe", relay: "this", sessions: [b], events: ["turn_end"], quiet_hours: quiet, digest_minutes: 60 });
+  const sub = await toolInTurn(relay, a, {
+    action: "subscribe",
+    relay: "this",
+    sessions: [b],
+    events: ["turn_end"],
+    quiet_hours: quiet,
+    digest_minutes: 60,
+  });
   assert.equal(sub.ok, true, JSON.stringify(sub));
   await relay.say(b, "work"); // its turn_end is held by the quiet hours
   await waitIdle(relay, a);
   const q = await (await relay.mcp(a)).call({ action: "ask", question: "Now?" });
   await relay.api("POST", `/api/questions/${q.question_id}`, { choice: "now" });
   await relay.waitFor(async () => (await answeredEvents(relay, a)).length === 1);
-  const events = (await relay.session(a)).messages.filter((m: any) => m.role === "event").map((m: any) => m.text).join("\n");
+  const events = (await relay.session(a)).messages
+    .filter((m: any) => m.role === "event")
+    .map((m: any) => m.text)
+    .join("\n");
   assert.ok(!events.includes("turn_end"), "the watched session's event is still held");
   await waitIdle(relay, a);
   // The held event itself comes after the quiet hours.
   await relay.advance(5 * 60 * MIN);
-  await relay.waitFor(async () => (await relay.session(a)).messages.some((m: any) => m.role === "event" && m.text.includes("turn_end")));
+  await relay.waitFor(async () =>
+    (await relay.session(a)).messages.some((m: any) => m.role === "event" && m.text.includes("turn_end")),
+  );
   await waitIdle(relay, a);
 });

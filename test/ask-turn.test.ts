@@ -15,7 +15,12 @@ after(() => relay.stop());
 test("a question answered while the asker is in a turn is delivered once, when the turn ends", async () => {
   const a = await relay.createSession({ title: "Asker" });
   const mcp = await relay.mcp(a);
-  const asked = await mcp.call({ action: "ask", question: "Ship tonight?", options: ["Tonight", "Wait"], recommendation: "Wait" });
+  const asked = await mcp.call({
+    action: "ask",
+    question: "Ship tonight?",
+    options: ["Tonight", "Wait"],
+    recommendation: "Wait",
+  });
   assert.equal(asked.ok, true, JSON.stringify(asked));
 
   await startTurn(relay, a, "/stream 1 10\n/hang"); // writes "chunk 1", then runs until stopped
@@ -39,10 +44,19 @@ test("a question answered while the asker is in a turn is delivered once, when t
   const hung = replies.findIndex((m: any) => m.text.includes("chunk 1"));
   assert.ok(hung >= 0 && !replies[hung].text.includes("question_answered"), "not steered into the running turn");
   assert.ok(replies.indexOf(echo[0]) > hung, "delivered after the turn ended");
-  assert.ok(!s.messages.some((m: any) => m.role === "user" && m.text.includes("question_answered")), "never as the user's message");
+  assert.ok(
+    !s.messages.some((m: any) => m.role === "user" && m.text.includes("question_answered")),
+    "never as the user's message",
+  );
   const events = await answeredEvents(relay, a);
   assert.equal(events.length, 1);
-  assert.deepEqual(events[0].fields, { question_id: asked.question_id, answer: null, choice: "Wait", dismissed: false, via: "desk" });
+  assert.deepEqual(events[0].fields, {
+    question_id: asked.question_id,
+    answer: null,
+    choice: "Wait",
+    dismissed: false,
+    via: "desk",
+  });
 
   // Across a SIGKILL restart it is not delivered again.
   await relay.restart();

@@ -18,7 +18,15 @@ test("a $1/day relay budget with $0.40 turns: the third runs (it starts below), 
     // $0.80 spent: below the limit, so the third starts and its cost takes spent past $1.
     assert.equal(kit.runTurn(s, forty).ran, true);
     const fourth = kit.check(s, "trn_fourth");
-    assert.deepEqual(fourth, { held: true, budget: "daily", spentUsd: 1.2, limitUsd: 1, spentTokens: 3600, limitTokens: null, periodEnd: MIDNIGHT });
+    assert.deepEqual(fourth, {
+      held: true,
+      budget: "daily",
+      spentUsd: 1.2,
+      limitUsd: 1,
+      spentTokens: 3600,
+      limitTokens: null,
+      periodEnd: MIDNIGHT,
+    });
     assert.equal(
       kit.budgets.holdText(fourth as Held),
       'Budget "daily" (this relay, per day) reached its limit: $1.20 of $1.00 spent today. This turn waits until the owner raises the limit or lets it run once or until the day ends; nothing is lost.',
@@ -41,15 +49,26 @@ test("raise to $2 releases the held turn; a raise must lie above what was spent 
     const s = kit.session();
     for (let i = 0; i < 3; i++) kit.runTurn(s, forty);
     assert.equal(kit.held(s), true);
-    assert.throws(() => kit.budgets.raise("daily", 1.2), { code: "REMOTE_RELAY_INVALID_INPUT", message: "limitUsd must be more than the $1.20 already spent. Nothing was changed." });
-    assert.throws(() => kit.budgets.raise("daily"), { code: "REMOTE_RELAY_INVALID_INPUT", message: "raise needs limitUsd, limitTokens or both. Nothing was changed." });
+    assert.throws(() => kit.budgets.raise("daily", 1.2), {
+      code: "REMOTE_RELAY_INVALID_INPUT",
+      message: "limitUsd must be more than the $1.20 already spent. Nothing was changed.",
+    });
+    assert.throws(() => kit.budgets.raise("daily"), {
+      code: "REMOTE_RELAY_INVALID_INPUT",
+      message: "raise needs limitUsd, limitTokens or both. Nothing was changed.",
+    });
     assert.throws(() => kit.budgets.raise("daily", -3), { code: "REMOTE_RELAY_INVALID_INPUT" });
-    assert.throws(() => kit.budgets.raise("nightly", 5), { code: "REMOTE_RELAY_NOT_FOUND", message: 'No budget "nightly". Nothing was changed.' });
+    assert.throws(() => kit.budgets.raise("nightly", 5), {
+      code: "REMOTE_RELAY_NOT_FOUND",
+      message: 'No budget "nightly". Nothing was changed.',
+    });
     assert.equal(kit.budgetList[0].usd, 1, "a refused raise changed nothing");
     const v = kit.budgets.raise("daily", 2);
     assert.equal(v.limitUsd, 2);
     assert.equal(v.remainingUsd, 0.8);
-    assert.deepEqual(kit.budgetList, [{ id: "daily", scope: "relay", target: null, period: "day", usd: 2, tokens: null }]);
+    assert.deepEqual(kit.budgetList, [
+      { id: "daily", scope: "relay", target: null, period: "day", usd: 2, tokens: null },
+    ]);
     assert.equal(kit.runTurn(s, forty).ran, true, "the held turn runs ($1.20 < $2)");
     assert.equal(kit.runTurn(s, forty).ran, true);
     assert.equal(kit.runTurn(s, forty).ran, false, "$2.00 spent: held again");
@@ -78,7 +97,11 @@ test("a day ends at the relay zone's midnight, not UTC's: New York", () =>
     await kit.set("2026-03-03T01:00:00Z"); // UTC's next day, still 20:00 on 2 March in New York
     assert.equal(kit.held(s), true);
     assert.equal(kit.budgets.views()[0].resetsAt, "2026-03-03T05:00:00.000Z", "local midnight");
-    assert.equal((kit.check(s) as Held).periodEnd, Date.parse("2026-03-03T05:00:00Z"), "the queue's timer looks again then");
+    assert.equal(
+      (kit.check(s) as Held).periodEnd,
+      Date.parse("2026-03-03T05:00:00Z"),
+      "the queue's timer looks again then",
+    );
     await kit.set("2026-03-03T04:59:59.999Z");
     assert.equal(kit.held(s), true);
     await kit.set("2026-03-03T05:00:00Z"); // midnight in New York: a new day, the hold ends
@@ -113,7 +136,10 @@ test("a month budget holds until the 1st in the relay's zone; a total one never 
   withKit({ at: Date.parse("2026-01-31T14:00:00Z"), zone: "Asia/Tokyo" }, async (kit) => {
     // 23:00 on 31 January in Tokyo.
     const s = kit.session();
-    kit.setBudgets([{ id: "monthly", scope: "relay", period: "month", usd: 5 }, { id: "ever", scope: "session", target: s, period: "total", usd: 8 }]);
+    kit.setBudgets([
+      { id: "monthly", scope: "relay", period: "month", usd: 5 },
+      { id: "ever", scope: "session", target: s, period: "total", usd: 8 },
+    ]);
     kit.runTurn(s, { costUsd: 5 });
     assert.equal((kit.check(s) as { budget: string }).budget, "monthly");
     await kit.set("2026-01-31T14:59:59Z");
@@ -121,7 +147,15 @@ test("a month budget holds until the 1st in the relay's zone; a total one never 
     await kit.set("2026-01-31T15:00:00Z"); // 1 February in Tokyo (still January in UTC)
     assert.equal(kit.held(s), false);
     kit.runTurn(s, { costUsd: 3 });
-    assert.deepEqual(kit.check(s), { held: true, budget: "ever", spentUsd: 8, limitUsd: 8, spentTokens: 0, limitTokens: null, periodEnd: null });
+    assert.deepEqual(kit.check(s), {
+      held: true,
+      budget: "ever",
+      spentUsd: 8,
+      limitUsd: 8,
+      spentTokens: 0,
+      limitTokens: null,
+      periodEnd: null,
+    });
     await kit.advance(400 * 86_400_000);
     assert.equal((kit.check(s) as { budget: string }).budget, "ever", "total: a year later still held");
     assert.equal(kit.budgets.views().find((v) => v.id === "ever")!.resetsAt, null);
@@ -139,11 +173,20 @@ test("provider, group and session budgets hold only the sessions under them", ()
       { id: "solo", scope: "session", target: alone, period: "day", usd: 1 },
     ]);
     kit.runTurn(deep, { costUsd: 1 });
-    assert.deepEqual([deep, grouped, sibling, alone].map((s) => kit.held(s)), [true, false, false, false]);
+    assert.deepEqual(
+      [deep, grouped, sibling, alone].map((s) => kit.held(s)),
+      [true, false, false, false],
+    );
     kit.runTurn(grouped, { costUsd: 1 });
-    assert.deepEqual([deep, grouped, sibling, alone].map((s) => kit.held(s)), [true, true, true, false]);
+    assert.deepEqual(
+      [deep, grouped, sibling, alone].map((s) => kit.held(s)),
+      [true, true, true, false],
+    );
     kit.runTurn(alone, { costUsd: 1 });
-    assert.deepEqual([deep, grouped, sibling, alone].map((s) => kit.held(s)), [true, true, true, true]);
+    assert.deepEqual(
+      [deep, grouped, sibling, alone].map((s) => kit.held(s)),
+      [true, true, true, true],
+    );
     // A session that leaves the group leaves its hold; what it spent in the group stays there.
     kit.sessions.update(sibling, { group_id: null });
     assert.equal(kit.held(sibling), false);
@@ -164,9 +207,21 @@ test("a group budget counts what its sessions' prompts to paired relays reported
     ]);
     kit.budgets.recordRemote({ relay: "build-box", remoteTurn: "trn_w1", sessionId: head, usage: { costUsd: 0.6 } });
     assert.equal(kit.held(head), false);
-    assert.equal(kit.budgets.recordRemote({ relay: "build-box", remoteTurn: "trn_w1", sessionId: head, usage: { costUsd: 0.6 } }), false, "reported twice, counted once");
+    assert.equal(
+      kit.budgets.recordRemote({ relay: "build-box", remoteTurn: "trn_w1", sessionId: head, usage: { costUsd: 0.6 } }),
+      false,
+      "reported twice, counted once",
+    );
     kit.budgets.recordRemote({ relay: "build-box", remoteTurn: "trn_w2", sessionId: head, usage: { costUsd: 0.5 } });
-    assert.deepEqual(kit.check(head), { held: true, budget: "fleet", spentUsd: 1.1, limitUsd: 1, spentTokens: 0, limitTokens: null, periodEnd: MIDNIGHT });
+    assert.deepEqual(kit.check(head), {
+      held: true,
+      budget: "fleet",
+      spentUsd: 1.1,
+      limitUsd: 1,
+      spentTokens: 0,
+      limitTokens: null,
+      periodEnd: MIDNIGHT,
+    });
     assert.equal(kit.held(other), false, "another relay's turns are that relay's spend");
     const views = Object.fromEntries(kit.budgets.views().map((v) => [v.id, v.spentUsd]));
     assert.deepEqual(views, { fleet: 1.1, here: 0, head: 0 });
@@ -176,9 +231,22 @@ test("a token budget: turns of 400 tokens against 1,000 — the third runs, the 
   withKit({ at: T0, budgets: [{ id: "tok", scope: "relay", period: "day", tokens: 1000 }] }, (kit) => {
     const s = kit.session();
     const t = { inputTokens: 300, outputTokens: 100 };
-    assert.deepEqual([1, 2, 3].map(() => kit.runTurn(s, t).ran), [true, true, true]);
-    assert.deepEqual(kit.check(s), { held: true, budget: "tok", spentUsd: 0, limitUsd: null, spentTokens: 1200, limitTokens: 1000, periodEnd: MIDNIGHT });
-    assert.throws(() => kit.budgets.raise("tok", undefined, 1200), { message: "limitTokens must be more than the 1200 tokens already spent. Nothing was changed." });
+    assert.deepEqual(
+      [1, 2, 3].map(() => kit.runTurn(s, t).ran),
+      [true, true, true],
+    );
+    assert.deepEqual(kit.check(s), {
+      held: true,
+      budget: "tok",
+      spentUsd: 0,
+      limitUsd: null,
+      spentTokens: 1200,
+      limitTokens: 1000,
+      periodEnd: MIDNIGHT,
+    });
+    assert.throws(() => kit.budgets.raise("tok", undefined, 1200), {
+      message: "limitTokens must be more than the 1200 tokens already spent. Nothing was changed.",
+    });
     kit.budgets.raise("tok", undefined, 2000);
     assert.equal(kit.held(s), false);
     // Both limits: whichever is reached first holds.
@@ -198,13 +266,43 @@ test("a session with no budget over it, an unknown session and an empty setting 
   }));
 
 test("the budgets as usage shows them: spent, limit, remaining, held turns, reset time", () =>
-  withKit({ at: T0, zone: "Europe/Berlin", budgets: [DAILY, { id: "t", scope: "relay", period: "total", tokens: 10_000 }] }, (kit) => {
-    const s = kit.session();
-    kit.runTurn(s, forty);
-    assert.deepEqual(kit.budgets.views((id) => (id === "daily" ? 2 : 0)), [
-      { id: "daily", scope: "relay", target: null, period: "day", limitUsd: 1, limitTokens: null, spentUsd: 0.4, spentTokens: 1200, remainingUsd: 0.6, heldTurns: 2, resetsAt: "2026-03-02T23:00:00.000Z" },
-      { id: "t", scope: "relay", target: null, period: "total", limitUsd: null, limitTokens: 10000, spentUsd: 0.4, spentTokens: 1200, remainingUsd: null, heldTurns: 0, resetsAt: null },
-    ]);
-    for (let i = 0; i < 3; i++) kit.runTurn(s, forty);
-    assert.equal(kit.budgets.views()[0].remainingUsd, 0, "never below 0");
-  }));
+  withKit(
+    { at: T0, zone: "Europe/Berlin", budgets: [DAILY, { id: "t", scope: "relay", period: "total", tokens: 10_000 }] },
+    (kit) => {
+      const s = kit.session();
+      kit.runTurn(s, forty);
+      assert.deepEqual(
+        kit.budgets.views((id) => (id === "daily" ? 2 : 0)),
+        [
+          {
+            id: "daily",
+            scope: "relay",
+            target: null,
+            period: "day",
+            limitUsd: 1,
+            limitTokens: null,
+            spentUsd: 0.4,
+            spentTokens: 1200,
+            remainingUsd: 0.6,
+            heldTurns: 2,
+            resetsAt: "2026-03-02T23:00:00.000Z",
+          },
+          {
+            id: "t",
+            scope: "relay",
+            target: null,
+            period: "total",
+            limitUsd: null,
+            limitTokens: 10000,
+            spentUsd: 0.4,
+            spentTokens: 1200,
+            remainingUsd: null,
+            heldTurns: 0,
+            resetsAt: null,
+          },
+        ],
+      );
+      for (let i = 0; i < 3; i++) kit.runTurn(s, forty);
+      assert.equal(kit.budgets.views()[0].remainingUsd, 0, "never below 0");
+    },
+  ));

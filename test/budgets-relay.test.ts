@@ -33,9 +33,11 @@ async function post(sessionId: string, text: string): Promise<string> {
 }
 
 /** What relay_tool `wait` answers an agent about that message's turn, at once. */
-const waitNow = (agent: McpSession, session: string, messageId: string) => agent.call({ action: "wait", relay: "this", session, message_id: messageId, wait_seconds: 0 });
+const waitNow = (agent: McpSession, session: string, messageId: string) =>
+  agent.call({ action: "wait", relay: "this", session, message_id: messageId, wait_seconds: 0 });
 
-const budgetCards = async (sessionId: string) => (await relay.api("GET", `/api/cards?session=${sessionId}`)).json.cards.filter((c: any) => c.kind === "budget");
+const budgetCards = async (sessionId: string) =>
+  (await relay.api("GET", `/api/cards?session=${sessionId}`)).json.cards.filter((c: any) => c.kind === "budget");
 const usageOf = async (id: string) => (await relay.api("GET", "/api/usage")).json.budgets.find((b: any) => b.id === id);
 
 test("the budgets setting refuses bad entries naming the field, and changes nothing", async () => {
@@ -54,14 +56,20 @@ test("the budgets setting refuses bad entries naming the field, and changes noth
     assert.match(r.json.error, /Nothing was changed/);
   }
   assert.deepEqual((await relay.api("GET", "/api/settings")).json.budgets, []);
-  const ok = await relay.api("PATCH", "/api/settings", { budgets: [{ scope: "provider", target: "scripted", period: "month", tokens: 1e9 }] });
+  const ok = await relay.api("PATCH", "/api/settings", {
+    budgets: [{ scope: "provider", target: "scripted", period: "month", tokens: 1e9 }],
+  });
   assert.equal(ok.status, 200, JSON.stringify(ok.json));
   assert.match(ok.json.budgets[0].id, /^bud_/, "an id left out is made");
   assert.equal((await relay.api("PATCH", "/api/settings", { budgets: [] })).status, 200);
 });
 
 test("$1/day with $0.40 turns: the 4th waits with a card; restart keeps it; allow once, raise, stop; the day's end releases", async () => {
-  assert.equal((await relay.api("PATCH", "/api/settings", { budgets: [{ id: "daily", scope: "relay", period: "day", usd: 1 }] })).status, 200);
+  assert.equal(
+    (await relay.api("PATCH", "/api/settings", { budgets: [{ id: "daily", scope: "relay", period: "day", usd: 1 }] }))
+      .status,
+    200,
+  );
   const s = await relay.createSession({ title: "Spender" });
   const watcher = await relay.createSession({ title: "Watcher" });
 
@@ -80,7 +88,10 @@ test("$1/day with $0.40 turns: the 4th waits with a card; restart keeps it; allo
 
   const m4 = await post(s, TURN("four"));
   const [card4] = await relay.waitFor(async () => ((await budgetCards(s)).length ? budgetCards(s) : null));
-  assert.deepEqual(card4.options.map((o: any) => o.id), ["raise", "allow_once", "stop"]);
+  assert.deepEqual(
+    card4.options.map((o: any) => o.id),
+    ["raise", "allow_once", "stop"],
+  );
   assert.equal(card4.budget, "daily");
   assert.match(card4.text, /Budget "daily" \(this relay, per day\) reached its limit: \$1\.20 of \$1\.00 spent today/);
   assert.equal(card4.expiresAt, null);
@@ -93,25 +104,51 @@ test("$1/day with $0.40 turns: the 4th waits with a card; restart keeps it; allo
   const long = await agent.call({ action: "wait", relay: "this", session: s, message_id: m4, wait_seconds: 600 });
   assert.deepEqual([long.status, long.heldForBudget?.budget], ["queued", "daily"]);
   const view = await usageOf("daily");
-  assert.deepEqual({ ...view, resetsAt: undefined }, { id: "daily", scope: "relay", target: null, period: "day", limitUsd: 1, limitTokens: null, spentUsd: 1.2, spentTokens: 4500, remainingUsd: 0, heldTurns: 1, resetsAt: undefined });
+  assert.deepEqual(
+    { ...view, resetsAt: undefined },
+    {
+      id: "daily",
+      scope: "relay",
+      target: null,
+      period: "day",
+      limitUsd: 1,
+      limitTokens: null,
+      spentUsd: 1.2,
+      spentTokens: 4500,
+      remainingUsd: 0,
+      heldTurns: 1,
+      resetsAt: undefined,
+    },
+  );
   assert.equal(view.resetsAt, new Date(MIDNIGHT).toISOString(), "the zone's midnight");
   // relay_tool usage shows the same to an agent.
-  assert.equal((await agent.call({ action: "usage", relay: "this" })).budgets.find((b: any) => b.id === "daily").heldTurns, 1);
+  assert.equal(
+    (await agent.call({ action: "usage", relay: "this" })).budgets.find((b: any) => b.id === "daily").heldTurns,
+    1,
+  );
 
   // A restart while it is held: still queued, held again, the same card still pending.
   await relay.restart();
   const again = await relay.mcp(watcher);
   assert.equal((await waitNow(again, s, m4)).heldForBudget?.budget, "daily");
-  assert.deepEqual((await budgetCards(s)).map((c: any) => [c.id, c.status]), [[card4.id, "pending"]]);
+  assert.deepEqual(
+    (await budgetCards(s)).map((c: any) => [c.id, c.status]),
+    [[card4.id, "pending"]],
+  );
 
   // Allow once: that turn runs.
   const allowed = await relay.api("POST", `/api/cards/${card4.id}`, { optionId: "allow_once" });
   assert.equal(allowed.status, 200, JSON.stringify(allowed.json));
   assert.equal(allowed.json.status, "allowed");
-  assert.equal((await relay.waitFor(async () => {
-    const r = await waitNow(again, s, m4);
-    return r.status === "done" && r;
-  })).reply.text, "four");
+  assert.equal(
+    (
+      await relay.waitFor(async () => {
+        const r = await waitNow(again, s, m4);
+        return r.status === "done" && r;
+      })
+    ).reply.text,
+    "four",
+  );
 
   // Raise: refused at or below what was spent (nothing changes), then to $2 releases the next.
   const m5 = await post(s, TURN("five"));
@@ -119,17 +156,29 @@ test("$1/day with $0.40 turns: the 4th waits with a card; restart keeps it; allo
   const low = await relay.api("POST", `/api/cards/${card5.id}`, { optionId: "raise", limitUsd: 1.5 });
   assert.equal(low.json.code, "REMOTE_RELAY_INVALID_INPUT");
   assert.match(low.json.error, /more than the \$1\.60 already spent/);
-  assert.equal((await relay.api("POST", `/api/cards/${card5.id}`, { optionId: "allow_once", limitUsd: 3 })).json.code, "REMOTE_RELAY_INVALID_INPUT");
+  assert.equal(
+    (await relay.api("POST", `/api/cards/${card5.id}`, { optionId: "allow_once", limitUsd: 3 })).json.code,
+    "REMOTE_RELAY_INVALID_INPUT",
+  );
   assert.equal((await usageOf("daily")).limitUsd, 1);
   assert.equal((await waitNow(again, s, m5)).status, "queued");
   const raised = await relay.api("POST", `/api/cards/${card5.id}`, { optionId: "raise", limitUsd: 2 });
   assert.equal(raised.status, 200, JSON.stringify(raised.json));
-  assert.equal((await relay.waitFor(async () => {
-    const r = await waitNow(again, s, m5);
-    return r.status === "done" && r;
-  })).reply.text, "five");
+  assert.equal(
+    (
+      await relay.waitFor(async () => {
+        const r = await waitNow(again, s, m5);
+        return r.status === "done" && r;
+      })
+    ).reply.text,
+    "five",
+  );
   assert.equal((await relay.api("GET", "/api/settings")).json.budgets[0].usd, 2);
-  assert.equal((await relay.api("POST", `/api/cards/${card5.id}`, { optionId: "stop" })).json.code, "REMOTE_RELAY_NOT_FOUND", "decided once");
+  assert.equal(
+    (await relay.api("POST", `/api/cards/${card5.id}`, { optionId: "stop" })).json.code,
+    "REMOTE_RELAY_NOT_FOUND",
+    "decided once",
+  );
 
   // Stop: the held turn ends as stopped, nothing of it ran.
   const m6 = await post(s, TURN("six"));
@@ -146,10 +195,15 @@ test("$1/day with $0.40 turns: the 4th waits with a card; restart keeps it; allo
   await relay.setClock(new Date(MIDNIGHT - 60_000).toISOString());
   assert.equal((await waitNow(again, s, m7)).status, "queued", "still the same day there");
   await relay.setClock(new Date(MIDNIGHT).toISOString());
-  assert.equal((await relay.waitFor(async () => {
-    const r = await waitNow(again, s, m7);
-    return r.status === "done" && r;
-  })).reply.text, "seven");
+  assert.equal(
+    (
+      await relay.waitFor(async () => {
+        const r = await waitNow(again, s, m7);
+        return r.status === "done" && r;
+      })
+    ).reply.text,
+    "seven",
+  );
   const settled = (await relay.session(s)).cards?.find((c: any) => c.id === card7.id);
   if (settled) assert.equal(settled.status, "expired");
   assert.equal((await budgetCards(s)).length, 0, "its card is no longer pending");
@@ -162,7 +216,14 @@ test("$1/day with $0.40 turns: the 4th waits with a card; restart keeps it; allo
 test("a token budget on one session holds it alone; removing the budget releases the held turn; a notice is dismissed", async () => {
   const s = await relay.createSession({ title: "Tokens" });
   const other = await relay.createSession({ title: "Free" });
-  assert.equal((await relay.api("PATCH", "/api/settings", { budgets: [{ id: "tok", scope: "session", target: s, period: "total", tokens: 3000 }] })).status, 200);
+  assert.equal(
+    (
+      await relay.api("PATCH", "/api/settings", {
+        budgets: [{ id: "tok", scope: "session", target: s, period: "total", tokens: 3000 }],
+      })
+    ).status,
+    200,
+  );
   assert.equal((await relay.say(s, "/usage 1000 500 0\n/reply a")).text, "a");
   assert.equal((await relay.say(s, "/usage 1000 500 0\n/reply b")).text, "b");
   const m = await post(s, "/reply c");
@@ -171,39 +232,73 @@ test("a token budget on one session holds it alone; removing the budget releases
     const r = await waitNow(agent, s, m);
     return r.heldForBudget && r;
   });
-  assert.deepEqual(held.heldForBudget, { budget: "tok", spentUsd: 0, limitUsd: null, spentTokens: 3000, limitTokens: 3000 });
+  assert.deepEqual(held.heldForBudget, {
+    budget: "tok",
+    spentUsd: 0,
+    limitUsd: null,
+    spentTokens: 3000,
+    limitTokens: 3000,
+  });
   assert.equal((await relay.say(other, "/reply free")).text, "free", "another session is not under it");
   // The page's chart: spend per local day and session (GET /api/usage?days=&by=).
   const chart = (await relay.api("GET", "/api/usage?days=3&by=session")).json.spendOverTime;
   assert.equal(chart.days.length, 3);
-  assert.equal(chart.series.find((x: any) => x.key === s).tokens.reduce((a: number, b: number) => a + b, 0), 3000);
+  assert.equal(
+    chart.series.find((x: any) => x.key === s).tokens.reduce((a: number, b: number) => a + b, 0),
+    3000,
+  );
   assert.equal((await relay.api("GET", "/api/usage?days=0")).json.code, "REMOTE_RELAY_INVALID_INPUT");
   assert.equal((await relay.api("GET", "/api/usage?by=model")).json.code, "REMOTE_RELAY_INVALID_INPUT");
   const notice = (await relay.api("GET", "/api/inbox")).json.notices.find((n: any) => n.budget === "tok");
   assert.match(notice.text, /3,000 of 3,000 tokens/);
-  assert.equal((await relay.api("POST", `/api/questions/${notice.id}`, { answer: "x" })).json.code, "REMOTE_RELAY_INVALID_INPUT");
+  assert.equal(
+    (await relay.api("POST", `/api/questions/${notice.id}`, { answer: "x" })).json.code,
+    "REMOTE_RELAY_INVALID_INPUT",
+  );
   assert.equal((await relay.api("POST", `/api/questions/${notice.id}`, { dismiss: true })).status, 200);
-  assert.equal((await relay.api("GET", "/api/inbox")).json.notices.some((n: any) => n.budget === "tok"), false);
+  assert.equal(
+    (await relay.api("GET", "/api/inbox")).json.notices.some((n: any) => n.budget === "tok"),
+    false,
+  );
   assert.equal((await relay.api("PATCH", "/api/settings", { budgets: [] })).status, 200);
-  assert.equal((await relay.waitFor(async () => {
-    const r = await waitNow(agent, s, m);
-    return r.status === "done" && r;
-  })).reply.text, "c");
+  assert.equal(
+    (
+      await relay.waitFor(async () => {
+        const r = await waitNow(agent, s, m);
+        return r.status === "done" && r;
+      })
+    ).reply.text,
+    "c",
+  );
 });
 
 test("a schedule that fires into a held session waits like a prompt, its card raised", async () => {
   const s = await relay.createSession({ title: "Scheduled" });
-  assert.equal((await relay.api("PATCH", "/api/settings", { budgets: [{ id: "once", scope: "session", target: s, period: "total", usd: 0.4 }] })).status, 200);
+  assert.equal(
+    (
+      await relay.api("PATCH", "/api/settings", {
+        budgets: [{ id: "once", scope: "session", target: s, period: "total", usd: 0.4 }],
+      })
+    ).status,
+    200,
+  );
   assert.equal((await relay.say(s, TURN("paid"))).text, "paid");
   const now = Date.parse(await relay.advance(0));
-  const sch = await relay.api("POST", "/api/schedules", { session: s, text: "/reply scheduled", at: new Date(now + 10 * 60_000).toISOString() });
+  const sch = await relay.api("POST", "/api/schedules", {
+    session: s,
+    text: "/reply scheduled",
+    at: new Date(now + 10 * 60_000).toISOString(),
+  });
   assert.equal(sch.status, 201, JSON.stringify(sch.json));
   await relay.advance(10 * 60_000 + 1000);
   const [card] = await relay.waitFor(async () => ((await budgetCards(s)).length ? budgetCards(s) : null));
   assert.equal(card.budget, "once");
   assert.equal((await usageOf("once")).heldTurns, 1);
   const replies = async () => (await relay.session(s)).messages.filter((m: any) => m.role === "agent").length;
-  assert.ok((await relay.session(s)).messages.some((m: any) => m.role === "schedule"), "it fired: its message is queued");
+  assert.ok(
+    (await relay.session(s)).messages.some((m: any) => m.role === "schedule"),
+    "it fired: its message is queued",
+  );
   assert.equal(await replies(), 1, "held, not run");
   assert.equal((await relay.api("POST", `/api/cards/${card.id}`, { optionId: "allow_once" })).status, 200);
   await relay.waitFor(async () => (await replies()) === 2);
@@ -212,7 +307,14 @@ test("a schedule that fires into a held session waits like a prompt, its card ra
 
 test("a turn queued behind one whose usage reaches the limit is held: spend is counted before the next turn starts", async () => {
   const s = await relay.createSession({ title: "Back to back" });
-  assert.equal((await relay.api("PATCH", "/api/settings", { budgets: [{ id: "b2b", scope: "session", target: s, period: "total", usd: 0.4 }] })).status, 200);
+  assert.equal(
+    (
+      await relay.api("PATCH", "/api/settings", {
+        budgets: [{ id: "b2b", scope: "session", target: s, period: "total", usd: 0.4 }],
+      })
+    ).status,
+    200,
+  );
   const first = await post(s, "/sleep 300\n/usage 1000 500 0.40\n/reply first");
   const second = await post(s, "/reply second");
   const agent = await relay.mcp(await relay.createSession({ title: "Looker" }));

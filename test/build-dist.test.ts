@@ -24,7 +24,8 @@ before(async () => {
 after(() => relay?.stop());
 
 const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
-const children = (pid: number) => readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+const children = (pid: number) =>
+  readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
 
 test("the relay runs from dist: health answers, and a scripted turn runs in a worker started from dist without tsx", async () => {
   const health = await fetch(`${relay.url}/api/health`).then((r) => r.json());
@@ -82,7 +83,10 @@ test("bin/oar with OAR_REQUIRE_DIST=1 refuses a stale or missing build instead o
     writeFileSync(join(copy, "src", "cli.ts"), "console.log('sources ran');\n");
     let failed: { status: number; stderr: string } | null = null;
     try {
-      execFileSync(process.execPath, [join(copy, "bin", "oar"), "--version"], { env: { ...process.env, OAR_REQUIRE_DIST: "1" }, stdio: "pipe" });
+      execFileSync(process.execPath, [join(copy, "bin", "oar"), "--version"], {
+        env: { ...process.env, OAR_REQUIRE_DIST: "1" },
+        stdio: "pipe",
+      });
     } catch (e: any) {
       failed = { status: e.status, stderr: String(e.stderr) };
     }
@@ -105,12 +109,19 @@ test("bin/oar in an installed package (no git checkout) runs its build without c
     writeFileSync(join(root, "dist", "cli.js"), "console.log('dist ran');\n");
     writeFileSync(join(root, "dist", "build-info.json"), JSON.stringify({ sourcesReadAt: Date.now() - 60_000 }));
     writeFileSync(join(root, "src", "cli.ts"), "console.log('sources ran');\n");
-    const run = () => execFileSync(process.execPath, [join(root, "bin", "oar")], { env: { ...process.env, OAR_REQUIRE_DIST: "1" }, stdio: "pipe" }).toString();
+    const run = () =>
+      execFileSync(process.execPath, [join(root, "bin", "oar")], {
+        env: { ...process.env, OAR_REQUIRE_DIST: "1" },
+        stdio: "pipe",
+      }).toString();
     assert.equal(run(), "dist ran\n", "no .git: the build runs though a source is newer");
     mkdirSync(join(root, ".git"));
-    assert.throws(run, /dist\/ is missing or older than the sources/, "a checkout being edited never runs an old build");
+    assert.throws(
+      run,
+      /dist\/ is missing or older than the sources/,
+      "a checkout being edited never runs an old build",
+    );
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
 });
-

@@ -19,7 +19,12 @@ test("compaction moves subscriptions, schedules, questions and started sessions 
   const watched = await relay.createSession({ title: "Watched" });
   const sub = await agentTool(relay, old, { action: "subscribe", sessions: [watched], events: ["turn_end"] });
   assert.equal(sub.ok, true, JSON.stringify(sub));
-  const sched = await agentTool(relay, old, { action: "schedule", title: "Later", text: "check in", every_minutes: 60 });
+  const sched = await agentTool(relay, old, {
+    action: "schedule",
+    title: "Later",
+    text: "check in",
+    every_minutes: 60,
+  });
   assert.equal(sched.ok, true, JSON.stringify(sched));
   const ask = await agentTool(relay, old, { action: "ask", question: "Ship it?", options: ["Yes", "No"] });
   assert.equal(ask.ok, true, JSON.stringify(ask));
@@ -39,19 +44,27 @@ test("compaction moves subscriptions, schedules, questions and started sessions 
   const mcp = await relay.mcp(next);
   const subs = (await mcp.call({ action: "list_subscriptions" })).subscriptions.filter((s: any) => s.active !== false);
   assert.equal(subs.length, 1);
-  assert.deepEqual(subs[0].sessions.map((s: any) => s.id ?? s), [watched]);
+  assert.deepEqual(
+    subs[0].sessions.map((s: any) => s.id ?? s),
+    [watched],
+  );
   const schedules = (await mcp.call({ action: "list_schedules" })).schedules.filter((s: any) => !s.endReason);
   assert.equal(schedules.length, 1);
   assert.equal(schedules[0].id, sched.schedule_id);
   const questions = (await mcp.call({ action: "list_questions" })).questions;
-  assert.ok(questions.some((q: any) => q.id === ask.question_id && q.status === "pending"), JSON.stringify(questions));
+  assert.ok(
+    questions.some((q: any) => q.id === ask.question_id && q.status === "pending"),
+    JSON.stringify(questions),
+  );
   const list = (await mcp.call({ action: "list_sessions", relay: "this" })).sessions;
   assert.deepEqual(list.find((s: any) => s.id === child).viaAgent, { session: next, title: "Orchestrator" });
   assert.equal(list.find((s: any) => s.id === next).group.role, "head");
 
   // The owner answers in the Inbox: the new conversation is told.
   await relay.api("POST", `/api/questions/${ask.question_id}`, { choice: "Yes" });
-  await relay.waitFor(async () => (await relay.session(next)).messages.some((m: any) => m.role === "event" && m.text.includes(ask.question_id)));
+  await relay.waitFor(async () =>
+    (await relay.session(next)).messages.some((m: any) => m.role === "event" && m.text.includes(ask.question_id)),
+  );
 });
 
 test("compaction is refused for an archived session, a busy one and an unknown id", async () => {

@@ -35,13 +35,20 @@ test("the first create_session of a conversation waits for Allow; the card names
   assert.match(card.reasons.join(" "), /first session/);
   assert.match(card.text, /create_session on relay "desk"/);
   // Nothing is created while the card waits.
-  assert.equal((await relay.api("GET", "/api/sessions?scope=all")).json.sessions.filter((s: any) => s.title === "Child one").length, 0);
+  assert.equal(
+    (await relay.api("GET", "/api/sessions?scope=all")).json.sessions.filter((s: any) => s.title === "Child one")
+      .length,
+    0,
+  );
   // The stream shows the card as it is raised, with what the UI needs to draw it.
   const created = await stream.next((e) => e.type === "card.created" && e.cardId === card.id);
   assert.equal(created.sessionId, a);
   assert.equal(created.card.action, "create_session");
   // It is also in the conversation's detail.
-  assert.deepEqual((await relay.session(a)).cards.map((c: any) => [c.id, c.status]), [[card.id, "pending"]]);
+  assert.deepEqual(
+    (await relay.session(a)).cards.map((c: any) => [c.id, c.status]),
+    [[card.id, "pending"]],
+  );
 
   assert.equal((await decide(relay, card.id, "allow")).json.status, "allowed");
   const decided = await stream.next((e) => e.type === "card.decided" && e.cardId === card.id);
@@ -55,7 +62,10 @@ test("the first create_session of a conversation waits for Allow; the card names
   const second = toolResults(await relay.say(a, create("Child two"), 60_000));
   assert.equal(second[0].ok, true, JSON.stringify(second[0]));
   assert.deepEqual(await pendingCards(relay, a), []);
-  assert.deepEqual((await relay.session(a)).cards.map((c: any) => c.status), ["allowed"]);
+  assert.deepEqual(
+    (await relay.session(a)).cards.map((c: any) => c.status),
+    ["allowed"],
+  );
   // A decided card cannot be decided again.
   const again = await decide(relay, card.id, "deny");
   assert.equal(again.status, 404);
@@ -164,7 +174,9 @@ test("a card raised from a scripted turn that is stopped expires too", async () 
   relay.say(a, create("Orphan two"), 60_000).catch(() => {});
   const card = await waitCard(relay, a);
   await relay.api("POST", `/api/sessions/${a}/stop`);
-  const shown = await relay.waitFor(async () => (await relay.session(a)).cards.find((c: any) => c.id === card.id && c.status !== "pending"));
+  const shown = await relay.waitFor(async () =>
+    (await relay.session(a)).cards.find((c: any) => c.id === card.id && c.status !== "pending"),
+  );
   assert.equal(shown.status, "expired");
   // The agent cancels its tool call as its turn stops; whichever the relay sees first ends the card.
   assert.ok(["turn_ended", "cancelled"].includes(shown.expiredBecause), shown.expiredBecause);
@@ -178,11 +190,17 @@ test("a call cancelled by its client takes its card with it", async () => {
   await relay.waitFor(async () => (await relay.session(a)).state === "running_turn");
   const mcp = await relay.mcp(a);
   const ac = new AbortController();
-  const call = mcp.client.callTool({ name: "relay_tool", arguments: { action: "create_session", relay: "this", title: "Never", text: "hi" } }, undefined, { signal: ac.signal });
+  const call = mcp.client.callTool(
+    { name: "relay_tool", arguments: { action: "create_session", relay: "this", title: "Never", text: "hi" } },
+    undefined,
+    { signal: ac.signal },
+  );
   call.catch(() => {});
   const card = await waitCard(relay, a);
   ac.abort();
-  const shown = await relay.waitFor(async () => (await relay.session(a)).cards.find((c: any) => c.id === card.id && c.status !== "pending"));
+  const shown = await relay.waitFor(async () =>
+    (await relay.session(a)).cards.find((c: any) => c.id === card.id && c.status !== "pending"),
+  );
   assert.equal(shown.status, "expired");
   assert.equal(shown.expiredBecause, "cancelled");
   await relay.api("POST", `/api/sessions/${a}/stop`);
@@ -197,7 +215,10 @@ test("GET /api/cards lists pending cards of every conversation, ?session= one; a
   const cb = await waitCard(relay, b);
   const all = (await pendingCards(relay)).map((c) => c.id);
   assert.ok(all.includes(ca.id) && all.includes(cb.id));
-  assert.deepEqual((await pendingCards(relay, a)).map((c) => c.id), [ca.id]);
+  assert.deepEqual(
+    (await pendingCards(relay, a)).map((c) => c.id),
+    [ca.id],
+  );
   const bad = await relay.api("POST", `/api/cards/${ca.id}`, { decision: "maybe" });
   assert.equal(bad.status, 400);
   assert.equal(bad.json.code, "REMOTE_RELAY_INVALID_INPUT");

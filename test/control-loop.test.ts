@@ -13,7 +13,8 @@ before(async () => {
 after(() => relay.stop());
 
 const send = (session: string, text: string) => tool({ action: "send", relay: "this", session, text, wait_seconds: 0 });
-const sends = (n: number, session: string, text = "x") => Array.from({ length: n }, () => send(session, text)).join("\n");
+const sends = (n: number, session: string, text = "x") =>
+  Array.from({ length: n }, () => send(session, text)).join("\n");
 
 /** Waits until exactly `n` prompts from `from` reached `target`, and the card asks about the next. */
 async function loopCard(target: string, from: string, n: number) {
@@ -43,7 +44,10 @@ test("two agents prompting each other: the 31st prompt waits for the owner; Deny
   await decide(relay, card.id, "deny");
   const results = toolResults(await reply);
   assert.equal(results.length, 31);
-  assert.ok(results.slice(0, 30).every((r) => r.ok), "the first 30 went through");
+  assert.ok(
+    results.slice(0, 30).every((r) => r.ok),
+    "the first 30 went through",
+  );
   assert.equal(results[30].code, "REMOTE_RELAY_PERMISSION");
   assert.match(results[30].error, /Nothing was sent\./);
   assert.equal((await promptsFrom(relay, b, a)).length, 30);
@@ -76,7 +80,11 @@ test("Allow grants 30 more: the 61st prompt asks again; the owner's message rese
 test("the owner answering a question does not reset the count", async () => {
   const a = await relay.createSession({ title: "Questioner" });
   const b = await relay.createSession({ title: "Sink" });
-  const reply = relay.say(a, [sends(30, b), "/ask_user Keep going? | yes | no", send(b, "after the answer")].join("\n"), 120_000);
+  const reply = relay.say(
+    a,
+    [sends(30, b), "/ask_user Keep going? | yes | no", send(b, "after the answer")].join("\n"),
+    120_000,
+  );
   const q = await relay.waitFor(async () => (await relay.session(a)).pendingQuestions[0], 60_000);
   assert.equal((await relay.api("POST", `/api/questions/${q.id}`, { choice: "yes" })).status, 200);
   const card = await loopCard(b, a, 30);
@@ -110,6 +118,9 @@ test("an `ask` on behalf of another session does not count", async () => {
   await decide(relay, card.id, "deny");
   const results = toolResults(await reply);
   assert.equal(results[29].ok, true, JSON.stringify(results[29]));
-  assert.ok(results.slice(0, 31).every((r) => r.ok), "29 sends, the ask and the 30th send pass");
+  assert.ok(
+    results.slice(0, 31).every((r) => r.ok),
+    "29 sends, the ask and the 30th send pass",
+  );
   assert.equal(results[31].code, "REMOTE_RELAY_PERMISSION");
 });

@@ -34,11 +34,15 @@ test("in ask mode a send waits for a card naming action, relay, session and deta
   const a = await relay.createSession({ title: "Asker" });
   const b = await relay.createSession({ title: "Target" });
   await setMode(a, "ask");
-  const reply = relay.say(a, [
-    tool({ action: "list_sessions", relay: "this" }),
-    tool({ action: "read_session", relay: "this", session: b }),
-    tool({ action: "send", relay: "this", session: b, text: "hello", wait_seconds: 0 }),
-  ].join("\n"), 60_000);
+  const reply = relay.say(
+    a,
+    [
+      tool({ action: "list_sessions", relay: "this" }),
+      tool({ action: "read_session", relay: "this", session: b }),
+      tool({ action: "send", relay: "this", session: b, text: "hello", wait_seconds: 0 }),
+    ].join("\n"),
+    60_000,
+  );
   const card = await waitCard(relay, a);
   assert.equal(card.action, "send");
   assert.equal(card.relay, "desk");
@@ -65,7 +69,13 @@ test("in plan mode stop and archive wait for a card; Deny refuses with REMOTE_RE
   const a = await relay.createSession({ title: "Planner" });
   const b = await relay.createSession({ title: "Keep me" });
   await setMode(a, "plan");
-  const reply = relay.say(a, [tool({ action: "archive", relay: "this", session: b }), tool({ action: "stop", relay: "this", session: b })].join("\n"), 60_000);
+  const reply = relay.say(
+    a,
+    [tool({ action: "archive", relay: "this", session: b }), tool({ action: "stop", relay: "this", session: b })].join(
+      "\n",
+    ),
+    60_000,
+  );
   const archiveCard = await waitCard(relay, a);
   assert.equal(archiveCard.action, "archive");
   assert.match(archiveCard.reasons.join(" "), /plan mode/);

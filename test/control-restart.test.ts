@@ -20,7 +20,9 @@ test("a card pending at SIGKILL shows as expired after restart; its turn ended; 
   const a = await relay.createSession({ title: "Cut off" });
   const b = await relay.createSession({ title: "Never prompted" });
   await relay.api("PATCH", `/api/sessions/${a}`, { mode: "ask" });
-  relay.say(a, tool({ action: "send", relay: "this", session: b, text: "after restart?", wait_seconds: 0 }), 60_000).catch(() => {});
+  relay
+    .say(a, tool({ action: "send", relay: "this", session: b, text: "after restart?", wait_seconds: 0 }), 60_000)
+    .catch(() => {});
   const card = await waitCard(relay, a);
 
   await relay.restart();
@@ -47,7 +49,9 @@ test("decisions survive: the first-session grant and the allowed card; the loop 
   const b = await relay.createSession({ title: "Echo" });
   // One owner turn: the first create_session (allowed) and 29 sends: 30 prompts to other agents.
   const create = tool({ action: "create_session", relay: "this", title: "First child", text: "hi", wait_seconds: 0 });
-  const sends = Array.from({ length: 29 }, () => tool({ action: "send", relay: "this", session: b, text: "x", wait_seconds: 0 }));
+  const sends = Array.from({ length: 29 }, () =>
+    tool({ action: "send", relay: "this", session: b, text: "x", wait_seconds: 0 }),
+  );
   const reply = relay.say(a, [create, ...sends].join("\n"), 120_000);
   const card = await waitCard(relay, a);
   await decide(relay, card.id, "allow");
@@ -58,8 +62,17 @@ test("decisions survive: the first-session grant and the allowed card; the loop 
   assert.equal((await relay.session(a)).cards.find((c: any) => c.id === card.id).status, "allowed");
   // B (an agent) prompts A with a script: A's turn is not the owner's message, so A's count
   // (30, kept across the restart) is not reset, and A's first-session grant still holds.
-  const script = [tool({ action: "create_session", relay: "this", title: "Second child", text: "hi", wait_seconds: 0 }), tool({ action: "send", relay: "this", session: b, text: "31st", wait_seconds: 0 })].join("\n");
-  const viaB = await (await relay.mcp(b)).call({ action: "send", relay: "this", session: a, text: script, wait_seconds: 0 });
+  const script = [
+    tool({ action: "create_session", relay: "this", title: "Second child", text: "hi", wait_seconds: 0 }),
+    tool({ action: "send", relay: "this", session: b, text: "31st", wait_seconds: 0 }),
+  ].join("\n");
+  const viaB = await (await relay.mcp(b)).call({
+    action: "send",
+    relay: "this",
+    session: a,
+    text: script,
+    wait_seconds: 0,
+  });
   assert.equal(viaB.ok, true, JSON.stringify(viaB));
   const loopCard = await waitCard(relay, a);
   // The create_session (31st prompt) is the one asked about: only for loop protection, not as a first session.
@@ -74,6 +87,9 @@ test("decisions survive: the first-session grant and the allowed card; the loop 
   }, 60_000);
   const results = toolResults(done);
   assert.equal(results.length, 2);
-  assert.ok(results.every((r) => r.ok), done.text);
+  assert.ok(
+    results.every((r) => r.ok),
+    done.text,
+  );
   assert.equal((await relay.session(a)).cards.filter((c: any) => c.status === "pending").length, 0);
 });

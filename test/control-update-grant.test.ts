@@ -13,7 +13,8 @@ before(async () => {
 });
 after(() => relay.stop());
 
-const update = (session: string, settings: Record<string, unknown>) => tool({ action: "update_session", relay: "this", session, ...settings });
+const update = (session: string, settings: Record<string, unknown>) =>
+  tool({ action: "update_session", relay: "this", session, ...settings });
 
 test("changing a session the conversation did not start asks once per conversation and relay; the card lists the changes", async () => {
   const a = await relay.createSession({ title: "Changer" });
@@ -47,7 +48,11 @@ test("changing a session the conversation did not start asks once per conversati
 
 test("a session the conversation started is its own to change: no card in agent mode, the write card in ask mode", async () => {
   const a = await relay.createSession({ title: "Parent" });
-  const made = relay.say(a, tool({ action: "create_session", relay: "this", title: "Kid", text: "hi", wait_seconds: 0 }), 60_000);
+  const made = relay.say(
+    a,
+    tool({ action: "create_session", relay: "this", title: "Kid", text: "hi", wait_seconds: 0 }),
+    60_000,
+  );
   await decide(relay, (await waitCard(relay, a)).id, "allow");
   const kid = toolResults(await made)[0].session;
   const [r] = toolResults(await relay.say(a, update(kid, { title: "Kid renamed" }), 60_000));

@@ -29,12 +29,21 @@ test("relay_info: name, version, platform, mode, folders, and every provider wit
   assert.ok(r.recentCwds.includes(relay.dataDir), JSON.stringify(r.recentCwds));
   assert.ok(Array.isArray(r.groups));
   const ids = r.providers.map((p: any) => p.id);
-  for (const id of ["claude", "claude-api", "claude-cloud", "copilot", "grok", "deepseek", "openai-image", "scripted"]) assert.ok(ids.includes(id), id);
+  for (const id of ["claude", "claude-api", "claude-cloud", "copilot", "grok", "deepseek", "openai-image", "scripted"])
+    assert.ok(ids.includes(id), id);
   const scripted = r.providers.find((p: any) => p.id === "scripted");
   const { capabilities, ...rest } = scripted;
-  assert.deepEqual(rest, { id: "scripted", name: "Scripted", available: true, defaultModel: "scripted-1", models: ["scripted-1", "scripted-2"], efforts: ["low", "medium", "high"] });
+  assert.deepEqual(rest, {
+    id: "scripted",
+    name: "Scripted",
+    available: true,
+    defaultModel: "scripted-1",
+    models: ["scripted-1", "scripted-2"],
+    efforts: ["low", "medium", "high"],
+  });
   // contract §10.2: every provider says what its agent's initialize advertised (false when unknown).
-  for (const p of r.providers) assert.deepEqual(Object.keys(p.capabilities).sort(), ["images", "loadSession", "mcpHttp", "resume"], p.id);
+  for (const p of r.providers)
+    assert.deepEqual(Object.keys(p.capabilities).sort(), ["images", "loadSession", "mcpHttp", "resume"], p.id);
   assert.ok(Object.values(capabilities).every((v) => typeof v === "boolean"));
   for (const p of r.providers) {
     // A provider whose models come from its endpoint has no list before it is set up (modelNote says so).
@@ -64,7 +73,22 @@ test("list_sessions: every entry's fields, state of each session", async () => {
   await relay.waitFor(async () => (await relay.session(busy)).inFlight);
   const r = await mcp.call({ action: "list_sessions", relay: "this" });
   const e = r.sessions.find((s: any) => s.id === busy);
-  for (const f of ["id", "title", "provider", "model", "state", "cwd", "lastActivityAt", "messageCount", "tasks", "group", "mayCreateSessions", "viaAgent", "watched", "watching"]) {
+  for (const f of [
+    "id",
+    "title",
+    "provider",
+    "model",
+    "state",
+    "cwd",
+    "lastActivityAt",
+    "messageCount",
+    "tasks",
+    "group",
+    "mayCreateSessions",
+    "viaAgent",
+    "watched",
+    "watching",
+  ]) {
     assert.ok(f in e, f);
   }
   assert.equal(e.state, "running_turn");
@@ -77,7 +101,9 @@ test("list_sessions: every entry's fields, state of each session", async () => {
 test("read_session: the reply still being written (inFlight) and the questions it waits on", async () => {
   const s = await relay.createSession({ title: "Writer" });
   await relay.api("POST", `/api/sessions/${s}/messages`, { text: "/stream 2 1\n/ask_user Which one? | Left | Right" });
-  const q = await relay.waitFor(async () => (await relay.api("GET", "/api/inbox")).json.questions.find((x: any) => x.session === s));
+  const q = await relay.waitFor(async () =>
+    (await relay.api("GET", "/api/inbox")).json.questions.find((x: any) => x.session === s),
+  );
   const r = await mcp.call({ action: "read_session", relay: "this", session: s });
   assert.equal(r.state, "running_turn");
   assert.equal(r.inFlight.text, "chunk 1\nchunk 2");
@@ -85,7 +111,10 @@ test("read_session: the reply still being written (inFlight) and the questions i
   assert.equal(r.pendingQuestions.length, 1);
   assert.equal(r.pendingQuestions[0].id, q.id);
   assert.equal(r.pendingQuestions[0].kind, "ask_user");
-  assert.deepEqual(r.messages.map((m: any) => m.role), ["user"]);
+  assert.deepEqual(
+    r.messages.map((m: any) => m.role),
+    ["user"],
+  );
   await relay.api("POST", `/api/questions/${q.id}`, { answer: "Both" });
   await relay.waitFor(async () => (await relay.session(s)).state === "idle");
   const after = await mcp.call({ action: "read_session", relay: "this", session: s });
@@ -122,7 +151,10 @@ test("archive: the session leaves the active list, its worker stops, and it take
   assert.equal(r.archived, true);
   await relay.waitFor(() => workerPids(relay).length === before - 1);
   const active = await m.call({ action: "list_sessions", relay: "this" });
-  assert.equal(active.sessions.some((s: any) => s.id === t), false);
+  assert.equal(
+    active.sessions.some((s: any) => s.id === t),
+    false,
+  );
   assert.equal((await m.call({ action: "send", relay: "this", session: t, text: "x" })).code, "REMOTE_RELAY_ARCHIVED");
   // Reading still works.
   assert.equal((await m.call({ action: "read_session", relay: "this", session: t })).ok, true);
@@ -159,10 +191,20 @@ test("refusals worded from the schemas: a mode, effort or billing the enums lack
     return r.error;
   };
   const send = { action: "send", session: me, text: "hi" };
-  assert.equal(await refused({ ...send, mode: "fast" }), 'send: mode must be "agent", "ask" or "plan" (got "fast"). Nothing was sent.');
-  assert.equal(await refused({ ...send, effort: "huge" }), 'send: effort must be "low", "medium", "high" or "max" (got "huge"). Nothing was sent.');
-  assert.equal(await refused({ ...send, provider: "copilot" }), 'send: provider is not valid (Invalid option: expected one of "claude"|"claude-api"). Nothing was sent.');
-  const withdraw = "withdraw needs question_id: a pending question this conversation asked (see list_questions). Nothing was withdrawn.";
+  assert.equal(
+    await refused({ ...send, mode: "fast" }),
+    'send: mode must be "agent", "ask" or "plan" (got "fast"). Nothing was sent.',
+  );
+  assert.equal(
+    await refused({ ...send, effort: "huge" }),
+    'send: effort must be "low", "medium", "high" or "max" (got "huge"). Nothing was sent.',
+  );
+  assert.equal(
+    await refused({ ...send, provider: "copilot" }),
+    'send: provider is not valid (Invalid option: expected one of "claude"|"claude-api"). Nothing was sent.',
+  );
+  const withdraw =
+    "withdraw needs question_id: a pending question this conversation asked (see list_questions). Nothing was withdrawn.";
   assert.equal(await refused({ action: "withdraw" }), withdraw);
   assert.equal(await refused({ action: "withdraw", question_id: "" }), withdraw, "an empty value counts as none");
 });

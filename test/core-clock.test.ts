@@ -16,7 +16,12 @@ test("a step fires due entries in time order, each seeing the clock at its own d
   clock.at(T0 + 200, () => seen.push(["b2", clock.now() - T0]));
   clock.at(T0 + 900, () => seen.push(["late", clock.now() - T0]));
   assert.equal(await clock.advance(500), T0 + 500);
-  assert.deepEqual(seen, [["a", 100], ["b1", 200], ["b2", 200], ["c", 300]]);
+  assert.deepEqual(seen, [
+    ["a", 100],
+    ["b1", 200],
+    ["b2", 200],
+    ["c", 300],
+  ]);
   assert.equal(clock.now(), T0 + 500);
 });
 

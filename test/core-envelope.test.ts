@@ -44,7 +44,7 @@ test("an unknown action is REMOTE_RELAY_UNKNOWN_ACTION; a call without one is IN
   }
 });
 
-test("the relay is \"this\" or this relay's own name (any case); another name is NOT_FOUND; none is INVALID_INPUT", async () => {
+test('the relay is "this" or this relay\'s own name (any case); another name is NOT_FOUND; none is INVALID_INPUT', async () => {
   for (const name of ["this", "desk", "DESK", " This "]) {
     const r = await mcp.call({ action: "relay_info", relay: name });
     assert.equal(r.ok, true, name);
@@ -63,8 +63,15 @@ test("the relay is \"this\" or this relay's own name (any case); another name is
   assert.equal(lr.ok, true);
 });
 
-test("empty values (null, \"\", false, []) count as absent, also for relay", async () => {
-  const r = await mcp.call({ action: "list_sessions", relay: "this", scope: "", colour: null, session: false, tags: [] });
+test('empty values (null, "", false, []) count as absent, also for relay', async () => {
+  const r = await mcp.call({
+    action: "list_sessions",
+    relay: "this",
+    scope: "",
+    colour: null,
+    session: false,
+    tags: [],
+  });
   assert.equal(r.ok, true, JSON.stringify(r));
   assert.equal(r.ignored, undefined);
   const read = await mcp.call({ action: "read_session", relay: "this", session: b, last: null, mode: "" });
@@ -72,7 +79,16 @@ test("empty values (null, \"\", false, []) count as absent, also for relay", asy
   const noRelay = await mcp.call({ action: "list_sessions", relay: "" });
   assert.equal(noRelay.code, "REMOTE_RELAY_INVALID_INPUT");
   const n = (await relay.session(b)).messages.length;
-  const sent = await mcp.call({ action: "send", relay: "this", session: b, text: "hi", mode: "", model: null, effort: false, provider: [] });
+  const sent = await mcp.call({
+    action: "send",
+    relay: "this",
+    session: b,
+    text: "hi",
+    mode: "",
+    model: null,
+    effort: false,
+    provider: [],
+  });
   assert.equal(sent.status, "done", JSON.stringify(sent));
   assert.equal(sent.ignored, undefined);
   assert.equal((await relay.session(b)).messages.length, n + 2);
@@ -105,7 +121,13 @@ test("create_session refuses an argument it does not take, with the spec's sente
   const two = await mcp.call({ action: "create_session", relay: "this", text: "x", colour: "red", session: b });
   assert.match(two.error, /^create_session does not take: colour, session\. /);
   // Empty unknown arguments are absent, so they are not refused.
-  const empty = await mcp.call({ action: "create_session", relay: "this", text: "x", session: "", model: "nope-model" });
+  const empty = await mcp.call({
+    action: "create_session",
+    relay: "this",
+    text: "x",
+    session: "",
+    model: "nope-model",
+  });
   assert.equal(empty.code, "REMOTE_RELAY_UNKNOWN_MODEL");
   assert.equal(await sessionCount(), n);
   assert.equal((await relay.api("GET", "/api/cards")).json.cards.length, 0);
@@ -132,10 +154,16 @@ test("with agent sessions off every action but list_relays is REMOTE_RELAY_DISAB
     const n = await sessionCount();
     const before = (await relay.session(b)).messages.length;
     const calls = [
-      { action: "relay_info", relay: "this" }, { action: "usage", relay: "this" }, { action: "list_sessions", relay: "this" },
-      { action: "read_session", relay: "this", session: b }, { action: "read_task_output", relay: "this", session: b, task_id: "t" },
-      { action: "send", relay: "this", session: b, text: "hi" }, { action: "create_session", relay: "this", text: "hi" },
-      { action: "wait", relay: "this", session: b }, { action: "stop", relay: "this", session: b }, { action: "archive", relay: "this", session: b },
+      { action: "relay_info", relay: "this" },
+      { action: "usage", relay: "this" },
+      { action: "list_sessions", relay: "this" },
+      { action: "read_session", relay: "this", session: b },
+      { action: "read_task_output", relay: "this", session: b, task_id: "t" },
+      { action: "send", relay: "this", session: b, text: "hi" },
+      { action: "create_session", relay: "this", text: "hi" },
+      { action: "wait", relay: "this", session: b },
+      { action: "stop", relay: "this", session: b },
+      { action: "archive", relay: "this", session: b },
     ];
     for (const c of calls) {
       const r = await mcp.call(c);
@@ -144,7 +172,10 @@ test("with agent sessions off every action but list_relays is REMOTE_RELAY_DISAB
     }
     const lr = await mcp.call({ action: "list_relays" });
     assert.equal(lr.ok, true);
-    assert.equal(lr.relays.find((x: any) => x.self), undefined);
+    assert.equal(
+      lr.relays.find((x: any) => x.self),
+      undefined,
+    );
     assert.equal(await sessionCount(), n);
     const sb = await relay.session(b);
     assert.equal(sb.messages.length, before);
@@ -199,7 +230,10 @@ test("read_session returns the latest messages, 10 unless `last` says otherwise,
   assert.equal(def.messages.at(-1).text, "echo: line 7");
   assert.equal(def.messages[0].text, "line 3");
   const two = await mcp.call({ action: "read_session", relay: "this", session: s, last: 2 });
-  assert.deepEqual(two.messages.map((m: any) => m.text), ["line 7", "echo: line 7"]);
+  assert.deepEqual(
+    two.messages.map((m: any) => m.text),
+    ["line 7", "echo: line 7"],
+  );
   const big = await mcp.call({ action: "read_session", relay: "this", session: s, last: 5000 });
   assert.equal(big.ok, true, JSON.stringify(big));
   assert.equal(big.messages.length, 14);

@@ -12,10 +12,19 @@ before(async () => {
 });
 after(() => relay.stop());
 
-const ids = async (scope = "active") => (await relay.api("GET", `/api/sessions?scope=${scope}`)).json.sessions.map((s: any) => s.id);
+const ids = async (scope = "active") =>
+  (await relay.api("GET", `/api/sessions?scope=${scope}`)).json.sessions.map((s: any) => s.id);
 
 test("POST /api/sessions returns 201 with the session bare; with text its first turn starts", async () => {
-  const r = await relay.api("POST", "/api/sessions", { provider: "scripted", model: "scripted-2", mode: "ask", effort: "low", title: "Fresh", cwd: relay.dataDir, text: "/model" });
+  const r = await relay.api("POST", "/api/sessions", {
+    provider: "scripted",
+    model: "scripted-2",
+    mode: "ask",
+    effort: "low",
+    title: "Fresh",
+    cwd: relay.dataDir,
+    text: "/model",
+  });
   assert.equal(r.status, 201);
   const s = r.json;
   assert.match(s.id, /^ses_/);
@@ -25,7 +34,9 @@ test("POST /api/sessions returns 201 with the session bare; with text its first 
   assert.equal(s.mode, "ask");
   assert.equal(s.effort, "low");
   assert.equal(s.cwd, relay.dataDir);
-  assert.ok(Array.isArray(s.messages) && Array.isArray(s.tasks) && Array.isArray(s.pendingQuestions) && Array.isArray(s.cards));
+  assert.ok(
+    Array.isArray(s.messages) && Array.isArray(s.tasks) && Array.isArray(s.pendingQuestions) && Array.isArray(s.cards),
+  );
   assert.equal(s.messages[0].role, "user");
   assert.equal(s.messages[0].text, "/model");
   assert.match(s.messages[0].createdAt, /^\d{4}-\d\d-\d\dT/);
@@ -52,7 +63,22 @@ test("GET /api/sessions lists active sessions, or all with scope=all; each entry
   assert.ok((await ids("all")).includes(old));
   assert.equal((await relay.api("GET", "/api/sessions?scope=some")).json.code, "REMOTE_RELAY_INVALID_INPUT");
   const entry = (await relay.api("GET", "/api/sessions?scope=all")).json.sessions.find((s: any) => s.id === old);
-  for (const f of ["id", "title", "provider", "model", "state", "cwd", "lastActivityAt", "messageCount", "tasks", "group", "mayCreateSessions", "viaAgent", "watched", "watching"]) {
+  for (const f of [
+    "id",
+    "title",
+    "provider",
+    "model",
+    "state",
+    "cwd",
+    "lastActivityAt",
+    "messageCount",
+    "tasks",
+    "group",
+    "mayCreateSessions",
+    "viaAgent",
+    "watched",
+    "watching",
+  ]) {
     assert.ok(f in entry, `entry lacks ${f}`);
   }
   assert.equal(entry.archived, true);
@@ -66,9 +92,23 @@ test("GET /api/sessions lists active sessions, or all with scope=all; each entry
 
 test("PATCH changes the owner's settings of a session, mayCreateSessions included", async () => {
   const s = await relay.createSession({ title: "Before" });
-  const r = await relay.api("PATCH", `/api/sessions/${s}`, { title: "After", mode: "plan", model: "scripted-2", effort: "high", cwd: relay.dataDir, mayCreateSessions: true });
+  const r = await relay.api("PATCH", `/api/sessions/${s}`, {
+    title: "After",
+    mode: "plan",
+    model: "scripted-2",
+    effort: "high",
+    cwd: relay.dataDir,
+    mayCreateSessions: true,
+  });
   assert.equal(r.status, 200);
-  for (const [k, v] of Object.entries({ title: "After", mode: "plan", model: "scripted-2", effort: "high", cwd: relay.dataDir, mayCreateSessions: true })) {
+  for (const [k, v] of Object.entries({
+    title: "After",
+    mode: "plan",
+    model: "scripted-2",
+    effort: "high",
+    cwd: relay.dataDir,
+    mayCreateSessions: true,
+  })) {
     assert.equal(r.json[k], v, k);
   }
   const back = await relay.api("PATCH", `/api/sessions/${s}`, { mayCreateSessions: false });
@@ -103,7 +143,12 @@ test("DELETE removes a session: gone from lists, 404 after, its agent token refu
   const r = await fetch(entry.url, {
     method: "POST",
     headers: { ...entry.headers, "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }),
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    }),
   });
   assert.equal(r.status, 401);
 });
@@ -120,9 +165,14 @@ test("GET /api/sessions/:id/mcp is the entry the worker gets; a client using it 
 
 test("the task console: plain lines, ?lines=N from the end, secrets masked", async () => {
   const s = await relay.createSession({ title: "Console" });
-  const reply = await relay.say(s, `/task out printf '\\033[32mgreen\\033[0m\\nline 2\\nline 3\\npassword=hunter2hunter2\\n'`);
+  const reply = await relay.say(
+    s,
+    `/task out printf '\\033[32mgreen\\033[0m\\nline 2\\nline 3\\npassword=hunter2hunter2\\n'`,
+  );
   const id = /^task: (\S+) started$/m.exec(reply.text)![1];
-  await relay.waitFor(async () => (await relay.session(s)).tasks.find((t: any) => t.taskId === id && t.status === "completed"));
+  await relay.waitFor(async () =>
+    (await relay.session(s)).tasks.find((t: any) => t.taskId === id && t.status === "completed"),
+  );
   const all = await relay.api("GET", `/api/sessions/${s}/tasks/${id}/output`);
   assert.deepEqual(all.json.lines, ["green", "line 2", "line 3", "password=****"]);
   assert.equal(all.json.truncated, false);
@@ -134,7 +184,10 @@ test("the task console: plain lines, ?lines=N from the end, secrets masked", asy
 
 test("GET /api/stream sends Server-Sent Events of what changes", async () => {
   const ac = new AbortController();
-  const res = await fetch(`${relay.url}/api/stream`, { headers: { authorization: `Bearer ${relay.token}` }, signal: ac.signal });
+  const res = await fetch(`${relay.url}/api/stream`, {
+    headers: { authorization: `Bearer ${relay.token}` },
+    signal: ac.signal,
+  });
   assert.equal(res.status, 200);
   assert.match(res.headers.get("content-type") ?? "", /text\/event-stream/);
   const reader = res.body!.getReader();
@@ -165,18 +218,30 @@ test("archive and delete end the running turn and drop the queued ones; no worke
     const run = await mcp.call({ action: "send", relay: "this", session: s, text: "/hang", wait_seconds: 0 });
     const queued = await mcp.call({ action: "send", relay: "this", session: s, text: "never", wait_seconds: 0 });
     assert.equal(queued.status, "queued");
-    const waiting = how === "archive" ? mcp.call({ action: "wait", relay: "this", session: s, message_id: queued.message_id, wait_seconds: 600 }) : null;
+    const waiting =
+      how === "archive"
+        ? mcp.call({ action: "wait", relay: "this", session: s, message_id: queued.message_id, wait_seconds: 600 })
+        : null;
     await relay.api(how === "archive" ? "POST" : "DELETE", `/api/sessions/${s}${how === "archive" ? "/archive" : ""}`);
     if (waiting) {
       const w = await waiting;
       assert.equal(w.status, "stopped", "the waiter hears at once, without the clock moving");
-      const r = await mcp.call({ action: "wait", relay: "this", session: s, message_id: run.message_id, wait_seconds: 60 });
+      const r = await mcp.call({
+        action: "wait",
+        relay: "this",
+        session: s,
+        message_id: run.message_id,
+        wait_seconds: 60,
+      });
       assert.equal(r.status, "stopped");
       const x = await relay.waitFor(async () => {
         const d = await relay.session(s);
         return d.state === "idle" && d;
       });
-      assert.equal(x.messages.some((m: any) => m.text === "echo: never" || /^echo: .*never/s.test(m.text)), false);
+      assert.equal(
+        x.messages.some((m: any) => m.text === "echo: never" || /^echo: .*never/s.test(m.text)),
+        false,
+      );
     }
   }
   // Their workers are gone and none started for the dropped turns.

@@ -29,14 +29,20 @@ test("a session started by an agent: via agent, ↗ from, the prompt's first lin
   assert.equal(r.provider, "scripted");
   assert.equal(r.model, "scripted-1");
   assert.equal(r.mode, "agent");
-  assert.equal(r.reply.text, 'scripted-1\necho: [Prompt from an agent on this relay · session "Lead" · scripted-1 · acting for the user]\nfirst task');
+  assert.equal(
+    r.reply.text,
+    'scripted-1\necho: [Prompt from an agent on this relay · session "Lead" · scripted-1 · acting for the user]\nfirst task',
+  );
   const h = await relay.session(r.session);
   assert.equal(h.cwd, relay.dataDir, "the folder follows the starting session");
   assert.deepEqual(h.viaAgent, { session: lead, title: "Lead" });
   assert.equal(h.mayCreateSessions, false);
   const prompt = h.messages.find((m: any) => m.role === "user");
   assert.deepEqual(prompt.from, { relay: "desk", session: lead, title: "Lead", model: "scripted-1" });
-  assert.match(prompt.text, /^\[Prompt from an agent on this relay · session "Lead" · scripted-1 · acting for the user\]\nfirst task/);
+  assert.match(
+    prompt.text,
+    /^\[Prompt from an agent on this relay · session "Lead" · scripted-1 · acting for the user\]\nfirst task/,
+  );
   const list = await mcp.call({ action: "list_sessions", relay: "this" });
   const entry = list.sessions.find((s: any) => s.id === r.session);
   assert.deepEqual(entry.viaAgent, { session: lead, title: "Lead" });
@@ -44,7 +50,10 @@ test("a session started by an agent: via agent, ↗ from, the prompt's first lin
   assert.equal(list.sessions.find((s: any) => s.id === lead).viaAgent, null);
   // A send carries the same badge and line.
   const s = await mcp.call({ action: "send", relay: "this", session: r.session, text: "more" });
-  assert.match(s.reply.text, /^echo: \[Prompt from an agent on this relay · session "Lead" · scripted-1 · acting for the user\]\nmore$/);
+  assert.match(
+    s.reply.text,
+    /^echo: \[Prompt from an agent on this relay · session "Lead" · scripted-1 · acting for the user\]\nmore$/,
+  );
 });
 
 test("one level only: an agent-started session cannot create sessions until the owner allows it", async () => {
@@ -86,7 +95,10 @@ test("an archived target is ARCHIVED for send; an unknown one NOT_FOUND; nothing
   assert.match(r.error, /Nothing was sent\.$/);
   assert.equal((await relay.session(t)).messages.length, 0);
   const listed = await mcp.call({ action: "list_sessions", relay: "this" });
-  assert.equal(listed.sessions.some((s: any) => s.id === t), false);
+  assert.equal(
+    listed.sessions.some((s: any) => s.id === t),
+    false,
+  );
   const all = await mcp.call({ action: "list_sessions", relay: "this", scope: "all" });
   assert.equal(all.sessions.find((s: any) => s.id === t).archived, true);
   const again = await mcp.call({ action: "archive", relay: "this", session: t });
@@ -101,7 +113,10 @@ test("unknown model: UNKNOWN_MODEL with suggestions and models, checked before a
   assert.equal(r.code, "REMOTE_RELAY_UNKNOWN_MODEL");
   assert.deepEqual(r.models, ["scripted-1", "scripted-2"]);
   assert.ok(r.suggestions.length >= 1 && r.suggestions.every((m: string) => r.models.includes(m)));
-  assert.match(r.error, /^Unknown model 'scripted-3' for Scripted on relay "desk"; did you mean .*Valid ids: scripted-1, scripted-2\. Nothing was sent\.$/);
+  assert.match(
+    r.error,
+    /^Unknown model 'scripted-3' for Scripted on relay "desk"; did you mean .*Valid ids: scripted-1, scripted-2\. Nothing was sent\.$/,
+  );
   assert.equal((await relay.session(t)).messages.length, 0);
   const n = (await sessions()).length;
   // No running turn in Lead: a card would be NO_ACTIVE_TURN; the model is refused first.
@@ -138,7 +153,8 @@ test("at most 4 working sessions per starting conversation; a send to one alread
   const boss = await relay.createSession({ title: "Boss" });
   const boss2 = await relay.mcp(boss);
   const made: string[] = [];
-  for (const title of ["W1", "W2", "W3"]) made.push((await agentCreate(relay, boss, { text: "/hang", title, wait_seconds: 0 })).session);
+  for (const title of ["W1", "W2", "W3"])
+    made.push((await agentCreate(relay, boss, { text: "/hang", title, wait_seconds: 0 })).session);
   const quiet = (await agentCreate(relay, boss, { text: "done soon", title: "Quiet", wait_seconds: 30 })).session;
   made.push((await agentCreate(relay, boss, { text: "/hang", title: "W4", wait_seconds: 0 })).session);
   const n = (await sessions()).length;
@@ -157,12 +173,21 @@ test("at most 4 working sessions per starting conversation; a send to one alread
   assert.equal(more.status, "queued");
   // Sessions the conversation did not start do not count.
   const mine = await relay.createSession({ title: "Owner's" });
-  assert.equal((await boss2.call({ action: "send", relay: "this", session: mine, text: "hi", wait_seconds: 0 })).ok, true);
+  assert.equal(
+    (await boss2.call({ action: "send", relay: "this", session: mine, text: "hi", wait_seconds: 0 })).ok,
+    true,
+  );
 
   // When one finishes, there is room again.
   await stopTurn(made[1]);
   await idle(made[1]);
-  const again = await agentTool(relay, boss, { action: "create_session", relay: "this", text: "ok", title: "W5", wait_seconds: 30 });
+  const again = await agentTool(relay, boss, {
+    action: "create_session",
+    relay: "this",
+    text: "ok",
+    title: "W5",
+    wait_seconds: 30,
+  });
   assert.equal(again.ok, true, JSON.stringify(again));
   for (const id of made) await stopTurn(id);
   await stopTurn(made[0]);

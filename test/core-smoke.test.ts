@@ -21,7 +21,10 @@ test("send from one session to another waits for the reply", async () => {
   const r = await mcp.call({ action: "send", relay: "this", session: b, text: "ping" });
   assert.equal(r.ok, true, JSON.stringify(r));
   assert.equal(r.status, "done");
-  assert.match(r.reply.text, /^echo: \[Prompt from an agent on this relay · session "A" · scripted-1 · acting for the user\]\nping$/);
+  assert.match(
+    r.reply.text,
+    /^echo: \[Prompt from an agent on this relay · session "A" · scripted-1 · acting for the user\]\nping$/,
+  );
   const sb = await relay.session(b);
   const prompt = sb.messages.find((m: any) => m.role === "user");
   assert.deepEqual(prompt.from, { relay: "desk", session: a, title: "A", model: "scripted-1" });

@@ -16,7 +16,10 @@ after(() => relay.stop());
 
 test("start prints the listening line and a UI link carrying the owner token in its fragment", () => {
   const port = new URL(relay.url).port;
-  assert.match(relay.output, new RegExp(`^OAR 0\\.9\\.19 relay "desk" listening on http://127\\.0\\.0\\.1:${port}$`, "m"));
+  assert.match(
+    relay.output,
+    new RegExp(`^OAR 0\\.9\\.19 relay "desk" listening on http://127\\.0\\.0\\.1:${port}$`, "m"),
+  );
   const link = relay.output.split("\n").find((l) => l.includes("#token="));
   assert.ok(link, relay.output);
   assert.ok(link.endsWith(`#token=${relay.token}`), link);
@@ -39,14 +42,23 @@ test("health needs no token and says only ok, name, version", async () => {
 
 test("the owner API answers 401 without the token or with a wrong one, and does nothing", async () => {
   const before = (await relay.api("GET", "/api/sessions")).json.sessions.length;
-  for (const headers of [{} as Record<string, string>, { authorization: "Bearer wrong" }, { authorization: `Bearer ${relay.token}x` }, { authorization: relay.token }]) {
+  for (const headers of [
+    {} as Record<string, string>,
+    { authorization: "Bearer wrong" },
+    { authorization: `Bearer ${relay.token}x` },
+    { authorization: relay.token },
+  ]) {
     for (const [method, path, body] of [
       ["GET", "/api/sessions", undefined],
       ["GET", "/api/settings", undefined],
       ["POST", "/api/sessions", JSON.stringify({ provider: "scripted" })],
       ["PATCH", "/api/settings", JSON.stringify({ agentSessions: false })],
     ] as const) {
-      const r = await fetch(relay.url + path, { method, headers: { "content-type": "application/json", ...headers }, body });
+      const r = await fetch(relay.url + path, {
+        method,
+        headers: { "content-type": "application/json", ...headers },
+        body,
+      });
       assert.equal(r.status, 401, `${method} ${path} ${JSON.stringify(headers)}`);
       const j = await r.json();
       assert.equal(j.ok, false);
@@ -58,11 +70,20 @@ test("the owner API answers 401 without the token or with a wrong one, and does 
 });
 
 test("/mcp answers 401 without an agent token or with a wrong one (the owner token is not one)", async () => {
-  const init = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+  const init = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+  });
   for (const auth of [undefined, "Bearer nope", `Bearer ${relay.token}`]) {
     const r = await fetch(`${relay.url}/mcp`, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(auth ? { authorization: auth } : {}) },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        ...(auth ? { authorization: auth } : {}),
+      },
       body: init,
     });
     assert.equal(r.status, 401, String(auth));
@@ -132,7 +153,10 @@ test("malformed owner API bodies are coded refusals that change nothing", async 
   ];
   for (const [method, path, body] of cases) {
     const r = await relay.api(method, path, body);
-    assert.ok(r.status >= 400 && r.status < 500, `${method} ${path} ${JSON.stringify(body).slice(0, 80)} → ${r.status}`);
+    assert.ok(
+      r.status >= 400 && r.status < 500,
+      `${method} ${path} ${JSON.stringify(body).slice(0, 80)} → ${r.status}`,
+    );
     assert.equal(r.json.ok, false);
     assert.match(r.json.code, /^REMOTE_RELAY_[A-Z_]+$/);
     assert.match(r.json.error, /Nothing was (created|changed|done)\.$/, r.json.error);
@@ -144,18 +168,33 @@ test("malformed owner API bodies are coded refusals that change nothing", async 
 test("unknown ids and fields on session routes are coded; the session is unchanged", async () => {
   const id = await relay.createSession({ title: "kept" });
   for (const [method, path] of [
-    ["GET", "/api/sessions/ses_nope"], ["PATCH", "/api/sessions/ses_nope"], ["POST", "/api/sessions/ses_nope/messages"],
-    ["POST", "/api/sessions/ses_nope/stop"], ["POST", "/api/sessions/ses_nope/archive"], ["DELETE", "/api/sessions/ses_nope"],
-    ["POST", "/api/sessions/ses_nope/kill"], ["GET", "/api/sessions/ses_nope/mcp"], ["GET", `/api/sessions/${id}/tasks/tsk_nope/output`],
-    ["POST", "/api/cards/card_nope"], ["GET", "/api/no-such-route"],
+    ["GET", "/api/sessions/ses_nope"],
+    ["PATCH", "/api/sessions/ses_nope"],
+    ["POST", "/api/sessions/ses_nope/messages"],
+    ["POST", "/api/sessions/ses_nope/stop"],
+    ["POST", "/api/sessions/ses_nope/archive"],
+    ["DELETE", "/api/sessions/ses_nope"],
+    ["POST", "/api/sessions/ses_nope/kill"],
+    ["GET", "/api/sessions/ses_nope/mcp"],
+    ["GET", `/api/sessions/${id}/tasks/tsk_nope/output`],
+    ["POST", "/api/cards/card_nope"],
+    ["GET", "/api/no-such-route"],
   ]) {
-    const r = await relay.api(method, path, method === "GET" || method === "DELETE" ? undefined : { text: "hi", decision: "allow" });
+    const r = await relay.api(
+      method,
+      path,
+      method === "GET" || method === "DELETE" ? undefined : { text: "hi", decision: "allow" },
+    );
     assert.equal(r.status, 404, `${method} ${path}`);
     assert.equal(r.json.code, "REMOTE_RELAY_NOT_FOUND", `${method} ${path}`);
   }
   const bad: [Record<string, unknown>, string][] = [
-    [{ mayCreateSessions: "yes" }, "INVALID_INPUT"], [{ title: "" }, "INVALID_INPUT"], [{ owner: "me" }, "INVALID_INPUT"],
-    [{ model: "scripted-7" }, "UNKNOWN_MODEL"], [{ cwd: "relative/dir" }, "INVALID_INPUT"], [{ effort: "huge" }, "INVALID_INPUT"],
+    [{ mayCreateSessions: "yes" }, "INVALID_INPUT"],
+    [{ title: "" }, "INVALID_INPUT"],
+    [{ owner: "me" }, "INVALID_INPUT"],
+    [{ model: "scripted-7" }, "UNKNOWN_MODEL"],
+    [{ cwd: "relative/dir" }, "INVALID_INPUT"],
+    [{ effort: "huge" }, "INVALID_INPUT"],
   ];
   for (const [body, code] of bad) {
     const r = await relay.api("PATCH", `/api/sessions/${id}`, body);
@@ -176,7 +215,13 @@ test("unknown ids and fields on session routes are coded; the session is unchang
 test("bad command lines are refused with a message and a non-zero exit; --version prints the version", () => {
   const bin = join(import.meta.dirname, "..", "bin", "oar");
   const run = (...args: string[]) => spawnSync(bin, args, { encoding: "utf8", timeout: 60_000 });
-  for (const args of [["start", "--port", "notaport"], ["start", "--port", "70000"], ["start", "--emulate-version", "1.2"], ["start", "--colour", "red"], ["launch"]]) {
+  for (const args of [
+    ["start", "--port", "notaport"],
+    ["start", "--port", "70000"],
+    ["start", "--emulate-version", "1.2"],
+    ["start", "--colour", "red"],
+    ["launch"],
+  ]) {
     const r = run(...args);
     assert.notEqual(r.status, 0, args.join(" "));
     assert.match(r.stderr, /oar|Usage/, args.join(" "));
@@ -188,7 +233,11 @@ test("bad command lines are refused with a message and a non-zero exit; --versio
   for (const args of [["--help"], ["help"], ["-h"], ["start", "--help"], ["backup", "-h"]]) {
     const h = run(...args);
     assert.equal(h.status, 0, args.join(" "));
-    assert.match(h.stdout, /^Usage:\n {2}oar start .*\n {2}oar url \[--data DIR\] +prints the web UI link/m, args.join(" "));
+    assert.match(
+      h.stdout,
+      /^Usage:\n {2}oar start .*\n {2}oar url \[--data DIR\] +prints the web UI link/m,
+      args.join(" "),
+    );
   }
   const unknown = run("launch");
   assert.equal(unknown.status, 2);

@@ -20,7 +20,10 @@ const HEADER = '[Prompt from an agent on this relay · session "Caller" · scrip
 /** A call that must still be waiting: it only ends when the manual clock moves. */
 function pending<T>(p: Promise<T>): { settled: () => boolean; p: Promise<T> } {
   let done = false;
-  p.then(() => (done = true), () => (done = true));
+  p.then(
+    () => (done = true),
+    () => (done = true),
+  );
   return { settled: () => done, p };
 }
 
@@ -44,7 +47,9 @@ test("done: the reply's text and model", async () => {
 
 test("running: wait_seconds runs on the relay clock; the text so far and a note to call wait; wait continues", async () => {
   const t = await relay.createSession({ title: "streamer" });
-  const call = pending(mcp.call({ action: "send", relay: "this", session: t, text: "/stream 3 5\n/hang", wait_seconds: 30 }));
+  const call = pending(
+    mcp.call({ action: "send", relay: "this", session: t, text: "/stream 3 5\n/hang", wait_seconds: 30 }),
+  );
   await relay.waitFor(async () => (await relay.session(t)).inFlight?.text === "chunk 1\nchunk 2\nchunk 3");
   await realSleep(300);
   assert.equal(call.settled(), false, "the wait must not end before the clock passes 30 s");
@@ -58,7 +63,13 @@ test("running: wait_seconds runs on the relay clock; the text so far and a note 
   assert.equal(r.reply.text, "chunk 1\nchunk 2\nchunk 3");
   assert.match(r.note, /wait/);
   // wait with the message_id picks the same turn up again.
-  const again = await mcp.call({ action: "wait", relay: "this", session: t, message_id: r.message_id, wait_seconds: 0 });
+  const again = await mcp.call({
+    action: "wait",
+    relay: "this",
+    session: t,
+    message_id: r.message_id,
+    wait_seconds: 0,
+  });
   assert.equal(again.status, "running");
   assert.equal(again.message_id, r.message_id);
   // stopped: the turn was stopped; the text so far comes along.
@@ -91,7 +102,13 @@ test("queued: another turn is ahead; queuePosition 1 is next; the queue then run
 
 test("waiting_question: the target's turn waits on an ask_user card; after the answer the reply is done", async () => {
   const t = await relay.createSession({ title: "asker" });
-  const r = await mcp.call({ action: "send", relay: "this", session: t, text: "/ask_user Deploy now? | Yes | No", wait_seconds: 300 });
+  const r = await mcp.call({
+    action: "send",
+    relay: "this",
+    session: t,
+    text: "/ask_user Deploy now? | Yes | No",
+    wait_seconds: 300,
+  });
   assertCarries(r, t);
   assert.equal(r.status, "waiting_question");
   assert.equal(r.pendingQuestions.length, 1);
@@ -102,7 +119,13 @@ test("waiting_question: the target's turn waits on an ask_user card; after the a
   const inbox = (await relay.api("GET", "/api/inbox")).json.questions;
   assert.ok(inbox.some((x: any) => x.id === q.id));
   assert.equal((await relay.api("POST", `/api/questions/${q.id}`, { choice: "Yes" })).status, 200);
-  const done = await mcp.call({ action: "wait", relay: "this", session: t, message_id: r.message_id, wait_seconds: 60 });
+  const done = await mcp.call({
+    action: "wait",
+    relay: "this",
+    session: t,
+    message_id: r.message_id,
+    wait_seconds: 60,
+  });
   assert.equal(done.status, "done");
   assert.equal(done.reply.text, `answer: Yes\necho: ${HEADER}`);
 });
@@ -164,7 +187,13 @@ test("Max turn duration ends a hanging turn as an error once the clock passes it
     await relay.advance(4 * 60_000);
     await realSleep(300);
     assert.equal(await state(t), "running_turn");
-    const waiting = mcp.call({ action: "wait", relay: "this", session: t, message_id: sent.message_id, wait_seconds: 600 });
+    const waiting = mcp.call({
+      action: "wait",
+      relay: "this",
+      session: t,
+      message_id: sent.message_id,
+      wait_seconds: 600,
+    });
     await relay.advance(60_000);
     const r = await waiting;
     assert.equal(r.status, "error");

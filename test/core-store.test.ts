@@ -26,14 +26,18 @@ test("SIGKILL and start again: everything committed is there, the running turn e
   const first = await relay.say(done, "hello");
   assert.equal(first.text, "echo: hello");
   await relay.say(done, "/task build printf 'step one\\nstep two\\n'");
-  const task = await relay.waitFor(async () => (await relay.session(done)).tasks.find((t: any) => t.status === "completed"));
+  const task = await relay.waitFor(async () =>
+    (await relay.session(done)).tasks.find((t: any) => t.status === "completed"),
+  );
   await relay.api("PATCH", `/api/sessions/${done}`, { mayCreateSessions: true, title: "finished (renamed)" });
 
   // A conversation with a turn running at the kill and one queued behind it.
   const busy = await relay.createSession({ title: "busy" });
   // Its prompt reached the agent (a turn whose prompt never went out would run again instead).
   const hang = await relay.api("POST", `/api/sessions/${busy}/messages`, { text: "/reply started\n/hang" });
-  await relay.waitFor(async () => (await relay.session(busy)).inFlight?.text.includes("started") && workerPids(relay).length >= 2);
+  await relay.waitFor(
+    async () => (await relay.session(busy)).inFlight?.text.includes("started") && workerPids(relay).length >= 2,
+  );
   const queued = await relay.api("POST", `/api/sessions/${busy}/messages`, { text: "after the restart" });
   assert.equal(queued.status, 201);
 
@@ -69,7 +73,13 @@ test("SIGKILL and start again: everything committed is there, the running turn e
   assert.match(died.error, /relay stopped while this turn was running/);
   const other = await relay.createSession({ title: "reader" });
   const mcp = await relay.mcp(other);
-  const w = await mcp.call({ action: "wait", relay: "this", session: busy, message_id: hang.json.message_id, wait_seconds: 0 });
+  const w = await mcp.call({
+    action: "wait",
+    relay: "this",
+    session: busy,
+    message_id: hang.json.message_id,
+    wait_seconds: 0,
+  });
   assert.equal(w.ok, true);
   assert.equal(w.status, "error");
   assert.match(w.error, /relay stopped while this turn was running/);
@@ -77,10 +87,18 @@ test("SIGKILL and start again: everything committed is there, the running turn e
   // The queued turn ran after the restart, without anyone asking.
   const reply = await relay.waitFor(async () => {
     const s = await relay.session(busy);
-    return s.state === "idle" && s.messages.find((m: any) => m.role === "agent" && m.text === "echo: after the restart");
+    return (
+      s.state === "idle" && s.messages.find((m: any) => m.role === "agent" && m.text === "echo: after the restart")
+    );
   });
   assert.ok(reply);
-  const w2 = await mcp.call({ action: "wait", relay: "this", session: busy, message_id: queued.json.message_id, wait_seconds: 0 });
+  const w2 = await mcp.call({
+    action: "wait",
+    relay: "this",
+    session: busy,
+    message_id: queued.json.message_id,
+    wait_seconds: 0,
+  });
   assert.equal(w2.status, "done");
   assert.equal(w2.reply.text, "echo: after the restart");
 });

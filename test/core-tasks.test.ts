@@ -22,7 +22,10 @@ async function task(name: string, shell: string, opts: { running?: boolean } = {
   const reply = await relay.say(worker, `/task ${name} ${shell}`);
   const id = /^task: (\S+) started$/m.exec(reply.text)?.[1];
   assert.ok(id, reply.text);
-  if (!opts.running) await relay.waitFor(async () => (await relay.session(worker)).tasks.find((t: any) => t.taskId === id && t.status !== "running"));
+  if (!opts.running)
+    await relay.waitFor(async () =>
+      (await relay.session(worker)).tasks.find((t: any) => t.taskId === id && t.status !== "running"),
+    );
   return id;
 }
 
@@ -32,7 +35,21 @@ const read = (task_id: string, extra: Record<string, unknown> = {}) =>
 const lines = (...l: string[]) => `printf '%s\\n' ${l.map((x) => `'${x}'`).join(" ")}`;
 
 test("counts: node:test's closing summary", async () => {
-  const id = await task("node-test", lines("✔ adds (0.5ms)", "✖ fails (1.2ms)", "ℹ tests 6", "ℹ suites 0", "ℹ pass 4", "ℹ fail 1", "ℹ cancelled 0", "ℹ skipped 1", "ℹ todo 0", "ℹ duration_ms 45.1"));
+  const id = await task(
+    "node-test",
+    lines(
+      "✔ adds (0.5ms)",
+      "✖ fails (1.2ms)",
+      "ℹ tests 6",
+      "ℹ suites 0",
+      "ℹ pass 4",
+      "ℹ fail 1",
+      "ℹ cancelled 0",
+      "ℹ skipped 1",
+      "ℹ todo 0",
+      "ℹ duration_ms 45.1",
+    ),
+  );
   const r = await read(id);
   assert.equal(r.ok, true, JSON.stringify(r));
   assert.deepEqual(r.counts, { runner: "node:test", passed: 4, failed: 1, skipped: 1, final: true });
@@ -45,11 +62,40 @@ test("counts: node:test's closing summary", async () => {
 });
 
 test("counts: vitest, jest and pytest summaries", async () => {
-  const vitest = await task("vitest", lines(" ✓ src/a.test.ts (3 tests) 5ms", " ❯ src/b.test.ts (3 tests | 1 failed) 7ms", " Test Files  1 failed | 1 passed (2)", "      Tests  1 failed | 4 passed | 1 skipped (6)", "   Duration  1.20s"));
+  const vitest = await task(
+    "vitest",
+    lines(
+      " ✓ src/a.test.ts (3 tests) 5ms",
+      " ❯ src/b.test.ts (3 tests | 1 failed) 7ms",
+      " Test Files  1 failed | 1 passed (2)",
+      "      Tests  1 failed | 4 passed | 1 skipped (6)",
+      "   Duration  1.20s",
+    ),
+  );
   assert.deepEqual((await read(vitest)).counts, { runner: "vitest", passed: 4, failed: 1, skipped: 1, final: true });
-  const jest = await task("jest", lines("PASS src/a.test.js", "FAIL src/b.test.js", "Test Suites: 1 failed, 1 passed, 2 total", "Tests:       2 failed, 1 skipped, 7 passed, 10 total", "Snapshots:   0 total", "Time:        1.234 s", "Ran all test suites."));
+  const jest = await task(
+    "jest",
+    lines(
+      "PASS src/a.test.js",
+      "FAIL src/b.test.js",
+      "Test Suites: 1 failed, 1 passed, 2 total",
+      "Tests:       2 failed, 1 skipped, 7 passed, 10 total",
+      "Snapshots:   0 total",
+      "Time:        1.234 s",
+      "Ran all test suites.",
+    ),
+  );
   assert.deepEqual((await read(jest)).counts, { runner: "jest", passed: 7, failed: 2, skipped: 1, final: true });
-  const pytest = await task("pytest", lines("============================= test session starts ==============================", "collected 6 items", "", "tests/test_api.py ..F.s.                                                 [100%]", "==================== 1 failed, 4 passed, 1 skipped in 0.12s ===================="));
+  const pytest = await task(
+    "pytest",
+    lines(
+      "============================= test session starts ==============================",
+      "collected 6 items",
+      "",
+      "tests/test_api.py ..F.s.                                                 [100%]",
+      "==================== 1 failed, 4 passed, 1 skipped in 0.12s ====================",
+    ),
+  );
   const p = await read(pytest);
   assert.deepEqual(p.counts, { runner: "pytest", passed: 4, failed: 1, skipped: 1, final: true });
   // read_session shows the same counts as the task's health, and that it has output.
@@ -62,7 +108,17 @@ test("counts: vitest, jest and pytest summaries", async () => {
 test("tail: repeated lines read [×N]; `lines` picks the end and `truncated` says more came before", async () => {
   const id = await task("retries", `printf 'waiting for db\\n%.0s' 1 2 3 4 5; printf 'line %s\\n' 1 2 3 4 5 6 7 8`);
   const all = await read(id);
-  assert.deepEqual(all.tail, ["waiting for db [×5]", "line 1", "line 2", "line 3", "line 4", "line 5", "line 6", "line 7", "line 8"]);
+  assert.deepEqual(all.tail, [
+    "waiting for db [×5]",
+    "line 1",
+    "line 2",
+    "line 3",
+    "line 4",
+    "line 5",
+    "line 6",
+    "line 7",
+    "line 8",
+  ]);
   assert.equal(all.truncated, false);
   const end = await read(id, { lines: 3 });
   assert.deepEqual(end.tail, ["line 6", "line 7", "line 8"]);
@@ -101,7 +157,9 @@ test("stall: minutes since the last output on the relay clock, quiet against the
   assert.equal(fresh.stall.minutes, 0);
   assert.equal(fresh.stall.quiet, false);
   assert.equal(fresh.stall.quietAfterMinutes, 10);
-  const listed = (await mcp.call({ action: "list_sessions", relay: "this" })).sessions.find((s: any) => s.id === worker);
+  const listed = (await mcp.call({ action: "list_sessions", relay: "this" })).sessions.find(
+    (s: any) => s.id === worker,
+  );
   assert.equal(listed.state, "background_only");
   assert.ok(listed.tasks.some((t: any) => t.taskId === id));
   await relay.advance(15 * 60_000);
@@ -126,9 +184,17 @@ test("output is kept an hour after the task ends, then NOT_FOUND; unknown task i
   assert.equal(gone.code, "REMOTE_RELAY_NOT_FOUND");
   assert.match(gone.error, /more than an hour ago/);
   const rs = await mcp.call({ action: "read_session", relay: "this", session: worker, last: 1 });
-  assert.equal(rs.tasks.some((t: any) => t.taskId === id), false);
+  assert.equal(
+    rs.tasks.some((t: any) => t.taskId === id),
+    false,
+  );
   const none = await read("no-such-task");
   assert.equal(none.code, "REMOTE_RELAY_NOT_FOUND");
-  const wrongSession = await mcp.call({ action: "read_task_output", relay: "this", session: (await relay.createSession()), task_id: id });
+  const wrongSession = await mcp.call({
+    action: "read_task_output",
+    relay: "this",
+    session: await relay.createSession(),
+    task_id: id,
+  });
   assert.equal(wrongSession.code, "REMOTE_RELAY_NOT_FOUND");
 });

@@ -34,12 +34,15 @@ before(async () => {
   process.env.PATH = `${bin}:${process.env.PATH}`;
   relay = await TestRelay.start({ name: "desk" });
   // The availability probe of the fake grok runs at start: let it end before counting processes.
-  await relay.waitFor(async () => (await relay.api("GET", "/api/providers")).json.providers.find((p: any) => p.id === "grok").checkedAt);
+  await relay.waitFor(
+    async () => (await relay.api("GET", "/api/providers")).json.providers.find((p: any) => p.id === "grok").checkedAt,
+  );
 });
 after(() => relay.stop());
 
 const MIN = 60_000;
-const lastAgent = async (id: string) => (await relay.session(id)).messages.filter((m: any) => m.role === "agent").at(-1);
+const lastAgent = async (id: string) =>
+  (await relay.session(id)).messages.filter((m: any) => m.role === "agent").at(-1);
 
 test("sessions cost no process until a turn needs one; an idle worker stops after the idle time", async () => {
   const w = await relay.createSession({ title: "Idler" });
@@ -112,7 +115,8 @@ test("a worker that dies by itself ends its turn as an error; the session goes o
   assert.match(r.error, /agent process exited/);
   assert.equal((await relay.session(d)).state, "idle");
   assert.equal((await relay.say(d, "alive")).text, "echo: alive");
-  for (const s of (await relay.api("GET", "/api/sessions")).json.sessions) await relay.api("POST", `/api/sessions/${s.id}/kill`);
+  for (const s of (await relay.api("GET", "/api/sessions")).json.sessions)
+    await relay.api("POST", `/api/sessions/${s.id}/kill`);
 });
 
 test("relay_tool is offered only when enabled when the worker starts; Kill session gives it the tool anew", async () => {
@@ -155,6 +159,12 @@ test("an agent that ignores a cancel is ended, the turn stops, and the next turn
   const i = s.messages.findIndex((m: any) => m.id === hang.json.message_id);
   assert.equal(s.messages[i + 1].text, "after", "the stopped turn wrote nothing");
   assert.equal(s.messages.at(-1).text, "fresh");
-  const w = await (await relay.mcp(await relay.createSession({ title: "Asker" }))).call({ action: "wait", relay: "this", session: g, message_id: hang.json.message_id, wait_seconds: 0 });
+  const w = await (await relay.mcp(await relay.createSession({ title: "Asker" }))).call({
+    action: "wait",
+    relay: "this",
+    session: g,
+    message_id: hang.json.message_id,
+    wait_seconds: 0,
+  });
   assert.equal(w.status, "stopped");
 });

@@ -49,9 +49,7 @@ export function anchorsOf(md: string): Set<string> {
   for (const line of proseLines(md)) {
     const h = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
     if (!h) continue;
-    const text = h[1]!
-      .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
-      .replace(/[`*]/g, "");
+    const text = h[1]!.replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1").replace(/[`*]/g, "");
     const base = text
       .toLowerCase()
       .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, "")
@@ -84,8 +82,14 @@ test("README's first code block holds the two commands: npm start and npm test",
   const block = /```[^\n]*\n([\s\S]*?)```/.exec(read("README.md"));
   assert.ok(block, "README.md has no code block");
   const lines = block[1]!.split("\n").map((l) => l.trim());
-  assert.ok(lines.some((l) => /^npm start(\s|$)/.test(l)), `no \`npm start\` line in README's first code block:\n${block[1]}`);
-  assert.ok(lines.some((l) => /^npm test(\s|$)/.test(l)), `no \`npm test\` line in README's first code block:\n${block[1]}`);
+  assert.ok(
+    lines.some((l) => /^npm start(\s|$)/.test(l)),
+    `no \`npm start\` line in README's first code block:\n${block[1]}`,
+  );
+  assert.ok(
+    lines.some((l) => /^npm test(\s|$)/.test(l)),
+    `no \`npm test\` line in README's first code block:\n${block[1]}`,
+  );
 });
 
 test("ARCHITECTURE.md's folder map names every folder of src/", () => {
@@ -126,7 +130,8 @@ test("every relative link in README, ARCHITECTURE and docs/ leads to a file, and
       }
       if (anchor !== undefined) {
         if (!target.endsWith(".md")) broken.push(`${shown}: an anchor into a file that is not Markdown`);
-        else if (!anchorsOf(readFileSync(target, "utf8")).has(anchor)) broken.push(`${shown}: no heading #${anchor} in ${relative(ROOT, target)}`);
+        else if (!anchorsOf(readFileSync(target, "utf8")).has(anchor))
+          broken.push(`${shown}: no heading #${anchor} in ${relative(ROOT, target)}`);
       }
     }
   }

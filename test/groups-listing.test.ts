@@ -31,7 +31,10 @@ test("owner API: create (bare, empty), rename, move by hand, dissolve; refusals"
   assert.equal(renamed.json.name, "Docs sweep 2");
   const listed = (await reader.call({ action: "list_sessions", relay: "this" })).sessions.find((x: any) => x.id === s);
   assert.deepEqual(listed.group, { id: g, name: "Docs sweep 2", role: "member" });
-  assert.deepEqual((await info()).groups.find((x: any) => x.id === g), { id: g, name: "Docs sweep 2", memberCount: 1 });
+  assert.deepEqual(
+    (await info()).groups.find((x: any) => x.id === g),
+    { id: g, name: "Docs sweep 2", memberCount: 1 },
+  );
 
   assert.equal((await relay.api("PATCH", `/api/groups/${g}`, { name: "" })).status, 400);
   assert.equal((await relay.api("PATCH", "/api/groups/grp_nothere", { name: "x" })).status, 404);
@@ -40,7 +43,10 @@ test("owner API: create (bare, empty), rename, move by hand, dissolve; refusals"
   const gone = await relay.api("DELETE", `/api/groups/${g}`);
   assert.deepEqual(gone.json, { ok: true, id: g, dissolved: true });
   assert.equal((await relay.session(s)).group, null);
-  assert.equal((await relay.api("GET", "/api/groups")).json.groups.find((x: any) => x.id === g), undefined);
+  assert.equal(
+    (await relay.api("GET", "/api/groups")).json.groups.find((x: any) => x.id === g),
+    undefined,
+  );
   assert.equal((await relay.api("DELETE", `/api/groups/${g}`)).status, 404);
 });
 
@@ -65,9 +71,16 @@ test("relay_info: at most 50 groups with sessions, most recently active first, g
   assert.equal(r.groups.length, 50);
   assert.equal(r.groupsTotal, (await relay.api("GET", "/api/groups")).json.groups.filter((g: any) => !g.empty).length);
   assert.ok(r.groupsTotal >= 52);
-  assert.deepEqual(r.groups.slice(0, 2).map((g: any) => g.id), [ids[3], ids[7]]);
+  assert.deepEqual(
+    r.groups.slice(0, 2).map((g: any) => g.id),
+    [ids[3], ids[7]],
+  );
   assert.deepEqual(Object.keys(r.groups[0]).sort(), ["id", "memberCount", "name"]);
-  assert.equal(r.groups.find((g: any) => g.id === empty.id), undefined, "an empty group is not listed");
+  assert.equal(
+    r.groups.find((g: any) => g.id === empty.id),
+    undefined,
+    "an empty group is not listed",
+  );
 });
 
 test("read_session: group with the other members (at most 50), each with title, role, state, archived", async () => {
@@ -86,7 +99,11 @@ test("read_session: group with the other members (at most 50), each with title, 
   assert.ok(!r.group.members.some((m: any) => m.id === members[0]), "the session itself is not among the others");
 
   const small = await newGroup("Small team");
-  const [a, b, c] = [await relay.createSession({ title: "a" }), await relay.createSession({ title: "b" }), await relay.createSession({ title: "c" })];
+  const [a, b, c] = [
+    await relay.createSession({ title: "a" }),
+    await relay.createSession({ title: "b" }),
+    await relay.createSession({ title: "c" }),
+  ];
   for (const s of [a, b, c]) await put(small.id, s);
   await relay.api("POST", `/api/sessions/${c}/archive`);
   const rs = await reader.call({ action: "read_session", relay: "this", session: a });
@@ -99,18 +116,35 @@ test("read_session: group with the other members (at most 50), each with title, 
 
 test("lifetimes: an agent's group loses its head to the next member and disappears when its last session is deleted", async () => {
   const boss = await relay.createSession({ title: "Head session" });
-  const res = await sayDeciding(relay, boss, toolLines({ action: "create_session", relay: "this", title: "Second", text: "hi", wait_seconds: 0 }), "allow");
+  const res = await sayDeciding(
+    relay,
+    boss,
+    toolLines({ action: "create_session", relay: "this", title: "Second", text: "hi", wait_seconds: 0 }),
+    "allow",
+  );
   const child = res.results[0].session;
   const gid = res.results[0].group.id;
   assert.equal(res.results[0].group.name, "Head session");
 
   await relay.api("DELETE", `/api/sessions/${boss}`);
-  const afterHead = (await reader.call({ action: "list_sessions", relay: "this", query: child })).sessions.find((s: any) => s.id === child);
-  assert.deepEqual(afterHead.group, { id: gid, name: "Second", role: "head" }, "the remaining member heads it; the unnamed group shows its title");
+  const afterHead = (await reader.call({ action: "list_sessions", relay: "this", query: child })).sessions.find(
+    (s: any) => s.id === child,
+  );
+  assert.deepEqual(
+    afterHead.group,
+    { id: gid, name: "Second", role: "head" },
+    "the remaining member heads it; the unnamed group shows its title",
+  );
 
   await relay.api("DELETE", `/api/sessions/${child}`);
-  assert.equal((await relay.api("GET", "/api/groups")).json.groups.find((g: any) => g.id === gid), undefined);
-  assert.equal((await info()).groups.find((g: any) => g.id === gid), undefined);
+  assert.equal(
+    (await relay.api("GET", "/api/groups")).json.groups.find((g: any) => g.id === gid),
+    undefined,
+  );
+  assert.equal(
+    (await info()).groups.find((g: any) => g.id === gid),
+    undefined,
+  );
 
   // The owner's group stays when its last session is deleted, shown as empty.
   const kept = await newGroup("Stays");
@@ -119,5 +153,8 @@ test("lifetimes: an agent's group loses its head to the next member and disappea
   await relay.api("DELETE", `/api/sessions/${s}`);
   const shown = (await relay.api("GET", "/api/groups")).json.groups.find((g: any) => g.id === kept.id);
   assert.equal(shown.empty, true);
-  assert.equal((await info()).groups.find((g: any) => g.id === kept.id), undefined);
+  assert.equal(
+    (await info()).groups.find((g: any) => g.id === kept.id),
+    undefined,
+  );
 });

@@ -38,7 +38,11 @@ after(async () => {
 // The store's durable state: every table but the bookkeeping ones, hashed.
 function snapshot(): string {
   const h = createHash("sha256");
-  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('migrations') ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+  const tables = (
+    db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('migrations') ORDER BY name")
+      .all() as { name: string }[]
+  ).map((r) => r.name);
   for (const t of tables) {
     h.update(t);
     const rows = (db.prepare(`SELECT * FROM "${t}"`).raw().all() as unknown[]).map((r) => JSON.stringify(r)).sort();
@@ -49,14 +53,25 @@ function snapshot(): string {
 
 /** Waits until no turn is queued or running, so background work does not look like a change. */
 async function settle(): Promise<void> {
-  await relay.waitFor(() => (db.prepare("SELECT COUNT(*) FROM turns WHERE status IN ('queued', 'running')").pluck().get() as number) === 0, 30_000).catch(async () => {
-    // A turn that hangs (a fuzzed /hang) is stopped: the next call must start from rest.
-    for (const id of db.prepare("SELECT DISTINCT session_id FROM turns WHERE status IN ('queued', 'running')").pluck().all() as string[]) await relay.api("POST", `/api/sessions/${id}/stop`);
-  });
+  await relay
+    .waitFor(
+      () =>
+        (db.prepare("SELECT COUNT(*) FROM turns WHERE status IN ('queued', 'running')").pluck().get() as number) === 0,
+      30_000,
+    )
+    .catch(async () => {
+      // A turn that hangs (a fuzzed /hang) is stopped: the next call must start from rest.
+      for (const id of db
+        .prepare("SELECT DISTINCT session_id FROM turns WHERE status IN ('queued', 'running')")
+        .pluck()
+        .all() as string[])
+        await relay.api("POST", `/api/sessions/${id}/stop`);
+    });
 }
 
 const CODES = new Set<string>(ERROR_CODES);
-const id = () => fc.constantFrom(ids.caller, ids.target, ids.other, ids.archived, "ses_000000000000", "", "../../etc/passwd");
+const id = () =>
+  fc.constantFrom(ids.caller, ids.target, ids.other, ids.archived, "ses_000000000000", "", "../../etc/passwd");
 const junk = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.integer(),
@@ -70,9 +85,14 @@ const junk = fc.oneof(
 /** A value for an argument of the given name: mostly plausible, sometimes junk. */
 function valueFor(name: string): fc.Arbitrary<unknown> {
   const plausible: Record<string, fc.Arbitrary<unknown>> = {
-    session: id(), from: id(), watcher: id(),
+    session: id(),
+    from: id(),
+    watcher: id(),
     relay: fc.constantFrom("this", "desk", "elsewhere", ""),
-    text: fc.oneof(fc.string({ minLength: 1, maxLength: 60 }), fc.constantFrom("hello", "/reply ok", "/error boom", "/model")),
+    text: fc.oneof(
+      fc.string({ minLength: 1, maxLength: 60 }),
+      fc.constantFrom("hello", "/reply ok", "/error boom", "/model"),
+    ),
     wait_seconds: fc.constant(0),
     provider: fc.constantFrom("scripted", "claude", "claude-api", "copilot", "nope"),
     model: fc.constantFrom("scripted-1", "scripted-2", "gpt-0"),
@@ -81,21 +101,43 @@ function valueFor(name: string): fc.Arbitrary<unknown> {
     scope: fc.constantFrom("active", "all", "some"),
     sessions: fc.oneof(fc.constant(["all"]), fc.array(id(), { maxLength: 2 })),
     every_minutes: fc.integer({ min: -2, max: 100_000 }),
-    at: fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), fc.string({ maxLength: 12 })),
+    at: fc.oneof(
+      fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+      fc.string({ maxLength: 12 }),
+    ),
     lines: fc.integer({ min: -5, max: 1000 }),
     last: fc.integer({ min: -5, max: 1000 }),
     cwd: fc.constantFrom("/tmp", "/nonexistent/x", "relative"),
   };
-  return fc.oneof({ weight: 3, arbitrary: plausible[name] ?? fc.string({ maxLength: 30 }) }, { weight: 1, arbitrary: junk });
+  return fc.oneof(
+    { weight: 3, arbitrary: plausible[name] ?? fc.string({ maxLength: 30 }) },
+    { weight: 1, arbitrary: junk },
+  );
 }
 
 const call = fc.oneof(
-  { weight: 9, arbitrary: fc.constantFrom(...ACTIONS).chain((a) => fc.record({
-    action: fc.constant(a.name),
-    args: fc.subarray(["relay", ...Object.keys(a.args)]).chain((names) => fc.tuple(...names.map((n) => valueFor(n).map((v) => [n, v] as const)))),
-    extra: fc.option(fc.tuple(fc.constantFrom("constructor", "valueOf", "hasOwnProperty", "bogus"), junk), { nil: undefined }),
-  })) },
-  { weight: 1, arbitrary: fc.record({ action: fc.oneof(fc.string({ maxLength: 20 }), fc.constant(undefined as unknown as string)), args: fc.constant([] as (readonly [string, unknown])[]), extra: fc.constant(undefined) }) },
+  {
+    weight: 9,
+    arbitrary: fc.constantFrom(...ACTIONS).chain((a) =>
+      fc.record({
+        action: fc.constant(a.name),
+        args: fc
+          .subarray(["relay", ...Object.keys(a.args)])
+          .chain((names) => fc.tuple(...names.map((n) => valueFor(n).map((v) => [n, v] as const)))),
+        extra: fc.option(fc.tuple(fc.constantFrom("constructor", "valueOf", "hasOwnProperty", "bogus"), junk), {
+          nil: undefined,
+        }),
+      }),
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      action: fc.oneof(fc.string({ maxLength: 20 }), fc.constant(undefined as unknown as string)),
+      args: fc.constant([] as (readonly [string, unknown])[]),
+      extra: fc.constant(undefined),
+    }),
+  },
 );
 
 test("relay_tool: every action, fuzzed: coded answers only, no crash, no state change on refusal", async () => {
@@ -115,8 +157,16 @@ test("relay_tool: every action, fuzzed: coded answers only, no crash, no state c
         refused++;
         assert.ok(CODES.has(r.code), `uncoded: ${JSON.stringify(r)} for ${JSON.stringify(input)}`);
         assert.equal(typeof r.error, "string");
-        assert.notEqual(r.code, "REMOTE_RELAY_BUSY", `an unexpected failure: ${JSON.stringify(r)} for ${JSON.stringify(input)}`);
-        assert.equal(snapshot(), before, `a refused call changed the store: ${JSON.stringify(input)} → ${JSON.stringify(r)}`);
+        assert.notEqual(
+          r.code,
+          "REMOTE_RELAY_BUSY",
+          `an unexpected failure: ${JSON.stringify(r)} for ${JSON.stringify(input)}`,
+        );
+        assert.equal(
+          snapshot(),
+          before,
+          `a refused call changed the store: ${JSON.stringify(input)} → ${JSON.stringify(r)}`,
+        );
       }
     }),
     { seed: SEED, numRuns: RELAY_TOOL_RUNS, endOnFailure: true, includeErrorInReport: true },
@@ -128,23 +178,81 @@ test("relay_tool: every action, fuzzed: coded answers only, no crash, no state c
 
 // Every owner route of contract §3 (and the page's own), with ids and bodies fuzzed.
 const ROUTES: [string, string][] = [
-  ["GET", "/api/settings"], ["PATCH", "/api/settings"], ["POST", "/api/sessions"], ["GET", "/api/sessions"],
-  ["GET", "/api/sessions/:id"], ["PATCH", "/api/sessions/:id"], ["POST", "/api/sessions/:id/messages"],
-  ["POST", "/api/sessions/:id/stop"], ["POST", "/api/sessions/:id/archive"], ["DELETE", "/api/sessions/:id"],
-  ["POST", "/api/sessions/:id/kill"], ["POST", "/api/sessions/:id/compact"], ["GET", "/api/sessions/:id/mcp"],
-  ["GET", "/api/sessions/:id/tasks/:id/output"], ["GET", "/api/cards"], ["POST", "/api/cards/:id"], ["GET", "/api/inbox"],
-  ["POST", "/api/questions/:id"], ["GET", "/api/groups"], ["POST", "/api/groups"], ["PATCH", "/api/groups/:id"],
-  ["DELETE", "/api/groups/:id"], ["DELETE", "/api/subscriptions/:id"], ["DELETE", "/api/schedules/:id"],
-  ["GET", "/api/subscriptions"], ["GET", "/api/schedules"], ["GET", "/api/usage"], ["POST", "/api/test/clock"], ["GET", "/api/nowhere"],
+  ["GET", "/api/settings"],
+  ["PATCH", "/api/settings"],
+  ["POST", "/api/sessions"],
+  ["GET", "/api/sessions"],
+  ["GET", "/api/sessions/:id"],
+  ["PATCH", "/api/sessions/:id"],
+  ["POST", "/api/sessions/:id/messages"],
+  ["POST", "/api/sessions/:id/stop"],
+  ["POST", "/api/sessions/:id/archive"],
+  ["DELETE", "/api/sessions/:id"],
+  ["POST", "/api/sessions/:id/kill"],
+  ["POST", "/api/sessions/:id/compact"],
+  ["GET", "/api/sessions/:id/mcp"],
+  ["GET", "/api/sessions/:id/tasks/:id/output"],
+  ["GET", "/api/cards"],
+  ["POST", "/api/cards/:id"],
+  ["GET", "/api/inbox"],
+  ["POST", "/api/questions/:id"],
+  ["GET", "/api/groups"],
+  ["POST", "/api/groups"],
+  ["PATCH", "/api/groups/:id"],
+  ["DELETE", "/api/groups/:id"],
+  ["DELETE", "/api/subscriptions/:id"],
+  ["DELETE", "/api/schedules/:id"],
+  ["GET", "/api/subscriptions"],
+  ["GET", "/api/schedules"],
+  ["GET", "/api/usage"],
+  ["POST", "/api/test/clock"],
+  ["GET", "/api/nowhere"],
 ];
-const BODY_KEYS = ["text", "provider", "model", "mode", "effort", "title", "cwd", "name", "decision", "choice", "answer", "dismiss", "mayCreateSessions",
-  "advanceMs", "set", "longestWaitMinutes", "maxTurnMinutes", "quietAfterMinutes", "maxBodyMb", "taskOutputMaxMb", "constructor", "__proto__", "valueOf"];
+const BODY_KEYS = [
+  "text",
+  "provider",
+  "model",
+  "mode",
+  "effort",
+  "title",
+  "cwd",
+  "name",
+  "decision",
+  "choice",
+  "answer",
+  "dismiss",
+  "mayCreateSessions",
+  "advanceMs",
+  "set",
+  "longestWaitMinutes",
+  "maxTurnMinutes",
+  "quietAfterMinutes",
+  "maxBodyMb",
+  "taskOutputMaxMb",
+  "constructor",
+  "__proto__",
+  "valueOf",
+];
 const ownerCall = fc.record({
   route: fc.constantFrom(...ROUTES),
   // The caller and the target stay: deleting or archiving them would only end the run early.
-  pathId: fc.constantFrom(ids_other_placeholder(), "ses_000000000000", "x%2F..", "%00", "card_x", "grp_x", "ask_x", "sub_x", "sch_x"),
+  pathId: fc.constantFrom(
+    ids_other_placeholder(),
+    "ses_000000000000",
+    "x%2F..",
+    "%00",
+    "card_x",
+    "grp_x",
+    "ask_x",
+    "sub_x",
+    "sch_x",
+  ),
   body: fc.oneof(
-    fc.dictionary(fc.constantFrom(...BODY_KEYS), fc.oneof(junk, fc.constantFrom("scripted", "allow", "deny", "agent", "hello"), fc.integer({ min: 0, max: 120 })), { maxKeys: 4 }),
+    fc.dictionary(
+      fc.constantFrom(...BODY_KEYS),
+      fc.oneof(junk, fc.constantFrom("scripted", "allow", "deny", "agent", "hello"), fc.integer({ min: 0, max: 120 })),
+      { maxKeys: 4 },
+    ),
     fc.constantFrom("not json", "[]", "null", "42", '"x"', ""),
   ),
 });
@@ -175,9 +283,14 @@ test("owner routes, fuzzed: coded refusals only (never a 5xx), no crash, no stat
         refused++;
         assert.equal(r.json?.ok, false, `${method} ${url} → ${JSON.stringify(r.json)}`);
         assert.ok(CODES.has(r.json.code), `uncoded: ${method} ${url} → ${JSON.stringify(r.json)}`);
-        assert.equal(snapshot(), before, `a refused call changed the store: ${method} ${url} ${JSON.stringify(sent)} → ${JSON.stringify(r.json)}`);
+        assert.equal(
+          snapshot(),
+          before,
+          `a refused call changed the store: ${method} ${url} ${JSON.stringify(sent)} → ${JSON.stringify(r.json)}`,
+        );
       }
-      if (method === "DELETE" && url === `/api/sessions/${ids.other}` && r.status === 200) ids.other = await relay.createSession({ title: "Fuzz other" });
+      if (method === "DELETE" && url === `/api/sessions/${ids.other}` && r.status === 200)
+        ids.other = await relay.createSession({ title: "Fuzz other" });
     }),
     { seed: SEED, numRuns: OWNER_RUNS, endOnFailure: true, includeErrorInReport: true },
   );

@@ -14,7 +14,12 @@ before(async () => {
 after(() => relay.stop());
 
 /** Raw HTTP so the test controls Host, Origin, chunking and hanging up. */
-function raw(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; json: any }> {
+function raw(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; json: any }> {
   const u = new URL(relay.url);
   return new Promise((resolve, reject) => {
     const req = request({ host: u.hostname, port: u.port, method, path, headers }, (res) => {
@@ -35,7 +40,8 @@ function raw(method: string, path: string, headers: Record<string, string>, body
 }
 
 /** Sends a chunked body that never ends (40 MB, then nothing): only a relay that counts while reading can answer. */
-const endlessChunked = (path: string, headers: Record<string, string>) => chunkedPost(relay.url, path, headers, { mb: 40, end: false, prefix: '{"text":"' });
+const endlessChunked = (path: string, headers: Record<string, string>) =>
+  chunkedPost(relay.url, path, headers, { mb: 40, end: false, prefix: '{"text":"' });
 
 test("a chunked body over maxBodyMb is refused with a coded 413 while it streams, on /mcp and the owner API", async () => {
   const s = await relay.createSession();
@@ -52,7 +58,12 @@ test("a chunked body over maxBodyMb is refused with a coded 413 while it streams
   assert.equal(peer.status, 413);
   assert.equal(peer.json.code, "REMOTE_RELAY_INVALID_INPUT");
   // A declared Content-Length over the limit is refused without reading; under it, taken.
-  const big = await raw("PATCH", "/api/settings", { authorization: `Bearer ${relay.token}`, "content-type": "application/json" }, JSON.stringify({ maxTurnMinutes: 61, pad: "x".repeat(1.2 * 1024 * 1024) }));
+  const big = await raw(
+    "PATCH",
+    "/api/settings",
+    { authorization: `Bearer ${relay.token}`, "content-type": "application/json" },
+    JSON.stringify({ maxTurnMinutes: 61, pad: "x".repeat(1.2 * 1024 * 1024) }),
+  );
   assert.equal(big.status, 413);
   assert.equal((await relay.api("PATCH", "/api/settings", { maxBodyMb: 4 })).json.maxBodyMb, 4);
   assert.equal((await relay.api("GET", "/api/health")).status, 200);
@@ -67,7 +78,13 @@ test("a client hanging up mid-body is not logged as an unexpected failure", asyn
     ["/mcp", { ...entry.headers, accept: "application/json, text/event-stream" }],
   ] as const) {
     const u = new URL(relay.url);
-    const req = request({ host: u.hostname, port: u.port, method: "POST", path, headers: { ...headers, "content-type": "application/json", "content-length": "100000" } });
+    const req = request({
+      host: u.hostname,
+      port: u.port,
+      method: "POST",
+      path,
+      headers: { ...headers, "content-type": "application/json", "content-length": "100000" },
+    });
     req.on("error", () => {});
     req.write('{"text":"half');
     await realSleep(300);
@@ -90,15 +107,42 @@ test("Host and Origin: the relay's own host:port and loopback names pass; other 
     assert.equal(rebound.status, 403, path);
     assert.equal(rebound.json.code, "REMOTE_RELAY_FORBIDDEN");
     const post = path === "/mcp";
-    const foreign = await raw(post ? "POST" : "GET", path, { ...auth, host: `127.0.0.1:${port}`, origin: "https://evil.example", ...(post ? { "content-type": "application/json" } : {}) }, post ? "{}" : undefined);
+    const foreign = await raw(
+      post ? "POST" : "GET",
+      path,
+      {
+        ...auth,
+        host: `127.0.0.1:${port}`,
+        origin: "https://evil.example",
+        ...(post ? { "content-type": "application/json" } : {}),
+      },
+      post ? "{}" : undefined,
+    );
     assert.equal(foreign.status, 403, path);
     assert.equal(foreign.json.code, "REMOTE_RELAY_FORBIDDEN");
     assert.match(foreign.json.error, /evil\.example.*Nothing was done\./);
   }
-  assert.equal((await raw("GET", "/api/settings", { ...auth, host: `localhost:${Number(port) + 1}` })).status, 403, "another port");
+  assert.equal(
+    (await raw("GET", "/api/settings", { ...auth, host: `localhost:${Number(port) + 1}` })).status,
+    403,
+    "another port",
+  );
   // The relay's own page (same origin) passes.
-  assert.equal((await raw("PATCH", "/api/settings", { ...auth, host: `127.0.0.1:${port}`, origin: `http://127.0.0.1:${port}`, "content-type": "application/json" }, "{}")).status, 200);
-  assert.equal((await raw("PATCH", "/api/settings", { ...auth, origin: "null", "content-type": "application/json" }, "{}")).status, 403);
+  assert.equal(
+    (
+      await raw(
+        "PATCH",
+        "/api/settings",
+        { ...auth, host: `127.0.0.1:${port}`, origin: `http://127.0.0.1:${port}`, "content-type": "application/json" },
+        "{}",
+      )
+    ).status,
+    200,
+  );
+  assert.equal(
+    (await raw("PATCH", "/api/settings", { ...auth, origin: "null", "content-type": "application/json" }, "{}")).status,
+    403,
+  );
 });
 
 test("the owner token is refused in ?token= URLs; the SSE stream opens with a short-lived ticket", async () => {
@@ -132,7 +176,12 @@ test("unknown arguments and settings are own keys only: constructor, valueOf, __
     assert.deepEqual(l.ignored, [k]);
   }
   const before = (await relay.api("GET", "/api/settings")).json;
-  for (const body of ['{"__proto__":{"agentSessions":false,"maxWorkers":1}}', '{"constructor":{"x":1}}', '{"valueOf":1}', '{"hasOwnProperty":1}']) {
+  for (const body of [
+    '{"__proto__":{"agentSessions":false,"maxWorkers":1}}',
+    '{"constructor":{"x":1}}',
+    '{"valueOf":1}',
+    '{"hasOwnProperty":1}',
+  ]) {
     const r = await relay.api("PATCH", "/api/settings", body);
     assert.equal(r.status, 400, body);
     assert.equal(r.json.code, "REMOTE_RELAY_INVALID_INPUT");
@@ -146,8 +195,10 @@ test("the advertised schema lists every provider create_session takes, described
   const mcp = await relay.mcp(s);
   const { tools } = await mcp.client.listTools();
   const provider = (tools[0].inputSchema.properties as any).provider;
-  const accepts = (v: string) => (provider.anyOf ?? [provider]).some((alt: any) => alt.type === "string" && (!alt.enum || alt.enum.includes(v)));
-  for (const id of ["scripted", "copilot", "claude", "claude-api", "deepseek"]) assert.ok(accepts(id), `${id}: ${JSON.stringify(provider)}`);
+  const accepts = (v: string) =>
+    (provider.anyOf ?? [provider]).some((alt: any) => alt.type === "string" && (!alt.enum || alt.enum.includes(v)));
+  for (const id of ["scripted", "copilot", "claude", "claude-api", "deepseek"])
+    assert.ok(accepts(id), `${id}: ${JSON.stringify(provider)}`);
   assert.match(provider.description, /send: .*\| create_session: /);
 });
 

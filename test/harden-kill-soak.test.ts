@@ -42,7 +42,10 @@ async function bootAgain(): Promise<void> {
     if (relay.proc.exitCode !== null) throw e;
     await relay.waitFor(async () => {
       if (relay.proc.exitCode !== null) throw new Error(`relay exited: ${relay.output.slice(-1500)}`);
-      return fetch(`${relay.url}/api/health`).then((r) => r.ok, () => false);
+      return fetch(`${relay.url}/api/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
     }, 90_000);
     relay.token = readFileSync(join(relay.dataDir, "owner-token"), "utf8").trim();
   }
@@ -64,11 +67,19 @@ after(() => relay?.stop());
 test(`${KILLS} SIGKILLs under load: nothing acknowledged lost, no event twice, cut-off turns end done in full or as errors that say why, integrity ok`, async () => {
   const rand = prng(SEED);
   const watcher = await relay.createSession({ title: "Watcher" });
-  const targets = [await relay.createSession({ title: "Target one" }), await relay.createSession({ title: "Target two" })];
+  const targets = [
+    await relay.createSession({ title: "Target one" }),
+    await relay.createSession({ title: "Target two" }),
+  ];
   const asker = await relay.createSession({ title: "Asker" });
   const sub = await toolInTurn(relay, watcher, { action: "subscribe", sessions: targets, events: ["turn_end"] });
   assert.equal(sub.ok, true, JSON.stringify(sub));
-  const sch = await (await relay.mcp(watcher)).call({ action: "schedule", title: "tick", every_minutes: 1, text: "tick" });
+  const sch = await (await relay.mcp(watcher)).call({
+    action: "schedule",
+    title: "tick",
+    every_minutes: 1,
+    text: "tick",
+  });
   assert.equal(sch.ok, true, JSON.stringify(sch));
 
   const acked = new Set<string>(); // message ids the relay answered 201 for
@@ -96,11 +107,13 @@ test(`${KILLS} SIGKILLs under load: nothing acknowledged lost, no event twice, c
           }),
         ];
         if (askerMcp && i % 2 === 0) {
-          jobs.push(askerMcp.call({ action: "ask", question: `q-${i}`, options: ["yes", "no"] }).then(async (q) => {
-            if (!q.ok) return;
-            const a = await relay.api("POST", `/api/questions/${q.question_id}`, { choice: "yes" });
-            if (a.status === 200) answered.add(q.question_id);
-          }));
+          jobs.push(
+            askerMcp.call({ action: "ask", question: `q-${i}`, options: ["yes", "no"] }).then(async (q) => {
+              if (!q.ok) return;
+              const a = await relay.api("POST", `/api/questions/${q.question_id}`, { choice: "yes" });
+              if (a.status === 200) answered.add(q.question_id);
+            }),
+          );
         }
         if (i % 4 === 0) jobs.push(relay.advance(31_000)); // gathering windows close, schedules fire
         await Promise.allSettled(jobs);
@@ -115,14 +128,16 @@ test(`${KILLS} SIGKILLs under load: nothing acknowledged lost, no event twice, c
     live = false;
     await load.catch(() => {});
     const down = new Database(join(relay.dataDir, "oar.db"), { readonly: true });
-    for (const id of down.prepare("SELECT id FROM turns WHERE status = 'running'").pluck().all() as string[]) cutOff.add(id);
+    for (const id of down.prepare("SELECT id FROM turns WHERE status = 'running'").pluck().all() as string[])
+      cutOff.add(id);
     down.close();
     await bootAgain();
   }
 
   // Let everything that was due run out: queued turns (real time), then the gathering
   // windows and the turns their messages start.
-  const idle = async () => ((await relay.api("GET", "/api/sessions?scope=all")).json.sessions as any[]).every((s) => s.state === "idle");
+  const idle = async () =>
+    ((await relay.api("GET", "/api/sessions?scope=all")).json.sessions as any[]).every((s) => s.state === "idle");
   // (Past 20 wake-ups an hour the watcher's events come as a digest every 10 minutes.)
   for (let round = 0; round < 3; round++) {
     await relay.waitFor(idle, 120_000);
@@ -145,10 +160,15 @@ test(`${KILLS} SIGKILLs under load: nothing acknowledged lost, no event twice, c
     assert.ok(cutOff.size > 0, "some kills landed inside running turns");
     const errors = db.prepare("SELECT error FROM turns WHERE status = 'error'").pluck().all() as string[];
     for (const e of errors) assert.ok(e.startsWith(KILLED_TURN), e);
-    const errorReplies = db.prepare("SELECT m.text FROM turns t JOIN messages m ON m.id = t.reply_message_id WHERE t.status = 'error'").pluck().all() as string[];
+    const errorReplies = db
+      .prepare("SELECT m.text FROM turns t JOIN messages m ON m.id = t.reply_message_id WHERE t.status = 'error'")
+      .pluck()
+      .all() as string[];
     for (const t of errorReplies) assert.match(t, /^Error: The relay stopped while this turn was running/);
-    const targetTurns = db.prepare(`SELECT t.id, t.status, t.reply_text, p.text AS prompt FROM turns t JOIN messages p ON p.id = t.message_id
-      WHERE t.session_id IN (?, ?)`).all(...targets) as { id: string; status: string; reply_text: string; prompt: string }[];
+    const targetTurns = db
+      .prepare(`SELECT t.id, t.status, t.reply_text, p.text AS prompt FROM turns t JOIN messages p ON p.id = t.message_id
+      WHERE t.session_id IN (?, ?)`)
+      .all(...targets) as { id: string; status: string; reply_text: string; prompt: string }[];
     let resumed = 0;
     for (const t of targetTurns) {
       if (t.status !== "done") continue;
@@ -156,11 +176,19 @@ test(`${KILLS} SIGKILLs under load: nothing acknowledged lost, no event twice, c
       assert.equal(t.reply_text, marker, `turn ${t.id} done with its full reply`);
       if (cutOff.has(t.id)) resumed++;
     }
-    const errorsBy = db.prepare("SELECT s.title, COUNT(*) AS n FROM turns t JOIN sessions s ON s.id = t.session_id WHERE t.status = 'error' GROUP BY s.title").all();
-    console.log(`# turns cut off by a kill: ${cutOff.size}, of which done after the restart: ${resumed}, errors: ${JSON.stringify(errorsBy)}`);
+    const errorsBy = db
+      .prepare(
+        "SELECT s.title, COUNT(*) AS n FROM turns t JOIN sessions s ON s.id = t.session_id WHERE t.status = 'error' GROUP BY s.title",
+      )
+      .all();
+    console.log(
+      `# turns cut off by a kill: ${cutOff.size}, of which done after the restart: ${resumed}, errors: ${JSON.stringify(errorsBy)}`,
+    );
 
     // No event delivered twice: each reply marker at most once in the watcher's event lines.
-    const events = (db.prepare("SELECT text FROM messages WHERE session_id = ? AND role = 'event'").pluck().all(watcher) as string[]).join("\n");
+    const events = (
+      db.prepare("SELECT text FROM messages WHERE session_id = ? AND role = 'event'").pluck().all(watcher) as string[]
+    ).join("\n");
     const counts = new Map<string, number>();
     for (const m of events.matchAll(/turn_end \(done\) "(R-\d+)"/g)) counts.set(m[1], (counts.get(m[1]) ?? 0) + 1);
     const twice = [...counts].filter(([, c]) => c > 1);
@@ -168,7 +196,9 @@ test(`${KILLS} SIGKILLs under load: nothing acknowledged lost, no event twice, c
     assert.ok(counts.size > 0, `events were delivered; the watcher's event messages: ${events.slice(0, 1500)}`);
 
     // Each answered question reached the asker exactly once.
-    const askerEvents = (db.prepare("SELECT text FROM messages WHERE session_id = ? AND role = 'event'").pluck().all(asker) as string[]).join("\n");
+    const askerEvents = (
+      db.prepare("SELECT text FROM messages WHERE session_id = ? AND role = 'event'").pluck().all(asker) as string[]
+    ).join("\n");
     for (const q of answered) {
       const times = askerEvents.split(`question_answered ${q}`).length - 1;
       assert.equal(times, 1, `question_answered ${q} delivered ${times} times`);
@@ -176,12 +206,19 @@ test(`${KILLS} SIGKILLs under load: nothing acknowledged lost, no event twice, c
     assert.ok(answered.size > 0, "questions were answered");
 
     // Schedules: each firing wrote one message, never two.
-    const row = db.prepare("SELECT fired_count FROM schedules WHERE id = ?").get(sch.schedule_id) as { fired_count: number };
-    const scheduleMessages = db.prepare("SELECT COUNT(*) FROM messages WHERE session_id = ? AND role = 'schedule'").pluck().get(watcher) as number;
+    const row = db.prepare("SELECT fired_count FROM schedules WHERE id = ?").get(sch.schedule_id) as {
+      fired_count: number;
+    };
+    const scheduleMessages = db
+      .prepare("SELECT COUNT(*) FROM messages WHERE session_id = ? AND role = 'schedule'")
+      .pluck()
+      .get(watcher) as number;
     assert.equal(scheduleMessages, row.fired_count);
     assert.ok(row.fired_count > 0);
   } finally {
     db.close();
   }
-  console.log(`# restarts: ${bootTimes.length}, SIGKILL → serving: median ${[...bootTimes].sort((a, b) => a - b)[bootTimes.length >> 1]} ms, max ${Math.max(...bootTimes)} ms`);
+  console.log(
+    `# restarts: ${bootTimes.length}, SIGKILL → serving: median ${[...bootTimes].sort((a, b) => a - b)[bootTimes.length >> 1]} ms, max ${Math.max(...bootTimes)} ms`,
+  );
 });

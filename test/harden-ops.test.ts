@@ -4,7 +4,18 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { chmodSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, watch, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  watch,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,9 +42,17 @@ before(async () => {
 after(() => relay.stop());
 
 test("service: the unit text runs this oar with the given flags under systemd's user manager, logging to the journal", () => {
-  const text = unitText({ oarBin: "/opt/oar/bin/oar", nodeBin: "/usr/bin/node", dataDir: "/home/me/my data", port: 7421 });
+  const text = unitText({
+    oarBin: "/opt/oar/bin/oar",
+    nodeBin: "/usr/bin/node",
+    dataDir: "/home/me/my data",
+    port: 7421,
+  });
   assert.match(text, /^\[Unit\]$/m);
-  assert.match(text, /^ExecStart=\/usr\/bin\/node \/opt\/oar\/bin\/oar start --port 7421 --data "\/home\/me\/my data"$/m);
+  assert.match(
+    text,
+    /^ExecStart=\/usr\/bin\/node \/opt\/oar\/bin\/oar start --port 7421 --data "\/home\/me\/my data"$/m,
+  );
   assert.match(text, /^Restart=on-failure$/m);
   // A restart signals the relay only: the keeper holding the agents outlives it.
   assert.match(text, /^KillMode=process$/m);
@@ -60,7 +79,10 @@ test("doctor: Node, data folder modes, providers, port and disk, each with what 
   assert.match(ok.out, /^ok\s+Node \d+\./m);
   assert.match(ok.out, /^ok\s+data folder .* is private/m);
   assert.match(ok.out, /^ok\s+the relay runs on this data folder \(pid \d+, port \d+\)/m);
-  assert.match(ok.out, /^warn\s+provider Claude API is not available: .*\n {6}→ add an API key in Settings → Providers/m);
+  assert.match(
+    ok.out,
+    /^warn\s+provider Claude API is not available: .*\n {6}→ add an API key in Settings → Providers/m,
+  );
   assert.match(ok.out, /GB free for the data folder/);
 
   // A loosened folder and a port another program holds are problems, with their fixes.
@@ -72,7 +94,10 @@ test("doctor: Node, data folder modes, providers, port and disk, each with what 
   try {
     const bad = await oar(["doctor", "--data", loose, "--port", String(port)]);
     assert.equal(bad.code, 1);
-    assert.match(bad.out, /^FAIL\s+data folder readable by others: .* is 755 \(should be 700\)\n {6}→ chmod -R go-rwx /m);
+    assert.match(
+      bad.out,
+      /^FAIL\s+data folder readable by others: .* is 755 \(should be 700\)\n {6}→ chmod -R go-rwx /m,
+    );
     assert.match(bad.out, new RegExp(`^FAIL\\s+port ${port} on 127.0.0.1 is taken by another program\\n {6}→ `, "m"));
     assert.match(bad.out, /2 problems to fix\.$/m);
   } finally {
@@ -105,7 +130,10 @@ test("backup while the relay runs and writes; restore refused while it runs, the
   const later = await relay.createSession({ title: "After the backup" });
   const refused = await oar(["restore", file, "--data", relay.dataDir]);
   assert.equal(refused.code, 1);
-  assert.match(refused.out, /A relay holds this data folder: relay "desk" \(OAR 0\.9\.19, pid \d+\) at http:\/\/127\.0\.0\.1:\d+\. Stop it first .*Nothing was restored\./);
+  assert.match(
+    refused.out,
+    /A relay holds this data folder: relay "desk" \(OAR 0\.9\.19, pid \d+\) at http:\/\/127\.0\.0\.1:\d+\. Stop it first .*Nothing was restored\./,
+  );
   assert.ok((await relay.session(later)).id, "nothing changed");
 
   await relay.kill(); // SIGKILL: the pid file stays behind, stale
@@ -115,7 +143,10 @@ test("backup while the relay runs and writes; restore refused while it runs, the
   await relay.boot();
   assert.equal((await relay.session(kept)).messages.length >= 2, true, "the backup's sessions and messages are back");
   assert.equal((await relay.api("GET", `/api/sessions/${later}`)).status, 404, "what came after the backup is not");
-  assert.match((await oar(["restore", join(ROOT, "package.json"), "--data", mkdtempSync(join(tmpdir(), "oar-x-"))])).out, /cannot be opened as SQLite|not a readable OAR store|not an OAR store/);
+  assert.match(
+    (await oar(["restore", join(ROOT, "package.json"), "--data", mkdtempSync(join(tmpdir(), "oar-x-"))])).out,
+    /cannot be opened as SQLite|not a readable OAR store|not an OAR store/,
+  );
 });
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
@@ -129,9 +160,24 @@ test("one relay per data folder: a second start is refused naming the first and 
     const files = readdirSync(first.dataDir).sort();
     const holder = `relay "first" \\(OAR 0\\.9\\.19, pid ${first.proc.pid}\\) at ${escapeRegExp(first.url)}`;
 
-    const second = await oar(["start", "--port", String(await freePort()), "--data", first.dataDir, "--name", "second", "--test-clock"]);
+    const second = await oar([
+      "start",
+      "--port",
+      String(await freePort()),
+      "--data",
+      first.dataDir,
+      "--name",
+      "second",
+      "--test-clock",
+    ]);
     assert.equal(second.code, 1, second.out);
-    assert.match(second.out, new RegExp(`^oar: A relay runs on the data folder ${escapeRegExp(first.dataDir)} already: ${holder}\\. Open it: \`oar url --data ${escapeRegExp(first.dataDir)}\` prints its web UI link\\. Nothing was started\\.$`, "m"));
+    assert.match(
+      second.out,
+      new RegExp(
+        `^oar: A relay runs on the data folder ${escapeRegExp(first.dataDir)} already: ${holder}\\. Open it: \`oar url --data ${escapeRegExp(first.dataDir)}\` prints its web UI link\\. Nothing was started\\.$`,
+        "m",
+      ),
+    );
     assert.doesNotMatch(second.out, /listening on/);
     assert.equal(readFileSync(pidFile, "utf8"), pidBefore, "the first relay's relay.pid stays");
     assert.deepEqual(readdirSync(first.dataDir).sort(), files);
@@ -146,30 +192,57 @@ test("one relay per data folder: a second start is refused naming the first and 
     const port = new URL(first.url).port;
     const taken = await oar(["start", "--port", port, "--data", mkdtempSync(join(tmpdir(), "oar-other-"))]);
     assert.equal(taken.code, 1);
-    assert.match(taken.out, new RegExp(`Port ${port} on 127\\.0\\.0\\.1 is in use \\(EADDRINUSE\\) by OAR 0\\.9\\.19 relay "first", which serves another data folder\\. Open it at ${escapeRegExp(first.url)}/ \\(\`oar url --data <its data folder>\` prints its link with the owner token\\), or start this relay with --port <another port>\\.`));
+    assert.match(
+      taken.out,
+      new RegExp(
+        `Port ${port} on 127\\.0\\.0\\.1 is in use \\(EADDRINUSE\\) by OAR 0\\.9\\.19 relay "first", which serves another data folder\\. Open it at ${escapeRegExp(first.url)}/ \\(\`oar url --data <its data folder>\` prints its link with the owner token\\), or start this relay with --port <another port>\\.`,
+      ),
+    );
 
     const file = join(mkdtempSync(join(tmpdir(), "oar-bak-")), "copy.db");
     assert.equal((await oar(["backup", file, "--data", first.dataDir])).code, 0);
     const refused = await oar(["restore", file, "--data", first.dataDir]);
     assert.equal(refused.code, 1);
-    assert.match(refused.out, new RegExp(`A relay holds this data folder: ${holder}\\. Stop it first \\(systemctl --user stop oar, Ctrl-C, or kill ${first.proc.pid}\\), then restore\\. Nothing was restored\\.`));
-    assert.deepEqual(readdirSync(first.dataDir).filter((f) => f.includes("before-restore")), []);
+    assert.match(
+      refused.out,
+      new RegExp(
+        `A relay holds this data folder: ${holder}\\. Stop it first \\(systemctl --user stop oar, Ctrl-C, or kill ${first.proc.pid}\\), then restore\\. Nothing was restored\\.`,
+      ),
+    );
+    assert.deepEqual(
+      readdirSync(first.dataDir).filter((f) => f.includes("before-restore")),
+      [],
+    );
 
     // SIGKILL: the lock goes with the process; relay.pid stays behind, stale. Even naming a
     // live process (a reused pid: this test's own), it holds nothing.
     await first.kill();
-    writeFileSync(pidFile, JSON.stringify({ ...JSON.parse(pidBefore), pid: process.pid }) + "\n");
+    writeFileSync(pidFile, `${JSON.stringify({ ...JSON.parse(pidBefore), pid: process.pid })}\n`);
     const none = await oar(["url", "--data", first.dataDir]);
     assert.equal(none.code, 1);
-    assert.match(none.out, new RegExp(`^oar: No relay runs on the data folder ${escapeRegExp(first.dataDir)}\\. Start one: oar start --data `, "m"));
+    assert.match(
+      none.out,
+      new RegExp(
+        `^oar: No relay runs on the data folder ${escapeRegExp(first.dataDir)}\\. Start one: oar start --data `,
+        "m",
+      ),
+    );
     const restored = await oar(["restore", file, "--data", first.dataDir]);
     assert.equal(restored.code, 0, restored.out);
     // A relay of an OAR from before the lock holds none: relay.pid naming a live process whose
     // port answers as OAR (here: the other relay's) still stops a restore.
-    writeFileSync(pidFile, JSON.stringify({ ...JSON.parse(pidBefore), pid: process.pid, port: Number(new URL(relay.url).port) }) + "\n");
+    writeFileSync(
+      pidFile,
+      `${JSON.stringify({ ...JSON.parse(pidBefore), pid: process.pid, port: Number(new URL(relay.url).port) })}\n`,
+    );
     const older = await oar(["restore", file, "--data", first.dataDir]);
     assert.equal(older.code, 1, older.out);
-    assert.match(older.out, new RegExp(`A relay holds this data folder: relay "desk" \\(OAR 0\\.9\\.19, pid ${process.pid}\\) at ${escapeRegExp(relay.url)}\\. Stop it first`));
+    assert.match(
+      older.out,
+      new RegExp(
+        `A relay holds this data folder: relay "desk" \\(OAR 0\\.9\\.19, pid ${process.pid}\\) at ${escapeRegExp(relay.url)}\\. Stop it first`,
+      ),
+    );
     await first.boot();
     assert.equal(JSON.parse(readFileSync(pidFile, "utf8")).pid, first.proc.pid);
     assert.equal((await oar(["url", "--data", first.dataDir])).out.trim(), `${first.url}/#token=${first.token}`);
@@ -186,9 +259,18 @@ test("a port held by a program that is no relay: the start says so, with what to
   try {
     const r = await oar(["start", "--port", String(port), "--data", data]);
     assert.equal(r.code, 1);
-    assert.match(r.out, new RegExp(`^oar: Port ${port} on 127\\.0\\.0\\.1 is in use \\(EADDRINUSE\\) by another program\\. Stop it, or start the relay with --port <another port>\\. Nothing was started\\.$`, "m"));
+    assert.match(
+      r.out,
+      new RegExp(
+        `^oar: Port ${port} on 127\\.0\\.0\\.1 is in use \\(EADDRINUSE\\) by another program\\. Stop it, or start the relay with --port <another port>\\. Nothing was started\\.$`,
+        "m",
+      ),
+    );
     // The port is taken before the store is opened: nothing was made in the data folder.
-    assert.deepEqual(readdirSync(data).filter((f) => f !== "relay.lock"), []);
+    assert.deepEqual(
+      readdirSync(data).filter((f) => f !== "relay.lock"),
+      [],
+    );
   } finally {
     blocker.close();
   }
@@ -219,7 +301,10 @@ test("backup: the copy is 0600 from its first byte (a temporary file beside it, 
   assert.equal(r.code, 0, r.out);
   const whole = statSync(join(out, "copy.db")).size;
   const written = seen.filter((s) => s.name !== "copy.db" || s.size < whole);
-  assert.ok(written.some((s) => /^\.copy\.db\.oar-[0-9a-f]+\.tmp$/.test(s.name)), `seen while written under a temporary name: ${JSON.stringify(seen.slice(0, 5))}`);
+  assert.ok(
+    written.some((s) => /^\.copy\.db\.oar-[0-9a-f]+\.tmp$/.test(s.name)),
+    `seen while written under a temporary name: ${JSON.stringify(seen.slice(0, 5))}`,
+  );
   for (const s of seen) assert.equal(s.mode, 0o600, `${s.name} was ${s.mode.toString(8)} at ${s.size} bytes`);
   assert.deepEqual(readdirSync(out), ["copy.db"], "the temporary file is gone");
 
@@ -229,7 +314,10 @@ test("backup: the copy is 0600 from its first byte (a temporary file beside it, 
   symlinkSync(target, dangling);
   const d = await oar(["backup", dangling, "--data", data]);
   assert.equal(d.code, 1);
-  assert.match(d.out, /dangling\.db is a symbolic link; give the path of a new file, not a link\. Nothing was written\./);
+  assert.match(
+    d.out,
+    /dangling\.db is a symbolic link; give the path of a new file, not a link\. Nothing was written\./,
+  );
   assert.ok(!existsSync(target), "nothing was written where the link points");
   const toFile = join(out, "to-file.db");
   symlinkSync(join(out, "copy.db"), toFile);

@@ -19,7 +19,11 @@ async function task(session: string, name: string, shell: string, opts: { runnin
   const reply = await relay.say(session, `/task ${name} ${shell}`);
   const id = /^task: (\S+) started$/m.exec(reply.text)?.[1];
   assert.ok(id, reply.text);
-  if (!opts.running) await relay.waitFor(async () => (await relay.session(session)).tasks.find((t: any) => t.taskId === id && t.status !== "running"), 60_000);
+  if (!opts.running)
+    await relay.waitFor(
+      async () => (await relay.session(session)).tasks.find((t: any) => t.taskId === id && t.status !== "running"),
+      60_000,
+    );
   return id!;
 }
 
@@ -41,14 +45,22 @@ const running = (pid: number) => {
 test("Kill session ends the session's background task processes; they show as killed only once gone", async () => {
   const s = await relay.createSession({ title: "Sleeper" });
   const pidFile = join(relay.dataDir, `pids-${s}`);
-  const id = await task(s, "sleepers", `sleep 300 & echo $! >> ${pidFile}; sleep 300 & echo $! >> ${pidFile}; echo $$ >> ${pidFile}; wait`, { running: true });
+  const id = await task(
+    s,
+    "sleepers",
+    `sleep 300 & echo $! >> ${pidFile}; sleep 300 & echo $! >> ${pidFile}; echo $$ >> ${pidFile}; wait`,
+    { running: true },
+  );
   const pids = await relay.waitFor(() => {
     const p = existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim().split("\n").map(Number) : [];
     return p.length === 3 ? p : undefined;
   });
   assert.ok(pids.every(running), "the task's processes run");
   assert.equal((await relay.api("POST", `/api/sessions/${s}/kill`)).status, 200);
-  const t = await relay.waitFor(async () => (await relay.session(s)).tasks.find((x: any) => x.taskId === id && x.status !== "running"), 30_000);
+  const t = await relay.waitFor(
+    async () => (await relay.session(s)).tasks.find((x: any) => x.taskId === id && x.status !== "running"),
+    30_000,
+  );
   assert.equal(t.status, "killed");
   assert.deepEqual(pids.filter(running), [], "no process of the task is left when it shows as killed");
 });
@@ -103,8 +115,10 @@ test("the data folder is 0700 and every file in it 0600, also on an existing ins
   const check = () => {
     assert.equal(mode(relay.dataDir), 0o700);
     assert.equal(mode(join(relay.dataDir, "tasks")), 0o700);
-    for (const f of ["oar.db", "oar.db-wal", "oar.db-shm", "owner-token"]) assert.equal(mode(join(relay.dataDir, f)), 0o600, f);
-    for (const f of readdirSync(join(relay.dataDir, "tasks"))) assert.equal(mode(join(relay.dataDir, "tasks", f)), 0o600, f);
+    for (const f of ["oar.db", "oar.db-wal", "oar.db-shm", "owner-token"])
+      assert.equal(mode(join(relay.dataDir, f)), 0o600, f);
+    for (const f of readdirSync(join(relay.dataDir, "tasks")))
+      assert.equal(mode(join(relay.dataDir, "tasks", f)), 0o600, f);
   };
   check();
   assert.ok(existsSync(logOf(s, id)));

@@ -24,7 +24,11 @@ test("a scripted agent spawned through the keeper answers a turn and asks; kill 
   const res = await rpc.prompt(sid, "/reply hello\n/ask_user colour?|red|blue");
   assert.deepEqual(res.result, { stopReason: "end_turn" });
   assert.equal(rpc.text(), "hello\nanswer: blue");
-  assert.equal(rpc.requests[0]?.method, "_oar/ask_user", "the agent's own request reached the relay side and its answer went back");
+  assert.equal(
+    rpc.requests[0]?.method,
+    "_oar/ask_user",
+    "the agent's own request reached the relay side and its answer went back",
+  );
 
   pipe.kill();
   const exit = await pipe.exited;
@@ -38,7 +42,12 @@ test("kill ends the agent's whole process group: a grandchild it started dies wi
   t.after(() => kd.close());
   const client = (await kd.connect())!;
   // sh leads the group; sleep is its child in the same group.
-  const pipe = await client.spawn("ses_g", { command: "sh", args: ["-c", 'sleep 300 & echo "{\\"grandchild\\":$!}"; wait'], env: { PATH: process.env.PATH! }, cwd: process.cwd() });
+  const pipe = await client.spawn("ses_g", {
+    command: "sh",
+    args: ["-c", 'sleep 300 & echo "{\\"grandchild\\":$!}"; wait'],
+    env: { PATH: process.env.PATH! },
+    cwd: process.cwd(),
+  });
   kd.track(pipe.pid);
   const lines: string[] = [];
   pipe.onLine((l) => lines.push(l));
@@ -74,7 +83,12 @@ test("a second client finds the running keeper; the first is replaced; stderr re
   const kd = new KeeperDir();
   t.after(() => kd.close());
   const a = (await kd.connect())!;
-  const pipe = await a.spawn("ses_s", { command: "sh", args: ["-c", "echo oops-on-stderr >&2; sleep 300"], env: { PATH: process.env.PATH! }, cwd: process.cwd() });
+  const pipe = await a.spawn("ses_s", {
+    command: "sh",
+    args: ["-c", "echo oops-on-stderr >&2; sleep 300"],
+    env: { PATH: process.env.PATH! },
+    cwd: process.cwd(),
+  });
   kd.track(pipe.pid);
   await until("stderr", () => pipe.stderrTail().includes("oops-on-stderr"));
   pipe.setState({ acpSessionId: "abc", n: 1 });
@@ -83,7 +97,13 @@ test("a second client finds the running keeper; the first is replaced; stderr re
   await a.closed;
   const kept = b.kept();
   assert.equal(kept.length, 1);
-  assert.deepEqual(kept[0], { id: "ses_s", pid: pipe.pid, alive: true, state: { acpSessionId: "abc", n: 1 }, resumable: null });
+  assert.deepEqual(kept[0], {
+    id: "ses_s",
+    pid: pipe.pid,
+    alive: true,
+    state: { acpSessionId: "abc", n: 1 },
+    resumable: null,
+  });
   const again = b.attach("ses_s");
   assert.equal(again.pid, pipe.pid);
   await until("stderr tail on attach", () => again.stderrTail().includes("oops-on-stderr"));

@@ -14,7 +14,12 @@ import { TestRelay } from "./helpers/relay-process.ts";
 import { KeeperDir, Rpc, agentSpec, alive, keeperPidOf, until } from "./helpers/keeper-kit.ts";
 import { socketPath } from "../src/providers/keeper/protocol.ts";
 
-const sh = (script: string) => ({ command: "sh", args: ["-c", script], env: { PATH: process.env.PATH! }, cwd: process.cwd() });
+const sh = (script: string) => ({
+  command: "sh",
+  args: ["-c", script],
+  env: { PATH: process.env.PATH! },
+  cwd: process.cwd(),
+});
 
 test("orphan bound: with no relay attached for orphanMs the keeper ends its agents and itself", async (t) => {
   const kd = new KeeperDir();
@@ -60,7 +65,10 @@ test("SIGTERM to the keeper ends every agent's group and the groups of their bac
   const rpc = new Rpc(pipe);
   const sid = await rpc.openSession();
   await rpc.prompt(sid, "/task bg sleep 300");
-  const task = await until("task pgid", () => rpc.seen.map((s) => s.msg).find((m) => m.method === "_oar/task" && m.params?.pgid)?.params.pgid as number);
+  const task = await until(
+    "task pgid",
+    () => rpc.seen.map((s) => s.msg).find((m) => m.method === "_oar/task" && m.params?.pgid)?.params.pgid as number,
+  );
   kd.track(task);
   const group = await client.spawn("ses_g", sh('sleep 300 & echo "{\\"gc\\":$!}"; wait'));
   kd.track(group.pid);
@@ -82,7 +90,10 @@ test("a stale socket file (its keeper was killed) is replaced by a new keeper", 
   t.after(() => kd.close());
   const path = socketPath(kd.dir);
   // A listener that dies without cleaning up leaves the file behind.
-  const stale = spawn(process.execPath, ["-e", `require("net").createServer().listen(${JSON.stringify(path)}, () => process.kill(process.pid, "SIGKILL"))`]);
+  const stale = spawn(process.execPath, [
+    "-e",
+    `require("net").createServer().listen(${JSON.stringify(path)}, () => process.kill(process.pid, "SIGKILL"))`,
+  ]);
   await new Promise((r) => stale.once("exit", r));
   assert.ok(existsSync(path), "the stale socket file is there");
   assert.equal(await kd.connect({ start: false }), null, "nobody answers: no keeper, none started");
@@ -142,16 +153,18 @@ test("lines on the socket that are not messages never crash the keeper; a wrong 
   ];
   const raw = connect(socketPath(kd.dir));
   await new Promise((r) => raw.once("connect", r));
-  raw.write(junk.join("\n") + "\n");
+  raw.write(`${junk.join("\n")}\n`);
   // A greeted connection sending junk for real workers' ids and unknown ones.
-  raw.write(JSON.stringify({ t: "hello", v: 1, relayPid: 1 }) + "\n");
-  raw.write(['{"t":"in","id":"ses_b~x","line":"{"}', '{"t":"setState","id":"ses_b","state":5}', '{"t":"attach"}', '{"t":"end","id":42}', "}{"].join("\n") + "\n");
+  raw.write(`${JSON.stringify({ t: "hello", v: 1, relayPid: 1 })}\n`);
+  raw.write(
+    `${['{"t":"in","id":"ses_b~x","line":"{"}', '{"t":"setState","id":"ses_b","state":5}', '{"t":"attach"}', '{"t":"end","id":42}', "}{"].join("\n")}\n`,
+  );
   await new Promise((r) => setTimeout(r, 300));
   raw.destroy();
 
   const bad = connect(socketPath(kd.dir));
   await new Promise((r) => bad.once("connect", r));
-  bad.write(JSON.stringify({ t: "hello", v: 99, relayPid: 1 }) + "\n");
+  bad.write(`${JSON.stringify({ t: "hello", v: 99, relayPid: 1 })}\n`);
   await new Promise((r) => bad.once("close", r));
 
   assert.ok(alive(keeper) && alive(pipe.pid));
@@ -182,7 +195,9 @@ const threads = (pid: number) => {
 /** Threads of a bare node process once it runs its script (a keeper from the sources has one
  * more once tsx's module loader thread runs). */
 async function bareNodeThreads(): Promise<number> {
-  const p = spawn(process.execPath, ["-e", 'process.stdout.write("up"); setTimeout(() => {}, 5000)'], { stdio: ["ignore", "pipe", "ignore"] });
+  const p = spawn(process.execPath, ["-e", 'process.stdout.write("up"); setTimeout(() => {}, 5000)'], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   await new Promise((r) => p.stdout!.once("data", r));
   await new Promise((r) => setTimeout(r, 200));
   const n = threads(p.pid!);
@@ -206,7 +221,8 @@ test("a keeper started from the sources ends within its orphan bound when its re
       }
       // Killed while the keeper loads its modules (tsx's loader thread runs: a thread more than
       // a bare node has); the harness's stop() then removes the folder, as a test run does.
-      for (const end = Date.now() + 30_000; alive(keeper) && threads(keeper) <= bare && Date.now() < end; ) await new Promise((r) => setImmediate(r));
+      for (const end = Date.now() + 30_000; alive(keeper) && threads(keeper) <= bare && Date.now() < end; )
+        await new Promise((r) => setImmediate(r));
       relay.proc.kill("SIGKILL");
       if (removed) rmSync(dataDir, { recursive: true, force: true });
       await posted;

@@ -40,15 +40,25 @@ test("a new connection's ids do not collide with the old prompt: its requests ge
   }
   await until("promptResult", () => r2.results.length === 1);
   assert.deepEqual(r2.results[0], { result: { stopReason: "end_turn" } });
-  assert.ok(!r2.seen.some((s) => !s.msg.method && s.msg.id !== undefined && s.msg.result?.stopReason), "the old prompt's answer is not a line for the new connection");
+  assert.ok(
+    !r2.seen.some((s) => !s.msg.method && s.msg.id !== undefined && s.msg.result?.stopReason),
+    "the old prompt's answer is not a line for the new connection",
+  );
 
   // The whole reply: the replay from the start (delivered marks say what the first
   // connection had), then the live rest.
   assert.equal(r2.text(), chunks(8));
   await a.closed;
-  assert.equal(r2.text((s) => s.replay && s.delivered), r1.text(), "delivered = what the old connection saw");
+  assert.equal(
+    r2.text((s) => s.replay && s.delivered),
+    r1.text(),
+    "delivered = what the old connection saw",
+  );
   const firstLive = r2.seen.findIndex((s) => !s.replay);
-  assert.ok(r2.seen.slice(firstLive).every((s) => !s.replay), "the replay comes first, in one piece");
+  assert.ok(
+    r2.seen.slice(firstLive).every((s) => !s.replay),
+    "the replay comes first, in one piece",
+  );
 
   // The worker goes on: a new prompt on the new connection is an ordinary answer.
   const next = await r2.prompt(sid, "/reply again");
@@ -82,7 +92,11 @@ test("a prompt answered while no relay is attached is kept: the next attach repl
   const reply = r2.text((s) => s.replay);
   assert.match(reply, /^chunk 1\nchunk 2\nchunk 3\ntask: \S+ started\nthe end$/);
   await a.closed;
-  assert.equal(r2.text((s) => s.replay && s.delivered), r1.text(), "delivered = what the old connection saw, the rest unmarked");
+  assert.equal(
+    r2.text((s) => s.replay && s.delivered),
+    r1.text(),
+    "delivered = what the old connection saw, the rest unmarked",
+  );
   // The relay recorded the turn: its state no longer names one (the keeper may forget it).
   p2.setState({ acpSessionId: sid, turnId: null });
   b.detach();
@@ -110,7 +124,9 @@ test("the agent's question nobody answered is asked again after attach, and answ
   a.detach();
 
   const b = (await kd.connect({ start: false }))!;
-  const r2 = new Rpc(b.attach("ses_q"), { onRequest: (m) => (m.method === "_oar/ask_user" ? { choice: "red" } : undefined) });
+  const r2 = new Rpc(b.attach("ses_q"), {
+    onRequest: (m) => (m.method === "_oar/ask_user" ? { choice: "red" } : undefined),
+  });
   await until("promptResult", () => r2.results.length === 1);
   assert.deepEqual(r2.results[0], { result: { stopReason: "end_turn" } });
   assert.equal(r2.requests.length, 1, "asked once more");
@@ -128,7 +144,12 @@ test("lines an idle agent sends while no relay listens are buffered and handed o
   const line = JSON.stringify({ jsonrpc: "2.0", method: "_oar/task_output", params: { taskId: "t1", chunk: "later" } });
   const script = `while [ ! -f ${go} ]; do sleep 0.05; done; echo '${line}'; echo '${line.replace("later", "later 2")}'; touch ${sent}; cat`;
   const a = (await kd.connect())!;
-  const pipe = await a.spawn("ses_b", { command: "sh", args: ["-c", script], env: { PATH: process.env.PATH! }, cwd: kd.dir });
+  const pipe = await a.spawn("ses_b", {
+    command: "sh",
+    args: ["-c", script],
+    env: { PATH: process.env.PATH! },
+    cwd: kd.dir,
+  });
   kd.track(pipe.pid);
   a.detach();
   await a.closed; // the keeper has let go of the connection: from now on nobody listens
@@ -143,7 +164,11 @@ test("lines an idle agent sends while no relay listens are buffered and handed o
   // `cat` echoes what we write: it comes after the buffered lines.
   p2.write(JSON.stringify({ jsonrpc: "2.0", method: "ping" }));
   await until("echo", () => got.length === 3);
-  assert.deepEqual(got, [`false:${line}`, `false:${line.replace("later", "later 2")}`, `false:${JSON.stringify({ jsonrpc: "2.0", method: "ping" })}`]);
+  assert.deepEqual(got, [
+    `false:${line}`,
+    `false:${line.replace("later", "later 2")}`,
+    `false:${JSON.stringify({ jsonrpc: "2.0", method: "ping" })}`,
+  ]);
   p2.kill();
   await p2.exited;
   b.detach();
@@ -158,12 +183,15 @@ test("a CLI-like agent's permission request left unanswered is asked again after
   const r1 = new Rpc(pipe);
   const sid = await r1.openSession();
   void r1.prompt(sid, "/permission Run ls");
-  const asked = await until("permission request", () => r1.requests.find((m) => m.method === "session/request_permission"));
+  const asked = await until("permission request", () =>
+    r1.requests.find((m) => m.method === "session/request_permission"),
+  );
   a.detach();
 
   const b = (await kd.connect({ start: false }))!;
   const r2 = new Rpc(b.attach("ses_p"), {
-    onRequest: (m) => (m.method === "session/request_permission" ? { outcome: { outcome: "selected", optionId: "allow" } } : undefined),
+    onRequest: (m) =>
+      m.method === "session/request_permission" ? { outcome: { outcome: "selected", optionId: "allow" } } : undefined,
   });
   await until("promptResult", () => r2.results.length === 1);
   assert.equal((r2.results[0]!.result as any).stopReason, "end_turn");
@@ -178,9 +206,18 @@ test("an agent that ends while no relay is attached is reported dead in welcome;
   const kd = new KeeperDir();
   t.after(() => kd.close());
   const go = join(kd.dir, "go");
-  const last = JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "bye" } } } });
+  const last = JSON.stringify({
+    jsonrpc: "2.0",
+    method: "session/update",
+    params: { update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "bye" } } },
+  });
   const a = (await kd.connect())!;
-  const pipe = await a.spawn("ses_c", { command: "sh", args: ["-c", `while [ ! -f ${go} ]; do sleep 0.05; done; echo '${last}'; echo "fatal: gone" >&2; exit 3`], env: { PATH: process.env.PATH! }, cwd: kd.dir });
+  const pipe = await a.spawn("ses_c", {
+    command: "sh",
+    args: ["-c", `while [ ! -f ${go} ]; do sleep 0.05; done; echo '${last}'; echo "fatal: gone" >&2; exit 3`],
+    env: { PATH: process.env.PATH! },
+    cwd: kd.dir,
+  });
   kd.track(pipe.pid);
   // A second worker keeps the keeper from ending when no relay and no live worker is left.
   const other = await a.spawn("ses_o", agentSpec());
@@ -209,12 +246,21 @@ test("a turn answered while detached by an agent that then ended is still resuma
   const kd = new KeeperDir();
   t.after(() => kd.close());
   const go = join(kd.dir, "go");
-  const chunk = JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "all done" } } } });
+  const chunk = JSON.stringify({
+    jsonrpc: "2.0",
+    method: "session/update",
+    params: { update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "all done" } } },
+  });
   // The keeper numbers this worker's requests from 1: the prompt is its request 1.
   const answer = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { stopReason: "end_turn" } });
   const script = `read prompt; while [ ! -f ${go} ]; do sleep 0.05; done; echo '${chunk}'; echo '${answer}'; exit 0`;
   const a = (await kd.connect())!;
-  const pipe = await a.spawn("ses_d", { command: "sh", args: ["-c", script], env: { PATH: process.env.PATH! }, cwd: kd.dir });
+  const pipe = await a.spawn("ses_d", {
+    command: "sh",
+    args: ["-c", script],
+    env: { PATH: process.env.PATH! },
+    cwd: kd.dir,
+  });
   kd.track(pipe.pid);
   const other = await a.spawn("ses_o", agentSpec()); // keeps the keeper from ending
   kd.track(other.pid);
@@ -229,12 +275,17 @@ test("a turn answered while detached by an agent that then ended is still resuma
     await new Promise((r) => setTimeout(r, 100));
     b = (await kd.connect({ start: false }))!;
   }
-  assert.deepEqual((b.kept().find((w) => w.id === "ses_d")!.resumable!.promptParams as any).prompt, [{ type: "text", text: "work" }]);
+  assert.deepEqual((b.kept().find((w) => w.id === "ses_d")!.resumable!.promptParams as any).prompt, [
+    { type: "text", text: "work" },
+  ]);
   const p2 = b.attach("ses_d");
   const r2 = new Rpc(p2);
   assert.deepEqual(await p2.exited, { code: 0, signal: null });
   assert.deepEqual(r2.results, [{ result: { stopReason: "end_turn" } }], "the answer before the exit");
-  assert.equal(r2.text((s) => s.replay && !s.delivered), "all done");
+  assert.equal(
+    r2.text((s) => s.replay && !s.delivered),
+    "all done",
+  );
   b.detach();
 });
 
@@ -259,8 +310,15 @@ test("an answer delivered to a relay that died before recording the turn is hand
   const r2 = new Rpc(p2);
   await until("promptResult", () => r2.results.length === 1);
   assert.deepEqual(r2.results[0], { result: { stopReason: "end_turn" } });
-  assert.equal(r2.text((s) => s.replay), "chunk 1\nchunk 2\ndone", "the whole reply again");
-  assert.ok(r2.seen.filter((s) => s.replay).every((s) => s.delivered), "all of it had been delivered");
+  assert.equal(
+    r2.text((s) => s.replay),
+    "chunk 1\nchunk 2\ndone",
+    "the whole reply again",
+  );
+  assert.ok(
+    r2.seen.filter((s) => s.replay).every((s) => s.delivered),
+    "all of it had been delivered",
+  );
   // A state that still names the turn is no acknowledgement.
   p2.setState({ acpSessionId: sid, turnId: "trn_1" });
   b.detach();

@@ -30,7 +30,11 @@ test("lines buffered while detached stay within the bound, task output dropped b
   const got = lines(o);
   const bytes = got.reduce((n, l) => n + l.length, 0);
   assert.ok(bytes <= BUFFER_BYTES, `${bytes} bytes within ${BUFFER_BYTES}`);
-  assert.deepEqual(got.filter((l) => l.includes("session/update")), updates, "every update kept, in order");
+  assert.deepEqual(
+    got.filter((l) => l.includes("session/update")),
+    updates,
+    "every update kept, in order",
+  );
   const outputs = got.filter((l) => l.includes("_oar/task_output"));
   assert.ok(outputs.length > 0 && outputs.length < 180, "some task output dropped, the newest kept");
   assert.match(outputs.at(-1)!, /"i":59,"j":2/);
@@ -46,7 +50,10 @@ test("lines buffered while detached stay within the bound, task output dropped b
 
 test("a relay's $/cancel_request names its own id: the keeper turns it into the agent's id, only for that connection", () => {
   const rpc = new WorkerRpc("w");
-  const sent = rpc.fromRelay(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "session/prompt", params: { sessionId: "s" } }), 1);
+  const sent = rpc.fromRelay(
+    JSON.stringify({ jsonrpc: "2.0", id: 0, method: "session/prompt", params: { sessionId: "s" } }),
+    1,
+  );
   const k = JSON.parse(sent).id;
   assert.notEqual(k, 0);
   const cancel = JSON.parse(rpc.fromRelay(note("$/cancel_request", { requestId: 0 }), 1));
@@ -66,7 +73,10 @@ test("an agent request the agent withdrew is not asked again; answers to nothing
   rpc.attach(o);
   const got = lines(o);
   assert.ok(!got.some((l) => l.includes('"id":7,')), "withdrawn request not re-sent");
-  assert.ok(got.some((l) => l.includes('"id":8')), "open request re-sent");
+  assert.ok(
+    got.some((l) => l.includes('"id":8')),
+    "open request re-sent",
+  );
   assert.ok(got.includes("not json at all"), "a non-JSON line passes as it is");
   assert.ok(!got.some((l) => l.includes('"id":99')));
   assert.equal(rpc.fromRelay("garbage", 1), "garbage");

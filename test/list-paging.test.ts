@@ -17,7 +17,12 @@ before(async () => {
   // Each session one millisecond more recent than the one before.
   for (let i = 0; i < 12; i++) {
     await relay.advance(1);
-    made.push(await relay.createSession({ title: i === 3 ? "Überprüfung Release" : `Paged ${i}`, cwd: i === 5 ? "/tmp" : relay.dataDir }));
+    made.push(
+      await relay.createSession({
+        title: i === 3 ? "Überprüfung Release" : `Paged ${i}`,
+        cwd: i === 5 ? "/tmp" : relay.dataDir,
+      }),
+    );
   }
   mcp = await relay.mcp(me);
 });
@@ -29,7 +34,10 @@ test("list_sessions pages by limit and cursor, newest first, with total and next
   const first = await list({ limit: 5 });
   assert.equal(first.ok, true);
   assert.equal(first.total, 13);
-  assert.deepEqual(first.sessions.map((s: any) => s.id), made.slice(-5).reverse());
+  assert.deepEqual(
+    first.sessions.map((s: any) => s.id),
+    made.slice(-5).reverse(),
+  );
   assert.equal(typeof first.nextCursor, "string");
   const seen: string[] = first.sessions.map((s: any) => s.id);
   let cursor = first.nextCursor;
@@ -57,7 +65,10 @@ test("a cursor stays valid while sessions are added: the next page goes on where
   await relay.advance(1);
   const fresh = await relay.createSession({ title: "Added between pages" });
   const p2 = await list({ limit: 4, cursor: p1.nextCursor });
-  assert.deepEqual(p2.sessions.map((s: any) => s.id), [...made].reverse().slice(4, 8));
+  assert.deepEqual(
+    p2.sessions.map((s: any) => s.id),
+    [...made].reverse().slice(4, 8),
+  );
   assert.equal(p2.total, 14);
   // The new session leads a fresh first page.
   assert.equal((await list({ limit: 1 })).sessions[0].id, fresh);
@@ -67,11 +78,17 @@ test("a cursor stays valid while sessions are added: the next page goes on where
 test("a cursor is no long run of token characters (masking looks each such run up), and one given in the earlier form still pages", async () => {
   const p1 = await list({ limit: 4 });
   assert.doesNotMatch(p1.nextCursor, /[A-Za-z0-9_-]{32}/);
-  const [at, id] = [Number(p1.nextCursor.slice(0, p1.nextCursor.indexOf("."))), p1.nextCursor.slice(p1.nextCursor.indexOf(".") + 1)];
+  const [at, id] = [
+    Number(p1.nextCursor.slice(0, p1.nextCursor.indexOf("."))),
+    p1.nextCursor.slice(p1.nextCursor.indexOf(".") + 1),
+  ];
   const earlier = Buffer.from(JSON.stringify([at, id])).toString("base64url");
   const viaNew = await list({ limit: 4, cursor: p1.nextCursor });
   const viaEarlier = await list({ limit: 4, cursor: earlier });
-  assert.deepEqual(viaEarlier.sessions.map((s: any) => s.id), viaNew.sessions.map((s: any) => s.id));
+  assert.deepEqual(
+    viaEarlier.sessions.map((s: any) => s.id),
+    viaNew.sessions.map((s: any) => s.id),
+  );
   assert.equal(viaNew.sessions.length, 4);
 });
 
@@ -79,8 +96,14 @@ test("query matches title, id or folder, case-insensitively (also beyond ASCII)"
   const byTitle = await list({ query: "paged 1" });
   assert.deepEqual(byTitle.sessions.map((s: any) => s.title).sort(), ["Paged 1", "Paged 10", "Paged 11"]);
   assert.equal(byTitle.total, 3);
-  assert.deepEqual((await list({ query: "ÜBERPRÜF" })).sessions.map((s: any) => s.id), [made[3]]);
-  assert.deepEqual((await list({ query: made[7].slice(4, 12).toUpperCase() })).sessions.map((s: any) => s.id), [made[7]]);
+  assert.deepEqual(
+    (await list({ query: "ÜBERPRÜF" })).sessions.map((s: any) => s.id),
+    [made[3]],
+  );
+  assert.deepEqual(
+    (await list({ query: made[7].slice(4, 12).toUpperCase() })).sessions.map((s: any) => s.id),
+    [made[7]],
+  );
   const inTmp = await list({ query: "/tmp" });
   assert.ok(inTmp.sessions.some((s: any) => s.id === made[5]));
   assert.ok(inTmp.sessions.every((s: any) => s.cwd.toLowerCase().includes("/tmp") || s.title.includes("/tmp")));
@@ -97,7 +120,10 @@ test("provider, state and group filters; archived sessions only with scope all",
   await relay.api("POST", `/api/sessions/${busy}/messages`, { text: "/hang" });
   await relay.waitFor(async () => (await relay.session(busy)).inFlight);
   const running = await list({ state: "running_turn" });
-  assert.deepEqual(running.sessions.map((s: any) => s.id), [busy]);
+  assert.deepEqual(
+    running.sessions.map((s: any) => s.id),
+    [busy],
+  );
   assert.equal(running.sessions[0].state, "running_turn");
   const idle = await list({ state: "idle" });
   assert.equal(idle.total, 12);
@@ -107,9 +133,13 @@ test("provider, state and group filters; archived sessions only with scope all",
   await relay.waitFor(async () => (await relay.session(busy)).state === "idle");
 
   const g = (await relay.api("POST", "/api/groups", { name: "Release train" })).json;
-  for (const s of [made[0], made[9]]) assert.equal((await relay.api("POST", `/api/groups/${g.id}/sessions`, { session: s })).status < 300, true);
+  for (const s of [made[0], made[9]])
+    assert.equal((await relay.api("POST", `/api/groups/${g.id}/sessions`, { session: s })).status < 300, true);
   const byName = await list({ group: "release TRAIN" });
-  assert.deepEqual(byName.sessions.map((s: any) => s.id), [made[9], made[0]]);
+  assert.deepEqual(
+    byName.sessions.map((s: any) => s.id),
+    [made[9], made[0]],
+  );
   assert.equal((await list({ group: g.id })).total, 2);
   assert.equal((await list({ group: "No such group" })).code, "REMOTE_RELAY_UNKNOWN_GROUP");
 
@@ -121,7 +151,16 @@ test("provider, state and group filters; archived sessions only with scope all",
 });
 
 test("bad values are refused with REMOTE_RELAY_INVALID_INPUT and list nothing", async () => {
-  for (const args of [{ limit: 0 }, { limit: 201 }, { limit: 2.5 }, { limit: "ten" }, { state: "busy" }, { cursor: "not-a-cursor" }, { provider: "nope" }, { scope: "some" }]) {
+  for (const args of [
+    { limit: 0 },
+    { limit: 201 },
+    { limit: 2.5 },
+    { limit: "ten" },
+    { state: "busy" },
+    { cursor: "not-a-cursor" },
+    { provider: "nope" },
+    { scope: "some" },
+  ]) {
     const r = await list(args);
     assert.equal(r.ok, false, JSON.stringify(args));
     assert.equal(r.code, "REMOTE_RELAY_INVALID_INPUT", JSON.stringify(args));
@@ -140,12 +179,27 @@ test("GET /api/sessions takes the same as query parameters (limit up to 500) and
   assert.equal(p1.json.sessions.length, 3);
   const p2 = await get(`?limit=3&cursor=${encodeURIComponent(p1.json.nextCursor)}`);
   const viaMcp = await list({ limit: 6 });
-  assert.deepEqual([...p1.json.sessions, ...p2.json.sessions].map((s: any) => s.id), viaMcp.sessions.map((s: any) => s.id));
+  assert.deepEqual(
+    [...p1.json.sessions, ...p2.json.sessions].map((s: any) => s.id),
+    viaMcp.sessions.map((s: any) => s.id),
+  );
   assert.equal(p1.json.total, viaMcp.total);
   assert.equal((await get("?limit=500")).status, 200);
   assert.equal((await get("?query=%C3%BCberpr%C3%BCfung")).json.sessions[0].id, made[3]);
-  assert.equal((await get("?state=idle&provider=scripted&scope=all")).json.total, (await list({ state: "idle", provider: "scripted", scope: "all" })).total);
-  for (const q of ["?limit=0", "?limit=501", "?limit=abc", "?limit=-1", "?state=busy", "?cursor=zzz", "?provider=nope", "?scope=some"]) {
+  assert.equal(
+    (await get("?state=idle&provider=scripted&scope=all")).json.total,
+    (await list({ state: "idle", provider: "scripted", scope: "all" })).total,
+  );
+  for (const q of [
+    "?limit=0",
+    "?limit=501",
+    "?limit=abc",
+    "?limit=-1",
+    "?state=busy",
+    "?cursor=zzz",
+    "?provider=nope",
+    "?scope=some",
+  ]) {
     const r = await get(q);
     assert.equal(r.status, 400, q);
     assert.equal(r.json.code, "REMOTE_RELAY_INVALID_INPUT", q);
@@ -157,12 +211,20 @@ test("GET /api/sessions takes the same as query parameters (limit up to 500) and
 test("an entry's watching counts what its all-scope and named subscriptions watch together", async () => {
   const watching = async () => (await list({ query: me })).sessions.find((s: any) => s.id === me).watching;
   const live = async () => (await list({ limit: 1 })).total;
-  const first = await toolInTurn(relay, me, { action: "subscribe", relay: "this", sessions: ["all"], exclude: [made[4], made[6]] });
+  const first = await toolInTurn(relay, me, {
+    action: "subscribe",
+    relay: "this",
+    sessions: ["all"],
+    exclude: [made[4], made[6]],
+  });
   assert.equal(first.result.ok, true, JSON.stringify(first.result));
   // Every live session but itself and the two left out.
   assert.equal(await watching(), (await live()) - 3);
   // A second all-scope one leaving out only one of them: together they leave out what both do.
-  assert.equal((await mcp.call({ action: "subscribe", relay: "this", sessions: ["all"], exclude: [made[4]] })).ok, true);
+  assert.equal(
+    (await mcp.call({ action: "subscribe", relay: "this", sessions: ["all"], exclude: [made[4]] })).ok,
+    true,
+  );
   assert.equal(await watching(), (await live()) - 2);
   // Named: made[4] joins.
   assert.equal((await mcp.call({ action: "subscribe", relay: "this", sessions: [made[4]] })).ok, true);

@@ -29,7 +29,10 @@ async function agentClient(relay: TestRelay, sessionId: string) {
   client.onerror = () => {}; // its GET stream drops with the relay: expected here
   await client.connect(transport);
   const call = async (args: Record<string, unknown>) => {
-    const r = (await client.callTool({ name: "relay_tool", arguments: args }, undefined, { timeout: 120_000, resetTimeoutOnProgress: true })) as any;
+    const r = (await client.callTool({ name: "relay_tool", arguments: args }, undefined, {
+      timeout: 120_000,
+      resetTimeoutOnProgress: true,
+    })) as any;
     return { ...JSON.parse(r.content[0].text), isError: !!r.isError };
   };
   return { client, transport, sent, call };
@@ -50,11 +53,18 @@ test("a relay SIGKILLed and started again: the same client object, without recon
   const from = agent.sent.length;
   const after = await agent.call({ action: "list_sessions", relay: "this" });
   assert.equal(after.ok, true, JSON.stringify(after));
-  assert.ok(after.sessions.some((s: any) => s.id === a), "a real answer from the new relay");
+  assert.ok(
+    after.sessions.some((s: any) => s.id === a),
+    "a real answer from the new relay",
+  );
   assert.equal(agent.transport.sessionId, sid, "the client did not re-initialize");
   assert.match(relay.output, new RegExp(`\\[mcp\\] MCP session ${sid!.slice(0, 8)}… of ${a} taken up again`));
   assert.ok(agent.sent.length > from);
-  assert.deepEqual(agent.sent.slice(from), agent.sent.slice(from).map(() => sid), "every request after the restart carried the old id");
+  assert.deepEqual(
+    agent.sent.slice(from),
+    agent.sent.slice(from).map(() => sid),
+    "every request after the restart carried the old id",
+  );
   // The revived session is an ordinary one: more calls, and a send that reaches another agent.
   const b = await relay.createSession({ title: "B" });
   const sent = await agent.call({ action: "send", relay: "this", session: b, text: "after restart" });
@@ -102,7 +112,12 @@ test("revival keeps the rules: another conversation's token on a live or revived
   const b = await relay.createSession({ title: "B" });
   const ta = await agentToken(relay, a);
   const tb = await agentToken(relay, b);
-  const read = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "relay_tool", arguments: { action: "list_relays" } } });
+  const read = (id: number) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "relay_tool", arguments: { action: "list_relays" } },
+  });
   // An id the relay never made, sent with a valid token, becomes that token's session.
   const revived = await rawMcp(relay, ta, read(1), "made-up-by-the-client");
   assert.equal(revived.status, 200, JSON.stringify(revived.json));
@@ -115,15 +130,33 @@ test("revival keeps the rules: another conversation's token on a live or revived
   assert.equal((await rawMcp(relay, tb, read(3), live)).status, 403);
   assert.equal((await rawMcp(relay, null, read(4), "never-seen")).status, 401);
   assert.equal((await rawMcp(relay, "not-a-token", read(5), "never-seen")).status, 401);
-  const del = await fetch(`${relay.url}/mcp`, { method: "DELETE", headers: { authorization: `Bearer ${ta}`, "mcp-session-id": "never-seen", "mcp-protocol-version": "2025-06-18" } });
+  const del = await fetch(`${relay.url}/mcp`, {
+    method: "DELETE",
+    headers: { authorization: `Bearer ${ta}`, "mcp-session-id": "never-seen", "mcp-protocol-version": "2025-06-18" },
+  });
   assert.equal(del.status, 404, "nothing to revive for a DELETE");
   assert.equal((await del.json()).error.data.code, "REMOTE_RELAY_NOT_FOUND");
   // A GET stream for an unknown id is declined (405: no GET stream) and does not take a slot.
-  const get = await fetch(`${relay.url}/mcp`, { headers: { authorization: `Bearer ${ta}`, accept: "text/event-stream", "mcp-session-id": "get-only", "mcp-protocol-version": "2025-06-18" } });
+  const get = await fetch(`${relay.url}/mcp`, {
+    headers: {
+      authorization: `Bearer ${ta}`,
+      accept: "text/event-stream",
+      "mcp-session-id": "get-only",
+      "mcp-protocol-version": "2025-06-18",
+    },
+  });
   assert.equal(get.status, 405);
   assert.equal((await get.json()).error.data.code, "REMOTE_RELAY_INVALID_INPUT");
   // Body limits come before a revival.
-  const huge = await rawMcp(relay, ta, { ...read(6), params: { name: "relay_tool", arguments: { action: "list_relays", pad: "x".repeat(5 * 1024 * 1024) } } }, "big-one");
+  const huge = await rawMcp(
+    relay,
+    ta,
+    {
+      ...read(6),
+      params: { name: "relay_tool", arguments: { action: "list_relays", pad: "x".repeat(5 * 1024 * 1024) } },
+    },
+    "big-one",
+  );
   assert.equal(huge.status, 413);
   // The id named in the refused requests was never taken: b may still revive it as its own.
   const bOwn = await rawMcp(relay, tb, read(7), "never-seen");
@@ -131,7 +164,13 @@ test("revival keeps the rules: another conversation's token on a live or revived
   // An unsupported protocol version is refused (400, the SDK's text), no session revived.
   const r = await fetch(`${relay.url}/mcp`, {
     method: "POST",
-    headers: { authorization: `Bearer ${ta}`, accept: "application/json, text/event-stream", "content-type": "application/json", "mcp-session-id": "odd-version", "mcp-protocol-version": "1999-01-01" },
+    headers: {
+      authorization: `Bearer ${ta}`,
+      accept: "application/json, text/event-stream",
+      "content-type": "application/json",
+      "mcp-session-id": "odd-version",
+      "mcp-protocol-version": "1999-01-01",
+    },
     body: JSON.stringify(read(8)),
   });
   assert.equal(r.status, 400);

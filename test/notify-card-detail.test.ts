@@ -37,7 +37,13 @@ test("send: the whole text to be sent, not only the mode", async () => {
 test("create_session: the first prompt", async () => {
   const caller = await relay.createSession({ title: "Starter" });
   const text = "Build the release notes\nfrom the last 40 commits";
-  const card = await cardFor(caller, { action: "create_session", relay: "this", title: "Notes", text, wait_seconds: 0 });
+  const card = await cardFor(caller, {
+    action: "create_session",
+    relay: "this",
+    title: "Notes",
+    text,
+    wait_seconds: 0,
+  });
   assert.equal(card.action, "create_session");
   assert.ok(card.detail.endsWith(text), card.detail);
 });
@@ -45,7 +51,14 @@ test("create_session: the first prompt", async () => {
 test("schedule for another session: the text it would send when due", async () => {
   const caller = await relay.createSession({ title: "Planner", mode: "ask" });
   const target = await relay.createSession({ title: "Nightly" });
-  const card = await cardFor(caller, { action: "schedule", relay: "this", session: target, title: "nightly run", text: "run the nightly checks\nand report", at: "2099-01-01T02:00:00Z" });
+  const card = await cardFor(caller, {
+    action: "schedule",
+    relay: "this",
+    session: target,
+    title: "nightly run",
+    text: "run the nightly checks\nand report",
+    at: "2099-01-01T02:00:00Z",
+  });
   assert.equal(card.action, "schedule");
   assert.equal(card.detail, "run the nightly checks\nand report");
 });
@@ -53,7 +66,13 @@ test("schedule for another session: the text it would send when due", async () =
 test("update_session: the settings it would change", async () => {
   const owner = await relay.createSession({ title: "Other" });
   const caller = await relay.createSession({ title: "Changer" });
-  const card = await cardFor(caller, { action: "update_session", relay: "this", session: owner, title: "Renamed", mode: "plan" });
+  const card = await cardFor(caller, {
+    action: "update_session",
+    relay: "this",
+    session: owner,
+    title: "Renamed",
+    mode: "plan",
+  });
   assert.equal(card.action, "update_session");
   assert.match(card.detail, /^Mode: plan$/m);
   assert.match(card.detail, /^Title: Renamed$/m);

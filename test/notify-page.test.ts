@@ -53,7 +53,11 @@ test("a card's detail shows on the page, folded past 12 lines", async () => {
   const { relay, page } = ui;
   const caller = await relay.createSession({ title: "Asker", mode: "ask" });
   const target = await relay.createSession({ title: "Demo one" });
-  const reply = relay.say(caller, tool({ action: "send", relay: "this", session: target, text: LINES, wait_seconds: 0 }), SLOW);
+  const reply = relay.say(
+    caller,
+    tool({ action: "send", relay: "this", session: target, text: LINES, wait_seconds: 0 }),
+    SLOW,
+  );
   const card = await waitCard(relay, caller);
   await ui.open(`session=${caller}`);
   const pre = page.locator(".card-approval .card-detail-text");
@@ -78,7 +82,11 @@ test("Notify me subscribes with the relay's key; the worker shows the relay's pu
   assert.equal(await page.evaluate(async () => (await navigator.serviceWorker.ready).scope), `${relay.url}/`);
 
   const s = await relay.createSession({ title: "Starter" });
-  const reply = relay.say(s, tool({ action: "create_session", relay: "this", title: "Child", text: "tidy the changelog", wait_seconds: 0 }), SLOW);
+  const reply = relay.say(
+    s,
+    tool({ action: "create_session", relay: "this", title: "Child", text: "tidy the changelog", wait_seconds: 0 }),
+    SLOW,
+  );
   const card = await waitCard(relay, s);
   const [msg] = await push.received(1);
   assert.equal(msg.payload.card.id, card.id);
@@ -92,28 +100,56 @@ test("Notify me subscribes with the relay's key; the worker shows the relay's pu
     }),
   );
   await cdp.send("ServiceWorker.enable");
-  await cdp.send("ServiceWorker.deliverPushMessage", { origin: `${relay.url}/`, registrationId: await registration, data: JSON.stringify(msg.payload) });
+  await cdp.send("ServiceWorker.deliverPushMessage", {
+    origin: `${relay.url}/`,
+    registrationId: await registration,
+    data: JSON.stringify(msg.payload),
+  });
   const shown = await page
-    .waitForFunction(async () => {
-      const list = await (await navigator.serviceWorker.ready).getNotifications();
-      return list.length ? list.map((n) => ({ title: n.title, body: n.body, tag: n.tag, actions: (n as any).actions.map((a: any) => [a.action, a.title]), data: n.data })) : null;
-    }, undefined, { polling: 100 })
+    .waitForFunction(
+      async () => {
+        const list = await (await navigator.serviceWorker.ready).getNotifications();
+        return list.length
+          ? list.map((n) => ({
+              title: n.title,
+              body: n.body,
+              tag: n.tag,
+              actions: (n as any).actions.map((a: any) => [a.action, a.title]),
+              data: n.data,
+            }))
+          : null;
+      },
+      undefined,
+      { polling: 100 },
+    )
     .then((h) => h.jsonValue());
   assert.ok(shown);
   assert.equal(shown.length, 1);
   assert.equal(shown[0].title, card.text);
   assert.match(shown[0].body, /tidy the changelog/);
   assert.equal(shown[0].tag, `card-${card.id}`);
-  assert.deepEqual(shown[0].actions, [["allow", "Allow"], ["deny", "Deny"]]);
+  assert.deepEqual(shown[0].actions, [
+    ["allow", "Allow"],
+    ["deny", "Deny"],
+  ]);
 
   // The worker's notificationclick handler, called as it calls it, with the Allow button.
   const act = (action: string) =>
-    page.evaluate(async ([data, action]) => {
-      const m = await import("/app/push-actions.js" as string);
-      return m.actOn(data, action);
-    }, [shown![0].data, action] as const);
+    page.evaluate(
+      async ([data, action]) => {
+        const m = await import("/app/push-actions.js" as string);
+        return m.actOn(data, action);
+      },
+      [shown![0].data, action] as const,
+    );
   // Its link opens on the origin the page is served from (a proxy's, on a phone).
-  assert.equal(await page.evaluate(async ([url]) => (await import("/app/push-actions.js" as string)).onThisOrigin(url, "https://oar.example.ts.net"), [shown[0].data.url] as const), `https://oar.example.ts.net/#session=${s}`);
+  assert.equal(
+    await page.evaluate(
+      async ([url]) => (await import("/app/push-actions.js" as string)).onThisOrigin(url, "https://oar.example.ts.net"),
+      [shown[0].data.url] as const,
+    ),
+    `https://oar.example.ts.net/#session=${s}`,
+  );
   assert.deepEqual(await act("allow"), { ok: true, status: "allowed" });
   const again = await act("deny");
   assert.equal(again.ok, false);

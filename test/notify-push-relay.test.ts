@@ -23,7 +23,11 @@ after(async () => {
 
 /** The notification route as a notification's button calls it: no Authorization header. */
 async function act(cardId: string, body: Record<string, unknown>) {
-  const r = await fetch(`${relay.url}/api/cards/${cardId}/act`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const r = await fetch(`${relay.url}/api/cards/${cardId}/act`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return { status: r.status, json: await r.json() };
 }
 /** The push that carries this card. Other notifications may go out before it: an owner's turn
@@ -35,7 +39,8 @@ async function pushFor(cardId: string): Promise<PushMessage> {
     if (m.payload.card?.id === cardId) return m;
   }
 }
-const cardStatus = async (session: string, id: string) => (await relay.session(session)).cards.find((c: any) => c.id === id)?.status;
+const cardStatus = async (session: string, id: string) =>
+  (await relay.session(session)).cards.find((c: any) => c.id === id)?.status;
 
 let first: { session: string; card: any; msg: PushMessage; reply: Promise<any> };
 
@@ -46,7 +51,10 @@ test("the page subscribes with the relay's VAPID key; bad subscriptions are refu
   assert.equal((await relay.api("GET", "/api/push/key")).json.key, k1.json.key, "made once and kept");
   // The owner token is needed for both.
   assert.equal((await fetch(`${relay.url}/api/push/key`)).status, 401);
-  const bad = await relay.api("POST", "/api/push/subscriptions", { endpoint: "http://push.example/x", keys: push.subscribe().keys });
+  const bad = await relay.api("POST", "/api/push/subscriptions", {
+    endpoint: "http://push.example/x",
+    keys: push.subscribe().keys,
+  });
   assert.equal(bad.status, 400);
   assert.equal(bad.json.code, "REMOTE_RELAY_INVALID_INPUT");
   const r = await relay.api("POST", "/api/push/subscriptions", push.subscribe());
@@ -54,13 +62,25 @@ test("the page subscribes with the relay's VAPID key; bad subscriptions are refu
   // A second browser, then removed: one subscription is left to push to.
   const other = push.subscribe();
   assert.equal((await relay.api("POST", "/api/push/subscriptions", other)).status, 201);
-  assert.deepEqual((await relay.api("DELETE", "/api/push/subscriptions", { endpoint: other.endpoint })).json, { removed: 1 });
+  assert.deepEqual((await relay.api("DELETE", "/api/push/subscriptions", { endpoint: other.endpoint })).json, {
+    removed: 1,
+  });
 });
 
 test("a card's push carries its text, its detail and Allow/Deny with an action token; the token decides it once, without the owner token", async () => {
   const { json: key } = await relay.api("GET", "/api/push/key");
   const session = await relay.createSession({ title: "Starter" });
-  const reply = relay.say(session, tool({ action: "create_session", relay: "this", title: "Child", text: "first prompt: tidy the changelog", wait_seconds: 0 }), 90_000);
+  const reply = relay.say(
+    session,
+    tool({
+      action: "create_session",
+      relay: "this",
+      title: "Child",
+      text: "first prompt: tidy the changelog",
+      wait_seconds: 0,
+    }),
+    90_000,
+  );
   const card = await waitCard(relay, session);
   const [msg] = await push.received(1);
   assert.deepEqual(push.refused, []);
@@ -68,7 +88,10 @@ test("a card's push carries its text, its detail and Allow/Deny with an action t
   assert.equal(msg.payload.title, card.text);
   assert.match(msg.payload.body, /first prompt: tidy the changelog/);
   assert.equal(msg.payload.card.id, card.id);
-  assert.deepEqual(msg.payload.card.options, [{ id: "allow", name: "Allow" }, { id: "deny", name: "Deny" }]);
+  assert.deepEqual(msg.payload.card.options, [
+    { id: "allow", name: "Allow" },
+    { id: "deny", name: "Deny" },
+  ]);
   assert.equal(msg.payload.url, `${relay.url}/#session=${session}`);
   assert.ok(!JSON.stringify(msg.payload).includes(relay.token), "the owner token is never in a notification");
   const token = msg.payload.card.actionToken;
@@ -95,7 +118,11 @@ test("a card's push carries its text, its detail and Allow/Deny with an action t
 
 test("another card's token and an expired token are refused and change nothing", async () => {
   const session = await relay.createSession({ title: "Second" });
-  const reply = relay.say(session, tool({ action: "create_session", relay: "this", title: "Child two", text: "second", wait_seconds: 0 }), 90_000);
+  const reply = relay.say(
+    session,
+    tool({ action: "create_session", relay: "this", title: "Child two", text: "second", wait_seconds: 0 }),
+    90_000,
+  );
   const card = await waitCard(relay, session);
   // Within 30 s of the first notification: it waits for the end of those 30 s.
   await relay.advance(30_000);
@@ -116,9 +143,17 @@ test("another card's token and an expired token are refused and change nothing",
 });
 
 test("the action route takes no owner token in place of an action token, and bad bodies change nothing", async () => {
-  const r = await fetch(`${relay.url}/api/cards/${first.card.id}/act`, { method: "POST", headers: { authorization: `Bearer ${relay.token}`, "content-type": "application/json" }, body: JSON.stringify({ decision: "deny" }) });
+  const r = await fetch(`${relay.url}/api/cards/${first.card.id}/act`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${relay.token}`, "content-type": "application/json" },
+    body: JSON.stringify({ decision: "deny" }),
+  });
   assert.equal(r.status, 403);
-  const junk = await fetch(`${relay.url}/api/cards/${first.card.id}/act`, { method: "POST", headers: { "content-type": "application/json" }, body: "[1,2" });
+  const junk = await fetch(`${relay.url}/api/cards/${first.card.id}/act`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "[1,2",
+  });
   assert.equal(junk.status, 400);
   assert.equal(await cardStatus(first.session, first.card.id), "allowed");
 });
@@ -132,7 +167,11 @@ test("a CLI's permission card: the push offers the CLI's options, and one of the
   // last 30 s, this card waits for the end of those 30 s (gathering, docs/notifications.md).
   await relay.advance(30_000);
   const msg = await pushFor(card.id);
-  assert.deepEqual(msg.payload.card.options, [{ id: "allow", name: "Allow" }, { id: "allow_always", name: "Always allow" }, { id: "reject", name: "Reject" }]);
+  assert.deepEqual(msg.payload.card.options, [
+    { id: "allow", name: "Allow" },
+    { id: "allow_always", name: "Always allow" },
+    { id: "reject", name: "Reject" },
+  ]);
   assert.match(msg.payload.body, /^Command: rm -rf build$/m);
   const r = await act(card.id, { actionToken: msg.payload.card.actionToken, optionId: "reject" });
   assert.equal(r.status, 200, JSON.stringify(r.json));
@@ -144,9 +183,13 @@ test("a CLI's permission card: the push offers the CLI's options, and one of the
 test("at most 60 notification actions a minute: the 61st is refused without looking at the token", async () => {
   await relay.advance(60_000);
   const codes: string[] = [];
-  for (let i = 0; i < 61; i++) codes.push((await act(first.card.id, { actionToken: `guess-${i}`, decision: "allow" })).json.code);
+  for (let i = 0; i < 61; i++)
+    codes.push((await act(first.card.id, { actionToken: `guess-${i}`, decision: "allow" })).json.code);
   assert.deepEqual(codes.slice(0, 60), Array(60).fill("REMOTE_RELAY_PERMISSION"));
   assert.equal(codes[60], "REMOTE_RELAY_LIMIT");
   await relay.advance(60_000);
-  assert.equal((await act(first.card.id, { actionToken: "again", decision: "allow" })).json.code, "REMOTE_RELAY_PERMISSION");
+  assert.equal(
+    (await act(first.card.id, { actionToken: "again", decision: "allow" })).json.code,
+    "REMOTE_RELAY_PERMISSION",
+  );
 });

@@ -17,7 +17,9 @@ before(async () => {
   hook = await WebhookReceiver.start(SECRET);
   ntfy = await NtfyReceiver.start();
   relay = await TestRelay.start();
-  const r = await relay.api("PATCH", "/api/settings", { notify: { webhookUrl: hook.url, webhookSecret: SECRET, ntfyUrl: ntfy.topicUrl("oar-desk-x1") } });
+  const r = await relay.api("PATCH", "/api/settings", {
+    notify: { webhookUrl: hook.url, webhookSecret: SECRET, ntfyUrl: ntfy.topicUrl("oar-desk-x1") },
+  });
   assert.equal(r.status, 200, JSON.stringify(r.json));
   // Secrets never leave the relay: GET shows them masked.
   assert.equal(r.json.notify.webhookSecret, "****");
@@ -34,7 +36,17 @@ const now = async () => Date.parse(await relay.advance(0));
 /** A conversation whose first create_session raises a card; its reply comes once decided. */
 async function raise(title: string) {
   const session = await relay.createSession({ title });
-  const reply = relay.say(session, tool({ action: "create_session", relay: "this", title: `${title} child`, text: `prompt of ${title}`, wait_seconds: 0 }), 120_000);
+  const reply = relay.say(
+    session,
+    tool({
+      action: "create_session",
+      relay: "this",
+      title: `${title} child`,
+      text: `prompt of ${title}`,
+      wait_seconds: 0,
+    }),
+    120_000,
+  );
   return { session, reply, card: await waitCard(relay, session) };
 }
 
@@ -42,7 +54,9 @@ test("the setting refuses bad values by name and changes nothing", async () => {
   const r = await relay.api("PATCH", "/api/settings", { notify: { webhookUrl: "ftp://x" } });
   assert.equal(r.status, 400);
   assert.match(r.json.error, /^Setting notify\.webhookUrl is not valid/);
-  const q = await relay.api("PATCH", "/api/settings", { notify: { quietHours: { from: "22:00", to: "22:00", tz: "UTC" } } });
+  const q = await relay.api("PATCH", "/api/settings", {
+    notify: { quietHours: { from: "22:00", to: "22:00", tz: "UTC" } },
+  });
   assert.equal(q.status, 400);
   assert.equal((await relay.api("GET", "/api/settings")).json.notify.webhookUrl, hook.url);
 });
@@ -71,7 +85,10 @@ test("three cards within 30 s: the first at once, the other two as one that says
   assert.equal(gathered.json.title, "2 sessions need you");
   assert.match(gathered.json.text, /Beta/);
   assert.match(gathered.json.text, /Gamma/);
-  assert.ok(Date.parse(gathered.json.at) - Date.parse(first.json.at) >= 30_000, `${first.json.at} → ${gathered.json.at}`);
+  assert.ok(
+    Date.parse(gathered.json.at) - Date.parse(first.json.at) >= 30_000,
+    `${first.json.at} → ${gathered.json.at}`,
+  );
   const [, n2] = await ntfy.received(2);
   assert.equal(n2.title, "2 sessions need you");
   for (const x of [a, b, c]) await decide(relay, x.card.id, "deny");
@@ -87,7 +104,14 @@ test("inside quiet hours nothing goes out until they end; a card decided meanwhi
   const hhmm = (d: Date) => d.toISOString().slice(11, 16);
   const end = new Date(start.getTime() + 30 * 60_000);
   end.setUTCSeconds(0, 0);
-  assert.equal((await relay.api("PATCH", "/api/settings", { notify: { quietHours: { from: hhmm(start), to: hhmm(end), tz: "UTC" } } })).status, 200);
+  assert.equal(
+    (
+      await relay.api("PATCH", "/api/settings", {
+        notify: { quietHours: { from: hhmm(start), to: hhmm(end), tz: "UTC" } },
+      })
+    ).status,
+    200,
+  );
   const dropped = await raise("Delta");
   const kept = await raise("Epsilon");
   await decide(relay, dropped.card.id, "deny");
@@ -101,7 +125,10 @@ test("inside quiet hours nothing goes out until they end; a card decided meanwhi
   assert.ok(Date.parse(third.json.at) >= end.getTime(), third.json.at);
   await decide(relay, kept.card.id, "deny");
   await kept.reply;
-  assert.equal((await relay.api("PATCH", "/api/settings", { notify: { quietHours: null }, longestWaitMinutes: 10 })).status, 200);
+  assert.equal(
+    (await relay.api("PATCH", "/api/settings", { notify: { quietHours: null }, longestWaitMinutes: 10 })).status,
+    200,
+  );
 });
 
 test("a turn the owner started failing is notified; a retry pending at a crash goes out once after the restart, nothing twice", async () => {
@@ -135,16 +162,25 @@ test("a turn the owner started failing is notified; a retry pending at a crash g
   const [marker] = (await hook.received(before + 3)).slice(before + 2);
   assert.equal(marker.json.text, "marker");
   const after = (await ntfy.received(ntfyBefore + 2)).slice(ntfyBefore);
-  assert.deepEqual(after.map((m) => m.body), ["the build broke", "marker"]);
+  assert.deepEqual(
+    after.map((m) => m.body),
+    ["the build broke", "marker"],
+  );
   // An agent's turn or the owner's own stop is nobody's news: only the owner's failed turns went out.
-  assert.deepEqual(hook.events.slice(before).map((e) => e.json.type), ["turn_error", "turn_error", "turn_error"]);
+  assert.deepEqual(
+    hook.events.slice(before).map((e) => e.json.type),
+    ["turn_error", "turn_error", "turn_error"],
+  );
 });
 
 test("a question for the owner is notified with its options; one answered before it is due is not", async () => {
   await relay.advance(60_000);
   const before = hook.events.length;
   const s = await relay.createSession({ title: "Deployer" });
-  const inbox = async (text: string) => relay.waitFor(async () => (await relay.api("GET", "/api/inbox")).json.questions.find((q: any) => q.session === s && q.question === text));
+  const inbox = async (text: string) =>
+    relay.waitFor(async () =>
+      (await relay.api("GET", "/api/inbox")).json.questions.find((q: any) => q.session === s && q.question === text),
+    );
   const first = relay.say(s, "/ask_user Deploy now? | Yes | No", 120_000);
   const q = await inbox("Deploy now?");
   const [asked] = (await hook.received(before + 1)).slice(before);
@@ -171,7 +207,14 @@ test("a card pending at a crash is not notified after the restart (the restart e
   const end = new Date(start.getTime() + 30 * 60_000);
   end.setUTCSeconds(0, 0);
   const hhmm = (d: Date) => d.toISOString().slice(11, 16);
-  assert.equal((await relay.api("PATCH", "/api/settings", { notify: { quietHours: { from: hhmm(start), to: hhmm(end), tz: "UTC" } } })).status, 200);
+  assert.equal(
+    (
+      await relay.api("PATCH", "/api/settings", {
+        notify: { quietHours: { from: hhmm(start), to: hhmm(end), tz: "UTC" } },
+      })
+    ).status,
+    200,
+  );
   const c = await raise("Zeta");
   void c.reply.catch(() => {});
   await relay.restart();

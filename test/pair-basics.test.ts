@@ -29,7 +29,10 @@ test("pairing: both sides list the pairing; tokens pair once; http only for loop
   assert.equal(onA[0].version, "0.9.19");
   assert.ok(!JSON.stringify(onA).includes("oarc_"), "the credential never shows");
   const onB = (await b.api("GET", "/api/relays")).json.relays;
-  assert.deepEqual(onB.map((r: any) => [r.name, r.direction, r.label]), [["desk", "incoming", "test"]]);
+  assert.deepEqual(
+    onB.map((r: any) => [r.name, r.direction, r.label]),
+    [["desk", "incoming", "test"]],
+  );
 
   const t = (await b.api("POST", "/api/pairing-tokens", {})).json.token;
   const used = await a.api("POST", "/api/relays", { name: "again", url: b.url, token: t });
@@ -50,7 +53,10 @@ test("pairing: both sides list the pairing; tokens pair once; http only for loop
 test("locked until the owner mentions the relay; list_relays shows it", async () => {
   const listed = await agent.call({ action: "list_relays" });
   const bb = listed.relays.find((r: any) => r.name === "bbox");
-  assert.deepEqual({ ...bb, version: bb.version }, { name: "bbox", url: b.url, online: true, version: "0.9.19", permission: "full", unlocked: false });
+  assert.deepEqual(
+    { ...bb, version: bb.version },
+    { name: "bbox", url: b.url, online: true, version: "0.9.19", permission: "full", unlocked: false },
+  );
   const locked = await agent.call({ action: "list_sessions", relay: "bbox" });
   assert.equal(locked.code, "REMOTE_RELAY_LOCKED");
   assert.match(locked.error, /mention/);
@@ -68,16 +74,28 @@ test("locked until the owner mentions the relay; list_relays shows it", async ()
   // Another conversation is still locked.
   const other = await a.createSession({ title: "Other" });
   const otherAgent = await a.mcp(other);
-  assert.equal((await otherAgent.call({ action: "read_session", relay: "bbox", session: target })).code, "REMOTE_RELAY_LOCKED");
+  assert.equal(
+    (await otherAgent.call({ action: "read_session", relay: "bbox", session: target })).code,
+    "REMOTE_RELAY_LOCKED",
+  );
   // An IP host counts only with @.
   await a.say(other, "see 127.0.0.1");
-  assert.equal((await otherAgent.call({ action: "read_session", relay: "bbox", session: target })).code, "REMOTE_RELAY_LOCKED");
+  assert.equal(
+    (await otherAgent.call({ action: "read_session", relay: "bbox", session: target })).code,
+    "REMOTE_RELAY_LOCKED",
+  );
   await a.say(other, "see @127.0.0.1");
   assert.equal((await otherAgent.call({ action: "read_session", relay: "bbox", session: target })).ok, true);
 });
 
 test("a remote send: the prompt line, from badge and role at the receiver; the reply comes back", async () => {
-  const r = await agent.call({ action: "send", relay: "bbox", session: target, text: "/reply deployed", wait_seconds: 30 });
+  const r = await agent.call({
+    action: "send",
+    relay: "bbox",
+    session: target,
+    text: "/reply deployed",
+    wait_seconds: 30,
+  });
   assert.equal(r.ok, true, JSON.stringify(r));
   assert.equal(r.status, "done");
   assert.equal(r.relay, "bbox");
@@ -87,7 +105,12 @@ test("a remote send: the prompt line, from badge and role at the receiver; the r
   const prompt = s.messages.find((m: any) => m.id === r.message_id);
   assert.equal(prompt.role, "remote");
   assert.deepEqual(prompt.from, { relay: "desk", session: conv, title: "Planner", model: "scripted-1" });
-  assert.ok(prompt.text.startsWith('[Remote prompt from an agent on relay "desk" · session "Planner" · scripted-1 · acting for the user]\n'), prompt.text);
+  assert.ok(
+    prompt.text.startsWith(
+      '[Remote prompt from an agent on relay "desk" · session "Planner" · scripted-1 · acting for the user]\n',
+    ),
+    prompt.text,
+  );
 });
 
 test("levels: each level allows its actions and names the level needed", async () => {
@@ -107,7 +130,10 @@ test("levels: each level allows its actions and names the level needed", async (
     const read = await agent.call({ action: "list_sessions", relay: "bbox" });
     assert.equal(read.code, "REMOTE_RELAY_PERMISSION");
     assert.match(read.error, /needs Agents may "Read"/);
-    assert.equal((await agent.call({ action: "list_relays" })).relays.find((r: any) => r.name === "bbox").permission, "off");
+    assert.equal(
+      (await agent.call({ action: "list_relays" })).relays.find((r: any) => r.name === "bbox").permission,
+      "off",
+    );
     const bad = await a.api("PATCH", "/api/relays/bbox", { agentsMay: "most" });
     assert.equal(bad.json.code, "REMOTE_RELAY_INVALID_INPUT");
   } finally {
@@ -139,12 +165,18 @@ test("unknown relay names, schedules on a paired relay, agent sessions off here"
   assert.equal(sched.code, "REMOTE_RELAY_UNSUPPORTED");
   // The relay serving another relay's agent needs no agentSessions of its own; this one's
   // agents still reach a paired relay with agent sessions off here.
-  await Promise.all([a.api("PATCH", "/api/settings", { agentSessions: false }), b.api("PATCH", "/api/settings", { agentSessions: false })]);
+  await Promise.all([
+    a.api("PATCH", "/api/settings", { agentSessions: false }),
+    b.api("PATCH", "/api/settings", { agentSessions: false }),
+  ]);
   try {
     assert.equal((await agent.call({ action: "list_sessions", relay: "this" })).code, "REMOTE_RELAY_DISABLED");
     assert.equal((await agent.call({ action: "list_sessions", relay: "bbox" })).ok, true);
   } finally {
-    await Promise.all([a.api("PATCH", "/api/settings", { agentSessions: true }), b.api("PATCH", "/api/settings", { agentSessions: true })]);
+    await Promise.all([
+      a.api("PATCH", "/api/settings", { agentSessions: true }),
+      b.api("PATCH", "/api/settings", { agentSessions: true }),
+    ]);
   }
 });
 
@@ -169,7 +201,10 @@ test("a relay that does not answer is OFFLINE after a bounded wait, and does not
   await pair(a, c);
   await a.say(conv, "dbox and bbox");
   await c.kill();
-  const [off, here] = await Promise.all([agent.call({ action: "list_sessions", relay: "dbox" }), agent.call({ action: "list_sessions", relay: "bbox" })]);
+  const [off, here] = await Promise.all([
+    agent.call({ action: "list_sessions", relay: "dbox" }),
+    agent.call({ action: "list_sessions", relay: "bbox" }),
+  ]);
   assert.equal(off.code, "REMOTE_RELAY_OFFLINE");
   assert.match(off.error, /not answering/);
   assert.equal(here.ok, true);

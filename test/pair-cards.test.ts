@@ -44,7 +44,15 @@ test("the first remote create_session asks on a card in the calling conversation
   assert.equal(none.code, "REMOTE_RELAY_NO_ACTIVE_TURN", JSON.stringify(none));
   assert.equal((await b.api("GET", "/api/sessions")).json.sessions.length, 1, "nothing was created");
 
-  const id = await start(tool({ action: "create_session", relay: "bbox", title: "Remote child", text: "/reply child here", wait_seconds: 30 }));
+  const id = await start(
+    tool({
+      action: "create_session",
+      relay: "bbox",
+      title: "Remote child",
+      text: "/reply child here",
+      wait_seconds: 30,
+    }),
+  );
   const card = await waitCard(a, conv);
   assert.equal(card.relay, "bbox");
   assert.equal(card.action, "create_session");
@@ -57,11 +65,17 @@ test("the first remote create_session asks on a card in the calling conversation
   assert.equal(r.status, "done");
   assert.match(r.reply.text, /child here/);
   assert.equal(r.group, null, "a session started from a paired relay joins no group");
-  const child = (await b.session(r.session));
+  const child = await b.session(r.session);
   assert.deepEqual(child.viaAgent, { session: child.viaAgent.session, title: "Planner (relay desk)" });
 
   // The grant holds for this conversation there: no second card.
-  const again = await agent.call({ action: "create_session", relay: "bbox", title: "Second", text: "/reply two", wait_seconds: 30 });
+  const again = await agent.call({
+    action: "create_session",
+    relay: "bbox",
+    title: "Second",
+    text: "/reply two",
+    wait_seconds: 30,
+  });
   assert.equal(again.ok, true, JSON.stringify(again));
   assert.equal(again.status, "done");
 });
@@ -70,7 +84,9 @@ test("ask mode: every remote write asks here; Deny refuses it and nothing reache
   await a.api("PATCH", `/api/sessions/${conv}`, { mode: "ask" });
   try {
     const before = (await b.session(target)).messages.length;
-    const id = await start(tool({ action: "send", relay: "bbox", session: target, text: "/reply denied?", wait_seconds: 0 }));
+    const id = await start(
+      tool({ action: "send", relay: "bbox", session: target, text: "/reply denied?", wait_seconds: 0 }),
+    );
     const card = await waitCard(a, conv);
     assert.match(card.text, /send on relay "bbox" · session "Build"/);
     assert.match(card.text, /the conversation is in ask mode/);
@@ -82,7 +98,9 @@ test("ask mode: every remote write asks here; Deny refuses it and nothing reache
     assert.equal(r.code, "REMOTE_RELAY_PERMISSION");
     assert.equal((await b.session(target)).messages.length, before, "nothing was sent");
 
-    const id2 = await start(tool({ action: "send", relay: "bbox", session: target, text: "/reply allowed", wait_seconds: 30 }));
+    const id2 = await start(
+      tool({ action: "send", relay: "bbox", session: target, text: "/reply allowed", wait_seconds: 30 }),
+    );
     await decide(a, (await waitCard(a, conv)).id, "allow");
     const [r2] = toolResults(await replyAfter(id2));
     assert.equal(r2.status, "done", JSON.stringify(r2));
@@ -109,20 +127,41 @@ test("who may change what: a session the remote conversation started changes fre
   const [r] = toolResults(await replyAfter(id));
   assert.deepEqual(r.changed, ["effort"], JSON.stringify(r));
   // Allow covers later changes there.
-  assert.equal((await agent.call({ action: "update_session", relay: "bbox", session: target, effort: "high" })).ok, true);
+  assert.equal(
+    (await agent.call({ action: "update_session", relay: "bbox", session: target, effort: "high" })).ok,
+    true,
+  );
 });
 
 test("the 4-working limit counts the remote conversation's sessions on the other relay", async () => {
   const started: string[] = [];
   for (let i = 0; i < 4; i++) {
-    const r = await agent.call({ action: "create_session", relay: "bbox", title: `Hang ${i}`, text: "/hang", wait_seconds: 0 });
+    const r = await agent.call({
+      action: "create_session",
+      relay: "bbox",
+      title: `Hang ${i}`,
+      text: "/hang",
+      wait_seconds: 0,
+    });
     assert.equal(r.ok, true, JSON.stringify(r));
     started.push(r.session);
   }
-  const fifth = await agent.call({ action: "create_session", relay: "bbox", title: "Fifth", text: "/reply x", wait_seconds: 0 });
+  const fifth = await agent.call({
+    action: "create_session",
+    relay: "bbox",
+    title: "Fifth",
+    text: "/reply x",
+    wait_seconds: 0,
+  });
   assert.equal(fifth.code, "REMOTE_RELAY_LIMIT");
   // A conversation on the other relay itself is not held by this one's limit.
   for (const id of started) await agent.call({ action: "stop", relay: "bbox", session: id });
-  await b.waitFor(async () => (await b.api("GET", "/api/sessions")).json.sessions.every((s: any) => s.state !== "running_turn"));
-  assert.equal((await agent.call({ action: "create_session", relay: "bbox", title: "Fifth", text: "/reply x", wait_seconds: 0 })).ok, true);
+  await b.waitFor(async () =>
+    (await b.api("GET", "/api/sessions")).json.sessions.every((s: any) => s.state !== "running_turn"),
+  );
+  assert.equal(
+    (await agent.call({ action: "create_session", relay: "bbox", title: "Fifth", text: "/reply x", wait_seconds: 0 }))
+      .ok,
+    true,
+  );
 });

@@ -21,12 +21,16 @@ before(async () => {
 after(() => relays?.stop());
 
 test("compaction moves the subscriptions held on a paired relay to the new conversation", async () => {
-  const msg = await a.api("POST", `/api/sessions/${conv}/messages`, { text: tool({ action: "subscribe", relay: "bbox", sessions: [target], events: ["turn_end"] }) });
+  const msg = await a.api("POST", `/api/sessions/${conv}/messages`, {
+    text: tool({ action: "subscribe", relay: "bbox", sessions: [target], events: ["turn_end"] }),
+  });
   await decide(a, (await waitCard(a, conv)).id, "allow");
   const reply = await a.waitFor(async () => {
     const s = await a.session(conv);
     const i = s.messages.findIndex((m: any) => m.id === msg.json.message_id);
-    return s.state !== "running_turn" && i >= 0 ? s.messages.slice(i + 1).find((m: any) => m.role === "agent") : undefined;
+    return s.state !== "running_turn" && i >= 0
+      ? s.messages.slice(i + 1).find((m: any) => m.role === "agent")
+      : undefined;
   });
   const sub = toolResults(reply)[0];
   assert.equal(sub.ok, true, JSON.stringify(sub));
@@ -39,7 +43,10 @@ test("compaction moves the subscriptions held on a paired relay to the new conve
   await a.waitFor(async () => (await a.session(next)).state !== "running_turn");
   const agent = await a.mcp(next);
   const here = await agent.call({ action: "list_subscriptions" });
-  assert.deepEqual(here.subscriptions.map((s: any) => [s.id, s.relay, s.active]), [[id, "bbox", true]]);
+  assert.deepEqual(
+    here.subscriptions.map((s: any) => [s.id, s.relay, s.active]),
+    [[id, "bbox", true]],
+  );
   // There, the stand-in of the old conversation now stands for the new one.
   const there = await a.waitFor(async () => {
     const l = await agent.call({ action: "list_subscriptions", relay: "bbox" });

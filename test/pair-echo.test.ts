@@ -24,19 +24,35 @@ after(() => relays?.stop());
 const all = async () => (await eventTexts(a, conv)).join("\n");
 
 test("a remote send waited for to its end does not wake the sender through its subscription there", async () => {
-  const msg = await a.api("POST", `/api/sessions/${conv}/messages`, { text: tool({ action: "subscribe", relay: "bbox", sessions: [target], events: ["turn_end"] }) });
+  const msg = await a.api("POST", `/api/sessions/${conv}/messages`, {
+    text: tool({ action: "subscribe", relay: "bbox", sessions: [target], events: ["turn_end"] }),
+  });
   await decide(a, (await waitCard(a, conv)).id, "allow");
   const reply = await a.waitFor(async () => {
     const s = await a.session(conv);
     const i = s.messages.findIndex((m: any) => m.id === msg.json.message_id);
-    return s.state !== "running_turn" && i >= 0 ? s.messages.slice(i + 1).find((m: any) => m.role === "agent") : undefined;
+    return s.state !== "running_turn" && i >= 0
+      ? s.messages.slice(i + 1).find((m: any) => m.role === "agent")
+      : undefined;
   });
   assert.equal(toolResults(reply)[0].ok, true, JSON.stringify(toolResults(reply)[0]));
 
-  const waited = await agent.call({ action: "send", relay: "bbox", session: target, text: "/reply waited-for reply", wait_seconds: 30 });
+  const waited = await agent.call({
+    action: "send",
+    relay: "bbox",
+    session: target,
+    text: "/reply waited-for reply",
+    wait_seconds: 30,
+  });
   assert.equal(waited.status, "done", JSON.stringify(waited));
   // Not waited for: its turn_end wakes the watcher, and tells that the link carried events.
-  const unwaited = await agent.call({ action: "send", relay: "bbox", session: target, text: "/reply not waited", wait_seconds: 0 });
+  const unwaited = await agent.call({
+    action: "send",
+    relay: "bbox",
+    session: target,
+    text: "/reply not waited",
+    wait_seconds: 0,
+  });
   assert.equal(unwaited.ok, true, JSON.stringify(unwaited));
   await b.say(target, "/reply owner there");
   const texts = await a.waitFor(async () => {

@@ -51,7 +51,13 @@ test("a prompt that crossed two relays is refused at a third; reading is not; th
 
   // The owner unlocks cbox in the originating conversation: the chain may reach it.
   await a.say(conv, "and cbox too");
-  const r2 = await agent.call({ action: "send", relay: "bbox", session: onB, text: tool({ action: "send", relay: "cbox", session: onC, text: "/reply reached", wait_seconds: 30 }), wait_seconds: 60 });
+  const r2 = await agent.call({
+    action: "send",
+    relay: "bbox",
+    session: onB,
+    text: tool({ action: "send", relay: "cbox", session: onC, text: "/reply reached", wait_seconds: 30 }),
+    wait_seconds: 60,
+  });
   const [sent2] = toolResults(r2.reply);
   assert.equal(sent2.ok, true, JSON.stringify(sent2));
   assert.match(sent2.reply.text, /reached/);
@@ -92,13 +98,21 @@ test("older relays on the far side: actions and options they lack are UNSUPPORTE
     const grp = await agent.call({ action: "create_session", relay: "old12", group: "Release", text: "x" });
     assert.equal(grp.code, "REMOTE_RELAY_UNSUPPORTED");
     assert.match(grp.error, /doesn't support groups on create_session yet/);
-    assert.equal((await agent.call({ action: "read_task_output", relay: "old12", session: s12, task_id: "t1" })).code, "REMOTE_RELAY_NOT_FOUND");
+    assert.equal(
+      (await agent.call({ action: "read_task_output", relay: "old12", session: s12, task_id: "t1" })).code,
+      "REMOTE_RELAY_NOT_FOUND",
+    );
 
     const ask = await agent.call({ action: "ask", relay: "old15", session: s15, question: "ok?" });
     assert.equal(ask.code, "REMOTE_RELAY_UNSUPPORTED");
     const digest = await agent.call({ action: "subscribe", relay: "old15", sessions: [s15], digest_minutes: 30 });
     assert.equal(digest.code, "REMOTE_RELAY_UNSUPPORTED");
-    const named = await agent.call({ action: "subscribe", relay: "old12", sessions: [s12], events: ["subagent_finished"] });
+    const named = await agent.call({
+      action: "subscribe",
+      relay: "old12",
+      sessions: [s12],
+      events: ["subagent_finished"],
+    });
     assert.equal(named.code, "REMOTE_RELAY_UNSUPPORTED", JSON.stringify(named));
   } finally {
     await Promise.all([old12.stop(), old15.stop()]);

@@ -15,7 +15,10 @@ import { chunkedPost } from "./helpers/raw-http.ts";
 let a: TestRelay;
 let b: TestRelay;
 before(async () => {
-  [a, b] = await Promise.all([TestRelay.start({ name: "desk" }), TestRelay.start({ name: "bbox", settings: { maxBodyMb: 1 } })]);
+  [a, b] = await Promise.all([
+    TestRelay.start({ name: "desk" }),
+    TestRelay.start({ name: "bbox", settings: { maxBodyMb: 1 } }),
+  ]);
 });
 after(() => Promise.all([a?.stop(), b?.stop()]));
 
@@ -37,7 +40,8 @@ class EndlessPeer {
       this.hits.set(path, (this.hits.get(path) ?? 0) + 1);
       req.resume();
       res.setHeader("oar-version", OAR_VERSION);
-      if (this.letPairThrough && path === "/peer/v1/pair") return void res.end(JSON.stringify({ ok: true, name: "fake", version: OAR_VERSION, credential: "oarc_fake" }));
+      if (this.letPairThrough && path === "/peer/v1/pair")
+        return void res.end(JSON.stringify({ ok: true, name: "fake", version: OAR_VERSION, credential: "oarc_fake" }));
       res.writeHead(200, { "content-type": "application/json" });
       res.write('{"ok":true,"events":[],"result":{"ok":true,"summary":"');
       const chunk = Buffer.alloc(1024 * 1024, "a");
@@ -86,7 +90,10 @@ test("a peer answering without end: pairing, the event link, calls and the Inbox
     const refused = await a.api("POST", "/api/relays", { name: "fake", url: peer.url, token: "oarp_x" });
     // Reading the answer took a bounded amount of memory (it was not held whole).
     const bound = (m: { rss: number; peak: number }) => Math.max(m.peak, m.rss + 120_000);
-    assert.ok(memory(a).peak < bound(start), `peak ${memory(a).peak} kB; at the start ${start.rss} kB (peak ${start.peak} kB)`);
+    assert.ok(
+      memory(a).peak < bound(start),
+      `peak ${memory(a).peak} kB; at the start ${start.rss} kB (peak ${start.peak} kB)`,
+    );
     assert.equal(refused.json.code, "REMOTE_RELAY_OFFLINE", JSON.stringify(refused.json));
     assert.match(refused.json.error, /larger than 16777216 bytes.*Nothing was paired\./);
     assert.equal((await a.api("GET", "/api/relays")).json.relays.length, 0, "nothing was paired");
@@ -126,7 +133,10 @@ test("a peer answering without end: pairing, the event link, calls and the Inbox
     assert.ok(peer.cutAt.length >= 6, `cut answers: ${peer.cutAt.length}`);
     for (const sent of peer.cutAt) assert.ok(sent < 64 * 1024 * 1024, `sent ${sent} bytes before the relay hung up`);
     const end = memory(a);
-    assert.ok(end.peak < bound(restarted), `peak ${end.peak} kB after a start at ${restarted.rss} kB (peak ${restarted.peak} kB)`);
+    assert.ok(
+      end.peak < bound(restarted),
+      `peak ${end.peak} kB after a start at ${restarted.rss} kB (peak ${restarted.peak} kB)`,
+    );
     assert.doesNotMatch(a.output, /ERR_STRING_TOO_LONG|uncaught|\n\s+at .*peer-http/i);
   } finally {
     await peer.close();
@@ -177,15 +187,26 @@ test("stand-ins: a refused call makes none; one pairing holds at most 100, then 
   const target = await b.createSession({ title: "Watched" });
   try {
     // Refused calls: an unknown session, a card the calling relay must show first, an unknown action.
-    assert.equal((await peer.call("read_session", { session: "ses_nothere" }, { session: "ses_refused1" })).result.code, "REMOTE_RELAY_NOT_FOUND");
-    const card = await peer.call("send", { session: target, text: "hi", wait_seconds: 0 }, { session: "ses_refused2", mode: "ask", approved: false });
+    assert.equal(
+      (await peer.call("read_session", { session: "ses_nothere" }, { session: "ses_refused1" })).result.code,
+      "REMOTE_RELAY_NOT_FOUND",
+    );
+    const card = await peer.call(
+      "send",
+      { session: target, text: "hi", wait_seconds: 0 },
+      { session: "ses_refused2", mode: "ask", approved: false },
+    );
     assert.ok(card.approvalNeeded, JSON.stringify(card));
-    assert.equal((await peer.call("no_such_action", {}, { session: "ses_refused3" })).result.code, "REMOTE_RELAY_UNKNOWN_ACTION");
+    assert.equal(
+      (await peer.call("no_such_action", {}, { session: "ses_refused3" })).result.code,
+      "REMOTE_RELAY_UNKNOWN_ACTION",
+    );
     assert.deepEqual(standIns(b), [], "a refused call leaves no stand-in");
 
     // A conversation that only read holds nothing here; 99 more that watch fill the pairing.
     assert.equal((await peer.call("list_sessions", {}, { session: "ses_reader" })).result.ok, true);
-    const watch = (i: number) => peer.call("subscribe", { sessions: [target] }, { session: `ses_watcher${String(i).padStart(3, "0")}` });
+    const watch = (i: number) =>
+      peer.call("subscribe", { sessions: [target] }, { session: `ses_watcher${String(i).padStart(3, "0")}` });
     for (let i = 1; i < 100; i++) assert.equal((await watch(i)).result.ok, true, `watcher ${i}`);
     assert.equal(standIns(b).length, 100);
     // The 100th watcher takes the reader's place; the 101st is refused and leaves no row.
@@ -199,7 +220,10 @@ test("stand-ins: a refused call makes none; one pairing holds at most 100, then 
     // Conversations already here go on; another pairing has its own 100.
     assert.equal((await peer.call("list_sessions", {}, { session: "ses_watcher001" })).result.ok, true);
     const other = await HandPeer.pair(b, "many");
-    assert.equal((await other.call("subscribe", { sessions: [target] }, { session: "ses_watcher101" })).result.ok, true);
+    assert.equal(
+      (await other.call("subscribe", { sessions: [target] }, { session: "ses_watcher101" })).result.ok,
+      true,
+    );
   } finally {
     await b.api("DELETE", "/api/relays/many");
   }
@@ -218,14 +242,29 @@ test("every /peer/v1 route holds to maxBodyMb: a body over it is a coded 413, ch
       assert.match(r.json.error, /larger than 1048576 bytes.*Nothing was done\./);
     }
     // Declared over the limit: refused on every route before anything happens, unpair too.
-    for (const [method, path] of [["POST", "/peer/v1/unpair"], ["GET", "/peer/v1/hello"], ["GET", "/peer/v1/events?after=0"], ["GET", "/peer/v1/questions"]]) {
+    for (const [method, path] of [
+      ["POST", "/peer/v1/unpair"],
+      ["GET", "/peer/v1/hello"],
+      ["GET", "/peer/v1/events?after=0"],
+      ["GET", "/peer/v1/questions"],
+    ]) {
       const res = await new Promise<{ status: number; json: any }>((resolve, reject) => {
         const u = new URL(b.url);
-        const req = request({ host: u.hostname, port: u.port, method, path, agent: false, headers: { ...auth, "content-type": "application/json", "content-length": String(2 * 1024 * 1024) } }, (res) => {
-          let text = "";
-          res.on("data", (d) => (text += d));
-          res.on("end", () => resolve({ status: res.statusCode!, json: JSON.parse(text) }));
-        });
+        const req = request(
+          {
+            host: u.hostname,
+            port: u.port,
+            method,
+            path,
+            agent: false,
+            headers: { ...auth, "content-type": "application/json", "content-length": String(2 * 1024 * 1024) },
+          },
+          (res) => {
+            let text = "";
+            res.on("data", (d) => (text += d));
+            res.on("end", () => resolve({ status: res.statusCode!, json: JSON.parse(text) }));
+          },
+        );
         req.on("error", reject);
         req.write("{");
       });
@@ -241,7 +280,11 @@ test("every /peer/v1 route holds to maxBodyMb: a body over it is a coded 413, ch
 test("a second pairing under a name already paired sees, confirms, ends and moves nothing of the first one's", async () => {
   const honest = await HandPeer.pair(b, "twin");
   const target = await b.createSession({ title: "Shared name" });
-  const sub = await honest.call("subscribe", { sessions: [target], events: ["turn_end"] }, { session: "ses_honest001" });
+  const sub = await honest.call(
+    "subscribe",
+    { sessions: [target], events: ["turn_end"] },
+    { session: "ses_honest001" },
+  );
   assert.equal(sub.result.ok, true, JSON.stringify(sub));
   await honest.call("ask", { session: target, question: "Ship it?" }, { session: "ses_honest001" });
   await b.say(target, "/reply one");
@@ -252,25 +295,49 @@ test("a second pairing under a name already paired sees, confirms, ends and move
 
   const twin = await HandPeer.pair(b, "twin");
   // Its own outbox is empty, and confirming "everything" there removes nothing of the first's.
-  const seen = (await twin.request("GET", `/events?after=${Number.MAX_SAFE_INTEGER}&subs=${sub.result.subscription.id}&ended=${sub.result.subscription.id}&moved=${encodeURIComponent("ses_honest001>ses_twin001")}`)).json;
+  const seen = (
+    await twin.request(
+      "GET",
+      `/events?after=${Number.MAX_SAFE_INTEGER}&subs=${sub.result.subscription.id}&ended=${sub.result.subscription.id}&moved=${encodeURIComponent("ses_honest001>ses_twin001")}`,
+    )
+  ).json;
   assert.deepEqual(seen.events, []);
   assert.deepEqual(seen.subs, { [sub.result.subscription.id]: "unpaired" }, "not its subscription");
   assert.deepEqual((await twin.request("GET", "/questions")).json.questions, []);
   const q = (await honest.request("GET", "/questions")).json.questions[0];
-  assert.equal((await twin.request("POST", `/questions/${q.id}`, { answer: "no" })).json.code, "REMOTE_RELAY_NOT_FOUND");
+  assert.equal(
+    (await twin.request("POST", `/questions/${q.id}`, { answer: "no" })).json.code,
+    "REMOTE_RELAY_NOT_FOUND",
+  );
   // The same conversation id through the second pairing is another caller: it holds nothing of the first's.
   const theirs = await twin.call("list_subscriptions", {}, { session: "ses_honest001" });
   assert.deepEqual(theirs.result.subscriptions, []);
-  assert.equal((await twin.call("unsubscribe", { subscription_id: sub.result.subscription.id }, { session: "ses_honest001" })).result.ok, false);
+  assert.equal(
+    (await twin.call("unsubscribe", { subscription_id: sub.result.subscription.id }, { session: "ses_honest001" }))
+      .result.ok,
+    false,
+  );
 
-  const again = (await honest.request("GET", "/events?after=0&subs=" + sub.result.subscription.id)).json;
-  assert.deepEqual(again.events.map((e: any) => e.seq), mine.events.map((e: any) => e.seq), "the first pairing's events are still there");
+  const again = (await honest.request("GET", `/events?after=0&subs=${sub.result.subscription.id}`)).json;
+  assert.deepEqual(
+    again.events.map((e: any) => e.seq),
+    mine.events.map((e: any) => e.seq),
+    "the first pairing's events are still there",
+  );
   assert.deepEqual(again.subs, { [sub.result.subscription.id]: null }, "its subscription is still active");
   assert.equal((await honest.request("GET", "/questions")).json.questions.length, 1);
   const kept = await honest.call("list_subscriptions", {}, { session: "ses_honest001" });
-  assert.deepEqual(kept.result.subscriptions.map((s: any) => s.id), [sub.result.subscription.id]);
+  assert.deepEqual(
+    kept.result.subscriptions.map((s: any) => s.id),
+    [sub.result.subscription.id],
+  );
   // Unpairing the second (its own /unpair) leaves the first as it was.
   assert.equal((await twin.request("POST", "/unpair")).status, 200);
-  assert.equal((await honest.request("GET", "/events?after=0&subs=" + sub.result.subscription.id)).json.subs[sub.result.subscription.id], null);
+  assert.equal(
+    (await honest.request("GET", `/events?after=0&subs=${sub.result.subscription.id}`)).json.subs[
+      sub.result.subscription.id
+    ],
+    null,
+  );
   await b.api("DELETE", "/api/relays/twin");
 });

@@ -20,7 +20,13 @@ before(async () => {
 after(() => relays?.stop());
 
 test("this relay's Inbox lists and answers a question kept on the paired relay", async () => {
-  const q = await agent.call({ action: "ask", relay: "bbox", session: target, question: "Merge now?", options: ["Merge", "Wait"] });
+  const q = await agent.call({
+    action: "ask",
+    relay: "bbox",
+    session: target,
+    question: "Merge now?",
+    options: ["Merge", "Wait"],
+  });
   assert.equal(q.ok, true, JSON.stringify(q));
   const inbox = (await a.api("GET", "/api/inbox")).json.questions;
   const listed = inbox.find((x: any) => x.id === q.question_id);
@@ -35,7 +41,10 @@ test("this relay's Inbox lists and answers a question kept on the paired relay",
   assert.equal(r.json.via, "desk", "answered on the asker's relay");
   const held = (await b.api("GET", "/api/inbox")).json.questions;
   assert.ok(!held.some((x: any) => x.id === q.question_id), "no longer pending there");
-  const texts = await a.waitFor(async () => { const t = await eventTexts(a, conv); return t.length > n ? t : undefined; });
+  const texts = await a.waitFor(async () => {
+    const t = await eventTexts(a, conv);
+    return t.length > n ? t : undefined;
+  });
   assert.match(texts[texts.length - 1], /question_answered/);
   assert.match(texts[texts.length - 1], /"via":"desk"/);
 });

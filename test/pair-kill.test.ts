@@ -19,7 +19,13 @@ before(async () => {
 after(() => relays?.stop());
 
 test("the other relay is SIGKILLed while a remote send waits: the call survives it, the prompt was sent once", async () => {
-  const call = agent.call({ action: "send", relay: "bbox", session: target, text: "/reply before\n/sleep 4000\n/reply after", wait_seconds: 120 });
+  const call = agent.call({
+    action: "send",
+    relay: "bbox",
+    session: target,
+    text: "/reply before\n/sleep 4000\n/reply after",
+    wait_seconds: 120,
+  });
   // The turn runs there (its agent has the prompt); then the relay dies and comes back on the same address. Its agent
   // runs on with the keeper: the turn finishes there and the answer still comes back.
   await b.waitFor(async () => (await b.session(target)).inFlight?.text === "before", 60_000);
@@ -37,7 +43,13 @@ test("the other relay is SIGKILLed while a remote send waits: the call survives 
 
 test("a link cut before the prompt is sent: OFFLINE, and nothing is sent when it comes back", async () => {
   proxy.cut();
-  const r = await agent.call({ action: "send", relay: "bbox", session: target, text: "/reply not sent", wait_seconds: 5 });
+  const r = await agent.call({
+    action: "send",
+    relay: "bbox",
+    session: target,
+    text: "/reply not sent",
+    wait_seconds: 5,
+  });
   assert.equal(r.code, "REMOTE_RELAY_OFFLINE");
   assert.match(r.error, /Nothing was sent\./);
   proxy.restore();

@@ -19,7 +19,9 @@ after(() => relays?.stop());
 function turnsOf(dataDir: string, sessionId: string): { status: string; reply: string | null }[] {
   const db = new Database(join(dataDir, "oar.db"), { readonly: true });
   try {
-    return db.prepare("SELECT status, reply_text AS reply FROM turns WHERE session_id = ? ORDER BY rowid").all(sessionId) as { status: string; reply: string | null }[];
+    return db
+      .prepare("SELECT status, reply_text AS reply FROM turns WHERE session_id = ? ORDER BY rowid")
+      .all(sessionId) as { status: string; reply: string | null }[];
   } finally {
     db.close();
   }
@@ -28,7 +30,12 @@ function turnsOf(dataDir: string, sessionId: string): { status: string; reply: s
 test("real clocks, the watched relay SIGKILLed between and inside turns: every turn_end reaches the watcher once, in turn order", async () => {
   relays = await pairedRelays({ conv: "Watcher", target: "Build", mention: "watch bbox", testClock: false });
   const { a, b, conv, target } = relays;
-  const sub = await toolInTurn(a, conv, { action: "subscribe", relay: "bbox", sessions: [target], events: ["turn_end"] });
+  const sub = await toolInTurn(a, conv, {
+    action: "subscribe",
+    relay: "bbox",
+    sessions: [target],
+    events: ["turn_end"],
+  });
   assert.equal(sub.result.ok, true, JSON.stringify(sub.result));
 
   let n = 0;
@@ -58,10 +65,15 @@ test("real clocks, the watched relay SIGKILLed between and inside turns: every t
   await queue(3);
   await b.waitFor(async () => (await b.session(target)).state === "idle", SLOW);
 
-  const done = turnsOf(b.dataDir, target).filter((t) => t.status === "done").map((t) => t.reply!);
+  const done = turnsOf(b.dataDir, target)
+    .filter((t) => t.status === "done")
+    .map((t) => t.reply!);
   assert.ok(done.length >= n - KILLS, `turns done there: ${done.join(", ")}`);
   const received = (texts: string[]) =>
-    texts.join("\n").split("\n").flatMap((l) => /turn_end \(done\) "(T-\d+)"/.exec(l)?.[1] ?? []);
+    texts
+      .join("\n")
+      .split("\n")
+      .flatMap((l) => /turn_end \(done\) "(T-\d+)"/.exec(l)?.[1] ?? []);
   // The watcher's gathering window runs on its real clock (30 s).
   const got = await a.waitFor(async () => {
     const r = received(await eventTexts(a, conv));
@@ -75,7 +87,12 @@ test("the watcher's relay restarts on the manual clock (it starts again at the r
   relays = await pairedRelays({ conv: "Watcher", target: "Build", mention: "watch bbox", proxy: true });
   const { a, b, conv, target } = relays;
   const proxy = relays.proxy!;
-  const sub = await toolInTurn(a, conv, { action: "subscribe", relay: "bbox", sessions: [target], events: ["turn_end"] });
+  const sub = await toolInTurn(a, conv, {
+    action: "subscribe",
+    relay: "bbox",
+    sessions: [target],
+    events: ["turn_end"],
+  });
   assert.equal(sub.result.ok, true, JSON.stringify(sub.result));
   const recorded = (like: string) => {
     const db = new Database(join(a.dataDir, "oar.db"), { readonly: true });
@@ -101,7 +118,19 @@ test("the watcher's relay restarts on the manual clock (it starts again at the r
     const t = (await eventTexts(a, conv)).join("\n");
     return /after the restart/.test(t) ? t : undefined;
   }, SLOW);
-  const order = texts.split("\n").filter((l) => l.startsWith("[relay event] ")).map((l) =>
-    /link_lost/.test(l) ? "lost" : /link_restored/.test(l) ? "restored" : /replayed .*first while down/.test(l) ? "replayed" : /after the restart/.test(l) ? "live" : "other");
+  const order = texts
+    .split("\n")
+    .filter((l) => l.startsWith("[relay event] "))
+    .map((l) =>
+      /link_lost/.test(l)
+        ? "lost"
+        : /link_restored/.test(l)
+          ? "restored"
+          : /replayed .*first while down/.test(l)
+            ? "replayed"
+            : /after the restart/.test(l)
+              ? "live"
+              : "other",
+    );
   assert.deepEqual(order, ["lost", "replayed", "restored", "live"], texts);
 });

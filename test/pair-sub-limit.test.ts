@@ -27,7 +27,9 @@ async function allowed(args: Record<string, unknown>): Promise<any> {
   const reply = await a.waitFor(async () => {
     const s = await a.session(conv);
     const i = s.messages.findIndex((m: any) => m.id === msg.json.message_id);
-    return s.state !== "running_turn" && i >= 0 ? s.messages.slice(i + 1).find((m: any) => m.role === "agent") : undefined;
+    return s.state !== "running_turn" && i >= 0
+      ? s.messages.slice(i + 1).find((m: any) => m.role === "agent")
+      : undefined;
   });
   return toolResults(reply)[0];
 }
@@ -52,7 +54,11 @@ test("subscriptions on a paired relay count toward the conversation's 20 on both
   const there = await agent.call({ action: "subscribe", relay: "bbox", sessions: [target] });
   assert.equal(there.code, "REMOTE_RELAY_SUBSCRIPTION_LIMIT", JSON.stringify(there));
   assert.match(there.error, /already holds 20 subscriptions/);
-  assert.equal((await agent.call({ action: "list_subscriptions", relay: "bbox" })).subscriptions.filter((s: any) => s.active).length, 1);
+  assert.equal(
+    (await agent.call({ action: "list_subscriptions", relay: "bbox" })).subscriptions.filter((s: any) => s.active)
+      .length,
+    1,
+  );
 
   // One ended here: one more fits, on either relay, and then none.
   assert.equal((await agent.call({ action: "unsubscribe", subscription_id: ids[0] })).ok, true);

@@ -27,16 +27,25 @@ after(() => relays?.stop());
 function read<T>(r: TestRelay, query: string, ...params: unknown[]): T {
   const db = new Database(join(r.dataDir, "oar.db"), { readonly: true });
   try {
-    return db.prepare(query).pluck().get(...params) as T;
+    return db
+      .prepare(query)
+      .pluck()
+      .get(...params) as T;
   } finally {
     db.close();
   }
 }
 
-const hello = (r: TestRelay, credential: string) => fetch(`${r.url}/peer/v1/hello`, { headers: { authorization: `Bearer ${credential}` } }).then((x) => x.status);
+const hello = (r: TestRelay, credential: string) =>
+  fetch(`${r.url}/peer/v1/hello`, { headers: { authorization: `Bearer ${credential}` } }).then((x) => x.status);
 
 test("unpaired while the other relay does not answer: reached false; told when it answers again (after a restart here too), it drops its end", async () => {
-  const sub = await toolInTurn(a, conv, { action: "subscribe", relay: "bbox", sessions: [target], events: ["turn_end"] });
+  const sub = await toolInTurn(a, conv, {
+    action: "subscribe",
+    relay: "bbox",
+    sessions: [target],
+    events: ["turn_end"],
+  });
   assert.equal(sub.result.ok, true, JSON.stringify(sub.result));
   const credential = read<string>(a, "SELECT credential FROM relays WHERE name = 'bbox'");
   assert.equal(await hello(b, credential), 200);
@@ -62,7 +71,10 @@ test("unpaired while the other relay does not answer: reached false; told when i
   }, SLOW);
   assert.equal(await hello(b, credential), 401, "the old credential is refused there");
   assert.equal(read<number>(b, "SELECT COUNT(*) FROM peer_outbox"), 0, "its outbox rows are gone");
-  assert.equal(read<string>(b, "SELECT end_reason FROM subscriptions WHERE id = ?", sub.result.subscription.id), "unpaired");
+  assert.equal(
+    read<string>(b, "SELECT end_reason FROM subscriptions WHERE id = ?", sub.result.subscription.id),
+    "unpaired",
+  );
   await a.waitFor(() => read<number>(a, "SELECT COUNT(*) FROM peer_unpair_tells") === 0, SLOW);
 });
 

@@ -19,12 +19,16 @@ before(async () => {
 after(() => relays?.stop());
 
 test("Unsubscribe on the watcher's relay ends the subscription on the watched relay too", async () => {
-  const msg = await a.api("POST", `/api/sessions/${conv}/messages`, { text: tool({ action: "subscribe", relay: "bbox", sessions: [target] }) });
+  const msg = await a.api("POST", `/api/sessions/${conv}/messages`, {
+    text: tool({ action: "subscribe", relay: "bbox", sessions: [target] }),
+  });
   await decide(a, (await waitCard(a, conv)).id, "allow");
   const reply = await a.waitFor(async () => {
     const s = await a.session(conv);
     const i = s.messages.findIndex((m: any) => m.id === msg.json.message_id);
-    return s.state !== "running_turn" && i >= 0 ? s.messages.slice(i + 1).find((m: any) => m.role === "agent") : undefined;
+    return s.state !== "running_turn" && i >= 0
+      ? s.messages.slice(i + 1).find((m: any) => m.role === "agent")
+      : undefined;
   });
   const [sub] = toolResults(reply);
   assert.equal(sub.ok, true, JSON.stringify(sub));

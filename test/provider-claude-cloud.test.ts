@@ -22,7 +22,8 @@ import { workerEnv } from "../src/providers/adapters/env.ts";
 // that long misses the relay closing an idle keep-alive connection, then sends its next
 // request on it ("other side closed").
 const git = promisify(execFile);
-const gitIn = async (cwd: string, ...args: string[]) => (await git("git", args, { cwd, encoding: "utf8" })).stdout.trim();
+const gitIn = async (cwd: string, ...args: string[]) =>
+  (await git("git", args, { cwd, encoding: "utf8" })).stdout.trim();
 
 /** A bare repository with `main` (README) and `feature` (README + feature.txt). */
 async function makeRepo(): Promise<{ bare: string; seed: string }> {
@@ -53,7 +54,15 @@ const subjectOf = (bare: string, ref: string) => gitIn(bare, "log", "-1", "--for
 function noGitIdentity(): Record<string, string | undefined> {
   const global = join(mkdtempSync(join(tmpdir(), "oar-gitconfig-")), "config");
   writeFileSync(global, "[user]\n\tuseConfigOnly = true\n");
-  return { GIT_CONFIG_GLOBAL: global, GIT_CONFIG_NOSYSTEM: "1", GIT_AUTHOR_NAME: undefined, GIT_AUTHOR_EMAIL: undefined, GIT_COMMITTER_NAME: undefined, GIT_COMMITTER_EMAIL: undefined, EMAIL: undefined };
+  return {
+    GIT_CONFIG_GLOBAL: global,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_AUTHOR_NAME: undefined,
+    GIT_AUTHOR_EMAIL: undefined,
+    GIT_COMMITTER_NAME: undefined,
+    GIT_COMMITTER_EMAIL: undefined,
+    EMAIL: undefined,
+  };
 }
 
 let relay: TestRelay;
@@ -65,12 +74,15 @@ before(async () => {
 after(() => relay.stop());
 
 const workspaces = () => join(relay.dataDir, "workspaces");
-const create = (body: Record<string, unknown>) => relay.api("POST", "/api/sessions", { provider: "claude-cloud", title: "cloud", ...body });
+const create = (body: Record<string, unknown>) =>
+  relay.api("POST", "/api/sessions", { provider: "claude-cloud", title: "cloud", ...body });
 const push = (id: string) => relay.api("POST", `/api/sessions/${id}/push`);
 /** Runs a shell command as the agent's background task in the session's workspace, to its end. */
 async function agentShell(id: string, name: string, shell: string): Promise<void> {
   await relay.say(id, `/task ${name} ${shell}`);
-  const t = await relay.waitFor(async () => (await relay.session(id)).tasks.find((x: any) => x.description === name && x.status !== "running"));
+  const t = await relay.waitFor(async () =>
+    (await relay.session(id)).tasks.find((x: any) => x.description === name && x.status !== "running"),
+  );
   assert.equal(t.status, "completed", JSON.stringify(t));
 }
 
@@ -106,13 +118,27 @@ test("a missing branch is made from the default branch; the agent may push it it
   const s = (await create({ repo: bare, branch: "oar/new-work" })).json;
   assert.equal(await gitIn(s.cwd, "rev-parse", "--abbrev-ref", "HEAD"), "oar/new-work");
   assert.equal(await gitIn(s.cwd, "rev-parse", "HEAD"), await gitIn(bare, "rev-parse", "main"));
-  await assert.rejects(gitIn(bare, "rev-parse", "--verify", "refs/heads/oar/new-work"), "not in the repository until pushed");
+  await assert.rejects(
+    gitIn(bare, "rev-parse", "--verify", "refs/heads/oar/new-work"),
+    "not in the repository until pushed",
+  );
 
-  await agentShell(s.id, "commit-and-push", "echo x > new.txt && git add new.txt && git commit -qm 'new work' && git push -q");
+  await agentShell(
+    s.id,
+    "commit-and-push",
+    "echo x > new.txt && git add new.txt && git commit -qm 'new work' && git push -q",
+  );
   assert.equal(await subjectOf(bare, "oar/new-work"), "new work");
   assert.equal(await gitIn(bare, "rev-parse", "oar/new-work~1"), await gitIn(bare, "rev-parse", "main"));
   // The owner's push then finds nothing left to push.
-  assert.deepEqual((await push(s.id)).json, { ok: true, pushed: false, branch: "oar/new-work", commits: 0, repo: bare, uncommitted: 0 });
+  assert.deepEqual((await push(s.id)).json, {
+    ok: true,
+    pushed: false,
+    branch: "oar/new-work",
+    commits: 0,
+    repo: bare,
+    uncommitted: 0,
+  });
 
   // Without a branch: the repository's default branch.
   const d = (await create({ repo: bare })).json;
@@ -148,7 +174,10 @@ test("a push the repository rejects is refused in words; nothing was pushed", as
   const p = await push(s.id);
   assert.equal(p.status, 400);
   assert.equal(p.json.code, "REMOTE_RELAY_INVALID_INPUT");
-  assert.match(p.json.error, /^git push of branch "feature" to .*origin\.git failed: .*rejected.* ask the agent to pull them \(git pull --rebase\) and push again\. Nothing was pushed\.$/);
+  assert.match(
+    p.json.error,
+    /^git push of branch "feature" to .*origin\.git failed: .*rejected.* ask the agent to pull them \(git pull --rebase\) and push again\. Nothing was pushed\.$/,
+  );
   assert.equal(await subjectOf(bare, "feature"), "someone else");
 
   const plain = await relay.createSession({ title: "plain" });
@@ -181,13 +210,28 @@ test("refusals: cwd, repositories that cannot be cloned, bad addresses and branc
   const before = (await relay.api("GET", "/api/sessions")).json.sessions.length;
   const cases: [Record<string, unknown>, RegExp][] = [
     [{ repo: bare, branch: "feature", cwd: tmpdir() }, /^Claude Cloud sessions take repo and branch instead of cwd/],
-    [{}, /^Claude Cloud sessions take repo \(a git URL or a path on this relay\) and branch instead of a folder\. Nothing was created\.$/],
-    [{ repo: join(tmpdir(), "no-such-repo-here") }, /^Repository ".*no-such-repo-here" cannot be cloned: fatal: .*does not appear to be a git repository.* Nothing was created\.$/],
+    [
+      {},
+      /^Claude Cloud sessions take repo \(a git URL or a path on this relay\) and branch instead of a folder\. Nothing was created\.$/,
+    ],
+    [
+      { repo: join(tmpdir(), "no-such-repo-here") },
+      /^Repository ".*no-such-repo-here" cannot be cloned: fatal: .*does not appear to be a git repository.* Nothing was created\.$/,
+    ],
     [{ repo: "-uhack" }, /is not a git repository address/],
     [{ repo: "ext::sh -c touch% /tmp/pwned" }, /is not a git repository address/],
-    [{ repo: "relative/path/to/repo" }, /is neither a git URL, an absolute path on this relay nor a GitHub "owner\/name"/],
-    [{ repo: bare, branch: "bad..name" }, /^branch "bad\.\.name" is not a valid git branch name\. Nothing was created\.$/],
-    [{ repo: "https://someone:s3cret-pass@127.0.0.1:1/x.git" }, /^Repository "https:\/\/someone:\*\*\*\*@127\.0\.0\.1:1\/x\.git" cannot be cloned: /],
+    [
+      { repo: "relative/path/to/repo" },
+      /is neither a git URL, an absolute path on this relay nor a GitHub "owner\/name"/,
+    ],
+    [
+      { repo: bare, branch: "bad..name" },
+      /^branch "bad\.\.name" is not a valid git branch name\. Nothing was created\.$/,
+    ],
+    [
+      { repo: "https://someone:s3cret-pass@127.0.0.1:1/x.git" },
+      /^Repository "https:\/\/someone:\*\*\*\*@127\.0\.0\.1:1\/x\.git" cannot be cloned: /,
+    ],
   ];
   for (const [body, re] of cases) {
     const r = await create(body);
@@ -198,9 +242,15 @@ test("refusals: cwd, repositories that cannot be cloned, bad addresses and branc
   }
   const other = await relay.api("POST", "/api/sessions", { provider: "scripted", repo: bare, branch: "main" });
   assert.equal(other.json.code, "REMOTE_RELAY_INVALID_INPUT");
-  assert.match(other.json.error, /^repo is for Claude Cloud sessions; Scripted works in a folder \(cwd\), on a branch of its repository with branch\. Nothing was created\.$/);
+  assert.match(
+    other.json.error,
+    /^repo is for Claude Cloud sessions; Scripted works in a folder \(cwd\), on a branch of its repository with branch\. Nothing was created\.$/,
+  );
   assert.equal((await relay.api("GET", "/api/sessions")).json.sessions.length, before);
-  assert.deepEqual(existsSync(workspaces()) ? readdirSync(workspaces()).filter((f) => f.startsWith(".clone-")) : [], []);
+  assert.deepEqual(
+    existsSync(workspaces()) ? readdirSync(workspaces()).filter((f) => f.startsWith(".clone-")) : [],
+    [],
+  );
 
   const s = (await create({ repo: bare, branch: "main" })).json;
   const patch = await relay.api("PATCH", `/api/sessions/${s.id}`, { cwd: tmpdir() });
@@ -213,16 +263,36 @@ test("relay_tool create_session: repo and branch instead of cwd, checked before 
   const boss = await relay.createSession({ title: "cloud boss" });
   const mcp: McpSession = await relay.mcp(boss);
   // No turn runs in boss: a card would answer NO_ACTIVE_TURN, so these prove the checks come first.
-  let r = await mcp.call({ action: "create_session", relay: "this", provider: "claude-cloud", repo: bare, branch: "main", cwd: tmpdir(), text: "hi" });
+  let r = await mcp.call({
+    action: "create_session",
+    relay: "this",
+    provider: "claude-cloud",
+    repo: bare,
+    branch: "main",
+    cwd: tmpdir(),
+    text: "hi",
+  });
   assert.equal(r.code, "REMOTE_RELAY_INVALID_INPUT");
   assert.match(r.error, /take repo and branch instead of cwd/);
-  r = await mcp.call({ action: "create_session", relay: "this", provider: "claude-cloud", repo: "/nowhere/repo.git", text: "hi" });
+  r = await mcp.call({
+    action: "create_session",
+    relay: "this",
+    provider: "claude-cloud",
+    repo: "/nowhere/repo.git",
+    text: "hi",
+  });
   assert.equal(r.code, "REMOTE_RELAY_INVALID_INPUT");
   assert.match(r.error, /^Repository "\/nowhere\/repo\.git" cannot be cloned: /);
   r = await mcp.call({ action: "create_session", relay: "this", provider: "scripted", repo: bare, text: "hi" });
   assert.equal(r.code, "REMOTE_RELAY_INVALID_INPUT");
 
-  const made = await agentCreate(relay, boss, { provider: "claude-cloud", repo: bare, branch: "agent-branch", text: "hi", wait_seconds: 0 });
+  const made = await agentCreate(relay, boss, {
+    provider: "claude-cloud",
+    repo: bare,
+    branch: "agent-branch",
+    text: "hi",
+    wait_seconds: 0,
+  });
   assert.equal(made.repo, bare);
   assert.equal(made.branch, "agent-branch");
   const s = await relay.session(made.session);
@@ -239,19 +309,37 @@ test("web page: the Push button in a Claude Cloud session's title bar pushes its
   // Left uncommitted: push sends commits only, and the button says what stayed behind.
   writeFileSync(join(s.cwd, "draft.txt"), "draft\n");
   const plain = await relay.createSession({ title: "plain ui" });
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"] });
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
   try {
     const page = await browser.newPage();
     page.setDefaultTimeout(60_000);
     await page.goto(`${relay.url}/#token=${relay.token}`);
     await page.goto(`${relay.url}/#session=${plain}`);
     await page.getByRole("main").getByRole("heading", { name: "plain ui", exact: true }).waitFor();
-    assert.equal(await page.getByRole("button", { name: "Push", exact: true }).count(), 0, "only cloud sessions have it");
+    assert.equal(
+      await page.getByRole("button", { name: "Push", exact: true }).count(),
+      0,
+      "only cloud sessions have it",
+    );
     await page.goto(`${relay.url}/#session=${s.id}`);
     await page.getByRole("main").getByRole("heading", { name: "cloud ui", exact: true }).waitFor();
     await page.getByRole("button", { name: "Push", exact: true }).click();
     await page.getByRole("button", { name: "Pushed 1 commit (1 changed file not committed)" }).waitFor();
-    assert.match((await page.getByRole("button", { name: /^Pushed/ }).getAttribute("title")) ?? "", /ask the agent to commit them/);
+    assert.match(
+      (await page.getByRole("button", { name: /^Pushed/ }).getAttribute("title")) ?? "",
+      /ask the agent to commit them/,
+    );
     assert.equal(await subjectOf(bare, "feature"), "from the page");
 
     // New session: a Claude Cloud session takes a repository and a branch instead of a folder.
@@ -263,7 +351,9 @@ test("web page: the Push button in a Claude Cloud session's title bar pushes its
     await page.getByLabel("Branch", { exact: true }).fill("form-branch");
     await page.getByRole("button", { name: "Create session" }).click();
     await page.getByRole("main").getByRole("heading", { name: "cloud from form", exact: true }).waitFor();
-    const made = (await relay.api("GET", "/api/sessions")).json.sessions.find((x: any) => x.title === "cloud from form");
+    const made = (await relay.api("GET", "/api/sessions")).json.sessions.find(
+      (x: any) => x.title === "cloud from form",
+    );
     assert.equal(made.branch, "form-branch");
     assert.equal(await gitIn(made.cwd, "rev-parse", "--abbrev-ref", "HEAD"), "form-branch");
   } finally {
@@ -292,8 +382,17 @@ test("launch: the Claude adapter with the cloud token as Claude Code's OAuth tok
   const spec = claudeCloud.launch({ settings, binary: "/opt/bin/claude-agent-acp", env: {} });
   assert.equal(spec?.command, "/opt/bin/claude-agent-acp");
   assert.equal(spec?.env?.CLAUDE_CODE_OAUTH_TOKEN, "tok-123");
-  assert.equal(claudeCloud.launch({ settings: {}, binary: "/opt/bin/claude-agent-acp", env: {} }), null, "no token, no launch");
+  assert.equal(
+    claudeCloud.launch({ settings: {}, binary: "/opt/bin/claude-agent-acp", env: {} }),
+    null,
+    "no token, no launch",
+  );
   assert.equal(claudeCloud.launch({ settings, binary: null, env: {} }), null, "not installed, no launch");
-  const env = workerEnv(claudeCloud, allAdapters(), settings, { PATH: "/bin", ANTHROPIC_API_KEY: "sk-ant-env", ANTHROPIC_AUTH_TOKEN: "t", KEEP: "sk-ant-other" });
+  const env = workerEnv(claudeCloud, allAdapters(), settings, {
+    PATH: "/bin",
+    ANTHROPIC_API_KEY: "sk-ant-env",
+    ANTHROPIC_AUTH_TOKEN: "t",
+    KEEP: "sk-ant-other",
+  });
   assert.deepEqual(env, { PATH: "/bin" });
 });

@@ -5,7 +5,19 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { Readable, Writable } from "node:stream";
@@ -28,7 +40,14 @@ function imageAnswer(req: RawRequest): ImageAnswer {
   const queued = failNext.shift();
   if (queued) return { error: queued };
   if (/forbidden/i.test(String(req.body?.prompt))) {
-    return { error: { status: 400, message: "Your request was rejected as a result of our safety system.", type: "image_generation_user_error", code: "content_policy_violation" } };
+    return {
+      error: {
+        status: 400,
+        message: "Your request was rejected as a result of our safety system.",
+        type: "image_generation_user_error",
+        code: "content_policy_violation",
+      },
+    };
   }
   const size = typeof req.body?.size === "string" && req.body.size !== "auto" ? req.body.size : "1024x1024";
   const [w, h] = size.split("x").map(Number);
@@ -47,7 +66,8 @@ after(async () => {
 });
 
 const folder = () => realpathSync(mkdtempSync(join(tmpdir(), "oar-img-")));
-const imageSession = (cwd: string, more: Record<string, unknown> = {}) => relay.createSession({ provider: "openai-image", title: "pictures", cwd, ...more });
+const imageSession = (cwd: string, more: Record<string, unknown> = {}) =>
+  relay.createSession({ provider: "openai-image", title: "pictures", cwd, ...more });
 const lastRequest = () => {
   const r = fake.imageRequests[fake.imageRequests.length - 1];
   return { ...r, auth: r.headers.authorization };
@@ -66,7 +86,7 @@ test("generate, then edit the last image, then edit an image named by its file: 
   assert.equal(req.body.prompt, "A red fox in the snow, 1536x1024");
   const [img1] = first.meta.images;
   assert.equal(first.meta.images.length, 1);
-  assert.ok(img1.path.startsWith(join(cwd, "images") + "/"), img1.path);
+  assert.ok(img1.path.startsWith(`${join(cwd, "images")}/`), img1.path);
   assert.match(basename(img1.path), /^\d{8}-\d{6}-\d{3}-1\.png$/);
   assert.equal(img1.mimeType, "image/png");
   assert.equal(img1.size, "1536x1024");
@@ -169,9 +189,16 @@ test("an edited gallery list cannot make it send a file outside the folder: an a
   const away = folder();
   const secret = join(away, "secret.png");
   writeFileSync(secret, png(3, 3, 4242));
-  const sentSecret = () => fake.imageRequests.some((r) => r.body?.image?.bytes && Buffer.compare(r.body.image.bytes, readFileSync(secret)) === 0);
+  const sentSecret = () =>
+    fake.imageRequests.some(
+      (r) => r.body?.image?.bytes && Buffer.compare(r.body.image.bytes, readFileSync(secret)) === 0,
+    );
   symlinkSync(secret, join(cwd, "images", "pretty.png"));
-  const edits = [secret, join(cwd, "images", "..", "..", basename(away), "secret.png"), join(cwd, "images", "pretty.png")];
+  const edits = [
+    secret,
+    join(cwd, "images", "..", "..", basename(away), "secret.png"),
+    join(cwd, "images", "pretty.png"),
+  ];
   for (const path of edits) {
     // As if edited by hand or by another tool; read when the agent process starts again.
     writeFileSync(list, JSON.stringify([{ path, mimeType: "image/png", bytes: 1 }]));
@@ -179,7 +206,10 @@ test("an edited gallery list cannot make it send a file outside the folder: an a
     const asked = fake.imageRequests.length;
     const reply = await relay.say(id, "Make it blue");
     assert.equal(reply.meta?.status, "error", JSON.stringify(reply));
-    assert.match(reply.meta.error, /\(the conversation's last image, as images\/\.oar-ses_\w+\.json names it\) leads outside the session's folder .*Nothing was sent and no image was made/);
+    assert.match(
+      reply.meta.error,
+      /\(the conversation's last image, as images\/\.oar-ses_\w+\.json names it\) leads outside the session's folder .*Nothing was sent and no image was made/,
+    );
     assert.equal(fake.imageRequests.length, asked, "no request went to the images endpoint");
   }
 
@@ -205,7 +235,10 @@ test("an edited gallery list cannot make it send a file outside the folder: an a
   const asked = fake.imageRequests.length;
   const refused = await relay.say(id2, "A green pear");
   assert.equal(refused.meta?.status, "error");
-  assert.match(refused.meta.error, /^The images folder .*\/images is a link that leads outside the session's folder .*no image was made\.$/);
+  assert.match(
+    refused.meta.error,
+    /^The images folder .*\/images is a link that leads outside the session's folder .*no image was made\.$/,
+  );
   assert.equal(fake.imageRequests.length, asked);
   assert.deepEqual(readdirSync(elsewhere), [], "nothing was written there");
 });
@@ -214,10 +247,18 @@ test("errors in words: content policy, rate limit after retries, server failure,
   const id = await imageSession(folder());
   let reply = await relay.say(id, "Something forbidden");
   assert.equal(reply.meta.status, "error");
-  assert.match(reply.meta.error, /^OpenAI refused the prompt under its content policy \(content_policy_violation\): Your request was rejected as a result of our safety system\. Rephrase the prompt; no image was made\.$/);
+  assert.match(
+    reply.meta.error,
+    /^OpenAI refused the prompt under its content policy \(content_policy_violation\): Your request was rejected as a result of our safety system\. Rephrase the prompt; no image was made\.$/,
+  );
   assert.equal(reply.meta.images, undefined);
 
-  const rate = { status: 429, message: "Rate limit reached for images per minute.", type: "requests", code: "rate_limit_exceeded" };
+  const rate = {
+    status: 429,
+    message: "Rate limit reached for images per minute.",
+    type: "requests",
+    code: "rate_limit_exceeded",
+  };
   failNext.push(rate);
   reply = await relay.say(id, "A lighthouse at dusk");
   assert.equal(reply.meta.status, "done", "the SDK retried the 429");
@@ -226,9 +267,17 @@ test("errors in words: content policy, rate limit after retries, server failure,
   failNext.push(rate, rate, rate);
   reply = await relay.say(id, "A lighthouse at dawn");
   assert.equal(reply.meta.status, "error");
-  assert.match(reply.meta.error, /^OpenAI's rate limit was reached \(429\), also after retrying: Rate limit reached for images per minute\. Wait a minute/);
+  assert.match(
+    reply.meta.error,
+    /^OpenAI's rate limit was reached \(429\), also after retrying: Rate limit reached for images per minute\. Wait a minute/,
+  );
 
-  const down = { status: 500, message: "The server had an error while processing your request.", type: "server_error", code: null };
+  const down = {
+    status: 500,
+    message: "The server had an error while processing your request.",
+    type: "server_error",
+    code: null,
+  };
   failNext.push(down, down, down);
   reply = await relay.say(id, "A lighthouse at noon");
   assert.match(reply.meta.error, /^OpenAI failed \(500\), also after retrying: The server had an error/);
@@ -239,7 +288,10 @@ test("errors in words: content policy, rate limit after retries, server failure,
   reply = await relay.say(other, "A lighthouse at night");
   await relay.api("PATCH", "/api/settings", { openaiApiKey: KEY });
   assert.equal(reply.meta.status, "error");
-  assert.match(reply.meta.error, /^OpenAI did not accept the API key \(401\): Incorrect API key provided.*Set a valid key in Settings → Providers \(openaiApiKey\); no image was made\.$/);
+  assert.match(
+    reply.meta.error,
+    /^OpenAI did not accept the API key \(401\): Incorrect API key provided.*Set a valid key in Settings → Providers \(openaiApiKey\); no image was made\.$/,
+  );
   assert.ok(!reply.meta.error.includes("sk-test-wrong"), "the key is masked in the reply");
 });
 
@@ -273,21 +325,43 @@ test("ACP surface: size and quality as config options advertised at session/new 
   const conn = acp
     .client({ name: "test" })
     .onNotification("session/update", ({ params }) => void chunks.push(params.update))
-    .connect(acp.ndJsonStream(Writable.toWeb(child.stdin!) as unknown as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>));
+    .connect(
+      acp.ndJsonStream(
+        Writable.toWeb(child.stdin!) as unknown as WritableStream<Uint8Array>,
+        Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>,
+      ),
+    );
   try {
     await conn.agent.request("initialize", { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
     const s = await conn.agent.request("session/new", { cwd, mcpServers: [] });
     const ids = (s.configOptions ?? []).map((o) => o.id);
     assert.deepEqual(ids, ["model", "size", "quality"]);
     const size = s.configOptions!.find((o) => o.id === "size") as any;
-    assert.deepEqual(size.options.map((o: any) => o.value), ["auto", "1024x1024", "1536x1024", "1024x1536"]);
+    assert.deepEqual(
+      size.options.map((o: any) => o.value),
+      ["auto", "1024x1024", "1536x1024", "1024x1536"],
+    );
 
-    const set = await conn.agent.request("session/set_config_option", { sessionId: s.sessionId, configId: "size", value: "1024x1536" });
+    const set = await conn.agent.request("session/set_config_option", {
+      sessionId: s.sessionId,
+      configId: "size",
+      value: "1024x1536",
+    });
     assert.equal((set.configOptions.find((o) => o.id === "size") as any).currentValue, "1024x1536");
-    await conn.agent.request("session/set_config_option", { sessionId: s.sessionId, configId: "quality", value: "medium" });
-    await assert.rejects(conn.agent.request("session/set_config_option", { sessionId: s.sessionId, configId: "quality", value: "ultra" }), /quality "ultra" is not one of auto, low, medium, high/);
+    await conn.agent.request("session/set_config_option", {
+      sessionId: s.sessionId,
+      configId: "quality",
+      value: "medium",
+    });
+    await assert.rejects(
+      conn.agent.request("session/set_config_option", { sessionId: s.sessionId, configId: "quality", value: "ultra" }),
+      /quality "ultra" is not one of auto, low, medium, high/,
+    );
 
-    const res = await conn.agent.request("session/prompt", { sessionId: s.sessionId, prompt: [{ type: "text", text: "A tall tower" }] });
+    const res = await conn.agent.request("session/prompt", {
+      sessionId: s.sessionId,
+      prompt: [{ type: "text", text: "A tall tower" }],
+    });
     assert.equal(res.stopReason, "end_turn");
     assert.equal(lastRequest().body.size, "1024x1536");
     assert.equal(lastRequest().body.quality, "medium");
@@ -314,10 +388,26 @@ test("intent: generate or edit, and only files inside the folder", () => {
   assert.deepEqual(decide("change its background to white", cwd, last), { kind: "edit", image: last, named: false });
   assert.deepEqual(decide("a castle on a hill", cwd, last), { kind: "generate" });
   assert.deepEqual(decide("make a new image of it, but at night", cwd, last), { kind: "generate" });
-  assert.deepEqual(decide("use b.png and add a hat", cwd, last), { kind: "edit", image: join(cwd, "b.png"), named: true });
+  assert.deepEqual(decide("use b.png and add a hat", cwd, last), {
+    kind: "edit",
+    image: join(cwd, "b.png"),
+    named: true,
+  });
   assert.deepEqual(decide("edit a.png", cwd, null), { kind: "edit", image: last, named: true });
-  assert.deepEqual(decide(`edit ${outside}`, cwd, null), { kind: "generate" }, "a file outside the folder is never uploaded");
-  assert.deepEqual(turnOptions({ model: "m", size: "auto", quality: "auto" }, "high", "three images 1024x1024"), { model: "m", size: "1024x1024", quality: "high", n: 3 });
-  assert.deepEqual(turnOptions({ model: "m", size: "1536x1024", quality: "low" }, "high", "quality: medium, 9 images"), { model: "m", size: "1536x1024", quality: "medium", n: 4 });
+  assert.deepEqual(
+    decide(`edit ${outside}`, cwd, null),
+    { kind: "generate" },
+    "a file outside the folder is never uploaded",
+  );
+  assert.deepEqual(turnOptions({ model: "m", size: "auto", quality: "auto" }, "high", "three images 1024x1024"), {
+    model: "m",
+    size: "1024x1024",
+    quality: "high",
+    n: 3,
+  });
+  assert.deepEqual(
+    turnOptions({ model: "m", size: "1536x1024", quality: "low" }, "high", "quality: medium, 9 images"),
+    { model: "m", size: "1536x1024", quality: "medium", n: 4 },
+  );
   assert.equal(inWords(new Error("plain"), "x"), "plain");
 });

@@ -12,7 +12,10 @@ let relay: TestRelay;
 before(async () => {
   const dir = fakeCliDir();
   relay = await withEnv({ PATH: `${dir}:${process.env.PATH}` }, () => TestRelay.start());
-  await relay.waitFor(async () => (await relay.api("GET", "/api/providers")).json.providers.find((p: any) => p.id === "grok").checkedAt, 90_000);
+  await relay.waitFor(
+    async () => (await relay.api("GET", "/api/providers")).json.providers.find((p: any) => p.id === "grok").checkedAt,
+    90_000,
+  );
 });
 after(() => relay.stop());
 
@@ -32,7 +35,10 @@ const replyTo = (id: string, messageId: string) =>
     const i = s.messages.findIndex((m: any) => m.id === messageId);
     return s.state !== "running_turn" && s.messages.slice(i + 1).find((m: any) => m.role === "agent");
   });
-const cardOf = (id: string) => relay.waitFor(async () => (await relay.api("GET", `/api/cards?session=${id}`)).json.cards.find((c: any) => c.kind === "permission"));
+const cardOf = (id: string) =>
+  relay.waitFor(async () =>
+    (await relay.api("GET", `/api/cards?session=${id}`)).json.cards.find((c: any) => c.kind === "permission"),
+  );
 
 test("agent mode: the relay allows once by itself, never the 'always' option the CLI lists first", async () => {
   const g = await create({ provider: "grok" });
@@ -70,9 +76,15 @@ test("ask mode: a permission card with the CLI's options; Allow, Deny and an opt
   const card3 = await cardOf(c);
   const bad = await relay.api("POST", `/api/cards/${card3.id}`, { optionId: "nope" });
   assert.equal(bad.status, 400);
-  assert.match(bad.json.error, /has no option 'nope'\. Options: allow \(Allow\), allow_always \(Always allow\), reject \(Reject\)/);
+  assert.match(
+    bad.json.error,
+    /has no option 'nope'\. Options: allow \(Allow\), allow_always \(Always allow\), reject \(Reject\)/,
+  );
   // The owner may pick "always" themself; the relay never does.
-  assert.equal((await relay.api("POST", `/api/cards/${card3.id}`, { optionId: "allow_always" })).json.status, "allowed");
+  assert.equal(
+    (await relay.api("POST", `/api/cards/${card3.id}`, { optionId: "allow_always" })).json.status,
+    "allowed",
+  );
   assert.equal((await replyTo(c, m3)).text, "permission: allow_always");
 });
 
@@ -111,7 +123,11 @@ test("a permission card: both optionId and decision in one body is refused and c
     assert.equal(again.json.code, "REMOTE_RELAY_NOT_FOUND");
     assert.match(again.json.error, /is no longer pending \(allowed\)\. Nothing was decided\./);
   }
-  assert.equal((await relay.session(c)).cards.find((x: any) => x.id === card.id).optionId, "allow", "the first answer stands");
+  assert.equal(
+    (await relay.session(c)).cards.find((x: any) => x.id === card.id).optionId,
+    "allow",
+    "the first answer stands",
+  );
 });
 
 test("plan mode without a CLI plan mode (Grok) asks by card too", async () => {
@@ -132,5 +148,9 @@ test("agent mode with only 'always' options: a card; Allow cannot pick for the o
   assert.equal(allow.status, 400);
   assert.match(allow.json.error, /offers no allow-once option, and the relay does not pick an "always" option for you/);
   assert.equal((await relay.api("POST", `/api/cards/${card.id}`, { decision: "deny" })).json.status, "denied");
-  assert.equal((await replyTo(g, m)).text, "permission: cancelled", "no reject-once option: refused without picking 'always'");
+  assert.equal(
+    (await replyTo(g, m)).text,
+    "permission: cancelled",
+    "no reject-once option: refused without picking 'always'",
+  );
 });

@@ -14,12 +14,21 @@ const me = userInfo().username;
 
 before(async () => {
   const dir = fakeCliDir({ signedOut: ["claude", "copilot"] });
-  relay = await withEnv({ PATH: `${dir}:${process.env.PATH}` }, () => TestRelay.start({ settings: { claudeApiKey: "sk-ant-probe-0001", maxWorkers: 2 } }));
-  await relay.waitFor(async () => (await relay.api("GET", "/api/providers")).json.providers.filter((p: any) => ["claude", "claude-api", "copilot", "grok"].includes(p.id) && p.checkedAt).length === 4, 90_000);
+  relay = await withEnv({ PATH: `${dir}:${process.env.PATH}` }, () =>
+    TestRelay.start({ settings: { claudeApiKey: "sk-ant-probe-0001", maxWorkers: 2 } }),
+  );
+  await relay.waitFor(
+    async () =>
+      (await relay.api("GET", "/api/providers")).json.providers.filter(
+        (p: any) => ["claude", "claude-api", "copilot", "grok"].includes(p.id) && p.checkedAt,
+      ).length === 4,
+    90_000,
+  );
 });
 after(() => relay.stop());
 
-const providers = async () => Object.fromEntries((await relay.api("GET", "/api/providers")).json.providers.map((p: any) => [p.id, p]));
+const providers = async () =>
+  Object.fromEntries((await relay.api("GET", "/api/providers")).json.providers.map((p: any) => [p.id, p]));
 const create = async (body: Record<string, unknown>) => {
   const r = await relay.api("POST", "/api/sessions", { title: "t", ...body });
   assert.equal(r.status, 201, JSON.stringify(r.json));
@@ -29,21 +38,36 @@ const create = async (body: Record<string, unknown>) => {
 test("installed but not signed in: unavailable, with the command to run as the relay's user", async () => {
   const p = await providers();
   assert.equal(p.copilot.available, false);
-  assert.equal(p.copilot.reason, `Copilot is not signed in on relay "desk": run \`copilot login\` (or add a Copilot token in Settings → Providers) as ${me}`);
+  assert.equal(
+    p.copilot.reason,
+    `Copilot is not signed in on relay "desk": run \`copilot login\` (or add a Copilot token in Settings → Providers) as ${me}`,
+  );
   // Claude answers session/new signed out; its sign-in status says so.
   assert.equal(p.claude.available, false);
-  assert.equal(p.claude.reason, `Claude is not signed in on relay "desk": run \`claude-agent-acp --cli\` and sign in with /login as ${me}`);
+  assert.equal(
+    p.claude.reason,
+    `Claude is not signed in on relay "desk": run \`claude-agent-acp --cli\` and sign in with /login as ${me}`,
+  );
   assert.equal(p["claude-api"].available, false);
   assert.equal(p.grok.available, true);
   assert.ok(!Number.isNaN(Date.parse(p.grok.checkedAt)));
-  assert.deepEqual(p.copilot.setUp, ["Install: npm i -g @github/copilot", "Sign in: run `copilot login` (or add a Copilot token in Settings → Providers)"]);
+  assert.deepEqual(p.copilot.setUp, [
+    "Install: npm i -g @github/copilot",
+    "Sign in: run `copilot login` (or add a Copilot token in Settings → Providers)",
+  ]);
   assert.equal(p.scripted.available, true);
   assert.equal(p.scripted.checkedAt, null, "nothing to probe");
 
   const mcp = await relay.mcp(await relay.createSession({ title: "asker" }));
   const info = await mcp.call({ action: "relay_info", relay: "this" });
   assert.equal(info.providers.find((x: any) => x.id === "copilot").reason, p.copilot.reason);
-  const refused = await mcp.call({ action: "create_session", relay: "this", provider: "copilot", cwd: "/tmp", text: "hi" });
+  const refused = await mcp.call({
+    action: "create_session",
+    relay: "this",
+    provider: "copilot",
+    cwd: "/tmp",
+    text: "hi",
+  });
   assert.equal(refused.code, "REMOTE_RELAY_PROVIDER_UNAVAILABLE");
   assert.match(refused.error, /Copilot is not signed in on relay "desk": run `copilot login`/);
 });
@@ -60,7 +84,9 @@ test("the owner's check probes again; a changed provider setting does too", asyn
 
   await relay.advance(60_000);
   await relay.api("PATCH", "/api/settings", { copilotToken: "ghu_new_token_0001" });
-  await relay.waitFor(async () => Date.parse((await providers()).copilot.checkedAt) > Date.parse(checked.json.checkedAt));
+  await relay.waitFor(
+    async () => Date.parse((await providers()).copilot.checkedAt) > Date.parse(checked.json.checkedAt),
+  );
 });
 
 test("a turn failing on sign-in probes the provider again", async () => {
@@ -73,13 +99,24 @@ test("a turn failing on sign-in probes the provider again", async () => {
   // It still looks signed in to the probe, so its credentials must have been refused: unavailable until checked.
   const p = await relay.waitFor(async () => (await providers()).grok.reason && (await providers()).grok);
   assert.equal(p.available, false);
-  assert.match(p.reason, /^Grok is not signed in on relay "desk": .* \(its credentials were refused at the last turn\)$/);
-  assert.equal((await relay.api("POST", "/api/providers/grok/check")).json.available, true, "the owner's check clears it");
+  assert.match(
+    p.reason,
+    /^Grok is not signed in on relay "desk": .* \(its credentials were refused at the last turn\)$/,
+  );
+  assert.equal(
+    (await relay.api("POST", "/api/providers/grok/check")).json.available,
+    true,
+    "the owner's check clears it",
+  );
 });
 
 test("maxWorkers: at the cap the idle worker unused longest makes room; with all busy a turn waits", async () => {
   const pid = async (id: string) => (await relay.say(id, "/pid")).text;
-  const [a, b, c] = [await create({ provider: "grok" }), await create({ provider: "grok" }), await create({ provider: "grok" })];
+  const [a, b, c] = [
+    await create({ provider: "grok" }),
+    await create({ provider: "grok" }),
+    await create({ provider: "grok" }),
+  ];
   const pa = await pid(a);
   const pb = await pid(b);
   const pc = await pid(c); // a's worker (idle longest) was stopped for c's

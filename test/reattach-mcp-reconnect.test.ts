@@ -14,7 +14,8 @@ before(async () => {
 });
 after(() => relay.stop());
 
-const asked = () => relay.output.split("\n").filter((l) => l.includes("asked to reconnect relay_tool after the relay restart"));
+const asked = () =>
+  relay.output.split("\n").filter((l) => l.includes("asked to reconnect relay_tool after the relay restart"));
 
 test("after a restart, a kept Claude worker is asked to reconnect once, before its next prompt, unseen in the conversation", async () => {
   const claude = await relay.createSession({ provider: "claude", title: "Claude" });

@@ -140,7 +140,10 @@ test("Kill session after a restart ends the task's process group", async () => {
   assert.equal(t.status, "running", "its worker was taken back: the task still runs");
   assert.equal((await relay.api("POST", `/api/sessions/${s}/kill`)).json.killed, true);
   await relay.waitFor(() => groupMembers(pgid) === 0, SLOW);
-  await relay.waitFor(async () => (await relay.session(s)).tasks.find((x: any) => x.taskId === taskId).status === "killed", SLOW);
+  await relay.waitFor(
+    async () => (await relay.session(s)).tasks.find((x: any) => x.taskId === taskId).status === "killed",
+    SLOW,
+  );
 });
 
 test("SIGTERM leaves the workers running (a turn too); the next start takes them back", async () => {

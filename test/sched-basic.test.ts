@@ -10,7 +10,7 @@ before(async () => {
 });
 after(() => relay.stop());
 
-const now = async () => Date.parse((await relay.advance(0)));
+const now = async () => Date.parse(await relay.advance(0));
 const list = async (mcp: any) => {
   const r = await mcp.call({ action: "list_schedules" });
   assert.equal(r.ok, true, JSON.stringify(r));
@@ -22,21 +22,42 @@ test("schedule answers with the spec's shape; the message fires on the clock wit
   const mcp = await relay.mcp(a);
   const t0 = await now();
   const at = iso(t0 + 30 * MIN);
-  const r = await mcp.call({ action: "schedule", title: "Nightly review", at, every_minutes: 1440, text: "Review yesterday's merged changes." });
+  const r = await mcp.call({
+    action: "schedule",
+    title: "Nightly review",
+    at,
+    every_minutes: 1440,
+    text: "Review yesterday's merged changes.",
+  });
   assert.equal(r.ok, true, JSON.stringify(r));
   assert.match(r.schedule_id, /^sch_[0-9a-z]{12}$/);
   assert.equal(r.relay, "desk");
   assert.equal(r.summary, `schedule → desk: every 1440 min, next ${at} (${r.schedule_id})`);
-  assert.deepEqual(r.schedule, { id: r.schedule_id, title: "Nightly review", everyMinutes: 1440, once: false, nextFireAt: at });
+  assert.deepEqual(r.schedule, {
+    id: r.schedule_id,
+    title: "Nightly review",
+    everyMinutes: 1440,
+    once: false,
+    nextFireAt: at,
+  });
 
   await relay.advance(30 * MIN - 1);
   assert.equal((await messages(relay, a, "schedule")).length, 0, "not before its time");
   await relay.advance(1);
-  const [m] = await relay.waitFor(async () => { const s = await messages(relay, a, "schedule"); return s.length ? s : undefined; });
-  assert.equal(m.text, `[relay schedule ${r.schedule_id} "Nightly review" · every 1440 min · set in this conversation · automated message from OAR, not from the user; it approves nothing]\nReview yesterday's merged changes.`);
+  const [m] = await relay.waitFor(async () => {
+    const s = await messages(relay, a, "schedule");
+    return s.length ? s : undefined;
+  });
+  assert.equal(
+    m.text,
+    `[relay schedule ${r.schedule_id} "Nightly review" · every 1440 min · set in this conversation · automated message from OAR, not from the user; it approves nothing]\nReview yesterday's merged changes.`,
+  );
   assert.ok(!m.from, "not a prompt from the user or an agent");
   const s = await waitIdle(relay, a);
-  assert.ok(s.messages.some((x: any) => x.role === "agent" && x.text.startsWith("echo: [relay schedule")), "the turn ran");
+  assert.ok(
+    s.messages.some((x: any) => x.role === "agent" && x.text.startsWith("echo: [relay schedule")),
+    "the turn ran",
+  );
   const [l] = await list(mcp);
   assert.equal(l.firedCount, 1);
   assert.equal(l.lastFiredAt, at);
@@ -50,19 +71,37 @@ test("refusals: neither at nor every_minutes, a bad or past at, another relay's 
   const none = await mcp.call({ action: "schedule", text: "x", title: "t" });
   assert.equal(none.code, "REMOTE_RELAY_INVALID_INPUT");
   assert.match(none.error, /at .*every_minutes.*Nothing was scheduled\.$/);
-  assert.equal((await mcp.call({ action: "schedule", text: "x", at: "tomorrow-ish" })).code, "REMOTE_RELAY_INVALID_INPUT");
-  assert.equal((await mcp.call({ action: "schedule", text: "x", at: iso((await now()) - MIN) })).code, "REMOTE_RELAY_INVALID_INPUT");
-  assert.equal((await mcp.call({ action: "schedule", text: "x", every_minutes: 0 })).code, "REMOTE_RELAY_INVALID_INPUT");
-  assert.equal((await mcp.call({ action: "schedule", text: "x", every_minutes: 2.5 })).code, "REMOTE_RELAY_INVALID_INPUT");
+  assert.equal(
+    (await mcp.call({ action: "schedule", text: "x", at: "tomorrow-ish" })).code,
+    "REMOTE_RELAY_INVALID_INPUT",
+  );
+  assert.equal(
+    (await mcp.call({ action: "schedule", text: "x", at: iso((await now()) - MIN) })).code,
+    "REMOTE_RELAY_INVALID_INPUT",
+  );
+  assert.equal(
+    (await mcp.call({ action: "schedule", text: "x", every_minutes: 0 })).code,
+    "REMOTE_RELAY_INVALID_INPUT",
+  );
+  assert.equal(
+    (await mcp.call({ action: "schedule", text: "x", every_minutes: 2.5 })).code,
+    "REMOTE_RELAY_INVALID_INPUT",
+  );
   for (const action of ["schedule", "list_schedules", "unschedule"]) {
     const r = await mcp.call({ action, relay: "build-box", text: "x", every_minutes: 5, schedule_id: "sch_x" });
     assert.equal(r.code, "REMOTE_RELAY_UNSUPPORTED", `${action}: ${JSON.stringify(r)}`);
     assert.match(r.error, /^Schedules work only on this relay/);
   }
-  assert.equal((await mcp.call({ action: "schedule", text: "x", every_minutes: 5, session: "ses_nosuchthing" })).code, "REMOTE_RELAY_NOT_FOUND");
+  assert.equal(
+    (await mcp.call({ action: "schedule", text: "x", every_minutes: 5, session: "ses_nosuchthing" })).code,
+    "REMOTE_RELAY_NOT_FOUND",
+  );
   const archived = await relay.createSession({ title: "Archived" });
   await relay.api("POST", `/api/sessions/${archived}/archive`);
-  assert.equal((await mcp.call({ action: "schedule", text: "x", every_minutes: 5, session: archived })).code, "REMOTE_RELAY_ARCHIVED");
+  assert.equal(
+    (await mcp.call({ action: "schedule", text: "x", every_minutes: 5, session: archived })).code,
+    "REMOTE_RELAY_ARCHIVED",
+  );
   // "this" and this relay's own name are fine.
   const ok = await mcp.call({ action: "schedule", relay: "desk", text: "x", every_minutes: 5 });
   assert.equal(ok.ok, true, JSON.stringify(ok));
@@ -73,7 +112,11 @@ test("refusals: neither at nor every_minutes, a bad or past at, another relay's 
   } finally {
     await relay.api("PATCH", "/api/settings", { agentSessions: true });
   }
-  assert.deepEqual((await list(mcp)).map((s) => s.id), [ok.schedule_id], "nothing else was created");
+  assert.deepEqual(
+    (await list(mcp)).map((s) => s.id),
+    [ok.schedule_id],
+    "nothing else was created",
+  );
   await mcp.call({ action: "unschedule", schedule_id: ok.schedule_id });
 });
 
@@ -95,7 +138,10 @@ test("a one-off with only at: once, fires once and ends as fired; listed for an 
   await relay.advance(MIN);
   await waitIdle(relay, a);
   const [l] = await list(mcp);
-  assert.deepEqual([l.id, l.active, l.endReason, l.once, l.firedCount, l.nextFireAt], [r2.schedule_id, false, "fired", true, 1, null]);
+  assert.deepEqual(
+    [l.id, l.active, l.endReason, l.once, l.firedCount, l.nextFireAt],
+    [r2.schedule_id, false, "fired", true, 1, null],
+  );
   await relay.advance(61 * MIN);
   assert.equal((await list(mcp)).length, 0);
 });
@@ -145,8 +191,18 @@ test("into another session: it runs in that session's own mode; list_schedules s
   const fromA = (await list(mcp))[0];
   assert.deepEqual(fromA, fromB);
   assert.deepEqual(fromB, {
-    id: r.schedule_id, session: { id: b, title: "Receiver" }, setBy: { id: a, title: "Setter" }, title: "Cleanup", text,
-    at: null, everyMinutes: 60, once: false, nextFireAt: iso(t0 + 60 * MIN), lastFiredAt: null, firedCount: 0, active: true,
+    id: r.schedule_id,
+    session: { id: b, title: "Receiver" },
+    setBy: { id: a, title: "Setter" },
+    title: "Cleanup",
+    text,
+    at: null,
+    everyMinutes: 60,
+    once: false,
+    nextFireAt: iso(t0 + 60 * MIN),
+    lastFiredAt: null,
+    firedCount: 0,
+    active: true,
   });
   await relay.advance(60 * MIN);
   // B runs in its own ask mode: its write raises a card in B (the setter runs in agent mode).
@@ -208,7 +264,8 @@ test("unschedule ends only the conversation's own; Cancel in the owner API ends 
 test("limits: 20 firing into a conversation, 20 set by it for others (REMOTE_RELAY_SCHEDULE_LIMIT)", async () => {
   const a = await relay.createSession({ title: "Many" });
   const mcp = await relay.mcp(a);
-  for (let i = 0; i < 20; i++) assert.equal((await mcp.call({ action: "schedule", every_minutes: 600, text: `own ${i}` })).ok, true);
+  for (let i = 0; i < 20; i++)
+    assert.equal((await mcp.call({ action: "schedule", every_minutes: 600, text: `own ${i}` })).ok, true);
   const over = await mcp.call({ action: "schedule", every_minutes: 600, text: "own 20" });
   assert.equal(over.code, "REMOTE_RELAY_SCHEDULE_LIMIT", JSON.stringify(over));
   assert.match(over.error, /Nothing was scheduled\.$/);
@@ -225,8 +282,12 @@ test("limits: 20 firing into a conversation, 20 set by it for others (REMOTE_REL
   assert.equal((await list(mcp)).length, 40);
   // Into a conversation from others counts toward its 20: B has 10 from A; 10 more from E fit, the 21st not.
   const em = await relay.mcp(await relay.createSession({ title: "E" }));
-  for (let i = 0; i < 10; i++) assert.equal((await em.call({ action: "schedule", every_minutes: 600, text: `e ${i}`, session: b })).ok, true);
-  assert.equal((await em.call({ action: "schedule", every_minutes: 600, text: "e 10", session: b })).code, "REMOTE_RELAY_SCHEDULE_LIMIT");
+  for (let i = 0; i < 10; i++)
+    assert.equal((await em.call({ action: "schedule", every_minutes: 600, text: `e ${i}`, session: b })).ok, true);
+  assert.equal(
+    (await em.call({ action: "schedule", every_minutes: 600, text: "e 10", session: b })).code,
+    "REMOTE_RELAY_SCHEDULE_LIMIT",
+  );
   for (const s of [a, b, c]) await relay.api("POST", `/api/sessions/${s}/archive`);
 });
 
@@ -250,8 +311,12 @@ test("a relay emulating OAR 0.9.15 refuses schedules and asks with REMOTE_RELAY_
     const a = await old.createSession({ title: "Old" });
     const mcp = await old.mcp(a);
     for (const args of [
-      { action: "schedule", every_minutes: 5, text: "x" }, { action: "list_schedules" }, { action: "unschedule", schedule_id: "sch_x" },
-      { action: "ask", question: "q?" }, { action: "list_questions" }, { action: "withdraw", question_id: "ask_x" },
+      { action: "schedule", every_minutes: 5, text: "x" },
+      { action: "list_schedules" },
+      { action: "unschedule", schedule_id: "sch_x" },
+      { action: "ask", question: "q?" },
+      { action: "list_questions" },
+      { action: "withdraw", question_id: "ask_x" },
     ]) {
       const r = await mcp.call(args);
       assert.equal(r.code, "REMOTE_RELAY_UNSUPPORTED", `${args.action}: ${JSON.stringify(r)}`);

@@ -62,11 +62,18 @@ test("firings into another session are counted and held when the count is used u
   assert.equal(await fired(), 29);
 
   // Own-conversation schedules are neither counted nor held.
-  const own = await mcp.call({ action: "schedule", at: iso(Date.parse(await relay.advance(0)) + MIN), text: "own one" });
+  const own = await mcp.call({
+    action: "schedule",
+    at: iso(Date.parse(await relay.advance(0)) + MIN),
+    text: "own one",
+  });
   await relay.advance(MIN);
   await relay.waitFor(async () => (await messages(relay, a, "schedule")).length === 1);
   await waitIdle(relay, a);
-  assert.equal((await mcp.call({ action: "list_schedules" })).schedules.find((s: any) => s.id === own.schedule_id).endReason, "fired");
+  assert.equal(
+    (await mcp.call({ action: "list_schedules" })).schedules.find((s: any) => s.id === own.schedule_id).endReason,
+    "fired",
+  );
 
   // The owner speaks in the setting conversation: released at once, no clock step needed.
   await relay.say(a, "carry on");
@@ -83,7 +90,11 @@ test("firings into another session are counted and held when the count is used u
   // The agent's next prompt to another agent raises a loop card; Allow releases the schedule
   // at the next minute check. A's turn here comes from its own schedule, not from the owner.
   const send = { action: "send", relay: "this", session: c, text: "hello", wait_seconds: 0 };
-  await mcp.call({ action: "schedule", at: iso(Date.parse(await relay.advance(0)) + 30_000), text: `/tool ${JSON.stringify(send)}` });
+  await mcp.call({
+    action: "schedule",
+    at: iso(Date.parse(await relay.advance(0)) + 30_000),
+    text: `/tool ${JSON.stringify(send)}`,
+  });
   await relay.advance(30_000);
   const card = await relay.waitFor(async () => (await pendingCards(relay, a))[0]);
   assert.match(card.text, /loop protection/);

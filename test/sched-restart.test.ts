@@ -37,7 +37,9 @@ test("a restart across several missed intervals of a repeating schedule fires on
   const id = set.schedule_id;
 
   await relay.advance(MIN); // R-113: the first time
-  await relay.waitFor(async () => (await scheduleMessages(a)).length === 1 && (await relay.session(a)).state === "idle");
+  await relay.waitFor(
+    async () => (await scheduleMessages(a)).length === 1 && (await relay.session(a)).state === "idle",
+  );
   assert.equal((await listed(a, id)).firedCount, 1);
 
   // Down from R-113 to the real now: the 11 grid times R-103 … R-3 are missed.

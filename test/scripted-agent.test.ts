@@ -65,18 +65,30 @@ function spawnAgent(): Agent {
         agent.chunks.set(sessionId, list);
       }
     })
-    .onNotification("_oar/task", (p) => p as TaskEvent, ({ params }) => {
-      agent.tasks.push(params);
-      agent.taskLog.push(`${params.taskId} ${params.status}`);
-    })
-    .onNotification("_oar/task_output", (p) => p as TaskOutput, ({ params }) => {
-      agent.output.push(params);
-      agent.taskLog.push(`${params.taskId} output`);
-    })
-    .onRequest("_oar/ask_user", (p) => p as AskUser, ({ params, signal }) => {
-      agent.asks.push(params);
-      return agent.askHandler(params, signal);
-    });
+    .onNotification(
+      "_oar/task",
+      (p) => p as TaskEvent,
+      ({ params }) => {
+        agent.tasks.push(params);
+        agent.taskLog.push(`${params.taskId} ${params.status}`);
+      },
+    )
+    .onNotification(
+      "_oar/task_output",
+      (p) => p as TaskOutput,
+      ({ params }) => {
+        agent.output.push(params);
+        agent.taskLog.push(`${params.taskId} output`);
+      },
+    )
+    .onRequest(
+      "_oar/ask_user",
+      (p) => p as AskUser,
+      ({ params, signal }) => {
+        agent.asks.push(params);
+        return agent.askHandler(params, signal);
+      },
+    );
   agent.conn = app.connect(
     acp.ndJsonStream(
       Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
@@ -296,7 +308,9 @@ test("/model follows session/new _meta and prompt _meta", async () => {
   const plain = await newSession(agent);
   assert.equal((await prompt(agent, plain, "/model")).reply, "scripted-1");
 
-  const s = await newSession(agent, { _meta: { oar: { sessionId: "oar-1", model: "big-model", effort: "high", mode: "default" } } });
+  const s = await newSession(agent, {
+    _meta: { oar: { sessionId: "oar-1", model: "big-model", effort: "high", mode: "default" } },
+  });
   assert.equal((await prompt(agent, s, "/model")).reply, "big-model");
   assert.equal((await prompt(agent, s, "/model", { oar: { model: "small-model" } })).reply, "small-model");
   // The switch sticks for later turns.
@@ -373,8 +387,18 @@ test("/task reports running, output and completed; a failing shell reports faile
   const { pgid, ...running } = okEvents[0] as { pgid?: unknown };
   assert.ok(Number.isInteger(pgid) && (pgid as number) > 0, `pgid: ${pgid}`);
   assert.deepEqual(running, { sessionId: s, taskId: ok, type: "local_bash", description: "build", status: "running" });
-  assert.deepEqual(okEnd, { sessionId: s, taskId: ok, type: "local_bash", description: "build", status: "completed", exitCode: 0 });
-  const out = agent.output.filter((o) => o.taskId === ok).map((o) => o.chunk).join("");
+  assert.deepEqual(okEnd, {
+    sessionId: s,
+    taskId: ok,
+    type: "local_bash",
+    description: "build",
+    status: "completed",
+    exitCode: 0,
+  });
+  const out = agent.output
+    .filter((o) => o.taskId === ok)
+    .map((o) => o.chunk)
+    .join("");
   assert.ok(out.includes("out\n") && out.includes("err\n"), out);
   assert.ok(out.includes(ROOT.replace(/\/$/, "")), "shell runs in the session cwd");
   assert.ok(agent.output.filter((o) => o.taskId === ok).every((o) => o.sessionId === s));
@@ -393,21 +417,44 @@ test("/task keeps running after the turn ends", async () => {
   const s = await newSession(agent);
   const r = await prompt(agent, s, "/task slow sleep 0.05; echo late");
   const id = /task: (\S+) started/.exec(r.reply)![1];
-  assert.equal(agent.tasks.find((t) => t.taskId === id && t.status !== "running"), undefined);
+  assert.equal(
+    agent.tasks.find((t) => t.taskId === id && t.status !== "running"),
+    undefined,
+  );
   const end = await waitFor("slow to finish", () => agent.tasks.find((t) => t.taskId === id && t.status !== "running"));
   assert.equal(end.status, "completed");
-  assert.equal(agent.output.filter((o) => o.taskId === id).map((o) => o.chunk).join(""), "late\n");
+  assert.equal(
+    agent.output
+      .filter((o) => o.taskId === id)
+      .map((o) => o.chunk)
+      .join(""),
+    "late\n",
+  );
 });
 
 test("/subagent reports running, then completed", async () => {
   const s = await newSession(agent);
   const r = await prompt(agent, s, "/subagent helper 10");
   const id = /^subagent: (\S+) started$/.exec(r.reply)![1];
-  assert.deepEqual(agent.tasks.find((t) => t.taskId === id), {
-    sessionId: s, taskId: id, type: "subagent", description: "helper", status: "running",
-  });
+  assert.deepEqual(
+    agent.tasks.find((t) => t.taskId === id),
+    {
+      sessionId: s,
+      taskId: id,
+      type: "subagent",
+      description: "helper",
+      status: "running",
+    },
+  );
   const end = await waitFor("subagent end", () => agent.tasks.find((t) => t.taskId === id && t.status !== "running"));
-  assert.deepEqual(end, { sessionId: s, taskId: id, type: "subagent", description: "helper", status: "completed", exitCode: 0 });
+  assert.deepEqual(end, {
+    sessionId: s,
+    taskId: id,
+    type: "subagent",
+    description: "helper",
+    status: "completed",
+    exitCode: 0,
+  });
 });
 
 test("/tool calls relay_tool on the session's relay MCP server with its headers", async () => {
@@ -418,7 +465,10 @@ test("/tool calls relay_tool on the session's relay MCP server with its headers"
   assert.equal(lines[1], 'tool: {"ok":true,"tool":"relay_tool","action":"second","text":null}');
   assert.match(lines[2], /^tool: \{"ok":false,"error":"invalid JSON: .*"\}$/);
   assert.ok(relay.authorizations.length > 0);
-  assert.ok(relay.authorizations.every((a) => a === "Bearer test-token"), String(relay.authorizations));
+  assert.ok(
+    relay.authorizations.every((a) => a === "Bearer test-token"),
+    String(relay.authorizations),
+  );
 });
 
 test("/tool falls back to remote_relay when relay_tool is not offered", async () => {
@@ -444,7 +494,10 @@ test("/tool is cancellable", async () => {
 test("/tool without a relay MCP server answers REMOTE_RELAY_DISABLED", async () => {
   const s = await newSession(agent);
   const r = await prompt(agent, s, '/tool {"action":"echo"}');
-  assert.equal(r.reply, 'tool: {"ok":false,"code":"REMOTE_RELAY_DISABLED","error":"relay_tool is not offered to this session."}');
+  assert.equal(
+    r.reply,
+    'tool: {"ok":false,"code":"REMOTE_RELAY_DISABLED","error":"relay_tool is not offered to this session."}',
+  );
 });
 
 test("the agent exits when stdin closes, even with a /task still running", async () => {

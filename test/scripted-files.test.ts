@@ -28,18 +28,39 @@ async function metaOf(sessionId: string, messageId: string): Promise<any> {
 test("/write writes the file (making folders) and reports an edit with its diff; /commit commits it", async () => {
   const repo = makeRepo({ "README.md": "old readme\n" });
   const id = await relay.createSession({ cwd: repo });
-  const reply = await relay.say(id, ["/write src/deep/new.ts export const x = 1;\\nexport const y = 2;\\n", "/write README.md new readme\\n", "/commit scripted change"].join("\n"));
+  const reply = await relay.say(
+    id,
+    [
+      "/write src/deep/new.ts export const x = 1;\\nexport const y = 2;\\n",
+      "/write README.md new readme\\n",
+      "/commit scripted change",
+    ].join("\n"),
+  );
   assert.equal(readFileSync(join(repo, "src/deep/new.ts"), "utf8"), "export const x = 1;\nexport const y = 2;\n");
   assert.equal(readFileSync(join(repo, "README.md"), "utf8"), "new readme\n");
   const short = g(repo, "rev-parse", "--short", "HEAD").trim();
   assert.equal(reply.text, `commit: ${short}`);
-  assert.equal(g(repo, "log", "-1", "--format=%s|%an <%ae>").trim(), "scripted change|OAR scripted agent <scripted@localhost>");
+  assert.equal(
+    g(repo, "log", "-1", "--format=%s|%an <%ae>").trim(),
+    "scripted change|OAR scripted agent <scripted@localhost>",
+  );
   assert.equal(g(repo, "status", "--porcelain"), "");
   const [created, edited] = (await metaOf(id, reply.id)).activity;
   assert.deepEqual(
-    { kind: created.kind, title: created.title, toolKind: created.toolKind, status: created.status, locations: created.locations, diffs: created.diffs },
     {
-      kind: "tool", title: "Write src/deep/new.ts", toolKind: "edit", status: "completed", locations: [join(repo, "src/deep/new.ts")],
+      kind: created.kind,
+      title: created.title,
+      toolKind: created.toolKind,
+      status: created.status,
+      locations: created.locations,
+      diffs: created.diffs,
+    },
+    {
+      kind: "tool",
+      title: "Write src/deep/new.ts",
+      toolKind: "edit",
+      status: "completed",
+      locations: [join(repo, "src/deep/new.ts")],
       diffs: [{ path: "src/deep/new.ts", oldText: null, newText: "export const x = 1;\nexport const y = 2;\n" }],
     },
   );
@@ -52,7 +73,11 @@ test("/write outside the session's folder is refused and writes nothing; /commit
   const reply = await relay.say(id, "/write ../escape.txt nope\n/write /etc/oar-nope.txt nope\n/commit nothing here");
   assert.equal(
     reply.text,
-    ["write refused: ../escape.txt is outside the session's folder", "write refused: /etc/oar-nope.txt is outside the session's folder", "commit: nothing to commit, working tree clean"].join("\n"),
+    [
+      "write refused: ../escape.txt is outside the session's folder",
+      "write refused: /etc/oar-nope.txt is outside the session's folder",
+      "commit: nothing to commit, working tree clean",
+    ].join("\n"),
   );
   assert.equal(existsSync(join(repo, "..", "escape.txt")), false);
 });
@@ -90,22 +115,46 @@ test("with a client that offers fs.writeTextFile, /write goes through it, and it
       else updates.push(u);
     })
     .onRequest("fs/write_text_file", ({ params }) => {
-      if (params.path.endsWith("/src/a.ts")) throw new acp.RequestError(-32000, 'src/a.ts is claimed by session "Alice" (ses_alice0000001) until 2026-12-01T11:00:00.000Z');
+      if (params.path.endsWith("/src/a.ts"))
+        throw new acp.RequestError(
+          -32000,
+          'src/a.ts is claimed by session "Alice" (ses_alice0000001) until 2026-12-01T11:00:00.000Z',
+        );
       writes.push({ path: params.path, content: params.content });
       return {};
     })
-    .connect(acp.ndJsonStream(Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>));
+    .connect(
+      acp.ndJsonStream(
+        Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
+        Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>,
+      ),
+    );
   try {
-    await conn.agent.request("initialize", { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } } });
+    await conn.agent.request("initialize", {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } },
+    });
     const { sessionId } = await conn.agent.request("session/new", { cwd: repo, mcpServers: [] });
-    await conn.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/write src/a.ts mine now\n/write src/b.ts b\\n" }] });
-    assert.equal(chunks.join(""), 'write refused: src/a.ts is claimed by session "Alice" (ses_alice0000001) until 2026-12-01T11:00:00.000Z');
+    await conn.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "/write src/a.ts mine now\n/write src/b.ts b\\n" }],
+    });
+    assert.equal(
+      chunks.join(""),
+      'write refused: src/a.ts is claimed by session "Alice" (ses_alice0000001) until 2026-12-01T11:00:00.000Z',
+    );
     assert.equal(readFileSync(join(repo, "src/a.ts"), "utf8"), "a\n", "the refused write changed nothing");
     assert.deepEqual(writes, [{ path: join(repo, "src/b.ts"), content: "b\n" }]);
     assert.equal(existsSync(join(repo, "src/b.ts")), false, "the client writes, not the agent");
     const ends = updates.filter((u) => u.sessionUpdate === "tool_call_update").map((u) => u.status);
     assert.deepEqual(ends, ["failed", "completed"]);
-    assert.deepEqual(updates.filter((u) => u.sessionUpdate === "tool_call").map((u) => [u.kind, u.content[0].oldText]), [["edit", "a\n"], ["edit", null]]);
+    assert.deepEqual(
+      updates.filter((u) => u.sessionUpdate === "tool_call").map((u) => [u.kind, u.content[0].oldText]),
+      [
+        ["edit", "a\n"],
+        ["edit", null],
+      ],
+    );
   } finally {
     child.kill();
   }

@@ -19,7 +19,8 @@ function withMask(fn: (mask: SecretMask, tokens: string[]) => void, known: strin
   const db = openDb(join(dir, "oar.db"));
   try {
     const tokens = [newToken(), newToken()];
-    const ins = db.prepare(`INSERT INTO sessions (id, title, provider, model, cwd, agent_token, created_at, last_activity_at)
+    const ins =
+      db.prepare(`INSERT INTO sessions (id, title, provider, model, cwd, agent_token, created_at, last_activity_at)
       VALUES (?, 't', 'scripted', 'scripted-1', '/tmp', ?, 0, 0)`);
     tokens.forEach((t, i) => {
       ins.run(`ses_${i}`, t);
@@ -54,9 +55,18 @@ test("a token glued to other token characters is found in the run, on both sides
 
 test("runs of token characters that hold no token are left as they are", () => {
   withMask((mask) => {
-    const runs = ["a".repeat(31), "b".repeat(32), "c".repeat(40), "W1szMywic2VzXzAwMDAwMDAwMDAwMSJd", "d-e_f".repeat(30)];
+    const runs = [
+      "a".repeat(31),
+      "b".repeat(32),
+      "c".repeat(40),
+      "W1szMywic2VzXzAwMDAwMDAwMDAwMSJd",
+      "d-e_f".repeat(30),
+    ];
     for (const r of runs) assert.equal(mask.maskText(`say ${r}.`), `say ${r}.`);
-    const json = JSON.stringify({ sessions: [{ id: "ses_000000000001", cwd: "/tmp/x" }], nextCursor: "W1sxNzMzMDU5MjAwMDAwLCJzZXNfMDAwMDAwMDk5OTk5Il0" });
+    const json = JSON.stringify({
+      sessions: [{ id: "ses_000000000001", cwd: "/tmp/x" }],
+      nextCursor: "W1sxNzMzMDU5MjAwMDAwLCJzZXNfMDAwMDAwMDk5OTk5Il0",
+    });
     assert.equal(mask.maskJson(json), json);
   });
 });
@@ -73,10 +83,13 @@ test("in a run longer than 256 characters only its two ends are looked at", () =
 
 test("known secrets are masked as they are and JSON-escaped", () => {
   const secret = 'sk-"quoted"\\key';
-  withMask((mask) => {
-    assert.equal(mask.maskText(`key ${secret} end`), `key ${MASK} end`);
-    assert.equal(mask.maskJson(JSON.stringify({ k: secret })), JSON.stringify({ k: MASK }));
-  }, [secret]);
+  withMask(
+    (mask) => {
+      assert.equal(mask.maskText(`key ${secret} end`), `key ${MASK} end`);
+      assert.equal(mask.maskJson(JSON.stringify({ k: secret })), JSON.stringify({ k: MASK }));
+    },
+    [secret],
+  );
 });
 
 test("the run scanner finds exactly what /[A-Za-z0-9_-]{32,}/g finds, and replaces the same", () => {

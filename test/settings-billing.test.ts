@@ -31,7 +31,8 @@ before(async () => {
 });
 after(() => Promise.all([relay.stop(), noClaude.stop(), old.stop()]));
 
-const send = (session: string, more: Record<string, unknown>, via = mcp) => via.call({ action: "send", relay: "this", session, text: "/model", ...more });
+const send = (session: string, more: Record<string, unknown>, via = mcp) =>
+  via.call({ action: "send", relay: "this", session, text: "/model", ...more });
 const state = async (r: TestRelay, id: string) => {
   const s = await r.session(id);
   return { provider: s.provider, model: s.model, messages: s.messages.length };
@@ -45,7 +46,10 @@ test("switch to the API key when it is not set up: refused with remoteCode, noth
   const r = await send(s, { provider: "claude-api" });
   assert.equal(r.code, "REMOTE_RELAY_PROVIDER_UNAVAILABLE");
   assert.equal(r.remoteCode, "CLAUDE_API_NOT_SET_UP");
-  assert.match(r.error, /^Relay "desk" cannot switch session "sub" to the Claude API key: Claude API is not set up on this relay.*Nothing was sent\.$/);
+  assert.match(
+    r.error,
+    /^Relay "desk" cannot switch session "sub" to the Claude API key: Claude API is not set up on this relay.*Nothing was sent\.$/,
+  );
   assert.deepEqual(await state(relay, s), before);
 });
 
@@ -85,7 +89,10 @@ test("the session's model must be on the other side's list: UNKNOWN_MODEL unless
   r = await send(s, { provider: "claude-api", model: "claude-haiku-5" });
   assert.equal(r.status, "done", JSON.stringify(r));
   assert.match(r.reply.text, /^claude-haiku-5\n/);
-  assert.deepEqual({ ...(await state(relay, s)), messages: 0 }, { provider: "claude-api", model: "claude-haiku-5", messages: 0 });
+  assert.deepEqual(
+    { ...(await state(relay, s)), messages: 0 },
+    { provider: "claude-api", model: "claude-haiku-5", messages: 0 },
+  );
 });
 
 test("the key at its monthly cap: a plain send is refused and not queued; provider claude switches and sends; switching to the key is refused", async () => {
@@ -99,7 +106,10 @@ test("the key at its monthly cap: a plain send is refused and not queued; provid
   let r = await send(s, {});
   assert.equal(r.code, "REMOTE_RELAY_PROVIDER_UNAVAILABLE");
   assert.equal(r.remoteCode, "CLAUDE_API_CAP_REACHED");
-  assert.equal(r.error, 'Session "capped" bills the Claude API key, and the Claude API key reached its monthly cap ($20.00 spent of $20.00). Send with provider: "claude" to switch it to the subscription, or ask the user to raise the cap. Nothing was sent.');
+  assert.equal(
+    r.error,
+    'Session "capped" bills the Claude API key, and the Claude API key reached its monthly cap ($20.00 spent of $20.00). Send with provider: "claude" to switch it to the subscription, or ask the user to raise the cap. Nothing was sent.',
+  );
   assert.deepEqual(await state(relay, s), before);
   assert.equal((await relay.session(s)).state, "idle", "nothing was queued");
 
@@ -168,7 +178,10 @@ test("back to the subscription where Claude is not set up: refused with remoteCo
   const r = await send(s, { provider: "claude" }, await noClaude.mcp(b));
   assert.equal(r.code, "REMOTE_RELAY_PROVIDER_UNAVAILABLE");
   assert.equal(r.remoteCode, "CLAUDE_NOT_SET_UP");
-  assert.match(r.error, /cannot switch session "api only" to the Claude subscription: claude-agent-acp is not installed/);
+  assert.match(
+    r.error,
+    /cannot switch session "api only" to the Claude subscription: claude-agent-acp is not installed/,
+  );
   assert.equal((await state(noClaude, s)).provider, "claude-api");
 });
 
@@ -177,6 +190,9 @@ test("a relay older than 0.9.18 cannot switch: UNSUPPORTED, nothing sent", async
   const s = await old.createSession({ title: "old claude", provider: "claude" });
   const r = await send(s, { provider: "claude-api" }, await old.mcp(b));
   assert.equal(r.code, "REMOTE_RELAY_UNSUPPORTED");
-  assert.equal(r.error, 'Relay "oldbox" runs OAR 0.9.17, which cannot switch a session\'s billing (needs 0.9.18). Nothing was sent.');
+  assert.equal(
+    r.error,
+    'Relay "oldbox" runs OAR 0.9.17, which cannot switch a session\'s billing (needs 0.9.18). Nothing was sent.',
+  );
   assert.deepEqual(await state(old, s), { provider: "claude", model: "claude-opus-5-5", messages: 0 });
 });

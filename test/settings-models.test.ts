@@ -24,23 +24,42 @@ before(async () => {
   mcp = await relay.mcp(boss);
   // Allow once: this conversation may then change sessions it did not start.
   const other = await relay.createSession({ title: "warm-up" });
-  const r = await sayDeciding(relay, boss, toolLines({ action: "update_session", relay: "this", session: other, title: "warmed" }), "allow");
+  const r = await sayDeciding(
+    relay,
+    boss,
+    toolLines({ action: "update_session", relay: "this", session: other, title: "warmed" }),
+    "allow",
+  );
   assert.equal(r.results[0].ok, true, JSON.stringify(r.results[0]));
 });
 after(() => relay.stop());
 
-const update = (session: string, more: Record<string, unknown>) => mcp.call({ action: "update_session", relay: "this", session, ...more });
+const update = (session: string, more: Record<string, unknown>) =>
+  mcp.call({ action: "update_session", relay: "this", session, ...more });
 const messages = async (id: string) => (await relay.session(id)).messages.length;
 
 test("relay_info: each provider's catalog; Copilot ids with dots; no list means modelNote", async () => {
   const info = await mcp.call({ action: "relay_info", relay: "this" });
   const p = Object.fromEntries(info.providers.map((x: any) => [x.id, x]));
-  assert.deepEqual(p.copilot.models, ["claude-opus-5.5", "claude-sonnet-5.5", "gpt-5.4", "gpt-5.4-mini", "gemini-3-pro"]);
+  assert.deepEqual(p.copilot.models, [
+    "claude-opus-5.5",
+    "claude-sonnet-5.5",
+    "gpt-5.4",
+    "gpt-5.4-mini",
+    "gemini-3-pro",
+  ]);
   assert.equal(p.copilot.available, true);
   assert.deepEqual(p.claude.models, ["claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5"]);
   assert.deepEqual(p.claude.efforts, ["low", "medium", "high", "max"]);
   const { capabilities: _caps, ...scripted } = p.scripted;
-  assert.deepEqual(scripted, { id: "scripted", name: "Scripted", available: true, defaultModel: "scripted-1", models: ["scripted-1", "scripted-2"], efforts: ["low", "medium", "high"] });
+  assert.deepEqual(scripted, {
+    id: "scripted",
+    name: "Scripted",
+    available: true,
+    defaultModel: "scripted-1",
+    models: ["scripted-1", "scripted-2"],
+    efforts: ["low", "medium", "high"],
+  });
   assert.deepEqual(p.grok.models, []);
   assert.match(p.grok.modelNote, /No model list for Grok yet/);
   assert.equal(p.deepseek.available, false, "a key provider still needs its key");
@@ -50,15 +69,33 @@ test("relay_info: each provider's catalog; Copilot ids with dots; no list means 
 test("create_session: unknown Copilot model with suggestions; a Claude id points at Claude — before any card, nothing created", async () => {
   const fresh = await relay.mcp(await relay.createSession({ title: "no card yet" }));
   const count = (await relay.api("GET", "/api/sessions")).json.sessions.length;
-  const r = await fresh.call({ action: "create_session", relay: "this", provider: "copilot", model: "gpt-5-4", text: "x" });
+  const r = await fresh.call({
+    action: "create_session",
+    relay: "this",
+    provider: "copilot",
+    model: "gpt-5-4",
+    text: "x",
+  });
   assert.equal(r.code, "REMOTE_RELAY_UNKNOWN_MODEL");
-  assert.equal(r.error, `Unknown model 'gpt-5-4' for Copilot on relay "desk"; did you mean 'gpt-5.4'? Valid ids: claude-opus-5.5, claude-sonnet-5.5, gpt-5.4, gpt-5.4-mini, gemini-3-pro. Nothing was created.`);
+  assert.equal(
+    r.error,
+    `Unknown model 'gpt-5-4' for Copilot on relay "desk"; did you mean 'gpt-5.4'? Valid ids: claude-opus-5.5, claude-sonnet-5.5, gpt-5.4, gpt-5.4-mini, gemini-3-pro. Nothing was created.`,
+  );
   assert.deepEqual(r.suggestions, ["gpt-5.4"]);
   assert.equal(r.models.length, 5);
 
-  const c = await fresh.call({ action: "create_session", relay: "this", provider: "copilot", model: "claude-opus-5-5", text: "x" });
+  const c = await fresh.call({
+    action: "create_session",
+    relay: "this",
+    provider: "copilot",
+    model: "claude-opus-5-5",
+    text: "x",
+  });
   assert.equal(c.code, "CLAUDE_PROVIDER_REQUIRED");
-  assert.match(c.error, /^Model 'claude-opus-5-5' is a Claude model; start the session with provider "claude".*Nothing was created\.$/);
+  assert.match(
+    c.error,
+    /^Model 'claude-opus-5-5' is a Claude model; start the session with provider "claude".*Nothing was created\.$/,
+  );
   assert.equal((await relay.api("GET", "/api/sessions")).json.sessions.length, count);
 });
 
@@ -67,7 +104,10 @@ test("a Copilot session: other providers' ids refused with the nearest match, pr
   const before = await messages(cop);
   const s = await mcp.call({ action: "send", relay: "this", session: cop, model: "claude-opus-5-5", text: "hi" });
   assert.equal(s.code, "COPILOT_MODEL_UNAVAILABLE");
-  assert.equal(s.error, "Copilot has no model 'claude-opus-5-5'; the nearest Copilot model is 'claude-opus-5.5' (Copilot ids use dots). Nothing was sent.");
+  assert.equal(
+    s.error,
+    "Copilot has no model 'claude-opus-5-5'; the nearest Copilot model is 'claude-opus-5.5' (Copilot ids use dots). Nothing was sent.",
+  );
   assert.equal(await messages(cop), before);
 
   const u = await update(cop, { model: "claude-sonnet-5-5" });
@@ -89,7 +129,12 @@ test("a Copilot session: other providers' ids refused with the nearest match, pr
 });
 
 test("a provider without a model list: the model passes unchecked and modelNote says so", async () => {
-  const res = await sayDeciding(relay, boss, toolLines({ action: "create_session", relay: "this", provider: "grok", model: "grok-9-preview", text: "/model" }), "allow");
+  const res = await sayDeciding(
+    relay,
+    boss,
+    toolLines({ action: "create_session", relay: "this", provider: "grok", model: "grok-9-preview", text: "/model" }),
+    "allow",
+  );
   const r = res.results[0];
   assert.equal(r.ok, true, JSON.stringify(r));
   assert.equal(r.model, "grok-9-preview");
@@ -119,7 +164,10 @@ test("window and thinking: Claude takes them (nearest window), DeepSeek takes th
   assert.deepEqual(r.changed, ["auto_compact_window"]);
   assert.equal(r.settings.auto_compact_window, 400_000);
   assert.equal(r.settings.thinking_enabled, true);
-  assert.match(r.note, /apply to Claude sessions \(Claude API included\); on DeepSeek the window takes effect \(0 means 400,000 tokens\).*DeepSeek sessions always think/);
+  assert.match(
+    r.note,
+    /apply to Claude sessions \(Claude API included\); on DeepSeek the window takes effect \(0 means 400,000 tokens\).*DeepSeek sessions always think/,
+  );
 });
 
 test("a Claude Cloud session works on a clone of its repository: its folder cannot change", async () => {
@@ -127,13 +175,29 @@ test("a Claude Cloud session works on a clone of its repository: its folder cann
   // The relay really clones: a local repository stands in for example-org/sample-repo.
   const repo = join(mkdtempSync(join(tmpdir(), "oar-models-")), "sample-repo.git");
   execFileSync("git", ["init", "-q", "--bare", "-b", "main", repo]);
-  const res = await sayDeciding(relay, boss, toolLines({ action: "create_session", relay: "this", provider: "claude-cloud", repo, branch: "main", text: "hi", wait_seconds: 0 }), "allow");
+  const res = await sayDeciding(
+    relay,
+    boss,
+    toolLines({
+      action: "create_session",
+      relay: "this",
+      provider: "claude-cloud",
+      repo,
+      branch: "main",
+      text: "hi",
+      wait_seconds: 0,
+    }),
+    "allow",
+  );
   const cloud = res.results[0];
   assert.equal(cloud.ok, true, JSON.stringify(cloud));
   assert.equal(cloud.repo, repo);
   const r = await update(cloud.session, { cwd: "/tmp", title: "cloud 2" });
   assert.equal(r.code, "REMOTE_RELAY_INVALID_INPUT");
-  assert.equal(r.error, `Claude Cloud sessions work on a clone of their repository (${repo}); cwd cannot change. Nothing was changed.`);
+  assert.equal(
+    r.error,
+    `Claude Cloud sessions work on a clone of their repository (${repo}); cwd cannot change. Nothing was changed.`,
+  );
   assert.equal((await relay.session(cloud.session)).title, cloud.title);
 });
 

@@ -19,7 +19,8 @@ before(async () => {
 });
 after(() => relay.stop());
 
-const provider = async (id: string) => (await mcp.call({ action: "relay_info", relay: "this" })).providers.find((p: any) => p.id === id);
+const provider = async (id: string) =>
+  (await mcp.call({ action: "relay_info", relay: "this" })).providers.find((p: any) => p.id === id);
 
 test("defaults: nothing set up, no cap", async () => {
   const s = (await relay.api("GET", "/api/settings")).json;
@@ -53,8 +54,15 @@ test("a key is set, shown as ****, kept when **** comes back, removed with empty
   const bad = await relay.api("PATCH", "/api/settings", { claudeApiKey: 12345, agentSessions: false });
   assert.equal(bad.status, 400);
   assert.equal(bad.json.code, "REMOTE_RELAY_INVALID_INPUT");
-  assert.match(bad.json.error, /Setting claudeApiKey is not valid: it must be text \(or null to remove it\)\. Nothing was changed\./);
-  assert.equal((await relay.api("GET", "/api/settings")).json.agentSessions, true, "nothing of a refused update is written");
+  assert.match(
+    bad.json.error,
+    /Setting claudeApiKey is not valid: it must be text \(or null to remove it\)\. Nothing was changed\./,
+  );
+  assert.equal(
+    (await relay.api("GET", "/api/settings")).json.agentSessions,
+    true,
+    "nothing of a refused update is written",
+  );
 });
 
 test("secrets appear in no result, no task output and no log; they survive a restart", async () => {
@@ -93,7 +101,7 @@ test("the monthly cap: at the cap Claude API is unavailable with the reason; a n
   const bad = await relay.api("PATCH", "/api/settings", { claudeApiMonthlyCapUsd: -1 });
   assert.equal(bad.status, 400);
 
-  const now = new Date((await relay.advance(0)));
+  const now = new Date(await relay.advance(0));
   await relay.setClock(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1, 0, 0, 1)).toISOString());
   assert.equal((await relay.api("GET", "/api/settings")).json.claudeApiSpentUsd, 0);
   assert.equal((await provider("claude-api")).available, true);
@@ -107,8 +115,19 @@ test("provider settings of contract §9.2: every key and token masked and kept o
   assert.equal(s.deepseekBaseUrl, "https://api.deepseek.com");
   assert.equal(s.openaiBaseUrl, "https://api.openai.com/v1");
 
-  const secrets = { openaiCompatibleApiKey: "oc-Secret-11111111", copilotToken: "ghu_Secret222222222", xaiApiKey: "xai-Secret-33333333", deepseekApiKey: "ds-Secret-4444", openaiApiKey: "sk-Secret-5555" };
-  const set = await relay.api("PATCH", "/api/settings", { ...secrets, openaiCompatibleBaseUrl: "http://127.0.0.1:9/v1", openaiCompatibleName: "Local LLM", deepseekBaseUrl: "http://127.0.0.1:9" });
+  const secrets = {
+    openaiCompatibleApiKey: "oc-Secret-11111111",
+    copilotToken: "ghu_Secret222222222",
+    xaiApiKey: "xai-Secret-33333333",
+    deepseekApiKey: "ds-Secret-4444",
+    openaiApiKey: "sk-Secret-5555",
+  };
+  const set = await relay.api("PATCH", "/api/settings", {
+    ...secrets,
+    openaiCompatibleBaseUrl: "http://127.0.0.1:9/v1",
+    openaiCompatibleName: "Local LLM",
+    deepseekBaseUrl: "http://127.0.0.1:9",
+  });
   assert.equal(set.status, 200);
   for (const k of Object.keys(secrets)) assert.equal(set.json[k], "****", k);
   assert.equal(set.json.openaiCompatibleBaseUrl, "http://127.0.0.1:9/v1");

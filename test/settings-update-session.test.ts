@@ -14,8 +14,14 @@ before(async () => {
 });
 after(() => relay.stop());
 
-const ARGS = "relay, session, model, effort, mode, title, cwd, group, auto_compact_window, thinking_enabled, thinking_display";
-const update = (session: string, more: Record<string, unknown>) => ({ action: "update_session", relay: "this", session, ...more });
+const ARGS =
+  "relay, session, model, effort, mode, title, cwd, group, auto_compact_window, thinking_enabled, thinking_display";
+const update = (session: string, more: Record<string, unknown>) => ({
+  action: "update_session",
+  relay: "this",
+  session,
+  ...more,
+});
 const cardsOf = async (session: string) => (await relay.api("GET", `/api/cards?session=${session}`)).json.cards;
 
 test("refusals: no setting, other arguments, mayCreateSessions, own conversation, archived — nothing changes", async () => {
@@ -25,7 +31,10 @@ test("refusals: no setting, other arguments, mayCreateSessions, own conversation
 
   let r = await mcp.call(update(t, {}));
   assert.equal(r.code, "REMOTE_RELAY_INVALID_INPUT");
-  assert.match(r.error, /^update_session needs at least one setting: model, effort, mode, title, cwd, group, auto_compact_window, thinking_enabled, thinking_display\./);
+  assert.match(
+    r.error,
+    /^update_session needs at least one setting: model, effort, mode, title, cwd, group, auto_compact_window, thinking_enabled, thinking_display\./,
+  );
   assert.match(r.error, /Nothing was changed\.$/);
 
   r = await mcp.call(update(t, { title: "renamed", colour: "red" }));
@@ -58,9 +67,17 @@ test("the whole call is checked before any card: model, effort, group, folder", 
   // The caller has no running turn: a card would answer NO_ACTIVE_TURN, so each code below
   // proves its check ran before any card.
   const cases: [Record<string, unknown>, string, RegExp][] = [
-    [{ model: "scripted-9", effort: "low" }, "REMOTE_RELAY_UNKNOWN_MODEL", /Unknown model 'scripted-9' for Scripted .*Nothing was changed\.$/],
+    [
+      { model: "scripted-9", effort: "low" },
+      "REMOTE_RELAY_UNKNOWN_MODEL",
+      /Unknown model 'scripted-9' for Scripted .*Nothing was changed\.$/,
+    ],
     [{ effort: "max", title: "x" }, "REMOTE_RELAY_INVALID_INPUT", /effort "max" is not offered by Scripted/],
-    [{ group: "grp_doesnotexist", title: "x" }, "REMOTE_RELAY_UNKNOWN_GROUP", /no session group with id "grp_doesnotexist"\. Groups there: .*Nothing was changed\.$/],
+    [
+      { group: "grp_doesnotexist", title: "x" },
+      "REMOTE_RELAY_UNKNOWN_GROUP",
+      /no session group with id "grp_doesnotexist"\. Groups there: .*Nothing was changed\.$/,
+    ],
     [{ cwd: "relative/dir", title: "x" }, "REMOTE_RELAY_INVALID_INPUT", /not an absolute path/],
     [{ cwd: "/no/such/folder/anywhere", title: "x" }, "REMOTE_RELAY_INVALID_INPUT", /does not exist/],
     [{ cwd: file, title: "x" }, "REMOTE_RELAY_INVALID_INPUT", /is not a directory/],
@@ -83,15 +100,27 @@ test("a call that changes nothing returns changed: [] and asks nobody; settings 
   const t = await relay.createSession({ title: "same", cwd });
   const mcp = await relay.mcp(boss);
   // Not this conversation's session, and no running turn: any card would be NO_ACTIVE_TURN.
-  const r = await mcp.call(update(t, { title: "same", model: "scripted-1", mode: "agent", cwd, thinking_enabled: true }));
+  const r = await mcp.call(
+    update(t, { title: "same", model: "scripted-1", mode: "agent", cwd, thinking_enabled: true }),
+  );
   assert.equal(r.ok, true, JSON.stringify(r));
   assert.deepEqual(r.changed, []);
   assert.equal(r.summary, `update_session → desk session ${t}: nothing changed`);
   assert.deepEqual(r.settings, {
-    model: "scripted-1", effort: null, mode: "agent", auto_compact_window: null, title: "same", group: null,
-    thinking_enabled: null, thinking_display: null, cwd,
+    model: "scripted-1",
+    effort: null,
+    mode: "agent",
+    auto_compact_window: null,
+    title: "same",
+    group: null,
+    thinking_enabled: null,
+    thinking_display: null,
+    cwd,
   });
-  assert.match(r.note, /apply to Claude sessions only \(Claude API included\); they change nothing for this Scripted session/);
+  assert.match(
+    r.note,
+    /apply to Claude sessions only \(Claude API included\); they change nothing for this Scripted session/,
+  );
   assert.deepEqual(await cardsOf(boss), []);
 });
 
@@ -139,7 +168,12 @@ test("another session needs Allow once per conversation and relay: NO_ACTIVE_TUR
 
 test("sessions this conversation started are free to change; ask mode adds the write card", async () => {
   const boss = await relay.createSession({ title: "starter" });
-  const started = await sayDeciding(relay, boss, toolLines({ action: "create_session", relay: "this", title: "child", text: "hi" }), "allow");
+  const started = await sayDeciding(
+    relay,
+    boss,
+    toolLines({ action: "create_session", relay: "this", title: "child", text: "hi" }),
+    "allow",
+  );
   const child = started.results[0].session;
   assert.ok(child, JSON.stringify(started.results[0]));
   const mcp = await relay.mcp(boss);
@@ -200,7 +234,12 @@ test("lifetimes: an agent's group disappears when empty, the owner's stays empty
   const x = await relay.createSession({ title: "x" });
   const y = await relay.createSession({ title: "y" });
   const owners = (await relay.api("POST", "/api/groups", { name: "Owner keeps" })).json;
-  const made = await sayDeciding(relay, boss, toolLines(update(x, { group: "Agent made" }), update(y, { group: "Owner keeps" })), "allow");
+  const made = await sayDeciding(
+    relay,
+    boss,
+    toolLines(update(x, { group: "Agent made" }), update(y, { group: "Owner keeps" })),
+    "allow",
+  );
   const agentGroup = made.results[0].groupCreated.id;
   assert.equal(made.results[1].settings.group.id, owners.id);
   const mcp = await relay.mcp(boss);
@@ -208,12 +247,20 @@ test("lifetimes: an agent's group disappears when empty, the owner's stays empty
   await mcp.call(update(x, { group: "none" }));
   await mcp.call(update(y, { group: "none" }));
   const groups = (await relay.api("GET", "/api/groups")).json.groups;
-  assert.equal(groups.find((g: any) => g.id === agentGroup), undefined, "the agent's group is gone");
+  assert.equal(
+    groups.find((g: any) => g.id === agentGroup),
+    undefined,
+    "the agent's group is gone",
+  );
   const kept = groups.find((g: any) => g.id === owners.id);
   assert.equal(kept.empty, true);
   assert.equal(kept.memberCount, 0);
   const info = await mcp.call({ action: "relay_info", relay: "this" });
-  assert.equal(info.groups.find((g: any) => g.id === owners.id), undefined, "relay_info lists only groups with sessions");
+  assert.equal(
+    info.groups.find((g: any) => g.id === owners.id),
+    undefined,
+    "relay_info lists only groups with sessions",
+  );
   // A name that was the agent group's now creates a new one; the owner's empty group is found by name.
   const re = await mcp.call(update(x, { group: "owner KEEPS" }));
   assert.equal(re.groupCreated, undefined);
@@ -260,7 +307,10 @@ test("folder: not started keeps it; a running CLI is relaunched there; a stopped
   await relay.waitFor(async () => (await relay.session(busy)).state === "running_turn");
   r = await mcp.call(update(busy, { cwd: dir1, title: "busy2" }));
   assert.equal(r.code, "REMOTE_RELAY_BUSY");
-  assert.equal(r.error, "The session cannot move to another folder now: a turn is running there. Wait until it is idle. Nothing was changed.");
+  assert.equal(
+    r.error,
+    "The session cannot move to another folder now: a turn is running there. Wait until it is idle. Nothing was changed.",
+  );
   assert.equal((await relay.session(busy)).title, "busy");
   await relay.api("POST", `/api/sessions/${busy}/stop`);
   await relay.waitFor(async () => (await relay.session(busy)).state === "idle");
@@ -277,10 +327,15 @@ test("a step failing after others were written still lists them in changed", asy
   const t = await relay.createSession({ title: "half" });
   const g = (await relay.api("POST", "/api/groups", { name: "Vanishing" })).json;
   // The owner dissolves the group while the card waits, then allows.
-  const res = await sayDeciding(relay, boss, toolLines(update(t, { title: "half done", group: g.id })), async (): Promise<"allow"> => {
-    await relay.api("DELETE", `/api/groups/${g.id}`);
-    return "allow";
-  });
+  const res = await sayDeciding(
+    relay,
+    boss,
+    toolLines(update(t, { title: "half done", group: g.id })),
+    async (): Promise<"allow"> => {
+      await relay.api("DELETE", `/api/groups/${g.id}`);
+      return "allow";
+    },
+  );
   const r = res.results[0];
   assert.equal(r.ok, false);
   assert.equal(r.code, "REMOTE_RELAY_UNKNOWN_GROUP");

@@ -277,7 +277,9 @@ describe("toPlainLines", () => {
   });
 
   test("OSC 8 hyperlinks keep their text, whether ended by ST or BEL", () => {
-    assert.deepEqual(toPlainLines("see \x1b]8;;https://example.com/docs\x1b\\the docs\x1b]8;;\x1b\\ now\n"), ["see the docs now"]);
+    assert.deepEqual(toPlainLines("see \x1b]8;;https://example.com/docs\x1b\\the docs\x1b]8;;\x1b\\ now\n"), [
+      "see the docs now",
+    ]);
     assert.deepEqual(toPlainLines("see \x1b]8;;file:///tmp/a.ts\x07a.ts\x1b]8;;\x07!"), ["see a.ts!"]);
   });
 
@@ -349,7 +351,11 @@ describe("maskSecrets: masks", () => {
   const cases: [string, string, string][] = [
     ["bearer header", "> Authorization: Bearer abc123def456ghi789", "> Authorization: Bearer ****"],
     ["basic header", "> Authorization: Basic dXNlcjpwYXNzd29yZA==", "> Authorization: Basic ****"],
-    ["header in curl -H", `curl -H "Authorization: token 0123456789abcdef" https://api.example.com`, `curl -H "Authorization: token ****" https://api.example.com`],
+    [
+      "header in curl -H",
+      `curl -H "Authorization: token 0123456789abcdef" https://api.example.com`,
+      `curl -H "Authorization: token ****" https://api.example.com`,
+    ],
     ["lower-case header", "authorization: bearer Zm9vYmFyMTIz", "authorization: bearer ****"],
     ["bearer quoted alone", "retrying with Bearer 9f8e7d6c5b4a3210 …", "retrying with Bearer **** …"],
     ["curl -v credential header", "> X-Api-Key: abcdefgh", "> X-Api-Key: ****"],
@@ -378,7 +384,11 @@ describe("maskSecrets: masks", () => {
     ["yaml with digits", "  password: hunter2", "  password: ****"],
     ["util.inspect object", "{ user: 'bob', password: 'hunter' }", "{ user: 'bob', password: '****' }"],
     ["coloured util.inspect", "{ password: \x1b[32m'hunter'\x1b[39m }", "{ password: '****' }"],
-    ["colour codes inside a header", "\x1b[1mAuthorization:\x1b[22m Bearer \x1b[33mabc123def456\x1b[39m", "Authorization: Bearer ****"],
+    [
+      "colour codes inside a header",
+      "\x1b[1mAuthorization:\x1b[22m Bearer \x1b[33mabc123def456\x1b[39m",
+      "Authorization: Bearer ****",
+    ],
     ["anthropic key", "using sk-ant-api03-AbCdEf0123456789_xyzXYZ-abcdEFGH now", "using **** now"],
     ["openai project key", "OPENAI=sk-proj-0a1B2c3D4e5F6g7H8i9J0kLm", "OPENAI=****"],
     ["github classic", "pushed with ghp_1234567890abcdefghijABCDEFGHIJ123456", "pushed with ****"],
@@ -387,9 +397,21 @@ describe("maskSecrets: masks", () => {
     ["slack bot", "xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOp", "****"],
     ["slack user", "token xoxp-1111-2222-3333-abcdef", "token ****"],
     ["google", "key AIzaSyA-1234567890abcdefghijklmnopqrstu ok", "key **** ok"],
-    ["jwt", "id eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk end", "id **** end"],
-    ["url password", "connecting to postgres://app:s3cret@db.internal:5432/app", "connecting to postgres://app:****@db.internal:5432/app"],
-    ["git url token", "remote: https://x-access-token:abc123@github.com/o/r.git", "remote: https://x-access-token:****@github.com/o/r.git"],
+    [
+      "jwt",
+      "id eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk end",
+      "id **** end",
+    ],
+    [
+      "url password",
+      "connecting to postgres://app:s3cret@db.internal:5432/app",
+      "connecting to postgres://app:****@db.internal:5432/app",
+    ],
+    [
+      "git url token",
+      "remote: https://x-access-token:abc123@github.com/o/r.git",
+      "remote: https://x-access-token:****@github.com/o/r.git",
+    ],
   ];
   for (const [name, input, expected] of cases) {
     test(name, () => assert.equal(maskSecrets(input), expected));
@@ -418,13 +440,17 @@ describe("maskSecrets: masks", () => {
   });
 
   test("a PEM block cut off by the end of the capture is masked to the end", () => {
-    const out = maskSecrets("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\nAAAAAAAB");
+    const out = maskSecrets(
+      "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\nAAAAAAAB",
+    );
     assert.equal(out, "-----BEGIN OPENSSH PRIVATE KEY-----\n****");
   });
 
   test("several secrets on one line", () => {
     assert.equal(
-      maskSecrets("GITHUB_TOKEN=ghp_1234567890abcdefghijABCDEFGHIJ123456 NPM_TOKEN=npm_abcdefghijklmnopqrstuvwxyz0123456789"),
+      maskSecrets(
+        "GITHUB_TOKEN=ghp_1234567890abcdefghijABCDEFGHIJ123456 NPM_TOKEN=npm_abcdefghijklmnopqrstuvwxyz0123456789",
+      ),
       "GITHUB_TOKEN=**** NPM_TOKEN=****",
     );
   });
@@ -544,7 +570,8 @@ describe("testCounts: vitest", () => {
   });
 
   test("the example's numbers", () => {
-    const raw = " Test Files  1 failed | 40 passed (41)\n      Tests  2 failed | 412 passed (414)\n   Start at  09:12:00\n";
+    const raw =
+      " Test Files  1 failed | 40 passed (41)\n      Tests  2 failed | 412 passed (414)\n   Start at  09:12:00\n";
     assert.deepEqual(counts(raw), { runner: "vitest", passed: 412, failed: 2, skipped: 0, final: true });
   });
 
@@ -554,11 +581,18 @@ describe("testCounts: vitest", () => {
   });
 
   test("while running with the verbose reporter, ✓ × ↓ □ lines count", () => {
-    assert.deepEqual(counts(VITEST_VERBOSE_RUNNING), { runner: "vitest", passed: 3, failed: 1, skipped: 2, final: false });
+    assert.deepEqual(counts(VITEST_VERBOSE_RUNNING), {
+      runner: "vitest",
+      passed: 3,
+      failed: 1,
+      skipped: 2,
+      final: false,
+    });
   });
 
   test("older vitest file lines (two spaces, all passed) count too", () => {
-    const raw = "\n RUN  v1.6.0 /home/dev/app\n\n ✓ src/utils.test.ts  (12 tests) 8ms\n ✓ src/api.test.ts  (30 tests | 2 skipped) 1.20s\n";
+    const raw =
+      "\n RUN  v1.6.0 /home/dev/app\n\n ✓ src/utils.test.ts  (12 tests) 8ms\n ✓ src/api.test.ts  (30 tests | 2 skipped) 1.20s\n";
     assert.deepEqual(counts(raw), { runner: "vitest", passed: 40, failed: 0, skipped: 2, final: false });
   });
 
@@ -625,7 +659,7 @@ describe("testCounts: node:test", () => {
   });
 
   test("final summary wins over the failing-tests replay after it", () => {
-    const tail = NODE_SPEC + "✖ another (1.0ms)\n";
+    const tail = `${NODE_SPEC}✖ another (1.0ms)\n`;
     assert.equal(counts(tail)?.failed, 1);
   });
 });
@@ -646,13 +680,16 @@ describe("testCounts: pytest", () => {
   });
 
   test("-q summary without rules, with errors and warnings", () => {
-    assert.deepEqual(counts("..E.F                                     [100%]\n1 failed, 3 passed, 2 warnings, 1 error in 0.42s\n"), {
-      runner: "pytest",
-      passed: 3,
-      failed: 2,
-      skipped: 0,
-      final: true,
-    });
+    assert.deepEqual(
+      counts("..E.F                                     [100%]\n1 failed, 3 passed, 2 warnings, 1 error in 0.42s\n"),
+      {
+        runner: "pytest",
+        passed: 3,
+        failed: 2,
+        skipped: 0,
+        final: true,
+      },
+    );
   });
 
   test("long runs: summary with minutes", () => {
@@ -660,7 +697,7 @@ describe("testCounts: pytest", () => {
   });
 
   test("progress lines count while running, including a line still being written", () => {
-    const running = PYTEST.slice(0, PYTEST.indexOf("tests/test_more.py")) + "tests/test_more.py .";
+    const running = `${PYTEST.slice(0, PYTEST.indexOf("tests/test_more.py"))}tests/test_more.py .`;
     assert.deepEqual(counts(running), { runner: "pytest", passed: 3, failed: 1, skipped: 2, final: false });
   });
 
@@ -669,23 +706,28 @@ describe("testCounts: pytest", () => {
   });
 
   test("the short summary's FAILED lines are not tests", () => {
-    const raw = "collected 2 items\n\nFAILED tests/test_a.py::test_x - assert 1 == 2\nFAILED tests/test_a.py::test_y - KeyError\n";
+    const raw =
+      "collected 2 items\n\nFAILED tests/test_a.py::test_x - assert 1 == 2\nFAILED tests/test_a.py::test_y - KeyError\n";
     assert.deepEqual(counts(raw), { runner: "pytest", passed: 0, failed: 0, skipped: 0, final: false });
   });
 
   test("pytest-xdist worker lines count while running", () => {
-    const raw = "created: 4/4 workers\n[gw0] [ 25%] PASSED tests/test_a.py::test_one\n[gw1] [ 50%] FAILED tests/test_a.py::test_two\n[gw2] [ 75%] SKIPPED tests/test_b.py::test_three\n";
+    const raw =
+      "created: 4/4 workers\n[gw0] [ 25%] PASSED tests/test_a.py::test_one\n[gw1] [ 50%] FAILED tests/test_a.py::test_two\n[gw2] [ 75%] SKIPPED tests/test_b.py::test_three\n";
     assert.deepEqual(counts(raw), { runner: "pytest", passed: 1, failed: 1, skipped: 1, final: false });
   });
 
   test("no tests ran", () => {
-    assert.deepEqual(counts("collected 0 items\n\n============================ no tests ran in 0.01s =============================\n"), {
-      runner: "pytest",
-      passed: 0,
-      failed: 0,
-      skipped: 0,
-      final: true,
-    });
+    assert.deepEqual(
+      counts("collected 0 items\n\n============================ no tests ran in 0.01s =============================\n"),
+      {
+        runner: "pytest",
+        passed: 0,
+        failed: 0,
+        skipped: 0,
+        final: true,
+      },
+    );
   });
 });
 
@@ -706,7 +748,8 @@ describe("testCounts: go", () => {
   });
 
   test("non-verbose: package lines say go, only failures are listed", () => {
-    const raw = "--- FAIL: TestSub (0.00s)\n    calc_test.go:14: want 2\nFAIL\nFAIL\texample.com/calc\t0.002s\nok  \texample.com/calc/parse\t(cached)\n";
+    const raw =
+      "--- FAIL: TestSub (0.00s)\n    calc_test.go:14: want 2\nFAIL\nFAIL\texample.com/calc\t0.002s\nok  \texample.com/calc/parse\t(cached)\n";
     assert.deepEqual(counts(raw), { runner: "go", passed: 0, failed: 1, skipped: 0, final: false });
   });
 });
@@ -719,7 +762,8 @@ describe("testCounts: choosing and declining", () => {
   });
 
   test("a build tool's ✓ lines are not a test run", () => {
-    const vite = "vite v5.4.0 building for production...\n✓ 42 modules transformed.\ndist/index.html  0.46 kB\n✓ built in 1.23s\n";
+    const vite =
+      "vite v5.4.0 building for production...\n✓ 42 modules transformed.\ndist/index.html  0.46 kB\n✓ built in 1.23s\n";
     assert.equal(counts(vite), null);
   });
 
@@ -728,7 +772,7 @@ describe("testCounts: choosing and declining", () => {
   });
 
   test("a final summary wins over in-progress counting of another runner after it", () => {
-    const raw = toPlainLines(JEST_VERBOSE).join("\n") + "\n" + " ✓ src/a.test.ts > adds 2ms\n";
+    const raw = `${toPlainLines(JEST_VERBOSE).join("\n")}\n ✓ src/a.test.ts > adds 2ms\n`;
     assert.equal(counts(raw)?.runner, "jest");
     assert.equal(counts(raw)?.final, true);
   });
@@ -736,7 +780,13 @@ describe("testCounts: choosing and declining", () => {
   test("watch mode: the latest summary is the one reported", () => {
     const first = "      Tests  1 failed | 9 passed (10)\n";
     const second = "      Tests  10 passed (10)\n";
-    assert.deepEqual(counts(first + " RERUN  src/a.ts\n" + second), { runner: "vitest", passed: 10, failed: 0, skipped: 0, final: true });
+    assert.deepEqual(counts(`${first} RERUN  src/a.ts\n${second}`), {
+      runner: "vitest",
+      passed: 10,
+      failed: 0,
+      skipped: 0,
+      final: true,
+    });
   });
 
   test("two runners in one script: the later finished one is reported", () => {
@@ -747,7 +797,7 @@ describe("testCounts: choosing and declining", () => {
   });
 
   test("npm noise around a run does not matter", () => {
-    const raw = "\n> oar@0.9.19 test\n> vitest run\n\n" + VITEST + "npm error code 1\n";
+    const raw = `\n> oar@0.9.19 test\n> vitest run\n\n${VITEST}npm error code 1\n`;
     assert.equal(counts(raw)?.runner, "vitest");
     assert.equal(counts(raw)?.final, true);
   });
@@ -755,7 +805,13 @@ describe("testCounts: choosing and declining", () => {
 
 test("pathological input stays fast (no regex backtracking blow-up)", () => {
   const started = Date.now();
-  for (const line of ["a.".repeat(100_000), "✔ " + " ".repeat(50_000) + "x", "token" + "_".repeat(100_000), "sk-" + "a".repeat(100_000), '"'.repeat(50_000)]) {
+  for (const line of [
+    "a.".repeat(100_000),
+    `✔ ${" ".repeat(50_000)}x`,
+    `token${"_".repeat(100_000)}`,
+    `sk-${"a".repeat(100_000)}`,
+    '"'.repeat(50_000),
+  ]) {
     maskSecrets(line);
     testCounts(toPlainLines(line));
   }

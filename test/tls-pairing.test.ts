@@ -101,7 +101,11 @@ test("a third certificate at the same address: the link and a new pairing are re
 test("plain http:// is accepted for 100.64.0.0/10 (carrier-grade NAT, Tailscale), refused for a public address", async () => {
   const t = await b.api("POST", "/api/pairing-tokens", {});
   // 100.100.100.100 does not answer here: refused as offline, past the address check.
-  const cgnat = await a.api("POST", "/api/relays", { name: "tail", url: "http://100.100.100.100:1", token: t.json.token });
+  const cgnat = await a.api("POST", "/api/relays", {
+    name: "tail",
+    url: "http://100.100.100.100:1",
+    token: t.json.token,
+  });
   assert.notEqual(cgnat.json.code, "REMOTE_RELAY_INVALID_INPUT", JSON.stringify(cgnat.json));
   const pub = await a.api("POST", "/api/relays", { name: "pub", url: "http://100.128.0.1:1", token: t.json.token });
   assert.equal(pub.json.code, "REMOTE_RELAY_INVALID_INPUT");

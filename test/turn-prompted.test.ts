@@ -22,14 +22,25 @@ test("a prompt is recorded as sent whether its worker started for it or was warm
   await relay.api("POST", `/api/sessions/${s}/messages`, { text: "second" });
   const db = new Database(join(relay.dataDir, "oar.db"), { readonly: true });
   try {
-    const rows = () => db.prepare("SELECT status, started_at, prompted_at FROM turns ORDER BY queued_at, rowid").all() as { status: string; started_at: number | null; prompted_at: number | null }[];
+    const rows = () =>
+      db.prepare("SELECT status, started_at, prompted_at FROM turns ORDER BY queued_at, rowid").all() as {
+        status: string;
+        started_at: number | null;
+        prompted_at: number | null;
+      }[];
     await relay.waitFor(async () => (await relay.session(s)).inFlight?.text.includes("first"), 90_000);
     const queued = await relay.waitFor(() => (rows()[3]?.status === "queued" ? rows() : undefined), 90_000);
     assert.equal(queued[2].status, "running");
     assert.equal(queued[3].prompted_at, null, "queued: not prompted");
     await relay.api("POST", `/api/sessions/${s}/stop`);
-    const done = await relay.waitFor(() => (rows().every((r) => r.status === "done" || r.status === "stopped") ? rows() : undefined), 90_000);
-    assert.deepEqual(done.map((r) => r.status), ["done", "done", "stopped", "done"]);
+    const done = await relay.waitFor(
+      () => (rows().every((r) => r.status === "done" || r.status === "stopped") ? rows() : undefined),
+      90_000,
+    );
+    assert.deepEqual(
+      done.map((r) => r.status),
+      ["done", "done", "stopped", "done"],
+    );
     for (const r of done) {
       assert.ok(r.prompted_at != null && r.started_at != null && r.prompted_at >= r.started_at, JSON.stringify(r));
     }

@@ -17,7 +17,10 @@ let id = "";
 let hasFilesRoute = false;
 const work = mkdtempSync(join(tmpdir(), "oar-ui-act-"));
 // 2×2 red PNG
-const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==", "base64");
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==",
+  "base64",
+);
 
 before(async () => {
   relay = await TestRelay.start();
@@ -32,12 +35,47 @@ before(async () => {
     error: null,
     activity: [
       { kind: "thought", text: "First read the file, then change the greeting." },
-      { kind: "plan", entries: [{ content: "Read a.ts", status: "completed" }, { content: "Change the greeting", status: "in_progress" }] },
-      { kind: "tool", id: "t1", title: "Read src/a.ts", toolKind: "read", status: "completed", locations: ["src/a.ts"], output: "export const greet = 'hi';" },
-      { kind: "tool", id: "t2", title: "Edit src/a.ts", toolKind: "edit", status: "completed", locations: ["src/a.ts"],
-        diffs: [{ path: "src/a.ts", oldText: "line one\nexport const greet = 'hi';\nline three\n", newText: "line one\nexport const greet = 'hello';\nline three\n" }, { path: "src/new.ts", oldText: null, newText: "brand new\n" }] },
+      {
+        kind: "plan",
+        entries: [
+          { content: "Read a.ts", status: "completed" },
+          { content: "Change the greeting", status: "in_progress" },
+        ],
+      },
+      {
+        kind: "tool",
+        id: "t1",
+        title: "Read src/a.ts",
+        toolKind: "read",
+        status: "completed",
+        locations: ["src/a.ts"],
+        output: "export const greet = 'hi';",
+      },
+      {
+        kind: "tool",
+        id: "t2",
+        title: "Edit src/a.ts",
+        toolKind: "edit",
+        status: "completed",
+        locations: ["src/a.ts"],
+        diffs: [
+          {
+            path: "src/a.ts",
+            oldText: "line one\nexport const greet = 'hi';\nline three\n",
+            newText: "line one\nexport const greet = 'hello';\nline three\n",
+          },
+          { path: "src/new.ts", oldText: null, newText: "brand new\n" },
+        ],
+      },
       { kind: "tool", id: "t3", title: "Run tests", toolKind: "execute", status: "failed", output: "1 failing" },
-      { kind: "tool", id: "t4", title: "relay_tool", toolKind: "other", status: "completed", relay: { action: "send", relay: "desk", session: "ses_other1" } },
+      {
+        kind: "tool",
+        id: "t4",
+        title: "relay_tool",
+        toolKind: "other",
+        status: "completed",
+        relay: { action: "send", relay: "desk", session: "ses_other1" },
+      },
     ],
     usage: { inputTokens: 1234, outputTokens: 56, cachedTokens: 1000, costUsd: 0.0123 },
     images: [{ path: join(work, "chart.png"), mimeType: "image/png", bytes: PNG.length, size: "2x2" }],

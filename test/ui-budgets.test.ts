@@ -24,7 +24,10 @@ test("set a budget on the page, see it fill, raise it and allow once from its ca
   const row = page.getByRole("listitem").filter({ hasText: "this relay · per day" });
   await row.filter({ hasText: "$0.00 of $1.00" }).waitFor();
   const [budget] = (await relay.api("GET", "/api/settings")).json.budgets;
-  assert.deepEqual({ ...budget, id: "" }, { id: "", scope: "relay", target: null, period: "day", usd: 1, tokens: null });
+  assert.deepEqual(
+    { ...budget, id: "" },
+    { id: "", scope: "relay", target: null, period: "day", usd: 1, tokens: null },
+  );
 
   // Refused, the field named; nothing changed.
   await form.getByLabel("Limit in USD").fill("0");
@@ -47,7 +50,9 @@ test("set a budget on the page, see it fill, raise it and allow once from its ca
   await card.getByText(/reached its limit: \$1\.20 of \$1\.00 spent today/).waitFor();
   await card.getByLabel("New limit in USD").fill("2");
   await card.getByRole("button", { name: "Raise limit" }).click();
-  await relay.waitFor(async () => (await relay.session(s)).messages.some((m: any) => m.role === "agent" && m.text === "four"));
+  await relay.waitFor(async () =>
+    (await relay.session(s)).messages.some((m: any) => m.role === "agent" && m.text === "four"),
+  );
   assert.equal((await relay.api("GET", "/api/settings")).json.budgets[0].usd, 2);
   void m4;
 
@@ -58,7 +63,9 @@ test("set a budget on the page, see it fill, raise it and allow once from its ca
   const again = page.getByRole("group", { name: `Budget reached: ${budget.id}` });
   await again.getByText(/\$2\.00 of \$2\.00/).waitFor();
   await again.getByRole("button", { name: "Allow once" }).click();
-  await relay.waitFor(async () => (await relay.session(s)).messages.some((m: any) => m.role === "agent" && m.text === "six"));
+  await relay.waitFor(async () =>
+    (await relay.session(s)).messages.some((m: any) => m.role === "agent" && m.text === "six"),
+  );
   await again.waitFor({ state: "detached" });
 
   // The 80 % notice of today, dismissed from the Inbox.

@@ -21,7 +21,18 @@ async function openSession(title: string) {
 test("a reply in Markdown shows formatting and code blocks", async () => {
   const { page, relay } = ui;
   const id = await openSession("Markdown");
-  await relay.say(id, ["/reply Some **bold** words and `inline` code:", "/reply ```js", "/reply const x = 1 < 2;", "/reply ```", "/reply - one", "/reply - two"].join("\n"), SLOW);
+  await relay.say(
+    id,
+    [
+      "/reply Some **bold** words and `inline` code:",
+      "/reply ```js",
+      "/reply const x = 1 < 2;",
+      "/reply ```",
+      "/reply - one",
+      "/reply - two",
+    ].join("\n"),
+    SLOW,
+  );
   const msg = page.locator("article.msg-agent").last();
   await msg.locator(".md strong", { hasText: "bold" }).waitFor();
   assert.equal((await msg.locator(".md pre code").innerText()).trim(), "const x = 1 < 2;");
@@ -33,7 +44,10 @@ test("an answered question and stopped turns stay in the history", async () => {
   const { page, relay } = ui;
   const id = await openSession("History");
   const reply = relay.say(id, "/ask_user Which colour? | Red | Blue", SLOW);
-  await page.getByRole("group", { name: "Question: Which colour?" }).getByRole("button", { name: "Blue", exact: true }).click();
+  await page
+    .getByRole("group", { name: "Question: Which colour?" })
+    .getByRole("button", { name: "Blue", exact: true })
+    .click();
   await reply;
   const q = page.getByRole("note", { name: "Question answered" });
   await q.filter({ hasText: "Which colour? — answered → Blue" }).waitFor();
@@ -45,7 +59,10 @@ test("an answered question and stopped turns stay in the history", async () => {
   await relay.api("POST", `/api/sessions/${id}/messages`, { text: "/hang" });
   await page.locator("article.msg-inflight").waitFor();
   await page.getByRole("button", { name: "Stop" }).click();
-  await page.getByRole("note", { name: "Turn stopped" }).filter({ hasText: "Stopped before the agent replied." }).waitFor();
+  await page
+    .getByRole("note", { name: "Turn stopped" })
+    .filter({ hasText: "Stopped before the agent replied." })
+    .waitFor();
   // One stopped after writing keeps what it wrote, marked stopped.
   await relay.api("POST", `/api/sessions/${id}/messages`, { text: "/reply half an answer\n/hang" });
   await page.locator("article.msg-inflight", { hasText: "half an answer" }).waitFor();

@@ -27,7 +27,10 @@ test("a custom agent added in the form becomes a provider and a New session choi
   await page.getByRole("group", { name: "Provider Team agent", exact: true }).waitFor();
   await form.getByText("env TEAM_TOKEN").waitFor();
   const saved = (await relay.api("GET", "/api/settings")).json.customAgents;
-  assert.deepEqual(saved.map((a: any) => [a.id, a.env]), [["team-agent", { TEAM_TOKEN: "****" }]]);
+  assert.deepEqual(
+    saved.map((a: any) => [a.id, a.env]),
+    [["team-agent", { TEAM_TOKEN: "****" }]],
+  );
   assert.equal((await page.content()).includes(SECRET), false);
 
   await page.getByRole("link", { name: "New session" }).click();
@@ -46,5 +49,8 @@ test("a refused entry says why in the form", async () => {
   await form.getByLabel("Name").fill("Not mine");
   await form.getByLabel("Command").fill("claude");
   await form.getByRole("button", { name: "Add agent" }).click();
-  await form.getByRole("alert").filter({ hasText: /built-in provider/ }).waitFor();
+  await form
+    .getByRole("alert")
+    .filter({ hasText: /built-in provider/ })
+    .waitFor();
 });

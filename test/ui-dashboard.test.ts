@@ -30,9 +30,12 @@ async function literalNulls(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const out: string[] = [];
     const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    for (let n = walk.nextNode(); n; n = walk.nextNode()) if (/\b(null|undefined|NaN|\[object Object\])\b/.test(n.textContent ?? "")) out.push(n.textContent!.slice(0, 120));
+    for (let n = walk.nextNode(); n; n = walk.nextNode())
+      if (/\b(null|undefined|NaN|\[object Object\])\b/.test(n.textContent ?? ""))
+        out.push(n.textContent!.slice(0, 120));
     for (const el of document.querySelectorAll("[title], [aria-label], [placeholder]")) {
-      for (const a of ["title", "aria-label", "placeholder"]) if (/\b(null|undefined|NaN)\b/.test(el.getAttribute(a) ?? "")) out.push(`${a}=${el.getAttribute(a)}`);
+      for (const a of ["title", "aria-label", "placeholder"])
+        if (/\b(null|undefined|NaN)\b/.test(el.getAttribute(a) ?? "")) out.push(`${a}=${el.getAttribute(a)}`);
     }
     return out;
   });
@@ -41,7 +44,30 @@ async function literalNulls(page: Page): Promise<string[]> {
 /** Pictographs that need an emoji font (text symbols such as ✓ ✗ ★ ⚠ are fine). */
 async function pictographs(page: Page): Promise<string[]> {
   return page.evaluate(() => {
-    const ok = new Set(["✓", "✗", "★", "⚠", "↗", "◎", "●", "○", "◐", "▾", "▸", "⌘", "↑", "↓", "→", "←", "…", "·", "Σ", "−", "×", "↔"]);
+    const ok = new Set([
+      "✓",
+      "✗",
+      "★",
+      "⚠",
+      "↗",
+      "◎",
+      "●",
+      "○",
+      "◐",
+      "▾",
+      "▸",
+      "⌘",
+      "↑",
+      "↓",
+      "→",
+      "←",
+      "…",
+      "·",
+      "Σ",
+      "−",
+      "×",
+      "↔",
+    ]);
     const found = new Set<string>();
     for (const ch of document.body.innerText) if (/\p{Extended_Pictographic}/u.test(ch) && !ok.has(ch)) found.add(ch);
     return [...found];
@@ -65,17 +91,35 @@ test("the home is a dashboard and never says there are no sessions while there a
     await page.reload();
     await page.locator('#live[data-state="open"]').waitFor();
     const home = page.getByRole("main");
-    await home.getByRole("region", { name: /Needs you/ }).getByRole("link", { name: /Has a question/ }).waitFor();
-    await home.getByRole("region", { name: /Failed/ }).getByRole("link", { name: /Went wrong/ }).waitFor();
-    await home.getByRole("region", { name: /Failed/ }).getByText("last turn failed: the build broke").waitFor();
-    await home.getByRole("region", { name: /Just finished/ }).getByRole("link", { name: /Went well/ }).waitFor();
+    await home
+      .getByRole("region", { name: /Needs you/ })
+      .getByRole("link", { name: /Has a question/ })
+      .waitFor();
+    await home
+      .getByRole("region", { name: /Failed/ })
+      .getByRole("link", { name: /Went wrong/ })
+      .waitFor();
+    await home
+      .getByRole("region", { name: /Failed/ })
+      .getByText("last turn failed: the build broke")
+      .waitFor();
+    await home
+      .getByRole("region", { name: /Just finished/ })
+      .getByRole("link", { name: /Went well/ })
+      .waitFor();
     assert.equal(await page.evaluate(() => (window as any).__saidEmpty), false, "never said no sessions");
   }
   // Each is a link to its session.
-  await page.getByRole("main").getByRole("region", { name: /Failed/ }).getByRole("link", { name: /Went wrong/ }).click();
+  await page
+    .getByRole("main")
+    .getByRole("region", { name: /Failed/ })
+    .getByRole("link", { name: /Went wrong/ })
+    .click();
   await convTitle(page, "Went wrong").waitFor();
   await page.getByRole("group", { name: "Question: Merge now?" }).count();
-  await relay.api("POST", `/api/questions/${(await relay.api("GET", "/api/inbox")).json.questions[0].id}`, { choice: "Yes" });
+  await relay.api("POST", `/api/questions/${(await relay.api("GET", "/api/inbox")).json.questions[0].id}`, {
+    choice: "Yes",
+  });
   await asked;
 });
 
@@ -88,7 +132,10 @@ test("a failed turn and a failed task mark the session in the list and the title
   await relay.say(task, "/task build exit 1", SLOW);
   await relay.waitFor(async () => (await relay.session(task)).tasks.some((t: any) => t.status === "failed"), SLOW);
   await ui.open();
-  for (const [id, words] of [[turn, "last turn failed: disk full"], [task, "task “build” failed (exit 1)"]]) {
+  for (const [id, words] of [
+    [turn, "last turn failed: disk full"],
+    [task, "task “build” failed (exit 1)"],
+  ]) {
     const link = sessionLink(page, id);
     await page.locator(`a.sess[data-session="${id}"][data-state="failed"]`).waitFor();
     await link.getByRole("img", { name: "state: failed" }).waitFor();
@@ -119,7 +166,10 @@ test("list entries show how long ago, the last line and the whole title on hover
   assert.match((await link.getAttribute("title")) ?? "", new RegExp(`^${long}`));
   const cut = await link.locator(".sess-title").evaluate((el) => el.scrollWidth > el.clientWidth);
   assert.ok(cut, "the title is cut on screen (and whole in the tooltip)");
-  const place = async () => page.locator(".session-list a.sess").evaluateAll((els, id) => els.findIndex((e) => (e as HTMLElement).dataset.session === id), a);
+  const place = async () =>
+    page
+      .locator(".session-list a.sess")
+      .evaluateAll((els, id) => els.findIndex((e) => (e as HTMLElement).dataset.session === id), a);
   const before = await place();
   // Another session becomes the most recent: the open one stays where it was.
   await relay.say(b, "now I am newest", SLOW);
@@ -133,7 +183,10 @@ test("unarchive brings a session back", async () => {
   await ui.open(`session=${id}`);
   await convTitle(page, "Archive me").waitFor();
   await page.getByRole("button", { name: "Archive", exact: true }).click();
-  await page.getByRole("note").getByText(/This session is archived/).waitFor();
+  await page
+    .getByRole("note")
+    .getByText(/This session is archived/)
+    .waitFor();
   // No "write the first message" above the note that says it takes none.
   assert.equal(await page.getByText("No messages yet. Write the first one below.").isVisible(), false);
   await page.getByRole("button", { name: "Unarchive", exact: true }).first().click();
@@ -192,10 +245,17 @@ test("on a phone Stop is on screen while a turn runs, the header is small, and M
     const stop = page.getByRole("button", { name: "Stop", exact: true });
     await stop.and(page.locator(":enabled")).waitFor();
     const box = (await stop.boundingBox())!;
-    assert.ok(box.x >= 0 && box.x + box.width <= PHONE.width && box.y >= 0 && box.y + box.height <= PHONE.height, JSON.stringify(box));
-    const head = (await page.locator(".topbar").boundingBox())!.height + (await page.locator(".conv-head").boundingBox())!.height;
+    assert.ok(
+      box.x >= 0 && box.x + box.width <= PHONE.width && box.y >= 0 && box.y + box.height <= PHONE.height,
+      JSON.stringify(box),
+    );
+    const head =
+      (await page.locator(".topbar").boundingBox())!.height + (await page.locator(".conv-head").boundingBox())!.height;
     assert.ok(head <= 170, `the header takes ${head} px`);
-    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= PHONE.width, "nothing wider than the screen");
+    assert.ok(
+      (await page.evaluate(() => document.documentElement.scrollWidth)) <= PHONE.width,
+      "nothing wider than the screen",
+    );
     await page.getByRole("button", { name: "More" }).click();
     for (const name of ["Kill session", "Archive", "Delete"]) {
       const b = (await page.getByRole("button", { name, exact: true }).boundingBox())!;
@@ -213,7 +273,10 @@ test("on a phone Stop is on screen while a turn runs, the header is small, and M
   }
 });
 
-for (const [name, viewport] of [["desktop", DESKTOP], ["phone", PHONE]] as const) {
+for (const [name, viewport] of [
+  ["desktop", DESKTOP],
+  ["phone", PHONE],
+] as const) {
   test(`no literal null or undefined and no emoji pictograph on any page (${name})`, async () => {
     const { page, relay } = ui;
     const id = await relay.createSession({ title: `Pages ${name}` });
@@ -225,8 +288,10 @@ for (const [name, viewport] of [["desktop", DESKTOP], ["phone", PHONE]] as const
         await ui.open(hash);
         await page.waitForTimeout(400);
         if (hash === "settings") await page.getByRole("group", { name: "Provider Scripted" }).waitFor();
-        if (hash === "search=fine") await page.getByRole("list", { name: "Search results" }).locator("mark").first().waitFor();
-        if (hash === "schedules") await page.getByRole("list", { name: "Schedules" }).getByText(`tick ${name}`).waitFor();
+        if (hash === "search=fine")
+          await page.getByRole("list", { name: "Search results" }).locator("mark").first().waitFor();
+        if (hash === "schedules")
+          await page.getByRole("list", { name: "Schedules" }).getByText(`tick ${name}`).waitFor();
         assert.deepEqual(await literalNulls(page), [], `#${hash}`);
         assert.deepEqual(await pictographs(page), [], `#${hash}`);
       }

@@ -44,7 +44,12 @@ test("the keyboard alone opens a session, sends, answers a question and stops a 
   await ui.open();
   await sessionLink(page, id).waitFor();
   const focusedIs = (fn: string) => page.evaluate(fn);
-  for (let i = 0; i < 40 && !(await focusedIs(`document.activeElement?.dataset?.session === ${JSON.stringify(id)}`)); i++) await page.keyboard.press("Tab");
+  for (
+    let i = 0;
+    i < 40 && !(await focusedIs(`document.activeElement?.dataset?.session === ${JSON.stringify(id)}`));
+    i++
+  )
+    await page.keyboard.press("Tab");
   await page.keyboard.press("Enter");
   await convTitle(page, "Keys").waitFor();
   // The message box has the focus; Enter sends.
@@ -52,7 +57,8 @@ test("the keyboard alone opens a session, sends, answers a question and stops a 
   await page.keyboard.press("Enter");
   const card = page.getByRole("group", { name: "Question: Pick one" });
   await card.waitFor();
-  for (let i = 0; i < 20 && !(await focusedIs(`document.activeElement?.textContent === "Blue"`)); i++) await page.keyboard.press("Shift+Tab");
+  for (let i = 0; i < 20 && !(await focusedIs(`document.activeElement?.textContent === "Blue"`)); i++)
+    await page.keyboard.press("Shift+Tab");
   await page.keyboard.press("Enter");
   await page.locator("article.msg-agent", { hasText: "answer: Blue" }).waitFor();
 
@@ -64,26 +70,40 @@ test("the keyboard alone opens a session, sends, answers a question and stops a 
   // turn's events arrive, and a keypress on a Stop button being replaced is lost. Pressed
   // again (focus is re-taken each time) until the relay says the turn is no longer running.
   for (let i = 0; i < 40; i++) {
-    await page.getByRole("button", { name: "Stop" }).focus().catch(() => {});
+    await page
+      .getByRole("button", { name: "Stop" })
+      .focus()
+      .catch(() => {});
     await page.keyboard.press("Enter").catch(() => {});
     await new Promise((r) => setTimeout(r, 250));
     if ((await relay.session(id)).state !== "running_turn") break;
   }
   await page.getByRole("note", { name: "Turn stopped" }).waitFor();
   // Every control on the page has a name a screen reader can say.
-  const unnamed = await page.evaluate(() => [...document.querySelectorAll("button, input, select, textarea, a[href]")]
-    .filter((el) => (el as HTMLElement).offsetParent !== null)
-    .filter((el) => {
-      const label = el.getAttribute("aria-label") || (el as HTMLElement).innerText?.trim() || el.getAttribute("title") || (el as HTMLInputElement).labels?.[0]?.innerText?.trim() || el.getAttribute("placeholder");
-      return !label;
-    }).map((el) => el.outerHTML.slice(0, 120)));
+  const unnamed = await page.evaluate(() =>
+    [...document.querySelectorAll("button, input, select, textarea, a[href]")]
+      .filter((el) => (el as HTMLElement).offsetParent !== null)
+      .filter((el) => {
+        const label =
+          el.getAttribute("aria-label") ||
+          (el as HTMLElement).innerText?.trim() ||
+          el.getAttribute("title") ||
+          (el as HTMLInputElement).labels?.[0]?.innerText?.trim() ||
+          el.getAttribute("placeholder");
+        return !label;
+      })
+      .map((el) => el.outerHTML.slice(0, 120)),
+  );
   assert.deepEqual(unnamed, []);
 });
 
 test("a list of 1,000 sessions draws a page at a time", async () => {
   const { page, relay } = ui;
   const ids: string[] = [];
-  for (let i = 0; i < 1000; i += 20) ids.push(...(await Promise.all(Array.from({ length: 20 }, (_, k) => relay.createSession({ title: `Bulk ${i + k}` })))));
+  for (let i = 0; i < 1000; i += 20)
+    ids.push(
+      ...(await Promise.all(Array.from({ length: 20 }, (_, k) => relay.createSession({ title: `Bulk ${i + k}` })))),
+    );
   await ui.open();
   // (On the manual clock all 1,000 share one activity time: which come first is the relay's tie order.)
   await page.locator("a.sess").nth(20).waitFor();
@@ -94,10 +114,15 @@ test("a list of 1,000 sessions draws a page at a time", async () => {
   // The filter still finds one far down the list.
   await page.getByLabel("Filter sessions").fill("Bulk 3");
   await sessionLink(page, ids[3]).waitFor();
-  await page.waitForFunction(() => [...document.querySelectorAll("a.sess .sess-title")].every((t) => t.textContent!.includes("Bulk 3")));
+  await page.waitForFunction(() =>
+    [...document.querySelectorAll("a.sess .sess-title")].every((t) => t.textContent!.includes("Bulk 3")),
+  );
 });
 
-function raw(path: string, headers: Record<string, string>): Promise<{ status: number; bytes: number; headers: Record<string, string | string[] | undefined> }> {
+function raw(
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; bytes: number; headers: Record<string, string | string[] | undefined> }> {
   const u = new URL(ui.relay.url + path);
   return new Promise((resolve, reject) => {
     const req = request({ host: u.hostname, port: u.port, path: u.pathname, headers }, (res) => {

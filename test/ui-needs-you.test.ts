@@ -49,7 +49,10 @@ test("a waiting question marks its session until it is answered", async () => {
   await link.click();
   await convTitle(page, "Asker").waitFor();
   await page.locator(".conv-title-row .badge-needs", { hasText: "needs you · 1" }).waitFor();
-  await page.getByRole("group", { name: "Question: Ship it?" }).getByRole("button", { name: "Yes", exact: true }).click();
+  await page
+    .getByRole("group", { name: "Question: Ship it?" })
+    .getByRole("button", { name: "Yes", exact: true })
+    .click();
   assert.match((await reply).text, /answer: Yes/);
   await page.locator(`a.sess[data-session="${asker}"][data-state="waiting"]`).waitFor({ state: "detached" });
   await page.waitForFunction(() => !document.title.startsWith("("));
@@ -63,7 +66,9 @@ test("an approval card marks its session and is notified", async () => {
   await page.locator('#live[data-state="open"]').waitFor();
   const reply = relay.say(orch, '/tool {"action":"create_session","relay":"this","text":"hi"}', SLOW);
   await page.locator(`a.sess[data-session="${orch}"][data-state="waiting"]`).waitFor();
-  await relay.waitFor(async () => (await notes()).some((n) => n.title === "Needs you · Planner" && /create_session|session/.test(n.body)));
+  await relay.waitFor(async () =>
+    (await notes()).some((n) => n.title === "Needs you · Planner" && /create_session|session/.test(n.body)),
+  );
   const card = page.getByRole("group", { name: "Approval: create_session" });
   await card.getByRole("button", { name: "Allow" }).click();
   await reply;
@@ -89,6 +94,9 @@ test("a finished turn you started is notified; one an agent started is not", asy
   await relay.say(mine, "again", SLOW);
   await relay.waitFor(async () => (await notes()).filter((n) => n.title === "Finished · Mine").length === 2);
   const after = (await notes()).slice(before);
-  assert.deepEqual(after.filter((n) => n.title.includes("Started by an agent")), []);
+  assert.deepEqual(
+    after.filter((n) => n.title.includes("Started by an agent")),
+    [],
+  );
   assert.deepEqual(ui.pageErrors, []);
 });

@@ -28,7 +28,10 @@ test("the owner schedules and watches from a conversation's menus; the relay's l
   await form.getByLabel("Prompt to send when due").fill("How did the night go?");
   // A refusal is the relay's own words, and nothing is made.
   await form.getByRole("button", { name: "Schedule" }).click();
-  await form.getByRole("alert").getByText("schedule needs at (an ISO time) or every_minutes, or both. Nothing was scheduled.").waitFor();
+  await form
+    .getByRole("alert")
+    .getByText("schedule needs at (an ISO time) or every_minutes, or both. Nothing was scheduled.")
+    .waitFor();
   await form.getByLabel("Repeat every (minutes)").fill("60");
   await form.getByRole("button", { name: "Schedule" }).click();
   await page.getByRole("group", { name: "Schedule Morning check" }).getByText("set by you").waitFor();

@@ -29,26 +29,26 @@ test("an 80-line file with one change shows as one hunk of at most 12 lines, wit
   const id = await relay.createSession({ title: "One change", cwd });
   await relay.say(id, `/write big.txt ${changed.join("\\n")}\\n\n/reply done`, SLOW);
   try {
-  for (const viewport of [{ width: 1280, height: 800 }, PHONE]) {
-    await page.setViewportSize(viewport);
-    await ui.open(`session=${id}`);
-    // (The same page at another size keeps what was open: open it only when closed.)
-    const tool = page.locator("details.act-tool", { hasText: "Write big.txt" });
-    await tool.locator("summary").waitFor();
-    if ((await tool.getAttribute("open")) === null) await tool.locator("summary").click();
-    const diff = tool.getByLabel("Changes to big.txt");
-    await diff.locator(".dl-add", { hasText: "+ line 40 CHANGED" }).waitFor();
-    const rows = await diff.locator(".dl").count();
-    assert.ok(rows <= 12, `${rows} rows`);
-    assert.equal(await diff.locator(".dl-hunk").count(), 1, "one hunk");
-    assert.deepEqual(await diff.locator(".dl-del .ln").allInnerTexts(), ["40", ""]);
-    assert.deepEqual(await diff.locator(".dl-add .ln").allInnerTexts(), ["", "40"]);
-    await tool.locator(".diff-counts", { hasText: "+1 −1" }).waitFor();
-    // On the phone nothing is cut: the longest line fits the box.
-    const fits = await diff.evaluate((el) => el.scrollWidth <= el.clientWidth + 1);
-    assert.ok(fits, "no line is cut or scrolls sideways");
-    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= viewport.width);
-  }
+    for (const viewport of [{ width: 1280, height: 800 }, PHONE]) {
+      await page.setViewportSize(viewport);
+      await ui.open(`session=${id}`);
+      // (The same page at another size keeps what was open: open it only when closed.)
+      const tool = page.locator("details.act-tool", { hasText: "Write big.txt" });
+      await tool.locator("summary").waitFor();
+      if ((await tool.getAttribute("open")) === null) await tool.locator("summary").click();
+      const diff = tool.getByLabel("Changes to big.txt");
+      await diff.locator(".dl-add", { hasText: "+ line 40 CHANGED" }).waitFor();
+      const rows = await diff.locator(".dl").count();
+      assert.ok(rows <= 12, `${rows} rows`);
+      assert.equal(await diff.locator(".dl-hunk").count(), 1, "one hunk");
+      assert.deepEqual(await diff.locator(".dl-del .ln").allInnerTexts(), ["40", ""]);
+      assert.deepEqual(await diff.locator(".dl-add .ln").allInnerTexts(), ["", "40"]);
+      await tool.locator(".diff-counts", { hasText: "+1 −1" }).waitFor();
+      // On the phone nothing is cut: the longest line fits the box.
+      const fits = await diff.evaluate((el) => el.scrollWidth <= el.clientWidth + 1);
+      assert.ok(fits, "no line is cut or scrolls sideways");
+      assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= viewport.width);
+    }
   } finally {
     await page.setViewportSize({ width: 1280, height: 800 });
   }
@@ -90,7 +90,11 @@ test("relay_tool lines name sessions by title and open to fields; event lines le
   const { page, relay } = ui;
   const target = await relay.createSession({ title: "Build bot" });
   const caller = await relay.createSession({ title: "Lead" });
-  await relay.say(caller, `/tool {"action":"send","relay":"this","session":"${target}","text":"run it","wait_seconds":60}`, SLOW);
+  await relay.say(
+    caller,
+    `/tool {"action":"send","relay":"this","session":"${target}","text":"run it","wait_seconds":60}`,
+    SLOW,
+  );
   await relay.api("POST", "/api/subscriptions", { watcher: caller, sessions: [target], events: ["turn_end"] });
   await relay.say(target, "again", SLOW);
   await relay.advance(31_000);
@@ -122,5 +126,8 @@ test("a question has no empty writing bubble above it; a long reply shows whole"
   const reply = page.locator("article.msg-agent", { hasText: "In conclusion: ship it." });
   await reply.waitFor();
   assert.equal(await reply.locator(".folded").count(), 0);
-  assert.ok(await reply.getByText("In conclusion: ship it.").isVisible() || (await reply.getByText("In conclusion: ship it.").count()) === 1);
+  assert.ok(
+    (await reply.getByText("In conclusion: ship it.").isVisible()) ||
+      (await reply.getByText("In conclusion: ship it.").count()) === 1,
+  );
 });

@@ -80,7 +80,9 @@ test("New session says which providers are not available", async () => {
   const { page } = ui;
   await page.getByRole("link", { name: "New session" }).click();
   const select = page.getByLabel("Provider");
-  await page.locator("#new-provider option[value=deepseek]", { hasText: "DeepSeek — not available" }).waitFor({ state: "attached" });
+  await page
+    .locator("#new-provider option[value=deepseek]", { hasText: "DeepSeek — not available" })
+    .waitFor({ state: "attached" });
   await select.selectOption("deepseek");
   await page.locator("#new-provider-why", { hasText: /Not available: .*API key/ }).waitFor();
   await select.selectOption("scripted");
@@ -100,7 +102,10 @@ test("Unpairing a relay that does not answer says it will be told when it answer
     const row = page.getByRole("listitem").filter({ hasText: "gonebox" });
     page.once("dialog", (d) => void d.accept());
     await row.getByRole("button", { name: "Unpair" }).click();
-    await page.getByRole("status").filter({ hasText: "gonebox did not answer: it is told of the unpairing when it answers again" }).waitFor();
+    await page
+      .getByRole("status")
+      .filter({ hasText: "gonebox did not answer: it is told of the unpairing when it answers again" })
+      .waitFor();
     await row.waitFor({ state: "detached" });
   } finally {
     await other.stop();

@@ -32,7 +32,10 @@ test("streamed chunks are appended without re-reading the session", async () => 
   // Eight chunks reached the screen with no read of the session in between.
   assert.equal(detailReads(), readsAtChunk2);
   const shown = await page.locator("article.msg-inflight .md").innerText();
-  assert.deepEqual(shown.split("\n").filter(Boolean).slice(0, 10), Array.from({ length: 10 }, (_, i) => `chunk ${i + 1}`));
+  assert.deepEqual(
+    shown.split("\n").filter(Boolean).slice(0, 10),
+    Array.from({ length: 10 }, (_, i) => `chunk ${i + 1}`),
+  );
   await reply;
   await page.locator("article.msg-agent:not(.msg-inflight)", { hasText: "chunk 40" }).waitFor();
   assert.ok(detailReads() - readsAtChunk2 <= 3, `reads after the stream: ${detailReads() - readsAtChunk2}`);
@@ -45,7 +48,11 @@ test("a task's console follows new lines and stays open when the task ends", asy
   const id = await relay.createSession({ title: "Ticker", cwd: dir });
   await ui.open(`session=${id}`);
   await convTitle(page, "Ticker").waitFor();
-  await relay.say(id, "/task ticker i=0; while [ ! -f stop ]; do i=$((i+1)); echo line $i; sleep 0.2; done; echo finished", SLOW);
+  await relay.say(
+    id,
+    "/task ticker i=0; while [ ! -f stop ]; do i=$((i+1)); echo line $i; sleep 0.2; done; echo finished",
+    SLOW,
+  );
   await page.getByRole("button", { name: "Output" }).click();
   const out = page.getByRole("log", { name: "Output of ticker" });
   await out.getByText(/line 2\b/).waitFor();

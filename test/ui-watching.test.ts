@@ -16,7 +16,11 @@ test("a subscription shows as a label with Unsubscribe; the watched session has 
   const { page, relay } = ui;
   const watcher = await relay.createSession({ title: "Overseer" });
   const watched = await relay.createSession({ title: "Builder" });
-  const { result } = await toolInTurn(relay, watcher, { action: "subscribe", sessions: [watched], events: ["error", "question_asked"] });
+  const { result } = await toolInTurn(relay, watcher, {
+    action: "subscribe",
+    sessions: [watched],
+    events: ["error", "question_asked"],
+  });
   assert.equal(result.ok, true, JSON.stringify(result));
   await ui.open(`session=${watcher}`);
   await convTitle(page, "Overseer").waitFor();
@@ -38,7 +42,13 @@ test("a schedule shows in the ⏰ list with Cancel", async () => {
   const id = await relay.createSession({ title: "Nightly" });
   const mcp = await relay.mcp(id);
   const now = Date.parse(await relay.advance(0));
-  const r = await mcp.call({ action: "schedule", title: "Review", at: new Date(now + 3_600_000).toISOString(), every_minutes: 1440, text: "review" });
+  const r = await mcp.call({
+    action: "schedule",
+    title: "Review",
+    at: new Date(now + 3_600_000).toISOString(),
+    every_minutes: 1440,
+    text: "review",
+  });
   assert.equal(r.ok, true, JSON.stringify(r));
   await ui.open(`session=${id}`);
   const chip = page.getByRole("group", { name: "Schedule Review" });
@@ -72,12 +82,21 @@ test("groups fold, rename, reorder, dissolve, and an empty one says so", async (
   const before = await order();
   const first = before.indexOf("Alpha") < before.indexOf("Beta") ? "Alpha" : "Beta";
   const second = first === "Alpha" ? "Beta" : "Alpha";
-  await page.getByRole("group", { name: `Group ${second}` }).locator("summary").click();
-  await page.getByRole("group", { name: `Group ${second}` }).getByRole("button", { name: "Move up" }).click();
-  await page.waitForFunction(([a, b]) => {
-    const t = [...document.querySelectorAll(".sess-group .group-title")].map((x) => x.textContent);
-    return t.indexOf(a) < t.indexOf(b);
-  }, [second, first]);
+  await page
+    .getByRole("group", { name: `Group ${second}` })
+    .locator("summary")
+    .click();
+  await page
+    .getByRole("group", { name: `Group ${second}` })
+    .getByRole("button", { name: "Move up" })
+    .click();
+  await page.waitForFunction(
+    ([a, b]) => {
+      const t = [...document.querySelectorAll(".sess-group .group-title")].map((x) => x.textContent);
+      return t.indexOf(a) < t.indexOf(b);
+    },
+    [second, first],
+  );
   await page.reload();
   await page.locator('#live[data-state="open"]').waitFor();
   await page.getByRole("group", { name: "Group Alpha" }).waitFor();

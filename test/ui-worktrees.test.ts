@@ -47,7 +47,10 @@ test("a worktree session shows its branch, what it changed with hunks, overlap m
   await file.locator(".dl-add", { hasText: "+ export const a = 2;" }).waitFor();
 
   await section.getByRole("button", { name: "Merge" }).click();
-  await section.getByText(/merged into main as [0-9a-f]{10} \(fast-forward\)/).first().waitFor({ timeout: SLOW });
+  await section
+    .getByText(/merged into main as [0-9a-f]{10} \(fast-forward\)/)
+    .first()
+    .waitFor({ timeout: SLOW });
   assert.equal(g(repo, "log", "-1", "--format=%s", "main").trim(), "left change");
 
   // The other side now conflicts: nothing changes, and the agent can be asked to resolve it.
@@ -59,6 +62,13 @@ test("a worktree session shows its branch, what it changed with hunks, overlap m
   await other.getByText("conflict with main in src/a.ts; nothing changed").first().waitFor({ timeout: SLOW });
   assert.equal(g(repo, "log", "-1", "--format=%s", "main").trim(), "left change");
   await other.getByRole("button", { name: "Ask the agent to resolve" }).click();
-  const asked = await relay.waitFor(async () => (await relay.session(b)).messages.find((m: any) => m.role === "user" && /conflicts in src\/a\.ts/.test(m.text)), SLOW);
-  assert.match(asked.text, /^Merging your branch feature\/right into main conflicts in src\/a\.ts\. Merge main into your branch/);
+  const asked = await relay.waitFor(
+    async () =>
+      (await relay.session(b)).messages.find((m: any) => m.role === "user" && /conflicts in src\/a\.ts/.test(m.text)),
+    SLOW,
+  );
+  assert.match(
+    asked.text,
+    /^Merging your branch feature\/right into main conflicts in src\/a\.ts\. Merge main into your branch/,
+  );
 });

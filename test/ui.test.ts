@@ -13,7 +13,16 @@ const pageErrors: string[] = [];
 
 // Turns that wait on the page (cards, questions) include worker start-up on a busy machine.
 const SLOW = 90_000;
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 before(async () => {
   relay = await TestRelay.start();
@@ -22,7 +31,8 @@ before(async () => {
   page.setDefaultTimeout(45_000);
   page.on("request", (r) => {
     const u = new URL(r.url());
-    if (u.pathname.startsWith("/api/")) apiCalls.push({ path: u.pathname, query: u.search, auth: r.headers()["authorization"] });
+    if (u.pathname.startsWith("/api/"))
+      apiCalls.push({ path: u.pathname, query: u.search, auth: r.headers().authorization });
   });
   page.on("pageerror", (e) => pageErrors.push(String(e)));
   page.on("console", (m) => {
@@ -85,7 +95,10 @@ test("an approval card is allowed from the conversation; the new session shows v
   const result = JSON.parse(r.text.replace(/^tool: /, ""));
   assert.equal(result.ok, true, r.text);
   await card.waitFor({ state: "detached" });
-  await page.getByRole("note", { name: "Approval allowed" }).filter({ hasText: 'create_session on relay "desk"' }).waitFor();
+  await page
+    .getByRole("note", { name: "Approval allowed" })
+    .filter({ hasText: 'create_session on relay "desk"' })
+    .waitFor();
   assert.deepEqual((await relay.api("GET", "/api/cards")).json.cards, []);
 
   // The reply's tool call reads as one relay_tool line naming the action, the relay and the session by its title.
@@ -135,8 +148,13 @@ test("a schedule's message shows as a compact schedule line, not as the owner's"
   await sessionLink(id).click();
   await title("Timer").waitFor();
   const mcp = await relay.mcp(id);
-  const now = Date.parse((await relay.advance(0)));
-  const r = await mcp.call({ action: "schedule", title: "Nightly", at: new Date(now + 60_000).toISOString(), text: "run the checks" });
+  const now = Date.parse(await relay.advance(0));
+  const r = await mcp.call({
+    action: "schedule",
+    title: "Nightly",
+    at: new Date(now + 60_000).toISOString(),
+    text: "run the checks",
+  });
   assert.equal(r.ok, true, JSON.stringify(r));
   await relay.advance(60_000);
   const line = page.getByRole("article", { name: "Schedule" });
@@ -227,9 +245,14 @@ test("archive from the conversation; archived sessions show with Show archived",
 test("settings save and persist", async () => {
   await page.getByRole("link", { name: "Settings" }).click();
   const agents = page.getByRole("switch", { name: "Agents may start and use sessions on this relay" });
-  await page.waitForFunction(() => (document.getElementById("set-agentSessions") as HTMLInputElement | null)?.checked === true);
+  await page.waitForFunction(
+    () => (document.getElementById("set-agentSessions") as HTMLInputElement | null)?.checked === true,
+  );
   await agents.uncheck();
-  await page.getByRole("status").filter({ hasText: "Saved: Agents may start and use sessions on this relay." }).waitFor();
+  await page
+    .getByRole("status")
+    .filter({ hasText: "Saved: Agents may start and use sessions on this relay." })
+    .waitFor();
   assert.equal((await relay.api("GET", "/api/settings")).json.agentSessions, false);
 
   const wait = page.getByLabel("Longest wait per tool call");
@@ -241,13 +264,17 @@ test("settings save and persist", async () => {
   await wait.fill("99");
   await wait.press("Tab");
   await page.getByRole("status").filter({ hasText: "2 to 60 minutes" }).waitFor();
-  await page.waitForFunction(() => (document.getElementById("set-longestWaitMinutes") as HTMLInputElement).value === "15");
+  await page.waitForFunction(
+    () => (document.getElementById("set-longestWaitMinutes") as HTMLInputElement).value === "15",
+  );
   assert.equal((await relay.api("GET", "/api/settings")).json.longestWaitMinutes, 15);
 
   // After a reload (the token is no longer in the URL) the page still signs in and shows the stored values.
   await page.reload();
   await title("Settings").waitFor();
-  await page.waitForFunction(() => (document.getElementById("set-longestWaitMinutes") as HTMLInputElement).value === "15");
+  await page.waitForFunction(
+    () => (document.getElementById("set-longestWaitMinutes") as HTMLInputElement).value === "15",
+  );
   assert.equal(await agents.isChecked(), false);
 });
 

@@ -50,13 +50,16 @@ test("20 wake-ups an hour, then a digest every 10 minutes; errors still at once"
   assert.equal(await count(), 21);
   await relay.advance(MIN);
   all = await waitEvents(relay, watcher, 22);
-  assert.equal(all[21], [
-    FIRST,
-    `Digest of 3 events (subscription ${sub2.subscription.id} every 5 min; wake-up cap of 20 an hour reached; questions and errors come at once):`,
-    `[relay event] session "Busy" (${a}): turn_end (done) "echo: turn 21"`,
-    `[relay event] session "Busy" (${a}): turn_end (done) "echo: turn 22"`,
-    `[relay event] session "Digest" (${b}): turn_end (done) "echo: digest meets cap"`,
-  ].join("\n"));
+  assert.equal(
+    all[21],
+    [
+      FIRST,
+      `Digest of 3 events (subscription ${sub2.subscription.id} every 5 min; wake-up cap of 20 an hour reached; questions and errors come at once):`,
+      `[relay event] session "Busy" (${a}): turn_end (done) "echo: turn 21"`,
+      `[relay event] session "Busy" (${a}): turn_end (done) "echo: turn 22"`,
+      `[relay event] session "Digest" (${b}): turn_end (done) "echo: digest meets cap"`,
+    ].join("\n"),
+  );
 
   // Still capped: the next one waits for the next 10-minute digest.
   await say(relay, a, "turn 23");

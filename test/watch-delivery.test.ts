@@ -19,7 +19,11 @@ before(async () => {
   a = await relay.createSession({ title: "Review: server/" });
   b = await relay.createSession({ title: "Review: web/" });
   mcp = await relay.mcp(watcher);
-  const first = await toolInTurn(relay, watcher, { action: "subscribe", sessions: [a, b], events: ["turn_end", "error", "question_asked"] });
+  const first = await toolInTurn(relay, watcher, {
+    action: "subscribe",
+    sessions: [a, b],
+    events: ["turn_end", "error", "question_asked"],
+  });
   assert.equal(first.result.ok, true, JSON.stringify(first.result));
 });
 after(() => relay.stop());
@@ -33,11 +37,14 @@ test("events within 30 seconds arrive as one message, in the event-line format",
   await say(relay, b, "second");
   await relay.advance(1_000);
   const [msg] = await waitEvents(relay, watcher, 1);
-  assert.equal(msg, [
-    FIRST,
-    `[relay event] session "Review: server/" (${a}): turn_end (done) "echo: Found 4 places without input checks"`,
-    `[relay event] session "Review: web/" (${b}): turn_end (done) "echo: second"`,
-  ].join("\n"));
+  assert.equal(
+    msg,
+    [
+      FIRST,
+      `[relay event] session "Review: server/" (${a}): turn_end (done) "echo: Found 4 places without input checks"`,
+      `[relay event] session "Review: web/" (${b}): turn_end (done) "echo: second"`,
+    ].join("\n"),
+  );
   const s = await relay.session(watcher);
   const m = s.messages.find((x: any) => x.role === "event");
   assert.equal(m.from, undefined, "never a message of the owner or an agent");
@@ -49,11 +56,14 @@ test("an urgent event closes the window at once and goes out with it", async () 
   await say(relay, b, "/error the build broke");
   const all = await waitEvents(relay, watcher, before + 1);
   assert.equal(all.length, before + 1);
-  assert.equal(all[before], [
-    FIRST,
-    `[relay event] session "Review: server/" (${a}): turn_end (done) "echo: plain"`,
-    `[relay event] session "Review: web/" (${b}): error "the build broke"`,
-  ].join("\n"));
+  assert.equal(
+    all[before],
+    [
+      FIRST,
+      `[relay event] session "Review: server/" (${a}): turn_end (done) "echo: plain"`,
+      `[relay event] session "Review: web/" (${b}): error "the build broke"`,
+    ].join("\n"),
+  );
   await relay.advance(30_000);
   assert.equal(await count(), before + 1, "nothing left for the window");
 });
@@ -78,7 +88,12 @@ test("a watcher in a turn gets one message when that turn ends", async () => {
   assert.equal(lines.length, 4, all[before]);
   assert.match(lines[1], /turn_end \(done\) "echo: one"$/);
   assert.match(lines[2], /: error "two"$/);
-  assert.match(lines[3], new RegExp(`^\\[relay event\\] session "Review: server/" \\(${a}\\): question_asked q_[a-z0-9]+ "Ship it\\?" \\[yes \\| no\\]$`));
+  assert.match(
+    lines[3],
+    new RegExp(
+      `^\\[relay event\\] session "Review: server/" \\(${a}\\): question_asked q_[a-z0-9]+ "Ship it\\?" \\[yes \\| no\\]$`,
+    ),
+  );
   const q = (await relay.api("GET", "/api/inbox")).json.questions[0];
   await relay.api("POST", `/api/questions/${q.id}`, { choice: "yes" });
   await idle(relay, a);
@@ -94,7 +109,9 @@ test("an event several subscriptions receive goes out once, when the first lets 
   const all = await waitEvents(relay, watcher, before + 1);
   assert.equal(all.length, before + 1);
   assert.equal(all[before].split("\n").filter((l) => l.includes("both receive this")).length, 1);
-  const listed = (await mcp.call({ action: "list_subscriptions" })).subscriptions.find((s: any) => s.id === digest.subscription.id);
+  const listed = (await mcp.call({ action: "list_subscriptions" })).subscriptions.find(
+    (s: any) => s.id === digest.subscription.id,
+  );
   assert.equal(listed.heldCount, 0);
   await relay.advance(31 * 60_000);
   assert.equal(await count(), before + 1, "the digest does not bring it again");
@@ -110,13 +127,24 @@ test("no echo of the watcher's own waited prompts; a prompt it did not wait for 
   assert.equal(await count(), before);
 
   // Its errors are still delivered.
-  const failed = await toolInTurn(relay, watcher, { action: "send", relay: "this", session: b, text: "/error bad input" });
+  const failed = await toolInTurn(relay, watcher, {
+    action: "send",
+    relay: "this",
+    session: b,
+    text: "/error bad input",
+  });
   assert.equal(failed.result.status, "error");
   let all = await waitEvents(relay, watcher, before + 1);
   assert.match(all[before], /: error "bad input"$/);
 
   // Not waited for (wait_seconds 0, no wait): it wakes as before.
-  const fire = await toolInTurn(relay, watcher, { action: "send", relay: "this", session: a, text: "/sleep 300\nfire and forget", wait_seconds: 0 });
+  const fire = await toolInTurn(relay, watcher, {
+    action: "send",
+    relay: "this",
+    session: a,
+    text: "/sleep 300\nfire and forget",
+    wait_seconds: 0,
+  });
   assert.equal(fire.result.status, "running");
   await idle(relay, a);
   await relay.advance(30_000);
@@ -124,7 +152,13 @@ test("no echo of the watcher's own waited prompts; a prompt it did not wait for 
   assert.match(all[before + 1], /turn_end \(done\) "echo: .*fire and forget"$/);
 
   // A later wait that gets the reply counts as waiting.
-  const later = await toolInTurn(relay, watcher, { action: "send", relay: "this", session: b, text: "/sleep 1500\nlater", wait_seconds: 0 });
+  const later = await toolInTurn(relay, watcher, {
+    action: "send",
+    relay: "this",
+    session: b,
+    text: "/sleep 1500\nlater",
+    wait_seconds: 0,
+  });
   const w = await mcp.call({ action: "wait", relay: "this", session: b, message_id: later.result.message_id });
   assert.equal(w.status, "done");
   await relay.advance(30_000);
@@ -136,7 +170,10 @@ test("no echo of the watcher's own waited prompts; a prompt it did not wait for 
   await toolInTurn(relay, watcher, { action: "send", relay: "this", session: a, text: "once" });
   await relay.advance(30_000);
   all = await waitEvents(relay, watcher, before + 3);
-  assert.match(all[before + 2], /turn_end \(done\) "echo: \[Prompt from an agent on this relay · session 'Desk' · scripted-1 · acting for the user\] once"$/);
+  assert.match(
+    all[before + 2],
+    /turn_end \(done\) "echo: \[Prompt from an agent on this relay · session 'Desk' · scripted-1 · acting for the user\] once"$/,
+  );
 });
 
 test("task events: failures and finished subagents by default, every start and end by name", async () => {
@@ -160,7 +197,11 @@ test("task events: failures and finished subagents by default, every start and e
   await m2.call({ action: "unsubscribe", subscription_id: "all" });
   await m2.call({ action: "subscribe", sessions: [c], events: ["task_started", "task_finished"] });
   await say(relay, c, "/task ok2 true");
-  await relay.waitFor(async () => (await relay.session(c)).tasks.filter((t: any) => t.description === "ok2" && t.status !== "running").length === 1, SLOW);
+  await relay.waitFor(
+    async () =>
+      (await relay.session(c)).tasks.filter((t: any) => t.description === "ok2" && t.status !== "running").length === 1,
+    SLOW,
+  );
   await relay.advance(30_000);
   const all = await waitEvents(relay, w2, 2);
   assert.match(all[1], /: task_started "ok2" \(local_bash\)\n.*: task_finished "ok2" \(local_bash, exit 0\)$/);
@@ -169,9 +210,17 @@ test("task events: failures and finished subagents by default, every start and e
 test("question_answered by name is urgent: it comes at once, never held by a digest", async () => {
   const w4 = await relay.createSession({ title: "Answer watcher" });
   const c = await relay.createSession({ title: "Asker" });
-  await toolInTurn(relay, w4, { action: "subscribe", sessions: [c], events: ["question_answered"], digest_minutes: 60 });
+  await toolInTurn(relay, w4, {
+    action: "subscribe",
+    sessions: [c],
+    events: ["question_answered"],
+    digest_minutes: 60,
+  });
   await relay.api("POST", `/api/sessions/${c}/messages`, { text: "/ask_user Which branch? | main | dev" });
-  const q = await relay.waitFor(async () => (await relay.api("GET", "/api/inbox")).json.questions.find((x: any) => x.session === c), SLOW);
+  const q = await relay.waitFor(
+    async () => (await relay.api("GET", "/api/inbox")).json.questions.find((x: any) => x.session === c),
+    SLOW,
+  );
   await relay.api("POST", `/api/questions/${q.id}`, { choice: "dev" });
   const all = await waitEvents(relay, w4, 1);
   assert.equal(all[0], `${FIRST}\n[relay event] session "Asker" (${c}): question_answered ${q.id} "dev"`);

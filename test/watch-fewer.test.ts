@@ -24,7 +24,8 @@ before(async () => {
 after(() => relay.stop());
 
 const count = async () => (await eventMessages(relay, watcher)).length;
-const listed = async (id: string) => (await mcp.call({ action: "list_subscriptions" })).subscriptions.find((s: any) => s.id === id);
+const listed = async (id: string) =>
+  (await mcp.call({ action: "list_subscriptions" })).subscriptions.find((s: any) => s.id === id);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 test("digest_minutes: one message every N minutes with the Digest line; errors at once; one event reads as itself", async () => {
@@ -46,12 +47,15 @@ test("digest_minutes: one message every N minutes with the Digest line; errors a
   assert.equal(await count(), before + 1);
   await relay.advance(1000);
   all = await waitEvents(relay, watcher, before + 2);
-  assert.equal(all[before + 1], [
-    FIRST,
-    `Digest of 2 events (subscription ${sub} every 30 min; questions and errors come at once):`,
-    `[relay event] session "Worker" (${a}): turn_end (done) "echo: first"`,
-    `[relay event] session "Worker" (${a}): turn_end (done) "echo: second"`,
-  ].join("\n"));
+  assert.equal(
+    all[before + 1],
+    [
+      FIRST,
+      `Digest of 2 events (subscription ${sub} every 30 min; questions and errors come at once):`,
+      `[relay event] session "Worker" (${a}): turn_end (done) "echo: first"`,
+      `[relay event] session "Worker" (${a}): turn_end (done) "echo: second"`,
+    ].join("\n"),
+  );
   l = await listed(sub);
   assert.equal(l.heldCount, 0);
   assert.equal(l.nextDeliveryAt, null);
@@ -66,7 +70,13 @@ test("digest_minutes: one message every N minutes with the Digest line; errors a
 });
 
 test("once obeys digest_minutes: the subscription ends at once, its event comes when the digest allows", async () => {
-  const r = await mcp.call({ action: "subscribe", sessions: [a], events: ["turn_end"], digest_minutes: 15, once: true });
+  const r = await mcp.call({
+    action: "subscribe",
+    sessions: [a],
+    events: ["turn_end"],
+    digest_minutes: 15,
+    once: true,
+  });
   const t0 = Date.parse(r.subscription.createdAt);
   const before = await count();
   await say(relay, a, "only this one");
@@ -87,7 +97,10 @@ test("once obeys digest_minutes: the subscription ends at once, its event comes 
 test("quiet_hours across midnight: held, no heartbeats inside, one message with the held line at the end", async () => {
   await relay.setClock("2026-06-10T20:30:00.000Z"); // 22:30 in Berlin (CEST)
   const r = await mcp.call({
-    action: "subscribe", sessions: [a], events: ["turn_end", "error"], heartbeat_minutes: 60,
+    action: "subscribe",
+    sessions: [a],
+    events: ["turn_end", "error"],
+    heartbeat_minutes: 60,
     quiet_hours: { from: "23:00", to: "06:00", tz: "Europe/Berlin" },
   });
   assert.equal(r.ok, true, JSON.stringify(r));
@@ -105,22 +118,36 @@ test("quiet_hours across midnight: held, no heartbeats inside, one message with 
   assert.equal(await count(), before + 1);
   await relay.advance(1000);
   all = await waitEvents(relay, watcher, before + 2);
-  assert.equal(all[before + 1], [
-    FIRST,
-    "Held during quiet hours (23:00\u201306:00 Europe/Berlin): 3 events, delivered now that the window has ended; questions and errors came at once.",
-    ...["one", "two", "three"].map((t) => `[relay event] session "Worker" (${a}): turn_end (done) "echo: ${t}"`),
-  ].join("\n"));
+  assert.equal(
+    all[before + 1],
+    [
+      FIRST,
+      "Held during quiet hours (23:00\u201306:00 Europe/Berlin): 3 events, delivered now that the window has ended; questions and errors came at once.",
+      ...["one", "two", "three"].map((t) => `[relay event] session "Worker" (${a}): turn_end (done) "echo: ${t}"`),
+    ].join("\n"),
+  );
   // Outside the window the heartbeat comes again.
   await relay.setClock("2026-06-11T04:30:30.000Z");
   all = await waitEvents(relay, watcher, before + 3);
-  assert.match(all[before + 2], new RegExp(`^${FIRST.replace(/[[\]·.]/g, "\\$&")}\\n\\[relay event\\] heartbeat: 1 watched session, 0 working \\(subscription ${r.subscription.id}\\)$`));
+  assert.match(
+    all[before + 2],
+    new RegExp(
+      `^${FIRST.replace(/[[\]·.]/g, "\\$&")}\\n\\[relay event\\] heartbeat: 1 watched session, 0 working \\(subscription ${r.subscription.id}\\)$`,
+    ),
+  );
   assert.equal(all.filter((m) => m.includes("heartbeat")).length, 1);
   await mcp.call({ action: "unsubscribe", subscription_id: r.subscription.id });
 });
 
 test("once obeys quiet hours", async () => {
   await relay.setClock("2026-06-12T22:00:00.000Z"); // 00:00 in Berlin
-  const r = await mcp.call({ action: "subscribe", sessions: [a], events: ["turn_end"], once: true, quiet_hours: { from: "23:00", to: "06:00", tz: "Europe/Berlin" } });
+  const r = await mcp.call({
+    action: "subscribe",
+    sessions: [a],
+    events: ["turn_end"],
+    once: true,
+    quiet_hours: { from: "23:00", to: "06:00", tz: "Europe/Berlin" },
+  });
   const before = await count();
   await say(relay, a, "in the night");
   assert.equal((await listed(r.subscription.id)).endReason, "once");
@@ -133,7 +160,12 @@ test("once obeys quiet hours", async () => {
 
 test("2026-03-29 Europe/Berlin: the clock jumps over `to`, the window ends at the jump", async () => {
   await relay.setClock("2026-03-29T00:10:00.000Z"); // 01:10 CET, inside 01:00–02:30
-  const r = await mcp.call({ action: "subscribe", sessions: [a], events: ["turn_end"], quiet_hours: { from: "01:00", to: "02:30", tz: "Europe/Berlin" } });
+  const r = await mcp.call({
+    action: "subscribe",
+    sessions: [a],
+    events: ["turn_end"],
+    quiet_hours: { from: "01:00", to: "02:30", tz: "Europe/Berlin" },
+  });
   const before = await count();
   await say(relay, a, "before the jump");
   assert.equal((await listed(r.subscription.id)).nextDeliveryAt, "2026-03-29T01:00:00.000Z");
@@ -147,7 +179,12 @@ test("2026-03-29 Europe/Berlin: the clock jumps over `to`, the window ends at th
 
 test("2026-10-25 Europe/Berlin: `to` occurs twice, the window ends at the first and is not entered again", async () => {
   await relay.setClock("2026-10-25T00:00:00.000Z"); // 02:00 CEST, inside 01:00–02:30
-  const r = await mcp.call({ action: "subscribe", sessions: [a], events: ["turn_end"], quiet_hours: { from: "01:00", to: "02:30", tz: "Europe/Berlin" } });
+  const r = await mcp.call({
+    action: "subscribe",
+    sessions: [a],
+    events: ["turn_end"],
+    quiet_hours: { from: "01:00", to: "02:30", tz: "Europe/Berlin" },
+  });
   const before = await count();
   await say(relay, a, "first pass");
   assert.equal((await listed(r.subscription.id)).nextDeliveryAt, "2026-10-25T00:30:00.000Z"); // 02:30 CEST

@@ -43,11 +43,21 @@ test("a store's subscriptions are all in the index the first time anything asks,
   const now = Date.now();
   const a = writer.insert(sub({ sessions: ["ses_a", "ses_b"], events: ["turn_end"], match: "deploy" }), now);
   const all = writer.insert(sub({ watcher: "ses_v", all: true, exclude: ["ses_x"] }), now + 1);
-  const beat = writer.insert(sub({ watcher: "ses_v", sessions: ["ses_c"], heartbeatMinutes: 10, quiet: { from: "22:00", to: "07:00", tz: "UTC" } }), now + 2);
+  const beat = writer.insert(
+    sub({
+      watcher: "ses_v",
+      sessions: ["ses_c"],
+      heartbeatMinutes: 10,
+      quiet: { from: "22:00", to: "07:00", tz: "UTC" },
+    }),
+    now + 2,
+  );
   const ended = writer.insert(sub({ sessions: ["ses_d"] }), now + 3);
   writer.end(ended.id, "unsubscribed", now + 4);
   // A subscription held on a paired relay (its mirror here) is that relay's to capture.
-  db.prepare("INSERT INTO subscriptions (id, watcher, relay, scope, sessions_json, created_at, digest_anchor_at) VALUES ('sub_mirror', 'ses_w', 'other', 'sessions', '[\"ses_e\"]', ?, ?)").run(now, now);
+  db.prepare(
+    "INSERT INTO subscriptions (id, watcher, relay, scope, sessions_json, created_at, digest_anchor_at) VALUES ('sub_mirror', 'ses_w', 'other', 'sessions', '[\"ses_e\"]', ?, ?)",
+  ).run(now, now);
 
   // As at a restart: a new store over the same file, nothing built yet.
   const subs = new SubscriptionStore(db, () => false, new WriteBehind(db));
@@ -58,9 +68,19 @@ test("a store's subscriptions are all in the index the first time anything asks,
   assert.equal(subs.isWatched("ses_x"), false, "excluded from the all-scope subscription");
   assert.equal(subs.isWatched("ses_d"), true, "the all-scope subscription watches it (the ended one does not count)");
   assert.equal(subs.isWatched("ses_v"), false, "its own watcher's all-scope subscription never watches it");
-  assert.deepEqual(subs.watching("ses_a").map((s) => s.id), [a.id, all.id]);
-  assert.deepEqual(subs.watching("ses_e").map((s) => s.id), [all.id], "the mirror is not indexed here");
-  assert.deepEqual(subs.ofWatcher("ses_v").map((s) => s.id), [all.id, beat.id]);
+  assert.deepEqual(
+    subs.watching("ses_a").map((s) => s.id),
+    [a.id, all.id],
+  );
+  assert.deepEqual(
+    subs.watching("ses_e").map((s) => s.id),
+    [all.id],
+    "the mirror is not indexed here",
+  );
+  assert.deepEqual(
+    subs.ofWatcher("ses_v").map((s) => s.id),
+    [all.id, beat.id],
+  );
   assert.equal(subs.held("ses_w"), 2, "one here and the mirror");
 
   const got = subs.active(a.id)!;
@@ -68,8 +88,14 @@ test("a store's subscriptions are all in the index the first time anything asks,
   assert.equal(got.match, "deploy");
   assert.equal(got.row.idle_armed, 1);
   assert.deepEqual(subs.active(beat.id)!.quiet, { from: "22:00", to: "07:00", tz: "UTC" });
-  assert.deepEqual(subs.withHeartbeat().map((s) => s.id), [beat.id]);
-  assert.deepEqual(subs.idleArmed().map((s) => s.id), [a.id]);
+  assert.deepEqual(
+    subs.withHeartbeat().map((s) => s.id),
+    [beat.id],
+  );
+  assert.deepEqual(
+    subs.idleArmed().map((s) => s.id),
+    [a.id],
+  );
   // A row already read follows later writes.
   subs.setHeartbeatDue(beat.id, now + 60_000);
   assert.equal(subs.active(beat.id)!.row.heartbeat_due_at, now + 60_000);
@@ -78,9 +104,15 @@ test("a store's subscriptions are all in the index the first time anything asks,
   // Index changes after the first build keep the others as they were.
   const later = writer.insert(sub({ watcher: "ses_u", sessions: ["ses_f"] }), now + 5);
   subs.add(later.id);
-  assert.deepEqual(subs.watching("ses_f").map((s) => s.id), [later.id, all.id]);
+  assert.deepEqual(
+    subs.watching("ses_f").map((s) => s.id),
+    [later.id, all.id],
+  );
   subs.drop(a.id);
-  assert.deepEqual(subs.watching("ses_a").map((s) => s.id), [all.id]);
+  assert.deepEqual(
+    subs.watching("ses_a").map((s) => s.id),
+    [all.id],
+  );
 });
 
 test("after a restart the first requests see who watches what, and a watched session's turn reaches its watcher", async () => {

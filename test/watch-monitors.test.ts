@@ -38,7 +38,10 @@ test("stalled: a working session with no progress for stalledMinutes, once per s
   assert.equal(await count(), before, "not yet stalled");
   await relay.advance(31_000);
   const all = await waitEvents(relay, watcher, before + 1);
-  assert.equal(all[before], `${FIRST}\n[relay event] session "Stuck" (${c}): stalled: no progress for 5 min (turn running)`);
+  assert.equal(
+    all[before],
+    `${FIRST}\n[relay event] session "Stuck" (${c}): stalled: no progress for 5 min (turn running)`,
+  );
   await relay.advance(20 * MIN);
   assert.equal(await count(), before + 1, "one event per stall");
   await relay.api("POST", `/api/sessions/${c}/stop`);
@@ -59,13 +62,22 @@ test("all_idle: once when every watched session has stopped working", async () =
   await idle(relay, d);
   await relay.advance(30_000);
   const all = await waitEvents(relay, watcher, before + 1);
-  assert.equal(all[before], `${FIRST}\n[relay event] all_idle: no turn or task is running in the 2 watched sessions (subscription ${r.subscription.id})`);
+  assert.equal(
+    all[before],
+    `${FIRST}\n[relay event] all_idle: no turn or task is running in the 2 watched sessions (subscription ${r.subscription.id})`,
+  );
   await mcp.call({ action: "unsubscribe", subscription_id: r.subscription.id });
 });
 
 test("sessions all with exclude: excluded sessions count for nothing, all_idle and stalled included", async () => {
   const ex = await relay.createSession({ title: "Excluded" });
-  const r = await mcp.call({ action: "subscribe", sessions: ["all"], exclude: [ex], events: ["turn_end", "all_idle", "stalled"], stalled_minutes: 1 });
+  const r = await mcp.call({
+    action: "subscribe",
+    sessions: ["all"],
+    exclude: [ex],
+    events: ["turn_end", "all_idle", "stalled"],
+    stalled_minutes: 1,
+  });
   assert.equal(r.ok, true, JSON.stringify(r));
   const before = await count();
   await start(ex, "/hang");
@@ -86,7 +98,10 @@ test("heartbeats every heartbeatMinutes list what works", async () => {
   await relay.advance(10 * MIN);
   await relay.advance(30_000);
   const all = await waitEvents(relay, watcher, before + 1);
-  assert.equal(all[before], `${FIRST}\n[relay event] heartbeat: 1 watched session, 1 working: "Beating" (${c}) running_turn (subscription ${r.subscription.id})`);
+  assert.equal(
+    all[before],
+    `${FIRST}\n[relay event] heartbeat: 1 watched session, 1 working: "Beating" (${c}) running_turn (subscription ${r.subscription.id})`,
+  );
   await relay.api("POST", `/api/sessions/${c}/stop`);
   await idle(relay, c);
   await mcp.call({ action: "unsubscribe", subscription_id: r.subscription.id });

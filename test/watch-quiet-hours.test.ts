@@ -63,9 +63,22 @@ test("the validation messages, word for word", () => {
       return (e as Error).message;
     }
   };
-  assert.equal(msg({ from: "23:00", to: "6:00", tz: "UTC" }), 'quiet_hours from and to must be times of day as "HH:MM" (00:00 to 23:59). Nothing was subscribed.');
-  assert.equal(msg({ from: "23:00", to: "23:00", tz: "UTC" }), "quiet_hours from and to must differ. Nothing was subscribed.");
-  assert.equal(msg({ from: "23:00", to: "06:00", tz: "Berlin" }), 'quiet_hours tz "Berlin" is not an IANA time zone (for example "Europe/Berlin", "America/New_York", "UTC"). Nothing was subscribed.');
+  assert.equal(
+    msg({ from: "23:00", to: "6:00", tz: "UTC" }),
+    'quiet_hours from and to must be times of day as "HH:MM" (00:00 to 23:59). Nothing was subscribed.',
+  );
+  assert.equal(
+    msg({ from: "23:00", to: "23:00", tz: "UTC" }),
+    "quiet_hours from and to must differ. Nothing was subscribed.",
+  );
+  assert.equal(
+    msg({ from: "23:00", to: "06:00", tz: "Berlin" }),
+    'quiet_hours tz "Berlin" is not an IANA time zone (for example "Europe/Berlin", "America/New_York", "UTC"). Nothing was subscribed.',
+  );
   assert.equal(parseQuietHours({ from: "", to: "", tz: "" }), null);
-  assert.deepEqual(parseQuietHours({ from: "23:00", to: "06:00", tz: "europe/berlin" }), { from: "23:00", to: "06:00", tz: "Europe/Berlin" });
+  assert.deepEqual(parseQuietHours({ from: "23:00", to: "06:00", tz: "europe/berlin" }), {
+    from: "23:00",
+    to: "06:00",
+    tz: "Europe/Berlin",
+  });
 });

@@ -29,7 +29,12 @@ test("held events survive SIGKILL and are delivered once each, on time", async (
   const mcp = await relay.mcp(watcher);
   const dig = await mcp.call({ action: "subscribe", sessions: [d], events: ["turn_end"], digest_minutes: 30 });
   assert.equal(dig.ok, true);
-  await mcp.call({ action: "subscribe", sessions: [q], events: ["turn_end"], quiet_hours: { from: "09:00", to: "12:00", tz: "UTC" } });
+  await mcp.call({
+    action: "subscribe",
+    sessions: [q],
+    events: ["turn_end"],
+    quiet_hours: { from: "09:00", to: "12:00", tz: "UTC" },
+  });
 
   await relay.setClock(`${DAY}T10:00:10.000Z`);
   await say(relay, g, "in the gathering window");
@@ -42,7 +47,10 @@ test("held events survive SIGKILL and are delivered once each, on time", async (
   assert.equal((await eventMessages(relay, watcher)).length, 0, "nothing early");
   await relay.setClock(`${DAY}T10:00:40.000Z`);
   let all = await waitEvents(relay, watcher, 1);
-  assert.equal(all[0], `${FIRST}\n[relay event] session "Gathered" (${g}): turn_end (done) "echo: in the gathering window"`);
+  assert.equal(
+    all[0],
+    `${FIRST}\n[relay event] session "Gathered" (${g}): turn_end (done) "echo: in the gathering window"`,
+  );
 
   await relay.setClock(`${DAY}T10:29:59.000Z`);
   assert.equal((await eventMessages(relay, watcher)).length, 1);
@@ -55,11 +63,14 @@ test("held events survive SIGKILL and are delivered once each, on time", async (
   assert.equal((await eventMessages(relay, watcher)).length, 2);
   await relay.setClock(`${DAY}T12:00:00.000Z`);
   all = await waitEvents(relay, watcher, 3);
-  assert.equal(all[2], [
-    FIRST,
-    "Held during quiet hours (09:00\u201312:00 UTC): 1 event, delivered now that the window has ended; questions and errors came at once.",
-    `[relay event] session "Quiet" (${q}): turn_end (done) "echo: in the quiet window"`,
-  ].join("\n"));
+  assert.equal(
+    all[2],
+    [
+      FIRST,
+      "Held during quiet hours (09:00\u201312:00 UTC): 1 event, delivered now that the window has ended; questions and errors came at once.",
+      `[relay event] session "Quiet" (${q}): turn_end (done) "echo: in the quiet window"`,
+    ].join("\n"),
+  );
 
   // Once more down and up: nothing is delivered twice.
   await relay.restart();

@@ -30,13 +30,17 @@ test("the first subscribe asks once on a card that names the options; later ones
   assert.equal((await mine()).length, 0);
 
   const { result, cards } = await toolInTurn(relay, watcher, {
-    action: "subscribe", sessions: ["all"], exclude: [b], digest_minutes: 30,
+    action: "subscribe",
+    sessions: ["all"],
+    exclude: [b],
+    digest_minutes: 30,
     quiet_hours: { from: "23:00", to: "06:00", tz: "Europe/Berlin" },
   });
   assert.equal(result.ok, true, JSON.stringify(result));
   assert.equal(cards.length, 1);
   assert.match(cards[0].text, /subscribe on relay "desk"/);
-  for (const part of ["digest every 30 min", "quiet 23:00\u201306:00 Europe/Berlin", "except 1 it leaves out"]) assert.ok(cards[0].text.includes(part), `${part} in ${cards[0].text}`);
+  for (const part of ["digest every 30 min", "quiet 23:00\u201306:00 Europe/Berlin", "except 1 it leaves out"])
+    assert.ok(cards[0].text.includes(part), `${part} in ${cards[0].text}`);
   assert.match(result.summary, /^subscribe → desk: all sessions except 1 \(sub_[a-z0-9]+\)$/);
   assert.equal(result.subscription.sessions, "all");
   assert.deepEqual(result.subscription.exclude, [b]);
@@ -45,7 +49,10 @@ test("the first subscribe asks once on a card that names the options; later ones
   const r = await mcp.call({ action: "subscribe", sessions: [a, b], events: ["question_asked", "error", "all_idle"] });
   assert.equal(r.ok, true, JSON.stringify(r));
   assert.match(r.summary, /^subscribe → desk: 2 sessions \(sub_[a-z0-9]+\)$/);
-  assert.deepEqual(r.subscription.sessions, [{ id: a, title: "Review: server/" }, { id: b, title: "Review: web/" }]);
+  assert.deepEqual(r.subscription.sessions, [
+    { id: a, title: "Review: server/" },
+    { id: b, title: "Review: web/" },
+  ]);
   assert.deepEqual(r.subscription.events, ["question_asked", "error", "all_idle"]);
   assert.equal(r.subscription.once, false);
   assert.equal(r.subscription.stalledMinutes, 15);
@@ -53,9 +60,25 @@ test("the first subscribe asks once on a card that names the options; later ones
 });
 
 test("default events, stalledMinutes and heartbeatMinutes, match and once are kept and listed", async () => {
-  const r = await mcp.call({ action: "subscribe", sessions: [a], once: true, match: "deploy", stalled_minutes: 5, heartbeat_minutes: 60 });
+  const r = await mcp.call({
+    action: "subscribe",
+    sessions: [a],
+    once: true,
+    match: "deploy",
+    stalled_minutes: 5,
+    heartbeat_minutes: 60,
+  });
   assert.equal(r.ok, true, JSON.stringify(r));
-  assert.deepEqual(r.subscription.events, ["question_asked", "error", "turn_end", "subagent_finished", "task_failed", "stalled", "all_idle", "overlap"]);
+  assert.deepEqual(r.subscription.events, [
+    "question_asked",
+    "error",
+    "turn_end",
+    "subagent_finished",
+    "task_failed",
+    "stalled",
+    "all_idle",
+    "overlap",
+  ]);
   const listed = (await mine()).find((s) => s.id === r.subscription.id);
   assert.equal(listed.once, true);
   assert.equal(listed.match, "deploy");
@@ -73,12 +96,36 @@ test("refusals say what is wrong, use the spec's words and subscribe nothing", a
   const before = (await mine()).length;
   const cases: [Record<string, unknown>, string, string][] = [
     [{ sessions: [watcher] }, "REMOTE_RELAY_FORBIDDEN", "own conversation is never watched"],
-    [{ sessions: [a], exclude: [b] }, "REMOTE_RELAY_INVALID_INPUT", 'exclude goes with sessions ["all"] only; a list of sessions names what it watches'],
-    [{ sessions: [a], quiet_hours: { from: "7:00", to: "06:00", tz: "Europe/Berlin" } }, "REMOTE_RELAY_INVALID_INPUT", 'quiet_hours from and to must be times of day as "HH:MM" (00:00 to 23:59)'],
-    [{ sessions: [a], quiet_hours: { from: "24:00", to: "06:00", tz: "Europe/Berlin" } }, "REMOTE_RELAY_INVALID_INPUT", 'quiet_hours from and to must be times of day as "HH:MM" (00:00 to 23:59)'],
-    [{ sessions: [a], quiet_hours: { from: "06:00", to: "06:00", tz: "Europe/Berlin" } }, "REMOTE_RELAY_INVALID_INPUT", "quiet_hours from and to must differ"],
-    [{ sessions: [a], quiet_hours: { from: "23:00", to: "06:00", tz: "Berlin" } }, "REMOTE_RELAY_INVALID_INPUT", 'quiet_hours tz "Berlin" is not an IANA time zone (for example "Europe/Berlin", "America/New_York", "UTC")'],
-    [{ sessions: [a], quiet_hours: { from: "23:00", to: "06:00", tz: "+01:00" } }, "REMOTE_RELAY_INVALID_INPUT", 'quiet_hours tz "+01:00" is not an IANA time zone'],
+    [
+      { sessions: [a], exclude: [b] },
+      "REMOTE_RELAY_INVALID_INPUT",
+      'exclude goes with sessions ["all"] only; a list of sessions names what it watches',
+    ],
+    [
+      { sessions: [a], quiet_hours: { from: "7:00", to: "06:00", tz: "Europe/Berlin" } },
+      "REMOTE_RELAY_INVALID_INPUT",
+      'quiet_hours from and to must be times of day as "HH:MM" (00:00 to 23:59)',
+    ],
+    [
+      { sessions: [a], quiet_hours: { from: "24:00", to: "06:00", tz: "Europe/Berlin" } },
+      "REMOTE_RELAY_INVALID_INPUT",
+      'quiet_hours from and to must be times of day as "HH:MM" (00:00 to 23:59)',
+    ],
+    [
+      { sessions: [a], quiet_hours: { from: "06:00", to: "06:00", tz: "Europe/Berlin" } },
+      "REMOTE_RELAY_INVALID_INPUT",
+      "quiet_hours from and to must differ",
+    ],
+    [
+      { sessions: [a], quiet_hours: { from: "23:00", to: "06:00", tz: "Berlin" } },
+      "REMOTE_RELAY_INVALID_INPUT",
+      'quiet_hours tz "Berlin" is not an IANA time zone (for example "Europe/Berlin", "America/New_York", "UTC")',
+    ],
+    [
+      { sessions: [a], quiet_hours: { from: "23:00", to: "06:00", tz: "+01:00" } },
+      "REMOTE_RELAY_INVALID_INPUT",
+      'quiet_hours tz "+01:00" is not an IANA time zone',
+    ],
     [{ sessions: [a], events: ["turn_end", "finished"] }, "REMOTE_RELAY_INVALID_INPUT", 'Unknown event "finished"'],
     [{ sessions: ["ses_nope"] }, "REMOTE_RELAY_NOT_FOUND", 'No session "ses_nope"'],
     [{ sessions: ["all", a] }, "REMOTE_RELAY_INVALID_INPUT", '["all"]'],
@@ -149,14 +196,20 @@ test("list_subscriptions with watcher shows another conversation's; transfer alw
   assert.equal(denied.result.code, "REMOTE_RELAY_PERMISSION");
   // The refusal ends with this action's own words, not a generic tail.
   assert.match(denied.result.error, /Nothing was transferred\.$/);
-  assert.equal((await oldMcp.call({ action: "list_subscriptions" })).subscriptions.filter((s: any) => s.active).length, 2);
+  assert.equal(
+    (await oldMcp.call({ action: "list_subscriptions" })).subscriptions.filter((s: any) => s.active).length,
+    2,
+  );
 
   const moved = await toolInTurn(relay, watcher, { action: "transfer_subscriptions", from: old });
   assert.equal(moved.cards.length, 1, "a card every time");
   assert.equal(moved.result.ok, true, JSON.stringify(moved.result));
   assert.equal(moved.result.subscriptions.length, 2);
   const olds = (await oldMcp.call({ action: "list_subscriptions" })).subscriptions;
-  assert.deepEqual(olds.map((s: any) => s.endReason), ["transferred", "transferred"]);
+  assert.deepEqual(
+    olds.map((s: any) => s.endReason),
+    ["transferred", "transferred"],
+  );
   const now = (await mine()).filter((s) => s.active);
   assert.equal(now.length, 2);
   assert.equal(now.find((s) => s.digestMinutes === 10).sessions, "all");

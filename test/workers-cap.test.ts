@@ -33,7 +33,9 @@ function agents(): number {
 test(`${SESSIONS} sessions given /sleep at once run at most maxWorkers (${CAP}) agent processes; the others wait, then run`, async () => {
   const ids: string[] = [];
   for (let i = 0; i < SESSIONS; i++) ids.push(await relay.createSession({ title: `sleeper ${i}` }));
-  const posted = await Promise.all(ids.map((id, i) => relay.api("POST", `/api/sessions/${id}/messages`, { text: `/sleep 300\n/reply slept ${i}` })));
+  const posted = await Promise.all(
+    ids.map((id, i) => relay.api("POST", `/api/sessions/${id}/messages`, { text: `/sleep 300\n/reply slept ${i}` })),
+  );
   for (const r of posted) assert.equal(r.status, 201, JSON.stringify(r.json));
 
   let most = 0;

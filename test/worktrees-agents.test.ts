@@ -30,13 +30,19 @@ test("DeepSeek's write_file to a claimed path is refused through the relay's fs;
   const claim = await (await relay.mcp(holder)).call({ action: "claim", paths: ["src/**"], note: "refactoring src" });
   assert.equal(claim.ok, true, JSON.stringify(claim));
 
-  const made = await relay.api("POST", "/api/sessions", { provider: "deepseek", title: "Writer", cwd: repo, branch: "ds/work" });
+  const made = await relay.api("POST", "/api/sessions", {
+    provider: "deepseek",
+    title: "Writer",
+    cwd: repo,
+    branch: "ds/work",
+  });
   assert.equal(made.status, 201, JSON.stringify(made.json));
   const wt = made.json.worktree.path as string;
   let refusal = "";
   fake.setScript((call: ChatCall) => {
     const results = toolResults(call);
-    if (results.length === 0) return { toolCalls: [{ name: "write_file", arguments: { path: "src/b.ts", content: "export const b = 2;\n" } }] };
+    if (results.length === 0)
+      return { toolCalls: [{ name: "write_file", arguments: { path: "src/b.ts", content: "export const b = 2;\n" } }] };
     if (results.length === 1) {
       refusal = results[0].text;
       return { toolCalls: [{ name: "write_file", arguments: { path: "docs/notes.md", content: "notes\n" } }] };
@@ -45,9 +51,15 @@ test("DeepSeek's write_file to a claimed path is refused through the relay's fs;
   });
   const reply = await relay.say(made.json.id, "write the files", 90_000);
   assert.equal(reply.text, "done");
-  assert.equal(refusal, `write_file failed: src/b.ts is claimed by session "Holder" (${holder}) until ${claim.claim.endsAt} ("refactoring src"); write elsewhere or ask that session to release it.`);
+  assert.equal(
+    refusal,
+    `write_file failed: src/b.ts is claimed by session "Holder" (${holder}) until ${claim.claim.endsAt} ("refactoring src"); write elsewhere or ask that session to release it.`,
+  );
   assert.equal(existsSync(join(wt, "src/b.ts")), false, "nothing was written");
   assert.equal(readFileSync(join(wt, "docs/notes.md"), "utf8"), "notes\n");
   const changes = (await relay.api("GET", `/api/sessions/${made.json.id}/changes`)).json;
-  assert.deepEqual(changes.files.map((f: any) => f.path), ["docs/notes.md"]);
+  assert.deepEqual(
+    changes.files.map((f: any) => f.path),
+    ["docs/notes.md"],
+  );
 });

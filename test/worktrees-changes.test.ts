@@ -49,14 +49,28 @@ test("changes count commits, uncommitted edits and new untracked files, each onc
   assert.equal(c.dirty, true);
   const byPath = Object.fromEntries(c.files.map((f) => [f.path, f]));
   assert.deepEqual(byPath["src/a.ts"], { path: "src/a.ts", status: "modified", added: 2, removed: 1 });
-  assert.deepEqual(byPath["src/new-name.ts"], { path: "src/new-name.ts", from: "src/old-name.ts", status: "renamed", added: 0, removed: 0 });
+  assert.deepEqual(byPath["src/new-name.ts"], {
+    path: "src/new-name.ts",
+    from: "src/old-name.ts",
+    status: "renamed",
+    added: 0,
+    removed: 0,
+  });
   assert.deepEqual(byPath["docs/gone.md"], { path: "docs/gone.md", status: "deleted", added: 0, removed: 1 });
   assert.deepEqual(byPath["README.md"], { path: "README.md", status: "modified", added: 1, removed: 0 });
   assert.deepEqual(byPath["notes/new.md"], { path: "notes/new.md", status: "added", added: 3, removed: 0 });
   assert.deepEqual(byPath["logo.bin"], { path: "logo.bin", status: "added", added: 0, removed: 0, binary: true });
   assert.equal(c.files.length, 6);
   // What overlap compares: the same files, a rename by both its names.
-  assert.deepEqual([...(await changedPaths(deps.git, ref))].sort(), ["README.md", "docs/gone.md", "logo.bin", "notes/new.md", "src/a.ts", "src/new-name.ts", "src/old-name.ts"]);
+  assert.deepEqual([...(await changedPaths(deps.git, ref))].sort(), [
+    "README.md",
+    "docs/gone.md",
+    "logo.bin",
+    "notes/new.md",
+    "src/a.ts",
+    "src/new-name.ts",
+    "src/old-name.ts",
+  ]);
   // Reading the changes put nothing into the worktree's index: the new files are still untracked.
   assert.match(g(p, "status", "--porcelain"), /^\?\? logo\.bin$/m);
   assert.match(g(p, "status", "--porcelain"), /^\?\? notes\/$/m);
@@ -69,7 +83,12 @@ test("work merged into base meanwhile is not the session's: behind counts it, fi
   write(repo, "src/theirs.ts", "theirs\n");
   commitAll(repo, "theirs, on main");
   const c = await changesOf(deps.git, ref);
-  assert.deepEqual(c, { files: [{ path: "src/mine.ts", status: "added", added: 1, removed: 0 }], ahead: 1, behind: 1, dirty: false });
+  assert.deepEqual(c, {
+    files: [{ path: "src/mine.ts", status: "added", added: 1, removed: 0 }],
+    ahead: 1,
+    behind: 1,
+    dirty: false,
+  });
 });
 
 test("the diff is unified with 3 lines of context and includes new untracked files", async () => {
@@ -79,7 +98,10 @@ test("the diff is unified with 3 lines of context and includes new untracked fil
   const c = await changesOf(deps.git, ref, { diff: true });
   assert.match(c.diff, /^diff --git a\/src\/a\.ts b\/src\/a\.ts$/m);
   assert.match(c.diff, /@@ -2,7 \+2,7 @@\n 2\n 3\n 4\n-5\n\+five\n 6\n 7\n 8\n/);
-  assert.match(c.diff, /diff --git a\/fresh\.txt b\/fresh\.txt\nnew file mode 100644\n[^\n]*\n--- \/dev\/null\n\+\+\+ b\/fresh\.txt\n@@ -0,0 \+1 @@\n\+brand new\n/);
+  assert.match(
+    c.diff,
+    /diff --git a\/fresh\.txt b\/fresh\.txt\nnew file mode 100644\n[^\n]*\n--- \/dev\/null\n\+\+\+ b\/fresh\.txt\n@@ -0,0 \+1 @@\n\+brand new\n/,
+  );
   assert.equal(c.diffTruncated, undefined);
 });
 

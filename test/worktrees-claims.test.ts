@@ -36,17 +36,39 @@ function refused(fn: () => unknown): RelayError {
 
 test("glob overlap is decided exactly: some path matches both, or none does", () => {
   const yes: [string, string][] = [
-    ["src/**/*.ts", "src/api/*"], ["src/api", "src/api/x.ts"], ["**/*.md", "docs/*.md"], ["src/[a-c]*.ts", "src/b.ts"],
-    ["src/{a,b}.ts", "src/b.ts"], ["a/**/b", "a/b"], ["a/**/b", "a/x/y/b"], ["**", "anything"], ["src/*", "src/a/b"], ["a/*/b", "a/b"],
-    ["src/*.ts", "src/**"], ["src/\\*.ts", "src/*.ts"], ["lib/x?", "lib/xy/z"],
+    ["src/**/*.ts", "src/api/*"],
+    ["src/api", "src/api/x.ts"],
+    ["**/*.md", "docs/*.md"],
+    ["src/[a-c]*.ts", "src/b.ts"],
+    ["src/{a,b}.ts", "src/b.ts"],
+    ["a/**/b", "a/b"],
+    ["a/**/b", "a/x/y/b"],
+    ["**", "anything"],
+    ["src/*", "src/a/b"],
+    ["a/*/b", "a/b"],
+    ["src/*.ts", "src/**"],
+    ["src/\\*.ts", "src/*.ts"],
+    ["lib/x?", "lib/xy/z"],
   ];
   const no: [string, string][] = [
-    ["src/**/*.ts", "docs/**"], ["src/a.ts", "src/b.ts"], ["*.md", "docs/*.md"], ["src/[!a-z]*", "src/b.ts"], ["src/{a,b}.ts", "src/c.ts"],
-    ["src/*.ts", "src/*.js"], ["lib/x?", "lib/x/y"], ["src/\\*.ts", "src/a.ts"], ["src/api", "src/apix"],
+    ["src/**/*.ts", "docs/**"],
+    ["src/a.ts", "src/b.ts"],
+    ["*.md", "docs/*.md"],
+    ["src/[!a-z]*", "src/b.ts"],
+    ["src/{a,b}.ts", "src/c.ts"],
+    ["src/*.ts", "src/*.js"],
+    ["lib/x?", "lib/x/y"],
+    ["src/\\*.ts", "src/a.ts"],
+    ["src/api", "src/apix"],
   ];
   for (const [a, b] of yes) assert.equal(globsOverlap(compileGlob(a), compileGlob(b)), true, `${a} ∩ ${b}`);
   for (const [a, b] of no) assert.equal(globsOverlap(compileGlob(a), compileGlob(b)), false, `${a} ∩ ${b}`);
-  for (const [a, b] of [...yes, ...no]) assert.equal(globsOverlap(compileGlob(a), compileGlob(b)), globsOverlap(compileGlob(b), compileGlob(a)), "symmetric");
+  for (const [a, b] of [...yes, ...no])
+    assert.equal(
+      globsOverlap(compileGlob(a), compileGlob(b)),
+      globsOverlap(compileGlob(b), compileGlob(a)),
+      "symmetric",
+    );
   assert.equal(globMatches(compileGlob("src/**/*.ts"), "src/x.ts"), true);
   assert.equal(globMatches(compileGlob("src/**/*.ts"), "src/a/b/x.ts"), true);
   assert.equal(globMatches(compileGlob("src/*.ts"), "src/a/x.ts"), false);
@@ -58,13 +80,27 @@ test("glob overlap is decided exactly: some path matches both, or none does", ()
 
 test("claim answers claim_id and the claim: paths, holder, note, endsAt (default 60 minutes)", () => {
   const { c } = claims();
-  const r = c.claim({ session: "ses_alice0000001", repo: REPO, paths: ["./src/api/**", "src/api/**"], note: "moving routes" });
+  const r = c.claim({
+    session: "ses_alice0000001",
+    repo: REPO,
+    paths: ["./src/api/**", "src/api/**"],
+    note: "moving routes",
+  });
   assert.match(r.claim_id, /^clm_[a-z0-9]{12}$/);
   assert.deepEqual(r.claim, {
-    id: r.claim_id, repo: REPO, paths: ["src/api/**"], holder: { session: "ses_alice0000001", title: "Alice: API" }, note: "moving routes",
-    createdAt: "2026-12-01T10:00:00.000Z", endsAt: "2026-12-01T11:00:00.000Z", active: true,
+    id: r.claim_id,
+    repo: REPO,
+    paths: ["src/api/**"],
+    holder: { session: "ses_alice0000001", title: "Alice: API" },
+    note: "moving routes",
+    createdAt: "2026-12-01T10:00:00.000Z",
+    endsAt: "2026-12-01T11:00:00.000Z",
+    active: true,
   });
-  assert.equal(c.claim({ session: "ses_alice0000001", repo: REPO, paths: ["x"], minutes: 480 }).claim.endsAt, "2026-12-01T18:00:00.000Z");
+  assert.equal(
+    c.claim({ session: "ses_alice0000001", repo: REPO, paths: ["x"], minutes: 480 }).claim.endsAt,
+    "2026-12-01T18:00:00.000Z",
+  );
 });
 
 test("bad claims are refused with INVALID_INPUT and store nothing", () => {
@@ -90,7 +126,13 @@ test("bad claims are refused with INVALID_INPUT and store nothing", () => {
 
 test("a claim overlapping another session's live claim is refused with REMOTE_RELAY_CLAIMED naming the holder, note and end", () => {
   const { c } = claims();
-  const held = c.claim({ session: "ses_alice0000001", repo: REPO, paths: ["src/api/**"], minutes: 30, note: "moving routes" });
+  const held = c.claim({
+    session: "ses_alice0000001",
+    repo: REPO,
+    paths: ["src/api/**"],
+    minutes: 30,
+    note: "moving routes",
+  });
   const e = refused(() => c.claim({ session: "ses_bob000000002", repo: REPO, paths: ["docs/**", "src/**/*.ts"] }));
   assert.equal(e.code, "REMOTE_RELAY_CLAIMED");
   assert.equal(
@@ -126,7 +168,10 @@ test("a claim ends when it runs out on the relay's clock, on release, on archive
   c.claim({ session: "ses_bob000000002", repo: REPO, paths: ["src/**"] }); // free again
 
   const r = c.claim({ session: "ses_alice0000001", repo: REPO, paths: ["lib/**"] });
-  assert.deepEqual(c.release("ses_alice0000001", r.claim_id).released.map((v) => [v.id, v.endReason]), [[r.claim_id, "released"]]);
+  assert.deepEqual(
+    c.release("ses_alice0000001", r.claim_id).released.map((v) => [v.id, v.endReason]),
+    [[r.claim_id, "released"]],
+  );
   assert.deepEqual(c.release("ses_alice0000001", r.claim_id).released, [], "already ended");
   const other = refused(() => c.release("ses_alice0000001", c.list(REPO).find((v) => v.active)!.id));
   assert.equal(other.code, "REMOTE_RELAY_FORBIDDEN");
@@ -140,7 +185,10 @@ test("a claim ends when it runs out on the relay's clock, on release, on archive
   // Ended ones stay listed for an hour, then drop out: Bob's ran out a minute ago, Alice's
   // ended an hour and a minute ago.
   await clock.advance(61 * MINUTE);
-  assert.deepEqual(c.list(REPO).map((v) => [v.holder.session, v.active, v.endReason]), [["ses_bob000000002", false, "expired"]]);
+  assert.deepEqual(
+    c.list(REPO).map((v) => [v.holder.session, v.active, v.endReason]),
+    [["ses_bob000000002", false, "expired"]],
+  );
 });
 
 test("check names who holds a path against another session's write, never against the holder's own", () => {
@@ -163,8 +211,16 @@ test("whereIs maps a file the relay is asked to write to its repository and path
   const w = new Worktrees({ ...deps, relayName: "desk", titleOf: () => null });
   const v = await w.lifecycle.create(await w.lifecycle.plan(repo), { id: "ses_where0000001", title: "Where" });
   assert.deepEqual(w.whereIs(join(v.path, "src/a.ts")), { repo, path: "src/a.ts" });
-  assert.deepEqual(w.whereIs(join(v.path, "new/dir/file.ts")), { repo, path: "new/dir/file.ts" }, "in folders not made yet");
-  assert.deepEqual(w.whereIs(join(v.path, "src/new.ts")), { repo, path: "src/new.ts" }, "a new file in an existing folder");
+  assert.deepEqual(
+    w.whereIs(join(v.path, "new/dir/file.ts")),
+    { repo, path: "new/dir/file.ts" },
+    "in folders not made yet",
+  );
+  assert.deepEqual(
+    w.whereIs(join(v.path, "src/new.ts")),
+    { repo, path: "src/new.ts" },
+    "a new file in an existing folder",
+  );
   assert.equal(w.whereIs(join(repo, "src/a.ts")), null, "the main folder counts once it has a claim");
   w.claims.claim({ session: "ses_where0000001", repo, paths: ["src/**"] });
   assert.deepEqual(w.whereIs(join(repo, "src/a.ts")), { repo, path: "src/a.ts" });

@@ -9,7 +9,17 @@ import { join } from "node:path";
 import { relayBranchName, slugOf } from "../src/worktrees/branch-name.ts";
 import { WorktreeLifecycle } from "../src/worktrees/lifecycle.ts";
 import { checkouts } from "../src/worktrees/worktree-list.ts";
-import { cleanTemps, commitAll, domainDeps, g, isolateGit, makeRepo, tempDir, write, refusal } from "./helpers/git-repos.ts";
+import {
+  cleanTemps,
+  commitAll,
+  domainDeps,
+  g,
+  isolateGit,
+  makeRepo,
+  tempDir,
+  write,
+  refusal,
+} from "./helpers/git-repos.ts";
 
 isolateGit();
 after(cleanTemps);
@@ -76,7 +86,10 @@ test("plan refuses a folder outside a git repository, saying why, and makes noth
   const { deps, wt } = lifecycle();
   const e = await refusal(wt.plan(plain, "topic"));
   assert.equal(e.code, "REMOTE_RELAY_INVALID_INPUT");
-  assert.match(e.message, /is not inside a git repository, so a session there cannot work in a worktree on branch "topic"\. Nothing was created\.$/);
+  assert.match(
+    e.message,
+    /is not inside a git repository, so a session there cannot work in a worktree on branch "topic"\. Nothing was created\.$/,
+  );
   const missing = await refusal(wt.plan(join(plain, "nope")));
   assert.match(missing.message, /is not a folder on this relay/);
   assert.deepEqual(readdirSync(join(deps.dataDir, "worktrees")), []);
@@ -179,7 +192,10 @@ test("the second worktree of a repository comes from the spare, made from the cu
   await wt.create(await wt.plan(repo), { id: "ses_spare0000001", title: "One" });
   await wt.spares.settled(repo);
   const spare = wt.folders.spare(repo);
-  assert.ok((await checkouts(deps.git, repo)).some((c) => c.path === spare && c.branch === null), "a spare is ready");
+  assert.ok(
+    (await checkouts(deps.git, repo)).some((c) => c.path === spare && c.branch === null),
+    "a spare is ready",
+  );
   // HEAD moves after the spare was made: the next worktree still starts from HEAD.
   write(repo, "src/new.ts", "export const n = 1;\n");
   const head = commitAll(repo, "moved on");
@@ -189,9 +205,15 @@ test("the second worktree of a repository comes from the spare, made from the cu
   assert.equal(g(v.path, "status", "--porcelain"), "");
   assert.ok(existsSync(join(v.path, "src/new.ts")));
   const list = await checkouts(deps.git, repo);
-  assert.ok(list.some((c) => c.path === v.path && c.branch === "oar/two-000002"), "the spare became the session's worktree");
+  assert.ok(
+    list.some((c) => c.path === v.path && c.branch === "oar/two-000002"),
+    "the spare became the session's worktree",
+  );
   await wt.spares.settled(repo);
-  assert.ok((await checkouts(deps.git, repo)).some((c) => c.path === spare), "and a new spare was made");
+  assert.ok(
+    (await checkouts(deps.git, repo)).some((c) => c.path === spare),
+    "and a new spare was made",
+  );
   // HEAD did not move since: the spare only gets its branch (no file touched), and is whole.
   const third = await wt.create(await wt.plan(repo), { id: "ses_spare0000003", title: "Three" });
   assert.equal(g(third.path, "rev-parse", "--abbrev-ref", "HEAD").trim(), "oar/three-000003");

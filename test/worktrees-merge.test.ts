@@ -12,7 +12,17 @@ import { ManualClock } from "../src/core/clock.ts";
 import type { RelayError } from "../src/core/errors.ts";
 import { openDb } from "../src/store/db.ts";
 import { Worktrees } from "../src/worktrees/worktrees.ts";
-import { cleanTemps, commitAll, domainDeps, g, isolateGit, makeRepo, tempDir, write, refusal } from "./helpers/git-repos.ts";
+import {
+  cleanTemps,
+  commitAll,
+  domainDeps,
+  g,
+  isolateGit,
+  makeRepo,
+  tempDir,
+  write,
+  refusal,
+} from "./helpers/git-repos.ts";
 
 isolateGit();
 after(cleanTemps);
@@ -25,7 +35,8 @@ async function setup(sessions: string[] = ["ses_aaaaaaaaaaaa", "ses_bbbbbbbbbbbb
   const deps = domainDeps(clock);
   const w = new Worktrees({ ...deps, relayName: "desk", titleOf: (id) => `Title of ${id}` });
   const wts = [];
-  for (const id of sessions) wts.push(await w.lifecycle.create(await w.lifecycle.plan(repo), { id, title: id.slice(4, 8) }));
+  for (const id of sessions)
+    wts.push(await w.lifecycle.create(await w.lifecycle.plan(repo), { id, title: id.slice(4, 8) }));
   const forever = () => clock.now() + 3_600_000; // the manual clock never gets there: wait for the end
   return { repo, deps, clock, w, wts, forever };
 }
@@ -52,7 +63,10 @@ test("two disjoint branches both land, the second merged on top of the first, si
   const b = commitAll(wts[1].path, "b");
   const first = await w.merges.ask({ session: "ses_aaaaaaaaaaaa", test: "test -f src/a.ts" });
   const second = await w.merges.ask({ session: "ses_bbbbbbbbbbbb", test: "test -f src/a.ts && test -f src/b.ts" });
-  const [r1, r2] = await Promise.all([w.merges.wait(first.mergeId, forever()), w.merges.wait(second.mergeId, forever())]);
+  const [r1, r2] = await Promise.all([
+    w.merges.wait(first.mergeId, forever()),
+    w.merges.wait(second.mergeId, forever()),
+  ]);
   assert.equal(r1.status, "merged");
   assert.equal(r2.status, "merged");
   if (r1.status !== "merged" || r2.status !== "merged") return;
@@ -60,8 +74,14 @@ test("two disjoint branches both land, the second merged on top of the first, si
   assert.equal(r2.fastForward, false);
   assert.equal(g(repo, "rev-parse", "main").trim(), r2.commit);
   assert.deepEqual(g(repo, "log", "-1", "--format=%P", r2.commit).trim().split(" "), [a, b]);
-  assert.equal(g(repo, "log", "-1", "--format=%an <%ae>|%cn <%ce>", r2.commit).trim(), "OAR relay desk <oar@localhost>|OAR relay desk <oar@localhost>");
-  assert.match(g(repo, "log", "-1", "--format=%B", r2.commit), /^Merge branch 'oar\/bbbb-bbbbbb' into main\n\nOAR-Session: ses_bbbbbbbbbbbb\nOAR-Merge: mrg_/);
+  assert.equal(
+    g(repo, "log", "-1", "--format=%an <%ae>|%cn <%ce>", r2.commit).trim(),
+    "OAR relay desk <oar@localhost>|OAR relay desk <oar@localhost>",
+  );
+  assert.match(
+    g(repo, "log", "-1", "--format=%B", r2.commit),
+    /^Merge branch 'oar\/bbbb-bbbbbb' into main\n\nOAR-Session: ses_bbbbbbbbbbbb\nOAR-Merge: mrg_/,
+  );
   assert.ok(existsSync(join(repo, "src/a.ts")) && existsSync(join(repo, "src/b.ts")));
 });
 
@@ -76,7 +96,8 @@ test("a merge commit uses the repository's own identity when it has one", async 
   await w.merges.wait((await w.merges.ask({ session: "ses_aaaaaaaaaaaa" })).mergeId, forever());
   const r = await w.merges.wait((await w.merges.ask({ session: "ses_bbbbbbbbbbbb" })).mergeId, forever());
   assert.equal(r.status, "merged");
-  if (r.status === "merged") assert.equal(g(repo, "log", "-1", "--format=%an <%ae>", r.commit).trim(), "Repo Owner <owner@example.com>");
+  if (r.status === "merged")
+    assert.equal(g(repo, "log", "-1", "--format=%an <%ae>", r.commit).trim(), "Repo Owner <owner@example.com>");
 });
 
 test("a conflict answers its files and changes nothing", async () => {
@@ -89,7 +110,11 @@ test("a conflict answers its files and changes nothing", async () => {
   await w.merges.wait((await w.merges.ask({ session: "ses_aaaaaaaaaaaa" })).mergeId, forever());
   const mainBefore = g(repo, "rev-parse", "main").trim();
   const { mergeId } = await w.merges.ask({ session: "ses_cccccccccccc", test: "touch ran" });
-  assert.deepEqual(await w.merges.wait(mergeId, forever()), { merge_id: mergeId, status: "conflict", files: ["src/shared.ts"] });
+  assert.deepEqual(await w.merges.wait(mergeId, forever()), {
+    merge_id: mergeId,
+    status: "conflict",
+    files: ["src/shared.ts"],
+  });
   assert.equal(g(repo, "rev-parse", "main").trim(), mainBefore);
   assert.equal(g(repo, "status", "--porcelain"), "");
   assert.equal(g(wts[1].path, "rev-parse", "HEAD").trim(), cTip);
@@ -99,31 +124,45 @@ test("a conflict answers its files and changes nothing", async () => {
 
 test("failing tests answer tests_failed with the tail and counts read_task_output gives, and change nothing", async () => {
   const { repo, w, wts, forever } = await setup(["ses_aaaaaaaaaaaa"]);
-  write(wts[0].path, "checks.test.mjs", [
-    'import { test } from "node:test";',
-    'import assert from "node:assert";',
-    'test("fine", () => {});',
-    'test("broken", () => assert.equal(1, 2));',
-    "",
-  ].join("\n"));
+  write(
+    wts[0].path,
+    "checks.test.mjs",
+    [
+      'import { test } from "node:test";',
+      'import assert from "node:assert";',
+      'test("fine", () => {});',
+      'test("broken", () => assert.equal(1, 2));',
+      "",
+    ].join("\n"),
+  );
   commitAll(wts[0].path, "tests");
   const before = g(repo, "rev-parse", "main").trim();
-  const { mergeId } = await w.merges.ask({ session: "ses_aaaaaaaaaaaa", test: `"${process.execPath}" --test checks.test.mjs` });
+  const { mergeId } = await w.merges.ask({
+    session: "ses_aaaaaaaaaaaa",
+    test: `"${process.execPath}" --test checks.test.mjs`,
+  });
   const r = await w.merges.wait(mergeId, forever());
   assert.equal(r.status, "tests_failed");
   if (r.status !== "tests_failed") return;
   assert.deepEqual(r.counts, { runner: "node:test", passed: 1, failed: 1, skipped: 0, final: true });
   assert.equal(r.exitCode, 1);
   assert.ok(r.tail.length > 0 && r.tail.length <= 50);
-  assert.ok(r.tail.some((l) => /# fail 1/.test(l)), r.tail.join("\n"));
+  assert.ok(
+    r.tail.some((l) => /# fail 1/.test(l)),
+    r.tail.join("\n"),
+  );
   assert.equal(g(repo, "rev-parse", "main").trim(), before);
   assert.equal(existsSync(join(repo, "checks.test.mjs")), false);
   // Passing tests: merged, with their counts.
   write(wts[0].path, "checks.test.mjs", 'import { test } from "node:test";\ntest("fine", () => {});\n');
   commitAll(wts[0].path, "fixed");
-  const ok = await w.merges.wait((await w.merges.ask({ session: "ses_aaaaaaaaaaaa", test: `"${process.execPath}" --test checks.test.mjs` })).mergeId, forever());
+  const ok = await w.merges.wait(
+    (await w.merges.ask({ session: "ses_aaaaaaaaaaaa", test: `"${process.execPath}" --test checks.test.mjs` })).mergeId,
+    forever(),
+  );
   assert.equal(ok.status, "merged");
-  if (ok.status === "merged") assert.deepEqual(ok.counts, { runner: "node:test", passed: 1, failed: 0, skipped: 0, final: true });
+  if (ok.status === "merged")
+    assert.deepEqual(ok.counts, { runner: "node:test", passed: 1, failed: 0, skipped: 0, final: true });
 });
 
 test("into checked out with uncommitted changes is refused with BUSY naming the folder; nothing is queued or changed", async () => {
@@ -133,7 +172,10 @@ test("into checked out with uncommitted changes is refused with BUSY naming the 
   write(repo, "README.md", "the owner is editing\n");
   const e = await refusal(w.merges.ask({ session: "ses_aaaaaaaaaaaa" }));
   assert.equal(e.code, "REMOTE_RELAY_BUSY");
-  assert.equal(e.message, `main is checked out in ${repo}, which has 1 uncommitted change; commit or stash it there first. Nothing was merged.`);
+  assert.equal(
+    e.message,
+    `main is checked out in ${repo}, which has 1 uncommitted change; commit or stash it there first. Nothing was merged.`,
+  );
   assert.deepEqual(w.merges.queue(), []);
   assert.equal(readFileSync(join(repo, "README.md"), "utf8"), "the owner is editing\n");
   // New untracked files in the target do not stop a merge.
@@ -159,12 +201,21 @@ test("merges into one repository run one at a time in the order asked; a waiting
   const release = join(tempDir(), "release");
   g(repo, "worktree", "add", "-q", "-b", "release", release, "main");
   const m3 = await w.merges.ask({ session: "ses_cccccccccccc", into: "release" });
-  assert.deepEqual(await w.merges.wait(m1.mergeId, clock.now()), { merge_id: m1.mergeId, status: "queued", queuePosition: 0 });
+  assert.deepEqual(await w.merges.wait(m1.mergeId, clock.now()), {
+    merge_id: m1.mergeId,
+    status: "queued",
+    queuePosition: 0,
+  });
   assert.deepEqual(w.merges.answer(m2.mergeId), { merge_id: m2.mergeId, status: "queued", queuePosition: 1 });
   assert.deepEqual(w.merges.answer(m3.mergeId), { merge_id: m3.mergeId, status: "queued", queuePosition: 2 });
-  assert.deepEqual(w.merges.queue(repo).map((m) => [m.session, m.status, m.queuePosition]), [
-    ["ses_aaaaaaaaaaaa", "running", 0], ["ses_bbbbbbbbbbbb", "queued", 1], ["ses_cccccccccccc", "queued", 2],
-  ]);
+  assert.deepEqual(
+    w.merges.queue(repo).map((m) => [m.session, m.status, m.queuePosition]),
+    [
+      ["ses_aaaaaaaaaaaa", "running", 0],
+      ["ses_bbbbbbbbbbbb", "queued", 1],
+      ["ses_cccccccccccc", "queued", 2],
+    ],
+  );
   // While m3 waits, the owner starts editing in its target folder: m3 is refused when its turn comes.
   write(release, "README.md", "edited while queued\n");
   const r3 = w.merges.wait(m3.mergeId, forever()).then(
@@ -192,7 +243,10 @@ test("a test command running past its time on the relay's clock is stopped: test
   write(v.path, "s.txt", "s\n");
   commitAll(v.path, "s");
   const before = g(repo, "rev-parse", "main").trim();
-  const { mergeId } = await w.merges.ask({ session: "ses_slow00000001", test: "echo started; while true; do sleep 0.05; done" });
+  const { mergeId } = await w.merges.ask({
+    session: "ses_slow00000001",
+    test: "echo started; while true; do sleep 0.05; done",
+  });
   await waitUntil(() => w.merges.store.get(mergeId)?.test_pgid);
   const pgid = w.merges.store.get(mergeId)!.test_pgid!;
   await clock.advance(5 * 60_000);
@@ -208,12 +262,18 @@ test("a test command running past its time on the relay's clock is stopped: test
 test("asking for a merge that cannot be made is refused at once and queues nothing", async () => {
   const { repo, w, wts } = await setup(["ses_aaaaaaaaaaaa"]);
   const none = await refusal(w.merges.ask({ session: "ses_nothing000000" }));
-  assert.match(none.message, /^Session ses_nothing000000 does not work in a worktree of its own; .* Nothing was merged\.$/);
+  assert.match(
+    none.message,
+    /^Session ses_nothing000000 does not work in a worktree of its own; .* Nothing was merged\.$/,
+  );
   const nothing = await refusal(w.merges.ask({ session: "ses_aaaaaaaaaaaa" }));
   assert.match(nothing.message, /^oar\/aaaa-aaaaaa has no commit that main lacks\. Nothing was merged\.$/);
   write(wts[0].path, "wip.txt", "not committed\n");
   const uncommitted = await refusal(w.merges.ask({ session: "ses_aaaaaaaaaaaa" }));
-  assert.match(uncommitted.message, /has no commit that main lacks; 1 uncommitted change in its worktree is not part of a merge \(commit first\)\./);
+  assert.match(
+    uncommitted.message,
+    /has no commit that main lacks; 1 uncommitted change in its worktree is not part of a merge \(commit first\)\./,
+  );
   commitAll(wts[0].path, "now committed");
   const unknown = await refusal(w.merges.ask({ session: "ses_aaaaaaaaaaaa", into: "nope" }));
   assert.match(unknown.message, new RegExp(`^No branch nope in ${repo}; into names a local branch\\.`));
@@ -249,7 +309,13 @@ test("a merged branch's claims end; an archived session's branch is deleted once
   w.claims.claim({ session: "ses_aaaaaaaaaaaa", repo, paths: ["lib/**"] }); // (an archived session's claim, for the test)
   const r = await w.merges.wait((await w.merges.ask({ session: "ses_aaaaaaaaaaaa" })).mergeId, forever());
   assert.equal(r.status, "merged");
-  assert.deepEqual(w.claims.list(repo).map((c) => [c.paths[0], c.endReason]), [["src/**", "archived"], ["lib/**", "merged"]]);
+  assert.deepEqual(
+    w.claims.list(repo).map((c) => [c.paths[0], c.endReason]),
+    [
+      ["src/**", "archived"],
+      ["lib/**", "merged"],
+    ],
+  );
   await waitUntil(() => w.lifecycle.store.get("ses_aaaaaaaaaaaa")?.branch_deleted_at);
   assert.throws(() => g(repo, "rev-parse", "--verify", "-q", "refs/heads/oar/aaaa-aaaaaa"));
 });
@@ -262,10 +328,21 @@ test("a merge running when its relay was SIGKILLed is made again at the next sta
   const marker = join(tempDir(), "runs");
   const testCmd = `echo run >> ${marker}; while [ ! -f ${gate} ]; do sleep 0.05; done`;
   deps.db.close();
-  const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "helpers/merge-crash-child.ts"), deps.dataDir, "ses_aaaaaaaaaaaa", testCmd], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: process.env,
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      join(import.meta.dirname, "helpers/merge-crash-child.ts"),
+      deps.dataDir,
+      "ses_aaaaaaaaaaaa",
+      testCmd,
+    ],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+      env: process.env,
+    },
+  );
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   await waitUntil(() => /running (\d+) (mrg_\w+)/.test(out), 60_000);
@@ -275,7 +352,14 @@ test("a merge running when its relay was SIGKILLed is made again at the next sta
   assert.ok(alive(Number(pgid)), "the crashed relay's test command still runs");
 
   const clock = new ManualClock(Date.now());
-  const w2 = new Worktrees({ db: openDb(join(deps.dataDir, "relay.db")), clock, git: deps.git, dataDir: deps.dataDir, relayName: "desk", titleOf: () => null });
+  const w2 = new Worktrees({
+    db: openDb(join(deps.dataDir, "relay.db")),
+    clock,
+    git: deps.git,
+    dataDir: deps.dataDir,
+    relayName: "desk",
+    titleOf: () => null,
+  });
   await w2.start();
   assert.ok(!alive(Number(pgid)), "ended at start");
   await waitUntil(() => readFileSync(marker, "utf8").split("\n").filter(Boolean).length === 2);

@@ -27,7 +27,10 @@ test("findOverlaps: the pairs that change the same paths, each pair once, paths 
 });
 
 test("the overlap event reads as every relay event does", () => {
-  const line = overlapLine({ id: "ses_a1", title: 'Fix "login"' }, { id: "ses_b2", title: "Cache" }, ["src/x.ts", "src/y.ts"]);
+  const line = overlapLine({ id: "ses_a1", title: 'Fix "login"' }, { id: "ses_b2", title: "Cache" }, [
+    "src/x.ts",
+    "src/y.ts",
+  ]);
   assert.equal(line, `session "Fix 'login'" (ses_a1): overlap with session "Cache" (ses_b2): src/x.ts, src/y.ts`);
   assert.equal(
     overlapLine({ id: "ses_a1", title: "A" }, { mainFolder: "/repo" }, ["README.md"]),
@@ -66,9 +69,15 @@ test("two worktrees changing one path (committed in one, untracked in the other)
   // The set grows: a new set of paths is told.
   write(a.path, "src/new.ts", "A made it too\n");
   const grown = await w.overlaps.changed("ses_aaaaaaaaaaaa");
-  assert.deepEqual(grown.map((o) => o.paths), [["src/new.ts", "src/x.ts"]]);
+  assert.deepEqual(
+    grown.map((o) => o.paths),
+    [["src/new.ts", "src/x.ts"]],
+  );
   assert.equal(told.length, 2);
-  assert.deepEqual(w.overlaps.currentFor("ses_bbbbbbbbbbbb").map((o) => o.paths), [["src/new.ts", "src/x.ts"]]);
+  assert.deepEqual(
+    w.overlaps.currentFor("ses_bbbbbbbbbbbb").map((o) => o.paths),
+    [["src/new.ts", "src/x.ts"]],
+  );
 
   // A new relay on the same store (a restart) tells nothing twice.
   const again: Overlap[] = [];
@@ -100,7 +109,11 @@ test("changes seen while a check waits join it: one answer for all of them", asy
   const { w, a, b } = await setup();
   write(a.path, "src/z.ts", "A\n");
   write(b.path, "src/z.ts", "B\n");
-  const [one, two, three] = await Promise.all([w.overlaps.changed("ses_aaaaaaaaaaaa"), w.overlaps.changed("ses_bbbbbbbbbbbb"), w.overlaps.changed("ses_aaaaaaaaaaaa")]);
+  const [one, two, three] = await Promise.all([
+    w.overlaps.changed("ses_aaaaaaaaaaaa"),
+    w.overlaps.changed("ses_bbbbbbbbbbbb"),
+    w.overlaps.changed("ses_aaaaaaaaaaaa"),
+  ]);
   const all = [...one, ...two, ...three];
   assert.ok(all.length >= 1 && all.every((o) => o.paths.join() === "src/z.ts"));
   assert.equal(new Set(all).size, 1, "the same overlap, told once");

@@ -23,8 +23,14 @@ after(async () => {
 test("create_session on a paired relay with branch works in a worktree there; claim and merge there are UNSUPPORTED", async () => {
   const repo = makeRepo({ "README.md": "remote\n" });
   const made = await toolInTurn(p.a, p.conv, {
-    action: "create_session", relay: "bbox", provider: "scripted", cwd: repo, branch: "remote/work", title: "Remote worker",
-    text: "/write notes.md from afar\\n\n/commit notes", wait_seconds: 60,
+    action: "create_session",
+    relay: "bbox",
+    provider: "scripted",
+    cwd: repo,
+    branch: "remote/work",
+    title: "Remote worker",
+    text: "/write notes.md from afar\\n\n/commit notes",
+    wait_seconds: 60,
   });
   const r = made.result;
   assert.equal(r.ok, true, JSON.stringify(r));

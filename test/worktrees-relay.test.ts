@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { TestRelay, type McpSession } from "./helpers/relay-process.ts";
 import { FIRST, SLOW, toolInTurn, waitEvents } from "./helpers/watch.ts";
-import { cleanTemps, commitAll, g, isolateGit, makeRepo, tempDir, write } from "./helpers/git-repos.ts";
+import { cleanTemps, g, isolateGit, makeRepo, tempDir, write } from "./helpers/git-repos.ts";
 
 isolateGit();
 let relay: TestRelay;
@@ -25,7 +25,14 @@ before(async () => {
   lead = await relay.createSession({ title: "Lead", cwd: repo });
   mcp = await relay.mcp(lead);
   // The lead's first create_session asks the owner once (allowed here); later ones go straight.
-  const first = await toolInTurn(relay, lead, { action: "create_session", relay: "this", provider: "scripted", title: "Warm-up", text: "ready", wait_seconds: 60 });
+  const first = await toolInTurn(relay, lead, {
+    action: "create_session",
+    relay: "this",
+    provider: "scripted",
+    title: "Warm-up",
+    text: "ready",
+    wait_seconds: 60,
+  });
   assert.equal(first.result.ok, true, JSON.stringify(first.result));
 });
 after(async () => {
@@ -35,7 +42,15 @@ after(async () => {
 
 /** A session the lead starts (in a worktree, by the setting); resolves with create_session's result. */
 async function start(title: string, text = "ready", extra: Record<string, unknown> = {}) {
-  const r = await mcp.call({ action: "create_session", relay: "this", provider: "scripted", title, text, wait_seconds: 60, ...extra });
+  const r = await mcp.call({
+    action: "create_session",
+    relay: "this",
+    provider: "scripted",
+    title,
+    text,
+    wait_seconds: 60,
+    ...extra,
+  });
   assert.equal(r.ok, true, JSON.stringify(r));
   return r;
 }
@@ -48,7 +63,10 @@ test("sessions an agent starts work each in a worktree of their own on their own
     assert.equal(r.worktree.repo, repo);
     assert.equal(r.worktree.base, "main");
     assert.equal(r.worktree.baseCommit, g(repo, "rev-parse", "main").trim());
-    assert.match(r.worktree.branch, new RegExp(`^oar/${r.title.toLowerCase().replace(" ", "-")}-${r.session.slice(-6)}$`));
+    assert.match(
+      r.worktree.branch,
+      new RegExp(`^oar/${r.title.toLowerCase().replace(" ", "-")}-${r.session.slice(-6)}$`),
+    );
     assert.ok(r.worktree.path.startsWith(join(relay.dataDir, "worktrees")), r.worktree.path);
   }
   assert.match(a.reply.text, /^commit: [0-9a-f]{7,}$/m);
@@ -64,7 +82,12 @@ test("sessions an agent starts work each in a worktree of their own on their own
 
   const read = await mcp.call({ action: "read_session", relay: "this", session: b.session });
   assert.deepEqual(read.worktree, b.worktree);
-  assert.deepEqual(read.changes, { files: [{ path: "src/beta.ts", status: "added", added: 1, removed: 0 }], ahead: 0, behind: 0, dirty: true });
+  assert.deepEqual(read.changes, {
+    files: [{ path: "src/beta.ts", status: "added", added: 1, removed: 0 }],
+    ahead: 0,
+    behind: 0,
+    dirty: true,
+  });
   const detail = await relay.session(a.session);
   assert.deepEqual(detail.worktree, a.worktree);
   assert.equal(detail.cwd, a.worktree.path);
@@ -78,29 +101,57 @@ test("two sessions changing one file: the watchers of each get one overlap, a wa
   const a = await start("Left");
   const b = await start("Right");
   const other = await relay.createSession({ title: "Other watcher" });
-  const sub = await toolInTurn(relay, lead, { action: "subscribe", relay: "this", sessions: [a.session, b.session], events: ["overlap"] });
+  const sub = await toolInTurn(relay, lead, {
+    action: "subscribe",
+    relay: "this",
+    sessions: [a.session, b.session],
+    events: ["overlap"],
+  });
   assert.equal(sub.result.ok, true, JSON.stringify(sub.result));
-  const sub2 = await toolInTurn(relay, other, { action: "subscribe", relay: "this", sessions: [b.session], events: ["overlap"] });
+  const sub2 = await toolInTurn(relay, other, {
+    action: "subscribe",
+    relay: "this",
+    sessions: [b.session],
+    events: ["overlap"],
+  });
   assert.equal(sub2.result.ok, true, JSON.stringify(sub2.result));
 
   await say(a.session, "/write src/shared.ts export const v = 2;\\n");
   await say(b.session, "/write src/shared.ts export const v = 3;\\n\n/write README.md changed\\n");
   // Seen by the end of that turn at the latest: the first overlap is told before the set grows.
-  await relay.waitFor(async () => (await relay.session(a.session)).overlaps?.[0]?.paths.join() === "src/shared.ts", SLOW);
+  await relay.waitFor(
+    async () => (await relay.session(a.session)).overlaps?.[0]?.paths.join() === "src/shared.ts",
+    SLOW,
+  );
   await say(a.session, "/write README.md also changed\\n");
   // Seen at the latest by the end of the turn that made it; the page marks both sessions.
   await relay.waitFor(async () => (await relay.session(a.session)).overlaps?.[0]?.paths.length === 2, SLOW);
-  assert.deepEqual((await relay.session(a.session)).overlaps, [{ session: b.session, title: "Right", paths: ["README.md", "src/shared.ts"] }]);
-  assert.deepEqual((await relay.session(b.session)).overlaps, [{ session: a.session, title: "Left", paths: ["README.md", "src/shared.ts"] }]);
+  assert.deepEqual((await relay.session(a.session)).overlaps, [
+    { session: b.session, title: "Right", paths: ["README.md", "src/shared.ts"] },
+  ]);
+  assert.deepEqual((await relay.session(b.session)).overlaps, [
+    { session: a.session, title: "Left", paths: ["README.md", "src/shared.ts"] },
+  ]);
   await relay.advance(30_000);
   const leadEvents = await waitEvents(relay, lead, 1);
   const otherEvents = await waitEvents(relay, other, 1);
   // The lead watches both: each overlap once, in the words of one side.
-  const lines = leadEvents.join("\n").split("\n").filter((l) => l.includes(": overlap with "));
-  const pair = new RegExp(`^\\[relay event\\] session "(Left|Right)" \\((${a.session}|${b.session})\\): overlap with session "(Left|Right)" \\((${a.session}|${b.session})\\): (.*)$`);
-  assert.deepEqual(lines.map((l) => pair.exec(l)?.[5]), ["src/shared.ts", "README.md, src/shared.ts"], lines.join("\n"));
-  assert.deepEqual(otherEvents, [`${FIRST}\n[relay event] session "Right" (${b.session}): overlap with session "Left" (${a.session}): src/shared.ts`
-    + `\n[relay event] session "Right" (${b.session}): overlap with session "Left" (${a.session}): README.md, src/shared.ts`]);
+  const lines = leadEvents
+    .join("\n")
+    .split("\n")
+    .filter((l) => l.includes(": overlap with "));
+  const pair = new RegExp(
+    `^\\[relay event\\] session "(Left|Right)" \\((${a.session}|${b.session})\\): overlap with session "(Left|Right)" \\((${a.session}|${b.session})\\): (.*)$`,
+  );
+  assert.deepEqual(
+    lines.map((l) => pair.exec(l)?.[5]),
+    ["src/shared.ts", "README.md, src/shared.ts"],
+    lines.join("\n"),
+  );
+  assert.deepEqual(otherEvents, [
+    `${FIRST}\n[relay event] session "Right" (${b.session}): overlap with session "Left" (${a.session}): src/shared.ts` +
+      `\n[relay event] session "Right" (${b.session}): overlap with session "Left" (${a.session}): README.md, src/shared.ts`,
+  ]);
 });
 
 test("a claim refuses another session's write through the relay, names its holder, and ends on release and on the clock", async () => {
@@ -113,29 +164,54 @@ test("a claim refuses another session's write through the relay, names its holde
   assert.equal(c.claim.holder.session, lead);
 
   const refused = await say(writer.session, "/write src/api/routes.ts export {};\\n");
-  assert.equal(refused.text, `write refused: src/api/routes.ts is claimed by session "Lead" (${lead}) until ${c.claim.endsAt} ("reworking the API"); write elsewhere or ask that session to release it.`);
+  assert.equal(
+    refused.text,
+    `write refused: src/api/routes.ts is claimed by session "Lead" (${lead}) until ${c.claim.endsAt} ("reworking the API"); write elsewhere or ask that session to release it.`,
+  );
   assert.equal(existsSync(join(writer.worktree.path, "src/api/routes.ts")), false, "nothing was written");
   const elsewhere = await say(writer.session, "/write src/other.ts ok\\n");
   assert.equal(elsewhere.text, "");
   assert.equal(readFileSync(join(writer.worktree.path, "src/other.ts"), "utf8"), "ok\n");
 
   // Another conversation's overlapping claim is refused, naming the holder.
-  const clash = JSON.parse((await say(holder.session, `/tool ${JSON.stringify({ action: "claim", relay: "this", paths: ["src/**/*.ts"] })}`)).text.slice(6));
+  const clash = JSON.parse(
+    (
+      await say(holder.session, `/tool ${JSON.stringify({ action: "claim", relay: "this", paths: ["src/**/*.ts"] })}`)
+    ).text.slice(6),
+  );
   assert.equal(clash.code, "REMOTE_RELAY_CLAIMED");
-  assert.match(clash.error, /src\/\*\*\/\*\.ts overlaps a claim of session "Lead" .*src\/api\/\*\* until .* \("reworking the API"\)\. Nothing was claimed\.$/);
+  assert.match(
+    clash.error,
+    /src\/\*\*\/\*\.ts overlaps a claim of session "Lead" .*src\/api\/\*\* until .* \("reworking the API"\)\. Nothing was claimed\.$/,
+  );
   const list = await mcp.call({ action: "list_claims", relay: "this", session: writer.session });
   assert.equal(list.repo, repo);
-  assert.deepEqual(list.claims.map((x: any) => [x.id, x.active]), [[c.claim_id, true]]);
-  const notMine = JSON.parse((await say(holder.session, `/tool ${JSON.stringify({ action: "release", claim_id: c.claim_id })}`)).text.slice(6));
+  assert.deepEqual(
+    list.claims.map((x: any) => [x.id, x.active]),
+    [[c.claim_id, true]],
+  );
+  const notMine = JSON.parse(
+    (await say(holder.session, `/tool ${JSON.stringify({ action: "release", claim_id: c.claim_id })}`)).text.slice(6),
+  );
   assert.equal(notMine.code, "REMOTE_RELAY_FORBIDDEN");
 
   const r = await mcp.call({ action: "release", claim_id: "all" });
-  assert.deepEqual(r.released.map((x: any) => x.id), [c.claim_id]);
-  assert.equal((await say(writer.session, "/write src/api/routes.ts export {};\\n")).text, "", "released: the write goes through");
+  assert.deepEqual(
+    r.released.map((x: any) => x.id),
+    [c.claim_id],
+  );
+  assert.equal(
+    (await say(writer.session, "/write src/api/routes.ts export {};\\n")).text,
+    "",
+    "released: the write goes through",
+  );
 
   // Runs out on the relay's clock.
   const short = await mcp.call({ action: "claim", paths: ["docs"], minutes: 1 });
-  assert.match((await say(writer.session, "/write docs/a.md a\\n")).text, /^write refused: docs\/a\.md is claimed by session "Lead"/);
+  assert.match(
+    (await say(writer.session, "/write docs/a.md a\\n")).text,
+    /^write refused: docs\/a\.md is claimed by session "Lead"/,
+  );
   await relay.advance(60_000);
   assert.equal((await say(writer.session, "/write docs/a.md a\\n")).text, "");
   const ended = (await mcp.call({ action: "list_claims" })).claims.find((x: any) => x.id === short.claim_id);
@@ -150,13 +226,22 @@ test("merges: disjoint branches land one on top of the other, a conflict and fai
   const two = await start("Two", "/write src/two.ts export const two = 2;\\n\n/commit two");
   const three = await start("Three", "/write src/one.ts export const one = 3;\\n\n/commit three conflicts with one");
 
-  const m1 = await mcp.call({ action: "merge", session: one.session, wait_seconds: 60, test: "test -f src/one.ts && echo '1 passing'" });
+  const m1 = await mcp.call({
+    action: "merge",
+    session: one.session,
+    wait_seconds: 60,
+    test: "test -f src/one.ts && echo '1 passing'",
+  });
   assert.equal(m1.ok, true, JSON.stringify(m1));
   assert.equal(m1.status, "merged");
   assert.equal(m1.fastForward, true);
   assert.equal(m1.updatedFolder, repo);
   assert.equal(g(repo, "rev-parse", "main").trim(), m1.commit);
-  assert.equal(readFileSync(join(repo, "src/one.ts"), "utf8"), "export const one = 1;\n", "the clean checked-out target was brought forward");
+  assert.equal(
+    readFileSync(join(repo, "src/one.ts"), "utf8"),
+    "export const one = 1;\n",
+    "the clean checked-out target was brought forward",
+  );
 
   // The owner's Merge (POST /api/sessions/:id/merge) takes the same body.
   const m2 = (await relay.api("POST", `/api/sessions/${two.session}/merge`, { wait_seconds: 60 })).json;
@@ -171,7 +256,12 @@ test("merges: disjoint branches land one on top of the other, a conflict and fai
   assert.equal(g(repo, "rev-parse", "main").trim(), before, "nothing changed");
 
   const four = await start("Four", "/write lib/four.ts x\\n\n/commit four");
-  const failing = await mcp.call({ action: "merge", session: four.session, wait_seconds: 60, test: "printf '# tests 4\\n# pass 3\\n# fail 1\\n'; exit 1" });
+  const failing = await mcp.call({
+    action: "merge",
+    session: four.session,
+    wait_seconds: 60,
+    test: "printf '# tests 4\\n# pass 3\\n# fail 1\\n'; exit 1",
+  });
   assert.equal(failing.status, "tests_failed");
   assert.equal(failing.exitCode, 1);
   assert.deepEqual([failing.counts.passed, failing.counts.failed], [3, 1]);
@@ -206,40 +296,98 @@ test("archive keeps a worktree with uncommitted changes and says so; a clean one
 
 test("branch is refused outside a repository and when another worktree holds it; the owner can start one on a branch", async () => {
   const plain = tempDir("oar-plain-");
-  const outside = await mcp.call({ action: "create_session", relay: "this", provider: "scripted", text: "x", cwd: plain, branch: "feature/x" });
+  const outside = await mcp.call({
+    action: "create_session",
+    relay: "this",
+    provider: "scripted",
+    text: "x",
+    cwd: plain,
+    branch: "feature/x",
+  });
   assert.equal(outside.code, "REMOTE_RELAY_INVALID_INPUT");
   assert.match(outside.error, /is not inside a git repository.*Nothing was created\.$/);
   const held = await start("Holder of a branch", "ready", { branch: "feature/held" });
   assert.equal(held.worktree.branch, "feature/held");
-  const again = await mcp.call({ action: "create_session", relay: "this", provider: "scripted", text: "x", branch: "feature/held" });
+  const again = await mcp.call({
+    action: "create_session",
+    relay: "this",
+    provider: "scripted",
+    text: "x",
+    branch: "feature/held",
+  });
   assert.equal(again.code, "REMOTE_RELAY_INVALID_INPUT");
-  assert.match(again.error, new RegExp(`Branch "feature/held" is already checked out in .* by session "Holder of a branch" \\(${held.session}\\)`));
-  const owner = await relay.api("POST", "/api/sessions", { provider: "scripted", title: "Owner's", cwd: repo, branch: "owner/one" });
+  assert.match(
+    again.error,
+    new RegExp(
+      `Branch "feature/held" is already checked out in .* by session "Holder of a branch" \\(${held.session}\\)`,
+    ),
+  );
+  const owner = await relay.api("POST", "/api/sessions", {
+    provider: "scripted",
+    title: "Owner's",
+    cwd: repo,
+    branch: "owner/one",
+  });
   assert.equal(owner.status, 201, JSON.stringify(owner.json));
   assert.equal(owner.json.worktree.branch, "owner/one");
   assert.equal(owner.json.branch, "owner/one");
-  const ownerPlain = await relay.api("POST", "/api/sessions", { provider: "scripted", title: "Owner's plain", cwd: repo });
-  assert.equal(ownerPlain.json.worktree, undefined, "the setting \"agents\" leaves the owner's sessions in their folder");
+  const ownerPlain = await relay.api("POST", "/api/sessions", {
+    provider: "scripted",
+    title: "Owner's plain",
+    cwd: repo,
+  });
+  assert.equal(
+    ownerPlain.json.worktree,
+    undefined,
+    'the setting "agents" leaves the owner\'s sessions in their folder',
+  );
   // "all": the owner's new sessions too, unless New session unticks it; a folder outside a repository stays plain.
   await relay.api("PATCH", "/api/settings", { worktrees: "all" });
-  const all = await relay.api("POST", "/api/sessions", { provider: "scripted", title: "Owner's by setting", cwd: repo });
-  assert.match(all.json.worktree?.branch ?? "", /^oar\/owner-s-by-setting-[a-z0-9]{6}$/, JSON.stringify(all.json.worktree));
-  const unticked = await relay.api("POST", "/api/sessions", { provider: "scripted", title: "Unticked", cwd: repo, worktree: false });
+  const all = await relay.api("POST", "/api/sessions", {
+    provider: "scripted",
+    title: "Owner's by setting",
+    cwd: repo,
+  });
+  assert.match(
+    all.json.worktree?.branch ?? "",
+    /^oar\/owner-s-by-setting-[a-z0-9]{6}$/,
+    JSON.stringify(all.json.worktree),
+  );
+  const unticked = await relay.api("POST", "/api/sessions", {
+    provider: "scripted",
+    title: "Unticked",
+    cwd: repo,
+    worktree: false,
+  });
   assert.equal(unticked.json.worktree, undefined);
   assert.equal(unticked.json.cwd, repo);
-  const outsideRepo = await relay.api("POST", "/api/sessions", { provider: "scripted", title: "Plain folder", cwd: plain });
+  const outsideRepo = await relay.api("POST", "/api/sessions", {
+    provider: "scripted",
+    title: "Plain folder",
+    cwd: plain,
+  });
   assert.equal(outsideRepo.status, 201);
   assert.equal(outsideRepo.json.worktree, undefined);
   await relay.api("PATCH", "/api/settings", { worktrees: "agents" });
 
   // Merging a session the lead's conversation did not start needs the owner's Allow (once).
   await say(owner.json.id, "/write owner.txt from the owner\\n\n/commit owner's change");
-  const denied = await toolInTurn(relay, lead, { action: "merge", relay: "this", session: owner.json.id, wait_seconds: 60 }, "deny");
+  const denied = await toolInTurn(
+    relay,
+    lead,
+    { action: "merge", relay: "this", session: owner.json.id, wait_seconds: 60 },
+    "deny",
+  );
   assert.equal(denied.cards.length, 1);
   assert.match(JSON.stringify(denied.cards[0]), /a session this conversation did not start/);
   assert.equal(denied.result.ok, false, JSON.stringify(denied.result));
   assert.equal(g(repo, "log", "-1", "--format=%s", "main").trim() === "owner's change", false, "nothing merged");
-  const allowed = await toolInTurn(relay, lead, { action: "merge", relay: "this", session: owner.json.id, wait_seconds: 60 });
+  const allowed = await toolInTurn(relay, lead, {
+    action: "merge",
+    relay: "this",
+    session: owner.json.id,
+    wait_seconds: 60,
+  });
   assert.equal(allowed.result.status, "merged", JSON.stringify(allowed.result));
   // A merge that would be refused asks nobody: no card, the refusal at once.
   const nothingNew = await toolInTurn(relay, lead, { action: "merge", relay: "this", session: owner.json.id });

@@ -4,7 +4,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const ID = ["-c", "user.name=Bench", "-c", "user.email=bench@localhost"];
-export const sh = (cwd: string, ...args: string[]) => execFileSync("git", [...ID, ...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+export const sh = (cwd: string, ...args: string[]) =>
+  execFileSync("git", [...ID, ...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 
 export function bigRepo(repo: string, files: number): void {
   mkdirSync(repo);

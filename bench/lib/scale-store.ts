@@ -35,12 +35,28 @@ function id(prefix: string, n: number): string {
   return `${prefix}_${s}`;
 }
 
-const WORDS = ["review", "server", "release", "docs", "fix", "tests", "parser", "billing", "ui", "migration", "cache", "deploy"];
+const WORDS = [
+  "review",
+  "server",
+  "release",
+  "docs",
+  "fix",
+  "tests",
+  "parser",
+  "billing",
+  "ui",
+  "migration",
+  "cache",
+  "deploy",
+];
 const title = (i: number) => `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} #${i}`;
 
 /** The store of `n` sessions in a cached folder; built on first use. */
 export function scaleStore(n: number, log: (s: string) => void = () => {}): ScaleStore {
-  const schema = createHash("sha1").update(MIGRATIONS.map((m) => m.name + m.sql).join("\n")).digest("hex").slice(0, 10);
+  const schema = createHash("sha1")
+    .update(MIGRATIONS.map((m) => m.name + m.sql).join("\n"))
+    .digest("hex")
+    .slice(0, 10);
   const dir = join(tmpdir(), `oar-scale-${n}-${schema}`);
   const liveCount = Math.min(n, Math.max(12, Math.round(n / 10)));
   const live = Array.from({ length: liveCount }, (_, k) => id("ses", n - 1 - k)); // the newest are the live ones
@@ -57,13 +73,20 @@ export function scaleStore(n: number, log: (s: string) => void = () => {}): Scal
   const now = Date.now();
   const DAY = 86_400_000;
   const cwd = tmpdir();
-  const insSession = db.prepare(`INSERT INTO sessions (id, title, provider, model, mode, cwd, agent_token, via_session, group_id, message_count, created_at, last_activity_at, archived_at)
+  const insSession =
+    db.prepare(`INSERT INTO sessions (id, title, provider, model, mode, cwd, agent_token, via_session, group_id, message_count, created_at, last_activity_at, archived_at)
     VALUES (?, ?, 'scripted', 'scripted-1', 'agent', ?, ?, ?, ?, ?, ?, ?, ?)`);
-  const insGroup = db.prepare("INSERT INTO groups (id, name, head_session, created_by, created_at) VALUES (?, ?, ?, 'agent', ?)");
-  const insMessage = db.prepare("INSERT INTO messages (id, session_id, seq, role, text, meta_json, turn_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
-  const insTurn = db.prepare(`INSERT INTO turns (id, session_id, message_id, status, model, reply_text, reply_message_id, queued_at, started_at, ended_at)
+  const insGroup = db.prepare(
+    "INSERT INTO groups (id, name, head_session, created_by, created_at) VALUES (?, ?, ?, 'agent', ?)",
+  );
+  const insMessage = db.prepare(
+    "INSERT INTO messages (id, session_id, seq, role, text, meta_json, turn_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+  );
+  const insTurn =
+    db.prepare(`INSERT INTO turns (id, session_id, message_id, status, model, reply_text, reply_message_id, queued_at, started_at, ended_at)
     VALUES (?, ?, ?, 'done', 'scripted-1', ?, ?, ?, ?, ?)`);
-  const insSchedule = db.prepare(`INSERT INTO schedules (id, session_id, set_by, title, text, every_minutes, first_at, next_fire_at, created_at)
+  const insSchedule =
+    db.prepare(`INSERT INTO schedules (id, session_id, set_by, title, text, every_minutes, first_at, next_fire_at, created_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const insSub = db.prepare(`INSERT INTO subscriptions (id, watcher, scope, sessions_json, created_at, digest_anchor_at)
     VALUES (?, ?, 'sessions', ?, ?, ?)`);
@@ -83,7 +106,18 @@ export function scaleStore(n: number, log: (s: string) => void = () => {}): Scal
         const head = inGroup ? i - (i % 10) : -1;
         const gid = inGroup ? id("grp", head) : null;
         if (inGroup && i === head) insGroup.run(gid, (head / 100) % 2 ? `Release ${head}` : null, sid, last);
-        insSession.run(sid, title(i), cwd, randomBytes(24).toString("base64url"), inGroup && i !== head ? id("ses", head) : null, gid, MESSAGES, last - DAY, last, archived);
+        insSession.run(
+          sid,
+          title(i),
+          cwd,
+          randomBytes(24).toString("base64url"),
+          inGroup && i !== head ? id("ses", head) : null,
+          gid,
+          MESSAGES,
+          last - DAY,
+          last,
+          archived,
+        );
         for (let m = 0; m < MESSAGES; m += 2) {
           const at = last - (MESSAGES - m) * 60_000;
           const ask = id("msg", msg++);
@@ -92,7 +126,16 @@ export function scaleStore(n: number, log: (s: string) => void = () => {}): Scal
           const text = `Please look at ${title(i)} and tell me what changed in step ${m / 2} of the plan; keep it short.`;
           const answer = `echo: ${text}\nDone: nothing else changed, and the tests pass.`;
           insMessage.run(ask, sid, m + 1, "user", text, null, tid, at);
-          insMessage.run(reply, sid, m + 2, "agent", answer, '{"model":"scripted-1","status":"done","error":null}', tid, at + 2000);
+          insMessage.run(
+            reply,
+            sid,
+            m + 2,
+            "agent",
+            answer,
+            '{"model":"scripted-1","status":"done","error":null}',
+            tid,
+            at + 2000,
+          );
           insTurn.run(tid, sid, ask, answer, reply, at, at + 10, at + 2000);
         }
       }
@@ -106,7 +149,17 @@ export function scaleStore(n: number, log: (s: string) => void = () => {}): Scal
       const target = live[k % live.length];
       const every = 60 * (24 + (k % 144));
       const first = now + 2 * 3_600_000 + ((k * 7919) % (7 * DAY - 2 * 3_600_000));
-      insSchedule.run(id("sch", k), target, target, `check ${k}`, `Check step ${k} of the plan.`, every, first, first, now - DAY);
+      insSchedule.run(
+        id("sch", k),
+        target,
+        target,
+        `check ${k}`,
+        `Check step ${k} of the plan.`,
+        every,
+        first,
+        first,
+        now - DAY,
+      );
     }
     // n/10 subscriptions (the first one is the bench's).
     const subs = Math.max(1, Math.round(n / 10));
@@ -117,7 +170,7 @@ export function scaleStore(n: number, log: (s: string) => void = () => {}): Scal
   })();
   db.pragma("wal_checkpoint(TRUNCATE)");
   db.close();
-  writeFileSync(join(tmp, "owner-token"), randomBytes(24).toString("base64url") + "\n", { mode: 0o600 });
+  writeFileSync(join(tmp, "owner-token"), `${randomBytes(24).toString("base64url")}\n`, { mode: 0o600 });
   writeFileSync(join(tmp, "done"), "");
   rmSync(dir, { recursive: true, force: true });
   renameSync(tmp, dir);
@@ -129,11 +182,17 @@ export function scaleStore(n: number, log: (s: string) => void = () => {}): Scal
  * one but subscription 0 (live[0] watching live[1]); the others' watchers sit in the first
  * half of the live sessions and watch two of the second half, which nothing prompts: a turn
  * in the bench wakes one watcher, never a chain of watchers waking each other. */
-export function subscriptionLayout(k: number, store: Pick<ScaleStore, "live" | "watcher" | "watched">): { watcher: string; sessions: string[] } {
+export function subscriptionLayout(
+  k: number,
+  store: Pick<ScaleStore, "live" | "watcher" | "watched">,
+): { watcher: string; sessions: string[] } {
   const live = store.live;
   if (k === 0 || live.length < 40) return { watcher: store.watcher, sessions: [store.watched] };
   const half = Math.floor(live.length / 2);
-  return { watcher: live[16 + (k % (half - 16))], sessions: [...new Set([live[half + (k % half)], live[half + ((k * 7) % half)]])] };
+  return {
+    watcher: live[16 + (k % (half - 16))],
+    sessions: [...new Set([live[half + (k % half)], live[half + ((k * 7) % half)]])],
+  };
 }
 
 /** A fresh copy of a cached store for one relay to write into. Subscriptions are laid out

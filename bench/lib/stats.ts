@@ -22,12 +22,23 @@ export function percentile(sorted: number[], p: number): number {
 export function summarize(values: number[]): Summary {
   const sorted = [...values].sort((a, b) => a - b);
   const mean = sorted.reduce((a, b) => a + b, 0) / (sorted.length || 1);
-  return { n: sorted.length, mean, p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] ?? NaN };
+  return {
+    n: sorted.length,
+    mean,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: sorted[sorted.length - 1] ?? NaN,
+  };
 }
 
 /** Runs `fn` `warmup` times untimed, then `n` times timed (ms each), one after another.
  * Stops early once `budgetMs` has passed, so a slow machine still ends in time. */
-export async function timeCalls(n: number, warmup: number, fn: (i: number) => Promise<unknown>, budgetMs = Infinity): Promise<number[]> {
+export async function timeCalls(
+  n: number,
+  warmup: number,
+  fn: (i: number) => Promise<unknown>,
+  budgetMs = Infinity,
+): Promise<number[]> {
   const end = performance.now() + budgetMs;
   for (let i = 0; i < warmup; i++) await fn(i);
   const out: number[] = [];
@@ -47,9 +58,11 @@ export interface Row {
   target?: number;
 }
 
-const fmt = (v: number, unit: string) => (unit === "MB" ? v.toFixed(1) : v < 10 ? v.toFixed(2) : v.toFixed(1)) + " " + unit;
+const fmt = (v: number, unit: string) =>
+  `${unit === "MB" ? v.toFixed(1) : v < 10 ? v.toFixed(2) : v.toFixed(1)} ${unit}`;
 
-export const withinTarget = (r: Row): boolean => r.target === undefined || (r.summary.p50 <= r.target && r.summary.p99 <= r.target);
+export const withinTarget = (r: Row): boolean =>
+  r.target === undefined || (r.summary.p50 <= r.target && r.summary.p99 <= r.target);
 
 /** A plain-text (and Markdown-compatible) table of rows. */
 export function table(rows: Row[]): string {
@@ -91,7 +104,10 @@ export function machineLine(): string {
 }
 
 /** The 1-minute load average: figures taken on a busy machine read high. */
-export const loadLine = (): string => `load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}`;
+export const loadLine = (): string =>
+  `load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`;
 
 /** Resident memory of a process in MB (VmRSS from /proc/PID/status). */
 export function rssMB(pid: number): number {
@@ -134,7 +150,9 @@ export function runBench(main: () => Promise<Row[] | Findings>): void {
       console.log(table(rows));
       for (const n of notes) console.log(n);
       console.log(machineLine());
-      console.log(`${loadLine()} · date ${new Date().toISOString()} · took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      console.log(
+        `${loadLine()} · date ${new Date().toISOString()} · took ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
       process.exit(ok && rows.every(withinTarget) ? 0 : 1);
     })
     .catch((err) => {

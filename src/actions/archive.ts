@@ -13,11 +13,17 @@ export const archive = defineAction({
   async handler(ctx, { session }) {
     const { identity, approve } = ctx;
     const s = targetSession(ctx, "archive", session, { notSelf: true });
-    if (s.archived_at) return { summary: `archive → ${identity.name} session ${s.id}: already archived`, session: s.id, archived: true };
+    if (s.archived_at)
+      return { summary: `archive → ${identity.name} session ${s.id}: already archived`, session: s.id, archived: true };
     await approve({ target: { id: s.id, title: s.title } });
     archiveSession(ctx, s.id);
     // A worktree session's folder goes only when nothing uncommitted is in it (contract §10.1).
     const note = await ctx.worktreeEnded(s.id);
-    return { summary: `archive → ${identity.name} session ${s.id}: archived`, session: s.id, archived: true, ...(note ? { note } : {}) };
+    return {
+      summary: `archive → ${identity.name} session ${s.id}: archived`,
+      session: s.id,
+      archived: true,
+      ...(note ? { note } : {}),
+    };
   },
 });

@@ -6,8 +6,13 @@ import { findRepo } from "../worktrees/repo.ts";
  * paths of it. A folder outside any repository is refused with the reason. */
 export async function repoOfFolder(folder: string, nothing: string): Promise<string> {
   const found = await findRepo(git, folder);
-  if (!found.ok) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${found.reason}; claims name paths of the git repository a session works in. ${nothing}`);
+  if (!found.ok)
+    throw new RelayError(
+      "REMOTE_RELAY_INVALID_INPUT",
+      `${found.reason}; claims name paths of the git repository a session works in. ${nothing}`,
+    );
   return found.repo.main;
 }
 
-export const CLAIMS_THIS_RELAY_ONLY = "Claims and merges are kept by the relay the repository is on: call them there (a session of that relay).";
+export const CLAIMS_THIS_RELAY_ONLY =
+  "Claims and merges are kept by the relay the repository is on: call them there (a session of that relay).";

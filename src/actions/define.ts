@@ -24,7 +24,9 @@ export interface ActionSpec<S extends Record<string, z.ZodType>, R extends keyof
   handler(ctx: ActionContext, args: ArgsOf<S, R>): Result | Promise<Result>;
 }
 
-export function defineAction<S extends Record<string, z.ZodType>, R extends keyof S & string = never>(spec: ActionSpec<S, R>): ActionDef {
+export function defineAction<S extends Record<string, z.ZodType>, R extends keyof S & string = never>(
+  spec: ActionSpec<S, R>,
+): ActionDef {
   // The one erasure: the dispatcher parsed every argument it passes with spec.args and checked
   // spec.required before calling, which is what ArgsOf promises.
   return spec as unknown as ActionDef;

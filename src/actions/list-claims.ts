@@ -13,12 +13,21 @@ export const listClaims = defineAction({
   relayOptional: true,
   thisRelayOnly: CLAIMS_THIS_RELAY_ONLY,
   nothing: "Nothing was listed.",
-  args: { session: z.string().min(1).describe("A session whose repository's claims to list. Left out: your own folder's repository.") },
+  args: {
+    session: z
+      .string()
+      .min(1)
+      .describe("A session whose repository's claims to list. Left out: your own folder's repository."),
+  },
   async handler(ctx, { session }) {
     const folder = session ? targetSession(ctx, "list_claims", session).cwd : ctx.caller.cwd;
     const repo = await repoOfFolder(folder, "Nothing was listed.");
     const claims = ctx.worktrees.claims.list(repo);
     const live = claims.filter((c) => c.active).length;
-    return { summary: `list_claims → ${ctx.identity.name}: ${live} live ${live === 1 ? "claim" : "claims"} in ${repo}`, repo, claims };
+    return {
+      summary: `list_claims → ${ctx.identity.name}: ${live} live ${live === 1 ? "claim" : "claims"} in ${repo}`,
+      repo,
+      claims,
+    };
   },
 });

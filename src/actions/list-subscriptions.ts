@@ -19,12 +19,20 @@ export const listSubscriptions = defineAction({
     let watcher = caller.id;
     if (args.watcher) {
       const s = sessions.get(args.watcher);
-      if (!s) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No session "${args.watcher.slice(0, 80)}" on relay "${identity.name}" (list_sessions shows the sessions there). Nothing was listed.`);
+      if (!s)
+        throw new RelayError(
+          "REMOTE_RELAY_NOT_FOUND",
+          `No session "${args.watcher.slice(0, 80)}" on relay "${identity.name}" (list_sessions shows the sessions there). Nothing was listed.`,
+        );
       watcher = s.id;
     }
     const subscriptions = watching.listFor(watcher, clock.now() - ENDED_LISTED_MS).map((r) => watching.view(r));
     const active = subscriptions.filter((s) => s.active).length;
     const whose = watcher === caller.id ? "" : ` of session ${watcher}`;
-    return { summary: `list_subscriptions → ${identity.name}${whose}: ${active} active, ${subscriptions.length - active} ended within the hour`, watcher, subscriptions };
+    return {
+      summary: `list_subscriptions → ${identity.name}${whose}: ${active} active, ${subscriptions.length - active} ended within the hour`,
+      watcher,
+      subscriptions,
+    };
   },
 });

@@ -19,7 +19,11 @@ export const readSession = defineAction({
   nothing: "Nothing was done.",
   args: {
     session: z.string().min(1).describe("Session id to read."),
-    last: z.number().int().min(1).describe(`How many of the latest messages to return (default ${LAST_DEFAULT}, at most ${LAST_MAX}).`),
+    last: z
+      .number()
+      .int()
+      .min(1)
+      .describe(`How many of the latest messages to return (default ${LAST_DEFAULT}, at most ${LAST_MAX}).`),
   },
   async handler(ctx, { session, last }) {
     const { identity, clock, sessions, sessionReads, turns, groups } = ctx;
@@ -32,12 +36,17 @@ export const readSession = defineAction({
     const asked = last ?? LAST_DEFAULT;
     // An agent's reply shows what it did in one compact line per tool (🛰️ for relay_tool).
     const messages = sessions.messages(s.id, Math.min(asked, LAST_MAX)).map((m) => {
-      const activity = m.role === "agent" && m.meta_json ? activitySummary(fromJson<{ activity?: unknown }>(m.meta_json, {}).activity) : [];
+      const activity =
+        m.role === "agent" && m.meta_json
+          ? activitySummary(fromJson<{ activity?: unknown }>(m.meta_json, {}).activity)
+          : [];
       return { ...messageView(m), ...(activity.length ? { activity } : {}) };
     });
     const running = sessions.activeTurns(s.id).find((t) => t.status === "running");
     const live = running ? turns.inFlight(running.id) : null;
-    const tasks = sessions.tasksOf(s.id).filter((t) => t.status === "running" || (t.ended_at ?? 0) > clock.now() - 3_600_000);
+    const tasks = sessions
+      .tasksOf(s.id)
+      .filter((t) => t.status === "running" || (t.ended_at ?? 0) > clock.now() - 3_600_000);
     return {
       summary: `read_session → ${identity.name} session ${s.id}: ${entry.state}, ${messages.length} of ${s.message_count} messages`,
       session: { ...entry, group: groups.members(s), agentStart: agentStartView(s) },

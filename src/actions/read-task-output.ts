@@ -18,7 +18,11 @@ export const readTaskOutput = defineAction({
   args: {
     session: z.string().min(1).describe("Session id the task runs in."),
     task_id: z.string().min(1).describe("taskId from read_session's tasks."),
-    lines: z.number().int().min(1).describe(`How many lines from the end (default ${TAIL_DEFAULT}, at most ${TAIL_MAX}).`),
+    lines: z
+      .number()
+      .int()
+      .min(1)
+      .describe(`How many lines from the end (default ${TAIL_DEFAULT}, at most ${TAIL_MAX}).`),
   },
   handler(ctx, { session, task_id, lines: asked = TAIL_DEFAULT }) {
     const { identity, clock, sessions, tasks } = ctx;
@@ -49,7 +53,15 @@ export const readTaskOutput = defineAction({
     if (counts) parts.push(`${counts.passed} passed, ${counts.failed} failed`);
     return {
       summary: `read_task_output → ${identity.name} session ${s.id} task ${t.id}: ${parts.join(", ")}`,
-      task: { id: t.id, description: t.description, type: t.type, startedAt: iso(t.started_at), endedAt: iso(t.ended_at), status: t.status, exitCode: t.exit_code },
+      task: {
+        id: t.id,
+        description: t.description,
+        type: t.type,
+        startedAt: iso(t.started_at),
+        endedAt: iso(t.ended_at),
+        status: t.status,
+        exitCode: t.exit_code,
+      },
       ...(stall ? { stall } : {}),
       ...(counts ? { counts } : {}),
       tail,

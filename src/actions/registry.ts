@@ -29,13 +29,33 @@ import { merge } from "./merge.ts";
 
 /** Every relay_tool action. Later capabilities add theirs here and nowhere else. */
 export const ACTIONS: ActionDef[] = [
-  listRelays, relayInfo, usage, listSessions, readSession, readTaskOutput, send, createSession, wait, stop, archive,
+  listRelays,
+  relayInfo,
+  usage,
+  listSessions,
+  readSession,
+  readTaskOutput,
+  send,
+  createSession,
+  wait,
+  stop,
+  archive,
   updateSession,
   answerQuestion,
-  schedule, listSchedules, unschedule,
-  ask, listQuestions, withdraw,
-  subscribe, unsubscribe, listSubscriptions, transferSubscriptions,
-  claim, release, listClaims, merge,
+  schedule,
+  listSchedules,
+  unschedule,
+  ask,
+  listQuestions,
+  withdraw,
+  subscribe,
+  unsubscribe,
+  listSubscriptions,
+  transferSubscriptions,
+  claim,
+  release,
+  listClaims,
+  merge,
 ];
 
 const byName = new Map(ACTIONS.map((a) => [a.name, a]));

@@ -17,7 +17,11 @@ export function providersInfo(settings: Record<string, unknown>) {
       models: [...(modelsOf(p) ?? [])],
       efforts: [...p.efforts],
       // No list yet (model discovery did not run or failed): models pass unchecked.
-      ...(modelsOf(p) === null ? { modelNote: `No model list for ${p.name} yet (model discovery did not run or failed); model ids pass unchecked.` } : {}),
+      ...(modelsOf(p) === null
+        ? {
+            modelNote: `No model list for ${p.name} yet (model discovery did not run or failed); model ids pass unchecked.`,
+          }
+        : {}),
       // Contract §10.2: what its agent's initialize advertised (false where not known yet).
       capabilities: { ...(probeResult(p.id)?.capabilities ?? UNKNOWN_CAPABILITIES) },
     };
@@ -35,7 +39,10 @@ export const relayInfo = defineAction({
     const settings = store.get();
     // DeepSeek / OpenAI-compatible: their models endpoint says which models exist and whether
     // the key works; an installed CLI's first sign-in check, when it still runs, is waited for.
-    await Promise.all([refreshOpenAiAgents(settings as unknown as Record<string, unknown>), probes.firstChecks(providerList().map((p) => p.id))]);
+    await Promise.all([
+      refreshOpenAiAgents(settings as unknown as Record<string, unknown>),
+      probes.firstChecks(providerList().map((p) => p.id)),
+    ]);
     const groups = groupList.info();
     return {
       summary: `relay_info → ${identity.name}: OAR ${identity.version}, ${groups.groups?.length ?? 0} group${groups.groups?.length === 1 ? "" : "s"}`,

@@ -11,7 +11,14 @@ export const release = defineAction({
   relayOptional: true,
   thisRelayOnly: CLAIMS_THIS_RELAY_ONLY,
   nothing: "Nothing was released.",
-  args: { claim_id: z.string().min(1).describe('The claim to end (claim_id from claim, or list_claims), or "all" for every claim of this conversation.') },
+  args: {
+    claim_id: z
+      .string()
+      .min(1)
+      .describe(
+        'The claim to end (claim_id from claim, or list_claims), or "all" for every claim of this conversation.',
+      ),
+  },
   required: { claim_id: 'a claim of this conversation, or "all"' },
   handler({ caller, identity, worktrees }, { claim_id }) {
     const { released } = worktrees.claims.release(caller.id, claim_id.trim());

@@ -24,10 +24,18 @@ export function remoteApprove(d: RemoteApproveDeps, remote: RemoteContext, calle
   const prompts = gate.prompts ?? 0;
   if (need.reasons.length && !remote.approved) {
     remote.approvalNeeded = {
-      action: gate.action, target: gate.target ?? null, details: gate.details ?? [], ...(gate.detail ? { detail: gate.detail } : {}), ...(gate.billing ? { billing: gate.billing } : {}),
-      reasons: need.reasons, write: gate.write,
+      action: gate.action,
+      target: gate.target ?? null,
+      details: gate.details ?? [],
+      ...(gate.detail ? { detail: gate.detail } : {}),
+      ...(gate.billing ? { billing: gate.billing } : {}),
+      reasons: need.reasons,
+      write: gate.write,
     };
-    throw new RelayError("REMOTE_RELAY_PERMISSION", `Needs the owner's approval on the calling relay. ${gate.nothing ?? "Nothing was done."}`);
+    throw new RelayError(
+      "REMOTE_RELAY_PERMISSION",
+      `Needs the owner's approval on the calling relay. ${gate.nothing ?? "Nothing was done."}`,
+    );
   }
   d.transaction(() => {
     if (need.reasons.length) {

@@ -13,5 +13,13 @@ export interface RemoteContext {
   /** Subscriptions the conversation holds on other relays (its own included). */
   heldElsewhere?: number;
   /** Set when the call stopped at a card: the calling relay shows it and calls again. */
-  approvalNeeded?: { action: string; target: { id: string; title: string } | null; details: string[]; detail?: string; billing?: string; reasons: string[]; write: boolean };
+  approvalNeeded?: {
+    action: string;
+    target: { id: string; title: string } | null;
+    details: string[];
+    detail?: string;
+    billing?: string;
+    reasons: string[];
+    write: boolean;
+  };
 }

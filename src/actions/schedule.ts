@@ -15,9 +15,20 @@ export const schedule = defineAction({
   nothing: NOTHING,
   args: {
     text: textArg,
-    title: z.string().min(1).max(200).describe("A short name for the schedule, shown in lists and in the message header."),
+    title: z
+      .string()
+      .min(1)
+      .max(200)
+      .describe("A short name for the schedule, shown in lists and in the message header."),
     at: z.string().min(1).describe("When to fire (first), as an ISO time such as 2026-11-02T02:00:00Z."),
-    every_minutes: z.number().int().min(1).max(MAX_EVERY_MINUTES).describe("Repeat every this many minutes (whole minutes). With at: first at `at`, then every interval after it."),
+    every_minutes: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_EVERY_MINUTES)
+      .describe(
+        "Repeat every this many minutes (whole minutes). With at: first at `at`, then every interval after it.",
+      ),
     session: z.string().min(1).describe("Session id to prompt when due (left out: your own conversation)."),
   },
   // checkSchedule checks what the owner's schedules (POST /api/schedules) are checked for too.
@@ -29,15 +40,33 @@ export const schedule = defineAction({
     // Limits are checked before any card; create() checks them again in its transaction.
     schedules.checkLimits(target.id, caller.id);
     // Into another session it is limited like send: cards in ask/plan, and loop protection counts it now.
-    await approve({ prompts: other ? 1 : 0, target: other ? { id: target.id, title: target.title } : null, details: [`"${title}"`, when], detail: text, nothing: NOTHING });
-    const row = schedules.create({ sessionId: target.id, setBy: caller.id, title, text, at, everyMinutes, origin: callerOrigin(ctx) });
+    await approve({
+      prompts: other ? 1 : 0,
+      target: other ? { id: target.id, title: target.title } : null,
+      details: [`"${title}"`, when],
+      detail: text,
+      nothing: NOTHING,
+    });
+    const row = schedules.create({
+      sessionId: target.id,
+      setBy: caller.id,
+      title,
+      text,
+      at,
+      everyMinutes,
+      origin: callerOrigin(ctx),
+    });
     const next = iso(row.next_fire_at);
     const head = other ? `schedule → ${identity.name} session ${target.id}` : `schedule → ${identity.name}`;
     return {
       summary: `${head}: ${everyMinutes ? `every ${everyMinutes} min, next ${next}` : `once at ${next}`} (${row.id})`,
       schedule_id: row.id,
       schedule: {
-        id: row.id, title: row.title, everyMinutes, once: !everyMinutes, nextFireAt: next,
+        id: row.id,
+        title: row.title,
+        everyMinutes,
+        once: !everyMinutes,
+        nextFireAt: next,
         ...(other ? { session: { id: target.id, title: target.title } } : {}),
       },
     };

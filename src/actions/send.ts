@@ -21,7 +21,9 @@ export const send = defineAction({
     mode: modeArg,
     model: modelArg,
     effort: effortArg,
-    provider: Billing.describe('Claude sessions only: switch billing to "claude" (subscription) or "claude-api" (API key) and send in one call.'),
+    provider: Billing.describe(
+      'Claude sessions only: switch billing to "claude" (subscription) or "claude-api" (API key) and send in one call.',
+    ),
   },
   required: { text: "the prompt to queue" },
   async handler(ctx, args) {
@@ -35,24 +37,47 @@ export const send = defineAction({
     if (!billing) checkCap(ctx, s);
     const offered = getProvider(provider);
     if (args.effort && !offered?.efforts.includes(args.effort)) {
-      throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `effort "${args.effort}" is not offered by ${offered?.name}: ${offered?.efforts.join(", ")}. Nothing was sent.`);
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `effort "${args.effort}" is not offered by ${offered?.name}: ${offered?.efforts.join(", ")}. Nothing was sent.`,
+      );
     }
     checkWorkingLimit(ctx, "send", s);
     const mode = args.mode ?? caller.mode;
     const text = agentPromptText(ctx, args.text);
     await approve({
-      prompts: 1, target: { id: s.id, title: s.title }, detail: text,
-      details: [`Mode: ${mode}`, ...(model ? [`Model: ${model.model}`] : []), ...(args.effort ? [`Effort: ${args.effort}`] : [])],
+      prompts: 1,
+      target: { id: s.id, title: s.title },
+      detail: text,
+      details: [
+        `Mode: ${mode}`,
+        ...(model ? [`Model: ${model.model}`] : []),
+        ...(args.effort ? [`Effort: ${args.effort}`] : []),
+      ],
       ...(billing ? { billing: billing.card } : {}),
     });
     // The idle CLI still bills the old way: the message starts a fresh one.
     if (billing) workers.stop(s.id);
     // The session's settings and the prompt in one write; settings only when they change.
     const { turn } = transaction(() => {
-      const patch = { mode, ...(model ? { model: model.model } : {}), ...(args.effort ? { effort: args.effort } : {}), ...(billing ? { provider: billing.to } : {}) };
+      const patch = {
+        mode,
+        ...(model ? { model: model.model } : {}),
+        ...(args.effort ? { effort: args.effort } : {}),
+        ...(billing ? { provider: billing.to } : {}),
+      };
       const now = sessions.get(s.id);
-      if (!now || Object.entries(patch).some(([k, v]) => now[k as keyof typeof patch] !== v)) sessions.update(s.id, patch);
-      return turns.enqueue({ sessionId: s.id, ...promptKind(ctx), text, from: fromInfo(ctx), fromSession: caller.id, mode, model: model?.model ?? s.model });
+      if (!now || Object.entries(patch).some(([k, v]) => now[k as keyof typeof patch] !== v))
+        sessions.update(s.id, patch);
+      return turns.enqueue({
+        sessionId: s.id,
+        ...promptKind(ctx),
+        text,
+        from: fromInfo(ctx),
+        fromSession: caller.id,
+        mode,
+        model: model?.model ?? s.model,
+      });
     });
     watching.noEcho.promptSent(caller.id, turn.id);
     const r = await waitForTurn(ctx, turn, args.wait_seconds);

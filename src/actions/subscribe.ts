@@ -18,11 +18,17 @@ export const subscribe = defineAction({
     const elsewhere = remote?.heldElsewhere ?? 0;
     watching.checkLimit(caller.id, elsewhere);
     const one = checked.sessions.length === 1 ? checked.sessions[0] : null;
-    await approve({ once: "subscribe", target: one ? { id: one.id, title: one.title } : null, details: checked.details });
+    await approve({
+      once: "subscribe",
+      target: one ? { id: one.id, title: one.title } : null,
+      details: checked.details,
+    });
     // The card may have taken a while: the limit is checked again where it is written.
     const row = watching.subscribe(checked.sub, elsewhere);
     const { sub } = checked;
-    const what = sub.all ? `all sessions${sub.exclude.length ? ` except ${sub.exclude.length}` : ""}` : `${checked.sessions.length} session${checked.sessions.length === 1 ? "" : "s"}`;
+    const what = sub.all
+      ? `all sessions${sub.exclude.length ? ` except ${sub.exclude.length}` : ""}`
+      : `${checked.sessions.length} session${checked.sessions.length === 1 ? "" : "s"}`;
     return { summary: `subscribe → ${identity.name}: ${what} (${row.id})`, subscription: watching.view(row) };
   },
 });

@@ -21,21 +21,38 @@ export const transferSubscriptions = defineAction({
   async handler({ identity, sessions, watching, caller, remote, approve }, { from: id }) {
     const name = identity.name;
     const from = sessions.get(id);
-    if (!from) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No session "${id.slice(0, 80)}" on relay "${name}" (list_sessions shows the sessions there). ${NOTHING}`);
-    if (from.id === caller.id) throw new RelayError("REMOTE_RELAY_FORBIDDEN", `transfer_subscriptions moves another conversation's subscriptions to this one; from names this conversation. ${NOTHING}`);
+    if (!from)
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `No session "${id.slice(0, 80)}" on relay "${name}" (list_sessions shows the sessions there). ${NOTHING}`,
+      );
+    if (from.id === caller.id)
+      throw new RelayError(
+        "REMOTE_RELAY_FORBIDDEN",
+        `transfer_subscriptions moves another conversation's subscriptions to this one; from names this conversation. ${NOTHING}`,
+      );
     const check = () => {
       const theirs = watching.ofWatcher(from.id).length;
       const mine = watching.held(caller.id) + (remote?.heldElsewhere ?? 0);
-      if (!theirs) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `Session "${from.title}" (${from.id}) holds no active subscriptions on relay "${name}". ${NOTHING}`);
+      if (!theirs)
+        throw new RelayError(
+          "REMOTE_RELAY_NOT_FOUND",
+          `Session "${from.title}" (${from.id}) holds no active subscriptions on relay "${name}". ${NOTHING}`,
+        );
       if (theirs + mine > MAX_SUBSCRIPTIONS) {
-        throw new RelayError("REMOTE_RELAY_SUBSCRIPTION_LIMIT", `This conversation holds ${mine} subscriptions and session "${from.title}" holds ${theirs}: together more than ${MAX_SUBSCRIPTIONS}. End some with unsubscribe first. ${NOTHING}`);
+        throw new RelayError(
+          "REMOTE_RELAY_SUBSCRIPTION_LIMIT",
+          `This conversation holds ${mine} subscriptions and session "${from.title}" holds ${theirs}: together more than ${MAX_SUBSCRIPTIONS}. End some with unsubscribe first. ${NOTHING}`,
+        );
       }
       return theirs;
     };
     const n = check();
     await approve({
-      always: "transfer_subscriptions always asks", nothing: NOTHING,
-      target: { id: from.id, title: from.title }, details: [`Moves ${n} subscription${n === 1 ? "" : "s"} of "${from.title}" (${from.id}) to this conversation`],
+      always: "transfer_subscriptions always asks",
+      nothing: NOTHING,
+      target: { id: from.id, title: from.title },
+      details: [`Moves ${n} subscription${n === 1 ? "" : "s"} of "${from.title}" (${from.id}) to this conversation`],
     });
     check();
     const moved = watching.transfer(from.id, caller.id);

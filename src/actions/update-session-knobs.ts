@@ -30,16 +30,25 @@ interface Stored {
 
 type Family = "claude" | "deepseek" | "other";
 const familyOf = (provider: string): Family =>
-  provider === "claude" || provider === "claude-api" || provider === "claude-cloud" ? "claude" : provider === "deepseek" ? "deepseek" : "other";
+  provider === "claude" || provider === "claude-api" || provider === "claude-cloud"
+    ? "claude"
+    : provider === "deepseek"
+      ? "deepseek"
+      : "other";
 
-export const extraOf = (s: SessionRow): Stored & Record<string, unknown> => fromJson<Stored & Record<string, unknown>>(s.extra_json, {});
+export const extraOf = (s: SessionRow): Stored & Record<string, unknown> =>
+  fromJson<Stored & Record<string, unknown>>(s.extra_json, {});
 
 /** The session's window and thinking as update_session shows them; null where they do not apply. */
 export function knobsOf(s: SessionRow): Knobs {
   const x = extraOf(s);
   switch (familyOf(s.provider)) {
     case "claude":
-      return { auto_compact_window: x.autoCompactWindow ?? "auto", thinking_enabled: x.thinkingEnabled ?? true, thinking_display: x.thinkingDisplay ?? "summarized" };
+      return {
+        auto_compact_window: x.autoCompactWindow ?? "auto",
+        thinking_enabled: x.thinkingEnabled ?? true,
+        thinking_display: x.thinkingDisplay ?? "summarized",
+      };
     case "deepseek":
       return { auto_compact_window: x.autoCompactWindow ?? "auto", thinking_enabled: true, thinking_display: null };
     default:
@@ -62,15 +71,23 @@ export interface KnobPlan {
 }
 
 /** Works out what the knobs in a call change on this session, and what the agent should know. */
-export function planKnobs(s: SessionRow, args: { auto_compact_window?: Window; thinking_enabled?: boolean; thinking_display?: ThinkingDisplay }): KnobPlan {
+export function planKnobs(
+  s: SessionRow,
+  args: { auto_compact_window?: Window; thinking_enabled?: boolean; thinking_display?: ThinkingDisplay },
+): KnobPlan {
   const plan: KnobPlan = { patch: {}, changed: [], details: [], notes: [] };
-  const given = args.auto_compact_window !== undefined || args.thinking_enabled !== undefined || args.thinking_display !== undefined;
+  const given =
+    args.auto_compact_window !== undefined ||
+    args.thinking_enabled !== undefined ||
+    args.thinking_display !== undefined;
   if (!given) return plan;
   const family = familyOf(s.provider);
   const name = getProvider(s.provider)?.name ?? s.provider;
   const now = knobsOf(s);
   if (family === "other") {
-    plan.notes.push(`auto_compact_window and thinking apply to Claude sessions only (Claude API included); they change nothing for this ${name} session.`);
+    plan.notes.push(
+      `auto_compact_window and thinking apply to Claude sessions only (Claude API included); they change nothing for this ${name} session.`,
+    );
     return plan;
   }
   if (args.auto_compact_window !== undefined) {

@@ -25,7 +25,10 @@ export interface UpdateArgs {
   thinking_display?: ThinkingDisplay;
 }
 
-export type GroupChange = { kind: "join"; group: GroupRef } | { kind: "create"; name: string } | { kind: "leave"; from: string };
+export type GroupChange =
+  | { kind: "join"; group: GroupRef }
+  | { kind: "create"; name: string }
+  | { kind: "leave"; from: string };
 
 export interface Plan {
   fields: Partial<Pick<SessionRow, "model" | "effort" | "mode" | "title">>;
@@ -60,7 +63,10 @@ export function planUpdate(d: PlanDeps, s: SessionRow, a: UpdateArgs): Plan {
   }
   if (a.effort !== undefined) {
     if (!provider?.efforts.includes(a.effort)) {
-      throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `effort "${a.effort}" is not offered by ${provider?.name ?? s.provider}: ${provider?.efforts.join(", ")}. ${NOTHING}`);
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `effort "${a.effort}" is not offered by ${provider?.name ?? s.provider}: ${provider?.efforts.join(", ")}. ${NOTHING}`,
+      );
     }
     if (a.effort !== s.effort) {
       plan.fields.effort = a.effort;
@@ -119,12 +125,18 @@ export function folderBusy({ sessions }: Pick<ActionContext, "sessions">, s: Ses
 }
 
 export function busyError(reason: string, tail: string): RelayError {
-  return new RelayError("REMOTE_RELAY_BUSY", `The session cannot move to another folder now: ${reason}. Wait until it is idle. ${tail}`);
+  return new RelayError(
+    "REMOTE_RELAY_BUSY",
+    `The session cannot move to another folder now: ${reason}. Wait until it is idle. ${tail}`,
+  );
 }
 
 function planFolder(d: PlanDeps, s: SessionRow, cwd: string, plan: Plan): void {
   if (s.provider === "claude-cloud") {
-    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Claude Cloud sessions work on a clone of their repository (${s.repo ?? "their repo"}); cwd cannot change. ${NOTHING}`);
+    throw new RelayError(
+      "REMOTE_RELAY_INVALID_INPUT",
+      `Claude Cloud sessions work on a clone of their repository (${s.repo ?? "their repo"}); cwd cannot change. ${NOTHING}`,
+    );
   }
   checkFolder(cwd, NOTHING);
   const busy = folderBusy(d, s);

@@ -17,7 +17,13 @@ export const usage = defineAction({
 });
 
 /** The answer of `usage`; the owner's page reads the same (GET /api/usage). */
-export function usageReport({ identity, settings: store, clock, sessionReads, budgets }: Pick<ActionServices, "identity" | "settings" | "clock" | "sessionReads" | "budgets">) {
+export function usageReport({
+  identity,
+  settings: store,
+  clock,
+  sessionReads,
+  budgets,
+}: Pick<ActionServices, "identity" | "settings" | "clock" | "sessionReads" | "budgets">) {
   const settings = store.get() as unknown as Record<string, unknown>;
   const now = clock.now();
   const reported = monthlyUsage(sessionReads, now);
@@ -30,7 +36,12 @@ export function usageReport({ identity, settings: store, clock, sessionReads, bu
       name: p.name,
       status,
       meters,
-      note: status === "not_set_up" ? a.reason : status === "not_tracked" ? `${p.name} has reported no usage on this relay this month.` : `What ${p.name}'s agents reported this month (UTC).`,
+      note:
+        status === "not_set_up"
+          ? a.reason
+          : status === "not_tracked"
+            ? `${p.name} has reported no usage on this relay this month.`
+            : `What ${p.name}'s agents reported this month (UTC).`,
     };
   });
   const tracked = providers.filter((p) => p.status === "tracked").length;

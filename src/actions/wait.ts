@@ -24,12 +24,19 @@ export const wait = defineAction({
     const s = targetSession(ctx, "wait", session, { notSelf: true });
     let turn = message_id ? sessions.turnByMessage(message_id) : undefined;
     if (message_id && (!turn || turn.session_id !== s.id)) {
-      throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No prompt ${message_id.slice(0, 80)} in session ${s.id}. Nothing was waited for.`);
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `No prompt ${message_id.slice(0, 80)} in session ${s.id}. Nothing was waited for.`,
+      );
     }
     if (!turn) {
       // Without message_id: the session's current turn, else its latest one.
       turn = sessions.activeTurns(s.id)[0] ?? sessionReads.latestTurn(s.id);
-      if (!turn) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `Session ${s.id} has had no turn to wait for. Nothing was waited for.`);
+      if (!turn)
+        throw new RelayError(
+          "REMOTE_RELAY_NOT_FOUND",
+          `Session ${s.id} has had no turn to wait for. Nothing was waited for.`,
+        );
     }
     // No echo (seed §9): a reply the watcher gets from wait does not wake it again.
     watching.noEcho.promptSent(caller.id, turn.id);

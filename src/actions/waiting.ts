@@ -5,11 +5,17 @@ import { pendingQuestions } from "../sessions/views.ts";
 /** What a wait answers (contract §4.4): `status` and the fields that go with it. */
 export type TurnWait = Record<string, unknown> & { status: string };
 
-type WaitDeps = Pick<ActionContext, "settings" | "clock" | "sessions" | "turns" | "address" | "signal" | "questions" | "budgets">;
+type WaitDeps = Pick<
+  ActionContext,
+  "settings" | "clock" | "sessions" | "turns" | "address" | "signal" | "questions" | "budgets"
+>;
 
 /** The wait a call asked for, clamped to Longest wait per tool call, with the note the
  * agent reads when it asked for more. */
-export function effectiveWait({ settings }: Pick<ActionContext, "settings">, requested: number | undefined): { seconds: number; note?: string } {
+export function effectiveWait(
+  { settings }: Pick<ActionContext, "settings">,
+  requested: number | undefined,
+): { seconds: number; note?: string } {
   const longest = settings.get().longestWaitMinutes * 60;
   if (requested === undefined) return { seconds: longest };
   if (requested > longest) {
@@ -57,7 +63,12 @@ function turnStatus(d: WaitDeps, t: TurnRow): TurnWait | null {
       return { status: "error", error: t.error ?? "The turn failed.", reply: { text: t.reply_text ?? "", model } };
     case "running": {
       const questions = pendingQuestions(d, t.session_id).filter((q) => q.kind === "ask_user");
-      if (questions.length) return { status: "waiting_question", pendingQuestions: questions, note: "The turn waits on a question card; the owner (or an agent allowed to, with answer_question) answers it." };
+      if (questions.length)
+        return {
+          status: "waiting_question",
+          pendingQuestions: questions,
+          note: "The turn waits on a question card; the owner (or an agent allowed to, with answer_question) answers it.",
+        };
       return null;
     }
     default:
@@ -73,13 +84,26 @@ function stillGoing({ turns, budgets }: WaitDeps, t: TurnRow): TurnWait {
     return { status: "queued", queuePosition: turns.queuePosition(t), heldForBudget, note };
   }
   if (t.status === "queued") {
-    return { status: "queued", queuePosition: turns.queuePosition(t), note: "Another turn is ahead; call wait with this session and message_id to keep waiting." };
+    return {
+      status: "queued",
+      queuePosition: turns.queuePosition(t),
+      note: "Another turn is ahead; call wait with this session and message_id to keep waiting.",
+    };
   }
   const live = turns.inFlight(t.id);
-  return { status: "running", reply: { text: live?.text ?? "", model: t.model }, note: "The turn is still running; call wait with this session and message_id to keep waiting." };
+  return {
+    status: "running",
+    reply: { text: live?.text ?? "", model: t.model },
+    note: "The turn is still running; call wait with this session and message_id to keep waiting.",
+  };
 }
 
 export function statusSummary(action: string, relayName: string, sessionId: string, r: TurnWait): string {
-  const extra = r.status === "queued" ? ` (position ${r.queuePosition})` : r.status === "error" ? `: ${String(r.error).slice(0, 120)}` : "";
+  const extra =
+    r.status === "queued"
+      ? ` (position ${r.queuePosition})`
+      : r.status === "error"
+        ? `: ${String(r.error).slice(0, 120)}`
+        : "";
   return `${action} → ${relayName} session ${sessionId}: ${r.status}${extra}`;
 }

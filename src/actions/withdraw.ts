@@ -14,6 +14,11 @@ export const withdraw = defineAction({
   required: { question_id: "a pending question this conversation asked (see list_questions)" },
   handler({ asks, identity, caller }, { question_id }) {
     const q = asks.withdraw(caller.id, question_id);
-    return { summary: `withdraw → ${identity.name}: question ${q.id} withdrawn`, question_id: q.id, status: q.status, question: questionView(q) };
+    return {
+      summary: `withdraw → ${identity.name}: question ${q.id} withdrawn`,
+      question_id: q.id,
+      status: q.status,
+      question: questionView(q),
+    };
   },
 });

@@ -26,7 +26,11 @@ export class ClientGone extends Error {
 }
 
 export const tooLarge = (max: number) =>
-  new HttpRefusal("REMOTE_RELAY_INVALID_INPUT", `The request body is larger than ${max} bytes (the relay's maxBodyMb setting). Nothing was done.`, 413);
+  new HttpRefusal(
+    "REMOTE_RELAY_INVALID_INPUT",
+    `The request body is larger than ${max} bytes (the relay's maxBodyMb setting). Nothing was done.`,
+    413,
+  );
 
 /** Reads a request body as UTF-8 text, at most `max` bytes. */
 export async function readBodyText(req: Request, max: number): Promise<string> {

@@ -8,7 +8,11 @@ export function cloudRoutes(sessions: SessionStore): Hono {
   const app = new Hono();
   app.post("/:id/push", async (c) => {
     const s = sessions.get(c.req.param("id"));
-    if (!s) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No session "${c.req.param("id").slice(0, 80)}" on this relay. Nothing was pushed.`);
+    if (!s)
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `No session "${c.req.param("id").slice(0, 80)}" on this relay. Nothing was pushed.`,
+      );
     return c.json(await pushWorkspace(s));
   });
   return app;

@@ -18,15 +18,26 @@ export function groupRoutes(d: Pick<ApiDeps, "db" | "clock" | "bus" | "sessions"
   const view = (id: string) => {
     const g = groupRow(d, id)!;
     const list = members(id);
-    return { id: g.id, name: groupName(d, g), named: g.name !== null, createdBy: g.created_by, head: g.head_session, memberCount: list.length, members: list, empty: list.length === 0 };
+    return {
+      id: g.id,
+      name: groupName(d, g),
+      named: g.name !== null,
+      createdBy: g.created_by,
+      head: g.head_session,
+      memberCount: list.length,
+      members: list,
+      empty: list.length === 0,
+    };
   };
   const find = (id: string, tail: string) => {
-    if (!groupRow(d, id)) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No group ${id.slice(0, 80)} on this d. ${tail}`);
+    if (!groupRow(d, id))
+      throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No group ${id.slice(0, 80)} on this d. ${tail}`);
     return id;
   };
   const body = async (c: Context, tail: string) => {
     const r = NameBody.safeParse(await jsonBody(c));
-    if (!r.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `A group needs a name (1 to 100 characters). ${tail}`);
+    if (!r.success)
+      throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `A group needs a name (1 to 100 characters). ${tail}`);
     return r.data;
   };
   const touched = (ids: string[]) => {
@@ -61,9 +72,14 @@ export function groupRoutes(d: Pick<ApiDeps, "db" | "clock" | "bus" | "sessions"
   app.post("/:id/sessions", async (c) => {
     const id = find(c.req.param("id"), "Nothing was moved.");
     const b = MemberBody.safeParse(await jsonBody(c));
-    if (!b.success) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "Name the session to move: { session }. Nothing was moved.");
+    if (!b.success)
+      throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "Name the session to move: { session }. Nothing was moved.");
     const s = d.sessions.get(b.data.session);
-    if (!s) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No session "${b.data.session.slice(0, 80)}" on this d. Nothing was moved.`);
+    if (!s)
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `No session "${b.data.session.slice(0, 80)}" on this d. Nothing was moved.`,
+      );
     moveByHand(d, s.id, id);
     touched([s.id]);
     return c.json(view(id));
@@ -71,7 +87,11 @@ export function groupRoutes(d: Pick<ApiDeps, "db" | "clock" | "bus" | "sessions"
   app.delete("/:id/sessions/:session", (c) => {
     const id = find(c.req.param("id"), "Nothing was moved.");
     const s = d.sessions.get(c.req.param("session"));
-    if (!s || s.group_id !== id) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `Session "${c.req.param("session").slice(0, 80)}" is not in group ${id}. Nothing was moved.`);
+    if (!s || s.group_id !== id)
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `Session "${c.req.param("session").slice(0, 80)}" is not in group ${id}. Nothing was moved.`,
+      );
     moveByHand(d, s.id, null);
     touched([s.id]);
     return c.json(groupRow(d, id) ? view(id) : { ok: true, id, dissolved: true });

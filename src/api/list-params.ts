@@ -1,7 +1,13 @@
 import { RelayError } from "../core/errors.ts";
 import { findGroup } from "../groups/find.ts";
 import type { ListDeps } from "../groups/list.ts";
-import { checkProvider, LIST_LIMIT_DEFAULT, OWNER_LIMIT_MAX, SESSION_STATES, type ListQuery } from "../sessions/list-query.ts";
+import {
+  checkProvider,
+  LIST_LIMIT_DEFAULT,
+  OWNER_LIMIT_MAX,
+  SESSION_STATES,
+  type ListQuery,
+} from "../sessions/list-query.ts";
 import type { SessionState } from "../sessions/types.ts";
 
 export const OWNER_LIST_TAIL = "Nothing was listed.";
@@ -19,9 +25,13 @@ export function ownerListQuery(groups: ListDeps, param: (name: string) => string
   if (scope !== "active" && scope !== "all") throw bad('scope must be "active" or "all".');
   const rawLimit = get("limit");
   const limit = rawLimit === undefined ? LIST_LIMIT_DEFAULT : Number(rawLimit);
-  if (!/^\d+$/.test(rawLimit ?? "50") || !Number.isInteger(limit) || limit < 1 || limit > OWNER_LIMIT_MAX) throw bad(`limit must be a whole number from 1 to ${OWNER_LIMIT_MAX} (got ${JSON.stringify(rawLimit).slice(0, 40)}).`);
+  if (!/^\d+$/.test(rawLimit ?? "50") || !Number.isInteger(limit) || limit < 1 || limit > OWNER_LIMIT_MAX)
+    throw bad(
+      `limit must be a whole number from 1 to ${OWNER_LIMIT_MAX} (got ${JSON.stringify(rawLimit).slice(0, 40)}).`,
+    );
   const state = get("state");
-  if (state !== undefined && !(SESSION_STATES as readonly string[]).includes(state)) throw bad(`state must be "running_turn", "background_only" or "idle" (got ${JSON.stringify(state).slice(0, 40)}).`);
+  if (state !== undefined && !(SESSION_STATES as readonly string[]).includes(state))
+    throw bad(`state must be "running_turn", "background_only" or "idle" (got ${JSON.stringify(state).slice(0, 40)}).`);
   const query = get("query");
   if (query !== undefined && query.length > 200) throw bad("query is at most 200 characters.");
   const cursor = get("cursor");

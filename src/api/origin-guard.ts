@@ -15,7 +15,10 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 const WILDCARD = new Set(["0.0.0.0", "::", "[::]"]);
 
 /** Extra names the relay is reached by (a reverse proxy's host), comma-separated. */
-const EXTRA = (process.env.OAR_ALLOWED_HOSTS ?? "").split(",").map((h) => h.trim().toLowerCase()).filter(Boolean);
+const EXTRA = (process.env.OAR_ALLOWED_HOSTS ?? "")
+  .split(",")
+  .map((h) => h.trim().toLowerCase())
+  .filter(Boolean);
 
 function splitHost(value: string): { name: string; port: string } {
   const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(value.trim().toLowerCase());
@@ -38,17 +41,32 @@ export function originGuard(listening: () => Listening | null) {
     if (!on || c.req.path.startsWith("/peer/")) return next();
     const host = c.req.header("host");
     if (host && !hostAllowed(host, on)) {
-      return c.json({ ok: false, code: "REMOTE_RELAY_FORBIDDEN", error: `This relay does not answer to the host name "${host.slice(0, 100)}" (set OAR_ALLOWED_HOSTS for a proxy's name). Nothing was done.` }, 403);
+      return c.json(
+        {
+          ok: false,
+          code: "REMOTE_RELAY_FORBIDDEN",
+          error: `This relay does not answer to the host name "${host.slice(0, 100)}" (set OAR_ALLOWED_HOSTS for a proxy's name). Nothing was done.`,
+        },
+        403,
+      );
     }
     const origin = c.req.header("origin");
     if (origin !== undefined) {
       let same = false;
       try {
         const u = new URL(origin);
-        same = (u.protocol === "http:" || u.protocol === "https:") && !!host && u.host.toLowerCase() === host.toLowerCase();
+        same =
+          (u.protocol === "http:" || u.protocol === "https:") && !!host && u.host.toLowerCase() === host.toLowerCase();
       } catch {}
       if (!same) {
-        return c.json({ ok: false, code: "REMOTE_RELAY_FORBIDDEN", error: `Requests from the web origin "${origin.slice(0, 100)}" are refused: only the relay's own page may call it. Nothing was done.` }, 403);
+        return c.json(
+          {
+            ok: false,
+            code: "REMOTE_RELAY_FORBIDDEN",
+            error: `Requests from the web origin "${origin.slice(0, 100)}" are refused: only the relay's own page may call it. Nothing was done.`,
+          },
+          403,
+        );
       }
     }
     return next();

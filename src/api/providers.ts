@@ -21,10 +21,18 @@ export function providerRoutes(d: Pick<ApiDeps, "settings" | "probes">): Hono {
     ];
     return { ...info, checkedAt: probe.checkedAt, checking: probe.checking, setUp };
   };
-  app.get("/", (c) => c.json({ providers: providersInfo(d.settings.get() as unknown as Record<string, unknown>).map((p) => entry(p.id)) }));
+  app.get("/", (c) =>
+    c.json({
+      providers: providersInfo(d.settings.get() as unknown as Record<string, unknown>).map((p) => entry(p.id)),
+    }),
+  );
   app.post("/:id/check", async (c) => {
     const id = c.req.param("id");
-    if (!getProvider(id)) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No provider '${id.slice(0, 80)}' on this d. Nothing was checked.`);
+    if (!getProvider(id))
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `No provider '${id.slice(0, 80)}' on this d. Nothing was checked.`,
+      );
     await d.probes.check(id, true);
     return c.json(entry(id));
   });

@@ -19,7 +19,11 @@ export function pushRoutes(notify: Pick<Notify, "publicKey" | "subscriptions">):
   // `{ endpoint }`: that browser's; no body: every subscription.
   app.delete("/push/subscriptions", async (c) => {
     const body = await jsonBody(c);
-    if (body.endpoint !== undefined && typeof body.endpoint !== "string") throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "endpoint must be the subscription's address. Nothing was removed.");
+    if (body.endpoint !== undefined && typeof body.endpoint !== "string")
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        "endpoint must be the subscription's address. Nothing was removed.",
+      );
     return c.json({ removed: notify.subscriptions.remove(body.endpoint as string | undefined) });
   });
   return app;
@@ -48,7 +52,11 @@ export function cardActRoute(d: CardActDeps): Hono {
   app.post("/cards/:id/act", async (c) => {
     const now = d.clock.now();
     if (now - window.start >= 60_000) window = { start: now, count: 0 };
-    if (++window.count > ACT_PER_MINUTE) throw new RelayError("REMOTE_RELAY_LIMIT", `More than ${ACT_PER_MINUTE} notification actions in a minute; try again in a minute. Nothing was decided.`);
+    if (++window.count > ACT_PER_MINUTE)
+      throw new RelayError(
+        "REMOTE_RELAY_LIMIT",
+        `More than ${ACT_PER_MINUTE} notification actions in a minute; try again in a minute. Nothing was decided.`,
+      );
     c.set("oarMaxBodyBytes" as never, ACT_BODY_BYTES as never);
     const body = await jsonBody(c);
     const { actionToken, ...rest } = body;

@@ -11,13 +11,27 @@ import type { Pairing } from "../pairing/pairing.ts";
 
 export function relayView(r: RelayRow) {
   return {
-    name: r.name, url: r.url, peerName: r.peer_name, direction: "outgoing" as const, agentsMay: r.agents_may,
-    online: !!r.online, version: r.version, lastSeenAt: iso(r.last_seen_at), createdAt: iso(r.created_at),
+    name: r.name,
+    url: r.url,
+    peerName: r.peer_name,
+    direction: "outgoing" as const,
+    agentsMay: r.agents_may,
+    online: !!r.online,
+    version: r.version,
+    lastSeenAt: iso(r.last_seen_at),
+    createdAt: iso(r.created_at),
   };
 }
 
 export function clientView(c: ClientRow) {
-  return { name: c.name, direction: "incoming" as const, label: c.label, version: c.version, lastSeenAt: iso(c.last_seen_at), createdAt: iso(c.created_at) };
+  return {
+    name: c.name,
+    direction: "incoming" as const,
+    label: c.label,
+    version: c.version,
+    lastSeenAt: iso(c.last_seen_at),
+    createdAt: iso(c.created_at),
+  };
 }
 
 /** What the routes use. */
@@ -36,12 +50,21 @@ export function pairingRoutes({ pairing, clock, tlsFingerprint }: PairingRoutesD
     const label = typeof b?.label === "string" && b.label.trim() ? b.label.trim().slice(0, 200) : null;
     // When it stops working, so the page can say how long it may be used (once).
     const token = pairing.store.newToken(label, tlsFingerprint());
-    return c.json({ token, expiresAt: iso(clock.now() + TOKEN_TTL_MS), ...(tlsFingerprint() ? { fingerprint: tlsFingerprint() } : {}) }, 201);
+    return c.json(
+      {
+        token,
+        expiresAt: iso(clock.now() + TOKEN_TTL_MS),
+        ...(tlsFingerprint() ? { fingerprint: tlsFingerprint() } : {}),
+      },
+      201,
+    );
   });
 
-  app.get("/relays", (c) => c.json({
-    relays: [...pairing.store.relays().map(relayView), ...pairing.store.clients().map(clientView)],
-  }));
+  app.get("/relays", (c) =>
+    c.json({
+      relays: [...pairing.store.relays().map(relayView), ...pairing.store.clients().map(clientView)],
+    }),
+  );
 
   app.post("/relays", async (c) => {
     const row = await pairing.pair(await jsonBody(c));
@@ -51,7 +74,11 @@ export function pairingRoutes({ pairing, clock, tlsFingerprint }: PairingRoutesD
   app.patch("/relays/:name", async (c) => {
     const b = await jsonBody(c);
     const keys = Object.keys(b ?? {});
-    if (keys.some((k) => k !== "agentsMay") || !keys.length) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "Only agentsMay can be changed: off, read, prompt or full. Nothing was changed.");
+    if (keys.some((k) => k !== "agentsMay") || !keys.length)
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        "Only agentsMay can be changed: off, read, prompt or full. Nothing was changed.",
+      );
     return c.json(relayView(pairing.setAgentsMay(c.req.param("name"), b.agentsMay)));
   });
 

@@ -16,14 +16,41 @@ export function ownerScheduleRoutes(d: Pick<ApiDeps, "identity" | "clock" | "ses
   app.post("/", async (c) => {
     const b = await jsonBody(c);
     const extra = Object.keys(b).filter((k) => !KEYS.has(k));
-    if (extra.length) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown field${extra.length > 1 ? "s" : ""} ${extra.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 40))).join(", ")}: a schedule takes session, title, text, at and every_minutes. ${NOTHING_SCHEDULED}`);
-    if (typeof b.session !== "string" || !b.session) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `schedule needs session: the id of the conversation to prompt when due. ${NOTHING_SCHEDULED}`);
+    if (extra.length)
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `Unknown field${extra.length > 1 ? "s" : ""} ${extra
+          .slice(0, 5)
+          .map((k) => JSON.stringify(k.slice(0, 40)))
+          .join(", ")}: a schedule takes session, title, text, at and every_minutes. ${NOTHING_SCHEDULED}`,
+      );
+    if (typeof b.session !== "string" || !b.session)
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `schedule needs session: the id of the conversation to prompt when due. ${NOTHING_SCHEDULED}`,
+      );
     const checked = checkSchedule(b, d.clock.now());
     const target = d.sessions.get(b.session);
-    if (!target) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No session "${b.session.slice(0, 80)}" on relay "${d.identity.name}". ${NOTHING_SCHEDULED}`);
-    if (target.archived_at) throw new RelayError("REMOTE_RELAY_ARCHIVED", `Session "${target.title}" (${target.id}) is archived. ${NOTHING_SCHEDULED}`);
+    if (!target)
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `No session "${b.session.slice(0, 80)}" on relay "${d.identity.name}". ${NOTHING_SCHEDULED}`,
+      );
+    if (target.archived_at)
+      throw new RelayError(
+        "REMOTE_RELAY_ARCHIVED",
+        `Session "${target.title}" (${target.id}) is archived. ${NOTHING_SCHEDULED}`,
+      );
     d.schedules.checkLimits(target.id, OWNER_SETTER);
-    const row = d.schedules.create({ sessionId: target.id, setBy: OWNER_SETTER, title: checked.title, text: checked.text, at: checked.at, everyMinutes: checked.everyMinutes, origin: null });
+    const row = d.schedules.create({
+      sessionId: target.id,
+      setBy: OWNER_SETTER,
+      title: checked.title,
+      text: checked.text,
+      at: checked.at,
+      everyMinutes: checked.everyMinutes,
+      origin: null,
+    });
     return c.json(scheduleView(d, row), 201);
   });
   return app;

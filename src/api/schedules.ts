@@ -17,8 +17,16 @@ export function scheduleRoutes(d: Pick<ApiDeps, "clock" | "sessions" | "schedule
   app.delete("/:id", (c) => {
     const id = c.req.param("id");
     const row = d.schedules.store.get(id);
-    if (!row) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No schedule ${id.slice(0, 80)} on this relay. Nothing was cancelled.`);
-    if (row.ended_at != null) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `Schedule ${id} has already ended (${row.end_reason}). Nothing was cancelled.`);
+    if (!row)
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `No schedule ${id.slice(0, 80)} on this relay. Nothing was cancelled.`,
+      );
+    if (row.ended_at != null)
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `Schedule ${id} has already ended (${row.end_reason}). Nothing was cancelled.`,
+      );
     d.schedules.end(id, "unscheduled");
     return c.json({ ok: true, schedule: scheduleView(d, d.schedules.store.get(id)!) });
   });

@@ -30,7 +30,8 @@ export function searchRoutes(d: SearchDeps): Hono {
     if (q.length > 200) throw bad("q is at most 200 characters.");
     const rawLimit = c.req.query("limit");
     const limit = rawLimit === undefined || rawLimit === "" ? 20 : Number(rawLimit);
-    if (!/^\d+$/.test(rawLimit || "20") || limit < 1 || limit > 100) throw bad(`limit must be a whole number from 1 to 100 (got ${JSON.stringify(rawLimit).slice(0, 40)}).`);
+    if (!/^\d+$/.test(rawLimit || "20") || limit < 1 || limit > 100)
+      throw bad(`limit must be a whole number from 1 to 100 (got ${JSON.stringify(rawLimit).slice(0, 40)}).`);
     const cursor = c.req.query("cursor");
     const after = cursor ? decode(cursor) : null;
     const match = matchQuery(q);

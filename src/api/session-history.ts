@@ -13,13 +13,27 @@ import { fromJson } from "../store/db.ts";
 
 const HISTORY_LIMIT = 200;
 
-export function sessionHistory(d: Pick<ApiDeps, "db" | "clock" | "questions" | "watching" | "schedules" | "sessions">, sessionId: string) {
+export function sessionHistory(
+  d: Pick<ApiDeps, "db" | "clock" | "questions" | "watching" | "schedules" | "sessions">,
+  sessionId: string,
+) {
   const questionHistory = d.questions.history(sessionId, HISTORY_LIMIT).map(questionView);
-  const stoppedTurns = stoppedTurnsOf(d.db, sessionId, HISTORY_LIMIT)
-    .map((t) => ({ turnId: t.id, messageId: t.message_id, status: t.status, ...(t.error ? { error: t.error } : {}), endedAt: iso(t.ended_at) }));
+  const stoppedTurns = stoppedTurnsOf(d.db, sessionId, HISTORY_LIMIT).map((t) => ({
+    turnId: t.id,
+    messageId: t.message_id,
+    status: t.status,
+    ...(t.error ? { error: t.error } : {}),
+    endedAt: iso(t.ended_at),
+  }));
   const now = d.clock.now();
-  const subscriptions = d.watching.listFor(sessionId, now).filter((r) => r.ended_at == null).map((r) => d.watching.view(r));
-  const schedules = d.schedules.store.listFor(sessionId, now).filter((r) => r.ended_at == null).map((r) => scheduleView(d, r));
+  const subscriptions = d.watching
+    .listFor(sessionId, now)
+    .filter((r) => r.ended_at == null)
+    .map((r) => d.watching.view(r));
+  const schedules = d.schedules.store
+    .listFor(sessionId, now)
+    .filter((r) => r.ended_at == null)
+    .map((r) => scheduleView(d, r));
   return { questionHistory, stoppedTurns, subscriptions, schedules };
 }
 

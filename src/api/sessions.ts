@@ -20,29 +20,33 @@ import { issueWords } from "../core/issue-words.ts";
 import { outcomes } from "../sessions/list-outcome.ts";
 import { mergeView } from "../worktrees/merge-store.ts";
 
-const NewSessionBody = z.object({
-  provider: z.string().min(1),
-  model: z.string().optional(),
-  cwd: z.string().optional(),
-  repo: z.string().max(2048).optional(),
-  branch: z.string().max(250).optional(),
-  mode: Mode.optional(),
-  effort: Effort.optional(),
-  title: z.string().max(200).optional(),
-  text: z.string().max(200_000).optional(),
-  mayCreateSessions: z.boolean().optional(),
-  /** contract §10.1: New session's "its own worktree" (ticked by the worktrees setting "all"). */
-  worktree: z.boolean().optional(),
-}).strict();
+const NewSessionBody = z
+  .object({
+    provider: z.string().min(1),
+    model: z.string().optional(),
+    cwd: z.string().optional(),
+    repo: z.string().max(2048).optional(),
+    branch: z.string().max(250).optional(),
+    mode: Mode.optional(),
+    effort: Effort.optional(),
+    title: z.string().max(200).optional(),
+    text: z.string().max(200_000).optional(),
+    mayCreateSessions: z.boolean().optional(),
+    /** contract §10.1: New session's "its own worktree" (ticked by the worktrees setting "all"). */
+    worktree: z.boolean().optional(),
+  })
+  .strict();
 
-const PatchBody = z.object({
-  mayCreateSessions: z.boolean().optional(),
-  mode: Mode.optional(),
-  model: z.string().min(1).optional(),
-  effort: Effort.optional(),
-  title: z.string().min(1).max(200).optional(),
-  cwd: z.string().min(1).optional(),
-}).strict();
+const PatchBody = z
+  .object({
+    mayCreateSessions: z.boolean().optional(),
+    mode: Mode.optional(),
+    model: z.string().min(1).optional(),
+    effort: Effort.optional(),
+    title: z.string().min(1).max(200).optional(),
+    cwd: z.string().min(1).optional(),
+  })
+  .strict();
 
 function parse<T>(schema: z.ZodType<T>, body: unknown, tail: string): T {
   const r = schema.safeParse(body);
@@ -54,7 +58,13 @@ function parse<T>(schema: z.ZodType<T>, body: unknown, tail: string): T {
 }
 
 /** What a session's list entry reads (sessions/views.ts): the list badges are watching's. */
-const viewDeps = (d: ApiDeps): ViewDeps => ({ db: d.db, sessions: d.sessions, tasks: d.tasks, pairing: d.pairing, watching: d.watching.badges });
+const viewDeps = (d: ApiDeps): ViewDeps => ({
+  db: d.db,
+  sessions: d.sessions,
+  tasks: d.tasks,
+  pairing: d.pairing,
+  watching: d.watching.badges,
+});
 
 export function sessionDetail(d: ApiDeps, s: SessionRow) {
   const running = d.sessions.activeTurns(s.id).find((t) => t.status === "running");
@@ -82,7 +92,9 @@ function worktreeDetail(d: Pick<ApiDeps, "worktrees" | "sessions">, id: string) 
   if (!worktree) return {};
   const overlaps = d.worktrees.overlaps.currentFor(id).map((o) => {
     const other = o.a === id ? o.b : o.a;
-    return other === "main" ? { mainFolder: o.repo, paths: o.paths } : { session: other, title: d.sessions.get(other)?.title ?? null, paths: o.paths };
+    return other === "main"
+      ? { mainFolder: o.repo, paths: o.paths }
+      : { session: other, title: d.sessions.get(other)?.title ?? null, paths: o.paths };
   });
   const merges = d.worktrees.merges.store.ofSession(id, 5).map(mergeView);
   return { worktree, overlaps, mergeQueue: d.worktrees.merges.queue(worktree.repo), merges };
@@ -94,21 +106,37 @@ export function sessionRoutes(d: ApiDeps): Hono {
   const views = viewDeps(d);
   const find = (id: string): SessionRow => {
     const s = d.sessions.get(id);
-    if (!s) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No session "${id.slice(0, 80)}" on this d. Nothing was done.`);
+    if (!s)
+      throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No session "${id.slice(0, 80)}" on this d. Nothing was done.`);
     return s;
   };
 
   app.get("/", (c) => {
     const groups = { db: d.db, sessions: d.sessions, name: d.identity.name, version: d.identity.version };
-    const page = listPage(d.db, ownerListQuery(groups, (k) => c.req.query(k)), OWNER_LIST_TAIL);
+    const page = listPage(
+      d.db,
+      ownerListQuery(groups, (k) => c.req.query(k)),
+      OWNER_LIST_TAIL,
+    );
     const lc = listContext(views, page.rows);
     // The owner's list adds each entry's last outcome and a preview line (list-outcome.ts).
-    const more = outcomes(d.db, page.rows.map((s) => s.id));
-    return c.json({ sessions: page.rows.map((s) => ({ ...sessionEntry(views, s, lc), ...more.get(s.id) })), total: page.total, nextCursor: page.nextCursor });
+    const more = outcomes(
+      d.db,
+      page.rows.map((s) => s.id),
+    );
+    return c.json({
+      sessions: page.rows.map((s) => ({ ...sessionEntry(views, s, lc), ...more.get(s.id) })),
+      total: page.total,
+      nextCursor: page.nextCursor,
+    });
   });
 
   app.post("/", async (c) => {
-    const { text, title, mode, mayCreateSessions, ...ask } = parse(NewSessionBody, await jsonBody(c), "Nothing was created.");
+    const { text, title, mode, mayCreateSessions, ...ask } = parse(
+      NewSessionBody,
+      await jsonBody(c),
+      "Nothing was created.",
+    );
     const s = await newSession(d, await planNewSession(d, ask, { owner: true }), { title, mode, mayCreateSessions });
     if (text) d.ownerMessage(s.id, text);
     return c.json(sessionDetail(d, d.sessions.get(s.id)!), 201);
@@ -119,8 +147,14 @@ export function sessionRoutes(d: ApiDeps): Hono {
   app.patch("/:id", async (c) => {
     const s = find(c.req.param("id"));
     const b = parse(PatchBody, await jsonBody(c), "Nothing was changed.");
-    const model = b.model ? checkModel(s.provider, b.model, { relayName: d.identity.name, action: "update_session" }).model : undefined;
-    if (b.cwd && s.provider === "claude-cloud") throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Claude Cloud sessions work on a clone of their repository (${s.repo ?? "their repo"}); cwd cannot change. Nothing was changed.`);
+    const model = b.model
+      ? checkModel(s.provider, b.model, { relayName: d.identity.name, action: "update_session" }).model
+      : undefined;
+    if (b.cwd && s.provider === "claude-cloud")
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `Claude Cloud sessions work on a clone of their repository (${s.repo ?? "their repo"}); cwd cannot change. Nothing was changed.`,
+      );
     const cwd = b.cwd ? checkFolder(b.cwd, "Nothing was changed.") : undefined;
     d.db.transaction(() => {
       d.sessions.update(s.id, {
@@ -139,8 +173,13 @@ export function sessionRoutes(d: ApiDeps): Hono {
 
   app.post("/:id/messages", async (c) => {
     const s = find(c.req.param("id"));
-    const b = parse(z.object({ text: z.string().min(1).max(200_000) }).strict(), await jsonBody(c), "Nothing was sent.");
-    if (s.archived_at) throw new RelayError("REMOTE_RELAY_ARCHIVED", `Session "${s.title}" is archived. Nothing was sent.`);
+    const b = parse(
+      z.object({ text: z.string().min(1).max(200_000) }).strict(),
+      await jsonBody(c),
+      "Nothing was sent.",
+    );
+    if (s.archived_at)
+      throw new RelayError("REMOTE_RELAY_ARCHIVED", `Session "${s.title}" is archived. Nothing was sent.`);
     const { messageId } = d.ownerMessage(s.id, b.text);
     return c.json({ ok: true, message_id: messageId, session: s.id }, 201);
   });
@@ -183,7 +222,11 @@ export function sessionRoutes(d: ApiDeps): Hono {
   app.get("/:id/tasks/:taskId/output", (c) => {
     const s = find(c.req.param("id"));
     const t = d.sessions.task(s.id, c.req.param("taskId"));
-    if (!t) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No task ${c.req.param("taskId").slice(0, 80)} in session ${s.id}. Nothing was read.`);
+    if (!t)
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `No task ${c.req.param("taskId").slice(0, 80)} in session ${s.id}. Nothing was read.`,
+      );
     const n = Math.min(Math.max(Number(c.req.query("lines") ?? 200) || 200, 1), 5000);
     const lines = toPlainLines(maskSecrets(d.tasks.readOutput(t).text, d.secrets()));
     return c.json({ task: taskSummary(t), lines: lines.slice(-n), truncated: lines.length > n });

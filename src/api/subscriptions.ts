@@ -19,7 +19,11 @@ export function subscriptionRoutes({ clock, watching }: Pick<ApiDeps, "clock" | 
   app.delete("/:id", (c) => {
     const id = c.req.param("id");
     const row = watching.get(id);
-    if (!row) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No subscription ${id.slice(0, 60)} on this relay. Nothing was changed.`);
+    if (!row)
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `No subscription ${id.slice(0, 60)} on this relay. Nothing was changed.`,
+      );
     if (row.ended_at == null) watching.end([id], "unsubscribed");
     return c.json(watching.view(watching.get(id)!));
   });

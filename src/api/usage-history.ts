@@ -19,9 +19,17 @@ export function usageHistoryRoutes(d: UsageHistoryDeps): Hono {
   app.get("/history", (c) => {
     const raw = c.req.query("days") || "30";
     const days = Number(raw);
-    if (!/^\d+$/.test(raw) || days < 1 || days > 366) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `days must be a whole number from 1 to 366 (got ${JSON.stringify(raw).slice(0, 40)}). Nothing was read.`);
+    if (!/^\d+$/.test(raw) || days < 1 || days > 366)
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `days must be a whole number from 1 to 366 (got ${JSON.stringify(raw).slice(0, 40)}). Nothing was read.`,
+      );
     const session = c.req.query("session") || undefined;
-    if (session && !d.sessions.get(session)) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No session "${session.slice(0, 80)}" on this relay. Nothing was read.`);
+    if (session && !d.sessions.get(session))
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `No session "${session.slice(0, 80)}" on this relay. Nothing was read.`,
+      );
     const now = d.clock.now();
     return c.json({ days, ...(session ? { session } : {}), usage: usageByDay(d.db, now - days * DAY, session) });
   });

@@ -10,8 +10,13 @@ export function usageRoutes(d: Parameters<typeof usageReport>[0]): Hono {
     // ?days=&by=: the page's chart of spend per local day (budgets/spend-series.ts).
     const { days, by } = c.req.query();
     if (days === undefined && by === undefined) return c.json(rest);
-    return c.json({ ...rest, spendOverTime: d.budgets.spendOverTime({ days: days === undefined ? 30 : Number(days), by: (by ?? "provider") as "provider" }) });
+    return c.json({
+      ...rest,
+      spendOverTime: d.budgets.spendOverTime({
+        days: days === undefined ? 30 : Number(days),
+        by: (by ?? "provider") as "provider",
+      }),
+    });
   });
   return app;
 }
-

@@ -17,25 +17,35 @@ export interface WorktreeRouteDeps {
   now(): number;
 }
 
-const MergeBody = z.object({
-  into: z.string().min(1).max(250).optional(),
-  test: z.string().min(1).max(4000).optional(),
-  wait_seconds: z.number().min(0).optional(),
-}).strict();
+const MergeBody = z
+  .object({
+    into: z.string().min(1).max(250).optional(),
+    test: z.string().min(1).max(4000).optional(),
+    wait_seconds: z.number().min(0).optional(),
+  })
+  .strict();
 
 export function worktreeRoutes(d: WorktreeRouteDeps): Hono {
   const app = new Hono();
   const worktreeSession = (id: string, nothing: string) => {
     const s = d.session(id);
     if (!s) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No session "${id.slice(0, 80)}" on this relay. ${nothing}`);
-    if (!d.worktrees.view(s.id)) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Session "${s.title}" (${s.id}) does not work in a worktree of its own. ${nothing}`);
+    if (!d.worktrees.view(s.id))
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `Session "${s.title}" (${s.id}) does not work in a worktree of its own. ${nothing}`,
+      );
     return s;
   };
 
   app.get("/:id/changes", async (c) => {
     const s = worktreeSession(c.req.param("id"), "Nothing was read.");
     const changes = await d.worktrees.changes(s.id, { diff: true });
-    if (!changes) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `The worktree of session "${s.title}" (${s.id}) was removed. Nothing was read.`);
+    if (!changes)
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `The worktree of session "${s.title}" (${s.id}) was removed. Nothing was read.`,
+      );
     return c.json(changes);
   });
 
@@ -48,7 +58,11 @@ export function worktreeRoutes(d: WorktreeRouteDeps): Hono {
       throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${words[0].toUpperCase()}${words.slice(1)}. ${nothing}`);
     }
     const b = parsed.data;
-    const asked = await d.worktrees.merges.ask({ session: s.id, into: b.into ?? null, test: b.test ?? d.mergeTestCommand() });
+    const asked = await d.worktrees.merges.ask({
+      session: s.id,
+      into: b.into ?? null,
+      test: b.test ?? d.mergeTestCommand(),
+    });
     const wait = Math.min(b.wait_seconds ?? 0, d.longestWaitSeconds());
     const answer = await d.worktrees.merges.wait(asked.mergeId, d.now() + wait * 1000, c.req.raw.signal);
     return c.json({ ok: true, session: s.id, ...answer, ...(asked.note ? { note: asked.note } : {}) });

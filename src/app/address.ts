@@ -12,5 +12,6 @@ export class ListenAddress implements Address {
     this.baseUrl = local;
   }
 
-  openUrl = (sessionId: string): string | undefined => (this.baseUrl ? `${this.baseUrl}/#session=${sessionId}` : undefined);
+  openUrl = (sessionId: string): string | undefined =>
+    this.baseUrl ? `${this.baseUrl}/#session=${sessionId}` : undefined;
 }

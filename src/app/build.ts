@@ -68,7 +68,10 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
   const transaction = <T>(fn: () => T): T => db.transaction(fn)();
 
   const tasks = new TaskStore({
-    db, clock, bus, dataDir,
+    db,
+    clock,
+    bus,
+    dataDir,
     limits: () => {
       const s = settings.get();
       return { perTaskBytes: s.taskOutputMaxMb * 1024 * 1024, totalBytes: s.taskOutputTotalMb * 1024 * 1024 };
@@ -81,7 +84,15 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
   const pairingStore = new PairingStore(db, clock);
   const toolListings = new ToolListings();
   const providers = wireProviders({
-    relayName: identity.name, clock, bus, settings, approvals, sessions, tasks, questions, address,
+    relayName: identity.name,
+    clock,
+    bus,
+    settings,
+    approvals,
+    sessions,
+    tasks,
+    questions,
+    address,
     // contract §5.1: relay_tool is offered when agent sessions are on (or, with pairing, a
     // paired relay allows more than off).
     toolOffered: () => settings.get().agentSessions || pairingStore.anyAllowed(),
@@ -99,23 +110,45 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
   });
   const { probes, workers } = providers;
   const turns = new Turns({
-    store: sessions, clock, bus,
+    store: sessions,
+    clock,
+    bus,
     runner: opts.runner ?? providers.runner,
     maxTurnMinutes: () => settings.get().maxTurnMinutes,
   });
   const { holds } = installBudgets({ db, clock, bus, settings, sessions, turns, cards: approvals.cards });
   const schedules = new Schedules({ db, clock, bus, sessions, turns, approvals });
   const watch = new Watching({
-    db, clock, bus, version: identity.version, sessions, questions, turns,
+    db,
+    clock,
+    bus,
+    version: identity.version,
+    sessions,
+    questions,
+    turns,
     // The one cycle left, closed at run time: an event for a watcher on a paired relay goes
     // into pairing's outbox, and pairing mirrors and ends subscriptions here (built below).
     remoteOutbox: { add: (watcher, e) => pairing.outbox.add(watcher, e) },
   });
-  const answering = makeAnswering({ name: identity.name, questions, sessions, pairing: pairingStore, delivery: watch.port });
+  const answering = makeAnswering({
+    name: identity.name,
+    questions,
+    sessions,
+    pairing: pairingStore,
+    delivery: watch.port,
+  });
   const asks = new Asks({ db, clock, bus, questions, sessions });
   const pairing = new Pairing({
-    db, clock, bus, store: pairingStore, name: identity.name, version: identity.version,
-    isSelfName: identity.isSelf, settings, sessions, watch,
+    db,
+    clock,
+    bus,
+    store: pairingStore,
+    name: identity.name,
+    version: identity.version,
+    isSelfName: identity.isSelf,
+    settings,
+    sessions,
+    watch,
   });
   // Strings that must never show in results or task output (agent tokens: secretMask).
   const secrets = () => [token, ...settings.secretValues(), ...pairing.secrets()].filter(Boolean);
@@ -123,15 +156,35 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
   installGroupLifetime({ db, clock, bus, sessions });
   installWorkspaceCleanup({ bus, dataDir, ...sessionFolders(db) });
   const worktreeWiring = new WorktreeWiring({
-    db, clock, dataDir, relayName: identity.name, bus, mask: (t) => secretMask.maskText(t), session: (id) => sessions.get(id),
+    db,
+    clock,
+    dataDir,
+    relayName: identity.name,
+    bus,
+    mask: (t) => secretMask.maskText(t),
+    session: (id) => sessions.get(id),
     raise: (id, e, skip) => watch.port.raise(id, { ...e, type: "overlap" }, skip),
   });
   // Notifications to the owner (src/notify/, contract §10.3): needs raised from the bus.
-  const notify = buildNotify({ db, clock, settings: () => settings.get().notify, relayName: () => identity.name, pageUrl: () => `${address.baseUrl}/`, log: (l) => console.error(l) });
+  const notify = buildNotify({
+    db,
+    clock,
+    settings: () => settings.get().notify,
+    relayName: () => identity.name,
+    pageUrl: () => `${address.baseUrl}/`,
+    log: (l) => console.error(l),
+  });
   const notifyHooks = installNotifyHooks({
-    bus, notifier: notify.notifier, turnsDone: () => settings.get().notify.turnsDone, mask: (t) => secretMask.maskText(t),
-    card: (id) => { const c = approvals.get(id); return c && cardView(c); },
-    question: (id) => questions.get(id), turn: (id) => sessions.turn(id),
+    bus,
+    notifier: notify.notifier,
+    turnsDone: () => settings.get().notify.turnsDone,
+    mask: (t) => secretMask.maskText(t),
+    card: (id) => {
+      const c = approvals.get(id);
+      return c && cardView(c);
+    },
+    question: (id) => questions.get(id),
+    turn: (id) => sessions.turn(id),
     sessionTitle: (id) => sessions.get(id)?.title ?? null,
   });
   bus.on((e) => e.type === "settings.updated" && notify.notifier.settingsChanged());
@@ -140,10 +193,30 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
   providers.listen();
   const groups = new Groups({ db, clock, sessions, identity });
   const actions: ActionServices = {
-    identity, clock, settings, sessions, turns, tasks, questions, answering, asks, approvals, schedules,
-    watching: watch.port, pairing, workers, folders, budgets: holds,
+    identity,
+    clock,
+    settings,
+    sessions,
+    turns,
+    tasks,
+    questions,
+    answering,
+    asks,
+    approvals,
+    schedules,
+    watching: watch.port,
+    pairing,
+    workers,
+    folders,
+    budgets: holds,
     worktrees: worktreeWiring.worktrees,
-    worktreeEnded: (id) => worktreeWiring.endedNote(id), address, secrets, groups, probes, bus, transaction,
+    worktreeEnded: (id) => worktreeWiring.endedNote(id),
+    address,
+    secrets,
+    groups,
+    probes,
+    bus,
+    transaction,
     sessionReads: sessionReads({ db, sessions, tasks, pairing: pairingStore, watching: watch.port.badges }),
   };
   const services: AppServices = {
@@ -157,11 +230,33 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     ownerMessage: (sessionId, text) => ownerMessage(actions, sessionId, text),
     archiveSession: (id) => archiveSession(actions, id),
     deleteSession: (id) => deleteSession(actions, id),
-    compactSession: (id) => compactSession({ ...actions, mirrors: { move: (from, to) => moveMirrors({ db, clock, pairing }, from, to) } }, id),
+    compactSession: (id) =>
+      compactSession(
+        { ...actions, mirrors: { move: (from, to) => moveMirrors({ db, clock, pairing }, from, to) } },
+        id,
+      ),
     mcpEntry: (s) => mcpEntry(address, s),
     toolListings,
     notify,
     tlsFingerprint: () => tlsFingerprint,
   };
-  return new RelayApp(services, { db, clock, bus, sessions, turns, workers, probes, tasks, questions, approvals, schedules, watch, pairing, worktrees: worktreeWiring.worktrees, address, notify, notifyHooks });
+  return new RelayApp(services, {
+    db,
+    clock,
+    bus,
+    sessions,
+    turns,
+    workers,
+    probes,
+    tasks,
+    questions,
+    approvals,
+    schedules,
+    watch,
+    pairing,
+    worktrees: worktreeWiring.worktrees,
+    address,
+    notify,
+    notifyHooks,
+  });
 }

@@ -11,7 +11,7 @@ export function ownerToken(dataDir: string): string {
     if (t) return t;
   }
   const t = newToken();
-  writeFileSync(file, t + "\n", { mode: 0o600 });
+  writeFileSync(file, `${t}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
   return t;
 }

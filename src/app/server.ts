@@ -50,11 +50,24 @@ export function buildApp(relay: RelayApp, listening: () => Listening | null = ()
   mcpEndpoints.set(relay, endpoint);
   app.all("/mcp", async (c) => (await endpoint()).handle(c));
   // A notification's Allow/Deny: its action token stands for the owner token (contract §10.3).
-  app.route("/api", cardActRoute({ db: services.db, clock: services.clock, tokens: relay.parts.notify.tokens, decide: (id, d) => cardView(services.approvals.decide(id, d)) }));
+  app.route(
+    "/api",
+    cardActRoute({
+      db: services.db,
+      clock: services.clock,
+      tokens: relay.parts.notify.tokens,
+      decide: (id, d) => cardView(services.approvals.decide(id, d)),
+    }),
+  );
   app.route("/api", ownerApi(services));
   app.route("/peer/v1", peerApi({ services, bus: services.bus }));
   // A mounted app's notFound does not apply under its parent: unknown API routes answer here.
-  app.all("/api/*", (c) => c.json({ ok: false, code: "REMOTE_RELAY_NOT_FOUND", error: `No route ${c.req.method} ${c.req.path}. Nothing was done.` }, 404));
+  app.all("/api/*", (c) =>
+    c.json(
+      { ok: false, code: "REMOTE_RELAY_NOT_FOUND", error: `No route ${c.req.method} ${c.req.path}. Nothing was done.` },
+      404,
+    ),
+  );
   app.route("/", webUi(services));
   return app;
 }
@@ -84,7 +97,7 @@ async function serveRelay(opts: StartOptions & { dataDir: string }, lock: Folder
   });
   try {
     const addr = server.address();
-    const port = typeof addr === "object" && addr ? addr.port : opts.port ?? 7420;
+    const port = typeof addr === "object" && addr ? addr.port : (opts.port ?? 7420);
     const on: Listening = { host, port };
     // No await from here until the app is set: no request is answered 503 in between.
     const relay = buildRelay(opts);
@@ -101,7 +114,12 @@ async function serveRelay(opts: StartOptions & { dataDir: string }, lock: Folder
     memory.touch();
     // Loaded now that the relay serves, not at the first agent's call: that call would wait
     // for it, and from dist/ it is a chunk file, which a rebuild while the relay runs replaces.
-    setImmediate(() => void mcpEndpoints.get(relay)?.().catch(() => {}));
+    setImmediate(
+      () =>
+        void mcpEndpoints
+          .get(relay)?.()
+          .catch(() => {}),
+    );
     return {
       relay,
       server,
@@ -123,9 +141,22 @@ async function serveRelay(opts: StartOptions & { dataDir: string }, lock: Folder
   }
 }
 
-function listen(host: string, port: number, tls: StartOptions["tls"], fetch: (req: Request, env: unknown) => Response | Promise<Response>): Promise<ServerType> {
+function listen(
+  host: string,
+  port: number,
+  tls: StartOptions["tls"],
+  fetch: (req: Request, env: unknown) => Response | Promise<Response>,
+): Promise<ServerType> {
   return new Promise<ServerType>((resolve, reject) => {
-    const options = tls ? { fetch, port, hostname: host, createServer: createHttpsServer, serverOptions: { cert: tls.cert, key: tls.key } } : { fetch, port, hostname: host };
+    const options = tls
+      ? {
+          fetch,
+          port,
+          hostname: host,
+          createServer: createHttpsServer,
+          serverOptions: { cert: tls.cert, key: tls.key },
+        }
+      : { fetch, port, hostname: host };
     const s = serve(options, () => resolve(s));
     s.once("error", (err: NodeJS.ErrnoException) => {
       if (err.code !== "EADDRINUSE") return reject(err);
@@ -137,7 +168,8 @@ function listen(host: string, port: number, tls: StartOptions["tls"], fetch: (re
 /** Why a start on this data folder is refused: who holds it, and how to open that relay. */
 async function folderTaken(dataDir: string): Promise<string> {
   const holder = await runningRelay(dataDir);
-  if (!holder?.url) return `The data folder ${dataDir} is held by ${holder ? describeHolder(holder) : "another oar process"}. Nothing was started.`;
+  if (!holder?.url)
+    return `The data folder ${dataDir} is held by ${holder ? describeHolder(holder) : "another oar process"}. Nothing was started.`;
   return `A relay runs on the data folder ${dataDir} already: ${describeHolder(holder)}. Open it: \`oar url --data ${dataDir}\` prints its web UI link. Nothing was started.`;
 }
 
@@ -145,6 +177,7 @@ async function folderTaken(dataDir: string): Promise<string> {
 async function portTaken(host: string, port: number): Promise<string> {
   const url = localUrl(host, port);
   const other = await askHealth(url);
-  if (!other) return `Port ${port} on ${host} is in use (EADDRINUSE) by another program. Stop it, or start the relay with --port <another port>. Nothing was started.`;
+  if (!other)
+    return `Port ${port} on ${host} is in use (EADDRINUSE) by another program. Stop it, or start the relay with --port <another port>. Nothing was started.`;
   return `Port ${port} on ${host} is in use (EADDRINUSE) by OAR ${other.version} relay "${other.name}", which serves another data folder. Open it at ${url}/ (\`oar url --data <its data folder>\` prints its link with the owner token), or start this relay with --port <another port>. Nothing was started.`;
 }

@@ -68,7 +68,8 @@ export function wireProviders(d: ProviderWiringDeps): Providers {
   const probes = new ProviderProbes({ relayName: d.relayName, settings, now: () => d.clock.now() });
 
   // A provider's secret setting changed: what it can do may have changed with it.
-  const secretsOf = (id: string) => JSON.stringify((adapterFor(id)?.secretSettings ?? []).map((k) => settings()[k] ?? null));
+  const secretsOf = (id: string) =>
+    JSON.stringify((adapterFor(id)?.secretSettings ?? []).map((k) => settings()[k] ?? null));
   const seen = new Map<string, string>();
   const remember = () => {
     for (const id of ["claude", "claude-api", "claude-cloud", "copilot", "grok"]) seen.set(id, secretsOf(id));
@@ -81,27 +82,38 @@ export function wireProviders(d: ProviderWiringDeps): Providers {
   const customs = () => new Map(d.settings.get().customAgents.map((a) => [a.id, JSON.stringify(a)]));
   let customSeen = customs();
   setCustomAgents(d.settings.get().customAgents);
-  const onSettings = () => d.bus.on((e) => {
-    if (e.type !== "settings.updated") return;
-    askEndpoints();
-    for (const [id, before] of seen) if (secretsOf(id) !== before) void probes.check(id, true);
-    remember();
-    const now = customs();
-    setCustomAgents(d.settings.get().customAgents);
-    for (const [id, json] of now) if (customSeen.get(id) !== json) void probes.check(id, true);
-    for (const id of customSeen.keys()) if (!now.has(id)) forgetProbe(id);
-    customSeen = now;
-  });
+  const onSettings = () =>
+    d.bus.on((e) => {
+      if (e.type !== "settings.updated") return;
+      askEndpoints();
+      for (const [id, before] of seen) if (secretsOf(id) !== before) void probes.check(id, true);
+      remember();
+      const now = customs();
+      setCustomAgents(d.settings.get().customAgents);
+      for (const [id, json] of now) if (customSeen.get(id) !== json) void probes.check(id, true);
+      for (const id of customSeen.keys()) if (!now.has(id)) forgetProbe(id);
+      customSeen = now;
+    });
 
   const workers = new Workers({
     relayName: d.relayName,
     settings,
     permission: (p, req, signal) => {
       const s = d.settings.get();
-      return answerPermission(d.approvals, {
-        sessionId: p.sessionId, turnId: p.turnId, mode: p.mode, relayName: d.relayName,
-        providerName: getProvider(p.provider)?.name ?? p.provider, waitMinutes: s.longestWaitMinutes, now: d.clock.now(),
-      }, req, signal);
+      return answerPermission(
+        d.approvals,
+        {
+          sessionId: p.sessionId,
+          turnId: p.turnId,
+          mode: p.mode,
+          relayName: d.relayName,
+          providerName: getProvider(p.provider)?.name ?? p.provider,
+          waitMinutes: s.longestWaitMinutes,
+          now: d.clock.now(),
+        },
+        req,
+        signal,
+      );
     },
     onModels: (provider, models) => noteModels(provider, models),
     onAuthFailure: (provider) => void probes.authFailed(provider),
@@ -126,7 +138,11 @@ export function wireProviders(d: ProviderWiringDeps): Providers {
     hostFor: (sessionId) => ({
       onTask: (t) => d.tasks.report(sessionId, t),
       onTaskOutput: (taskId, chunk) => d.tasks.output(sessionId, taskId, chunk),
-      toolListings: { heldFor: () => d.toolListings.heldFor(sessionId), counts: () => d.toolListings.counts(sessionId), next: (ms) => d.toolListings.next(sessionId, ms) },
+      toolListings: {
+        heldFor: () => d.toolListings.heldFor(sessionId),
+        counts: () => d.toolListings.counts(sessionId),
+        next: (ms) => d.toolListings.next(sessionId, ms),
+      },
       askUser: (q, signal) => {
         const turn = d.sessions.activeTurns(sessionId).find((t) => t.status === "running");
         return d.questions.askUser(sessionId, turn?.id ?? null, q.question, q.options, signal);

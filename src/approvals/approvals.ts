@@ -109,51 +109,82 @@ export class Approvals {
     const nothing = gate.nothing ?? "Nothing was done.";
     const turn = this.d.sessions.activeTurns(caller.id).find((t) => t.status === "running");
     if (!turn) {
-      throw new RelayError("REMOTE_RELAY_NO_ACTIVE_TURN", `${what} needs the owner's approval (${reasons.join("; ")}), but this conversation has no running turn to show the card in. ${nothing}`);
+      throw new RelayError(
+        "REMOTE_RELAY_NO_ACTIVE_TURN",
+        `${what} needs the owner's approval (${reasons.join("; ")}), but this conversation has no running turn to show the card in. ${nothing}`,
+      );
     }
-    if (signal?.aborted) throw new RelayError("REMOTE_RELAY_APPROVAL_TIMEOUT", `The call for ${what} was cancelled. ${nothing}`);
+    if (signal?.aborted)
+      throw new RelayError("REMOTE_RELAY_APPROVAL_TIMEOUT", `The call for ${what} was cancelled. ${nothing}`);
     const now = this.d.clock.now();
     const waitMinutes = this.d.settings.get().longestWaitMinutes;
     const details = [...(gate.details ?? []), ...(gate.billing ? [gate.billing] : [])];
-    const { status, because, card } = await this.raise({
-      sessionId: caller.id, action: gate.action, relay: gate.relay, target: gate.target ?? null,
-      text: `Allow ${what}?${details.length ? ` ${details.join(" · ")}` : ""} (asked because: ${reasons.join("; ")})`,
-      details, reasons, turnId: turn.id, now, expiresAt: now + waitMinutes * MINUTE, detail: gate.detail,
-    }, signal);
+    const { status, because, card } = await this.raise(
+      {
+        sessionId: caller.id,
+        action: gate.action,
+        relay: gate.relay,
+        target: gate.target ?? null,
+        text: `Allow ${what}?${details.length ? ` ${details.join(" · ")}` : ""} (asked because: ${reasons.join("; ")})`,
+        details,
+        reasons,
+        turnId: turn.id,
+        now,
+        expiresAt: now + waitMinutes * MINUTE,
+        detail: gate.detail,
+      },
+      signal,
+    );
     if (status === "allowed") return;
     if (status === "denied") throw new RelayError("REMOTE_RELAY_PERMISSION", `The owner denied ${what}. ${nothing}`);
     const why =
-      because === "turn_ended" ? "the turn that asked ended before the owner decided"
-      : because === "cancelled" ? "the call was cancelled before the owner decided"
-      : `the owner did not decide within ${waitMinutes} minutes (Longest wait per tool call)`;
-    throw new RelayError("REMOTE_RELAY_APPROVAL_TIMEOUT", `No approval for ${what}: ${why}, and the card expired. ${nothing}`, { card: card.id });
+      because === "turn_ended"
+        ? "the turn that asked ended before the owner decided"
+        : because === "cancelled"
+          ? "the call was cancelled before the owner decided"
+          : `the owner did not decide within ${waitMinutes} minutes (Longest wait per tool call)`;
+    throw new RelayError(
+      "REMOTE_RELAY_APPROVAL_TIMEOUT",
+      `No approval for ${what}: ${why}, and the card expired. ${nothing}`,
+      { card: card.id },
+    );
   }
 
   /** Raises a card and waits for its end: a decision, its expiry on the relay clock, its
    * turn ending, or `signal`. Approval and permission cards both go through here. */
-  async raise(c: NewCard, signal?: AbortSignal): Promise<{ status: Exclude<CardStatus, "pending">; because?: ExpiredBecause; card: CardRow }> {
+  async raise(
+    c: NewCard,
+    signal?: AbortSignal,
+  ): Promise<{ status: Exclude<CardStatus, "pending">; because?: ExpiredBecause; card: CardRow }> {
     const card = this.cards.insert(c);
     this.d.bus.emit({ type: "card.created", sessionId: c.sessionId, cardId: card.id, card: cardView(card) });
-    const { status, because } = await new Promise<{ status: Exclude<CardStatus, "pending">; because?: ExpiredBecause }>((resolve) => {
-      const onAbort = () => this.settle(card.id, "expired", "cancelled");
-      const cancelTimer = this.d.clock.at(card.expires_at!, () => this.settle(card.id, "expired", "timeout"));
-      this.waiting.set(card.id, {
-        turnId: c.turnId,
-        resolve: (s, b) => {
-          this.waiting.delete(card.id);
-          cancelTimer();
-          signal?.removeEventListener("abort", onAbort);
-          resolve({ status: s, because: b });
-        },
-      });
-      signal?.addEventListener("abort", onAbort, { once: true });
-      if (signal?.aborted) onAbort();
-    });
+    const { status, because } = await new Promise<{ status: Exclude<CardStatus, "pending">; because?: ExpiredBecause }>(
+      (resolve) => {
+        const onAbort = () => this.settle(card.id, "expired", "cancelled");
+        const cancelTimer = this.d.clock.at(card.expires_at!, () => this.settle(card.id, "expired", "timeout"));
+        this.waiting.set(card.id, {
+          turnId: c.turnId,
+          resolve: (s, b) => {
+            this.waiting.delete(card.id);
+            cancelTimer();
+            signal?.removeEventListener("abort", onAbort);
+            resolve({ status: s, because: b });
+          },
+        });
+        signal?.addEventListener("abort", onAbort, { once: true });
+        if (signal?.aborted) onAbort();
+      },
+    );
     return { status, because, card: this.cards.get(card.id)! };
   }
 
   /** Ends a pending card once: stores it, tells the stream, releases the waiting call. */
-  private settle(id: string, status: Exclude<CardStatus, "pending">, because?: ExpiredBecause, optionId?: string): boolean {
+  private settle(
+    id: string,
+    status: Exclude<CardStatus, "pending">,
+    because?: ExpiredBecause,
+    optionId?: string,
+  ): boolean {
     if (!this.cards.settle(id, status, this.d.clock.now(), because, optionId)) return false;
     const card = this.cards.get(id)!;
     this.d.bus.emit({ type: "card.decided", sessionId: card.session_id, cardId: id, status, card: cardView(card) });
@@ -164,14 +195,25 @@ export class Approvals {
   /** The owner's Allow or Deny (POST /api/cards/:id). */
   decide(id: string, decision: "allow" | "deny" | { optionId: string }): CardRow {
     const card = this.cards.get(id);
-    if (!card) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No approval card ${id.slice(0, 80)} on this relay. Nothing was decided.`);
-    const gone = () => new RelayError("REMOTE_RELAY_NOT_FOUND", `Card ${id} is no longer pending (${this.cards.get(id)?.status ?? card.status}). Nothing was decided.`);
+    if (!card)
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `No approval card ${id.slice(0, 80)} on this relay. Nothing was decided.`,
+      );
+    const gone = () =>
+      new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `Card ${id} is no longer pending (${this.cards.get(id)?.status ?? card.status}). Nothing was decided.`,
+      );
     // Said first, whatever the answer's form: a decided or expired card takes none.
     if (card.status !== "pending") throw gone();
     // A permission card answers with one of the CLI's options (permission-choice.ts).
     const choice = card.kind === "permission" ? choosePermission(card, decision) : null;
     if (typeof decision === "object" && !choice) {
-      throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Card ${id} is not a permission card: decide it with "allow" or "deny". Nothing was decided.`);
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `Card ${id} is not a permission card: decide it with "allow" or "deny". Nothing was decided.`,
+      );
     }
     const status = choice ? choice.status : decision === "allow" ? "allowed" : "denied";
     if (!this.settle(id, status, undefined, choice?.optionId)) throw gone();

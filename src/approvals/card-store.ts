@@ -58,7 +58,8 @@ export interface PermissionChoice {
  * card is read by a person; the cut says so). */
 export const MAX_DETAIL = 100_000;
 
-const cutDetail = (d: string) => (d.length > MAX_DETAIL ? `${d.slice(0, MAX_DETAIL)}\n… (cut: ${d.length} characters in all)` : d);
+const cutDetail = (d: string) =>
+  d.length > MAX_DETAIL ? `${d.slice(0, MAX_DETAIL)}\n… (cut: ${d.length} characters in all)` : d;
 
 /** How many of a conversation's cards its detail shows, newest last. */
 const RECENT_PER_SESSION = 50;
@@ -71,31 +72,65 @@ export class CardStore {
   }
 
   pending(sessionId?: string): CardRow[] {
-    return (sessionId
-      ? this.db.prepare("SELECT * FROM cards WHERE status = 'pending' AND session_id = ? ORDER BY created_at, rowid").all(sessionId)
-      : this.db.prepare("SELECT * FROM cards WHERE status = 'pending' ORDER BY created_at, rowid").all()) as CardRow[];
+    return (
+      sessionId
+        ? this.db
+            .prepare("SELECT * FROM cards WHERE status = 'pending' AND session_id = ? ORDER BY created_at, rowid")
+            .all(sessionId)
+        : this.db.prepare("SELECT * FROM cards WHERE status = 'pending' ORDER BY created_at, rowid").all()
+    ) as CardRow[];
   }
 
   /** The conversation's latest cards, pending and decided, oldest first. */
   recent(sessionId: string): CardRow[] {
-    const rows = this.db.prepare("SELECT * FROM cards WHERE session_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?").all(sessionId, RECENT_PER_SESSION) as CardRow[];
+    const rows = this.db
+      .prepare("SELECT * FROM cards WHERE session_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?")
+      .all(sessionId, RECENT_PER_SESSION) as CardRow[];
     return rows.reverse();
   }
 
   insert(c: NewCard): CardRow {
     const id = newId("card");
-    this.db.prepare(`INSERT INTO cards (id, session_id, kind, action, relay, target_session, text, details_json, status, created_at, expires_at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`).run(
-      id, c.sessionId, c.kind ?? "approval", c.action, c.relay, c.target?.id ?? null, c.text,
-      JSON.stringify({ details: c.details, reasons: c.reasons, targetTitle: c.target?.title ?? null, turnId: c.turnId, ...(c.detail ? { detail: cutDetail(c.detail) } : {}), ...(c.options ? { options: c.options } : {}), ...(c.extra ?? {}) }), c.now, c.expiresAt,
-    );
+    this.db
+      .prepare(`INSERT INTO cards (id, session_id, kind, action, relay, target_session, text, details_json, status, created_at, expires_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`)
+      .run(
+        id,
+        c.sessionId,
+        c.kind ?? "approval",
+        c.action,
+        c.relay,
+        c.target?.id ?? null,
+        c.text,
+        JSON.stringify({
+          details: c.details,
+          reasons: c.reasons,
+          targetTitle: c.target?.title ?? null,
+          turnId: c.turnId,
+          ...(c.detail ? { detail: cutDetail(c.detail) } : {}),
+          ...(c.options ? { options: c.options } : {}),
+          ...(c.extra ?? {}),
+        }),
+        c.now,
+        c.expiresAt,
+      );
     return this.get(id)!;
   }
 
   /** Moves a pending card to its end state; false when it was no longer pending. */
-  settle(id: string, status: Exclude<CardStatus, "pending">, now: number, because?: ExpiredBecause, optionId?: string): boolean {
-    const decision = because || optionId ? JSON.stringify({ ...(because ? { because } : {}), ...(optionId ? { optionId } : {}) }) : null;
-    const r = this.db.prepare("UPDATE cards SET status = ?, decided_at = ?, decision_json = ? WHERE id = ? AND status = 'pending'")
+  settle(
+    id: string,
+    status: Exclude<CardStatus, "pending">,
+    now: number,
+    because?: ExpiredBecause,
+    optionId?: string,
+  ): boolean {
+    const decision =
+      because || optionId
+        ? JSON.stringify({ ...(because ? { because } : {}), ...(optionId ? { optionId } : {}) })
+        : null;
+    const r = this.db
+      .prepare("UPDATE cards SET status = ?, decided_at = ?, decision_json = ? WHERE id = ? AND status = 'pending'")
       .run(status, now, decision, id);
     return r.changes > 0;
   }
@@ -104,7 +139,10 @@ export class CardStore {
    * card stays: it belongs to a queued turn, which waits across the restart. */
   expireAll(now: number): CardRow[] {
     const rows = this.pending().filter((c) => c.kind !== "budget");
-    this.db.prepare("UPDATE cards SET status = 'expired', decided_at = ?, decision_json = ? WHERE status = 'pending' AND kind != 'budget'")
+    this.db
+      .prepare(
+        "UPDATE cards SET status = 'expired', decided_at = ?, decision_json = ? WHERE status = 'pending' AND kind != 'budget'",
+      )
       .run(now, JSON.stringify({ because: "relay_restarted" }));
     return rows;
   }
@@ -116,7 +154,14 @@ export function permissionOptions(c: CardRow): PermissionChoice[] | null {
 }
 
 export function cardView(c: CardRow) {
-  const d = fromJson<{ details?: string[]; detail?: string; reasons?: string[]; targetTitle?: string | null; options?: PermissionChoice[]; budget?: string }>(c.details_json, {});
+  const d = fromJson<{
+    details?: string[];
+    detail?: string;
+    reasons?: string[];
+    targetTitle?: string | null;
+    options?: PermissionChoice[];
+    budget?: string;
+  }>(c.details_json, {});
   const decision = fromJson<{ because?: ExpiredBecause; optionId?: string } | null>(c.decision_json, null);
   return {
     id: c.id,

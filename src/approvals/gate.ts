@@ -50,7 +50,9 @@ export function needFor(caller: SessionRow, gate: Gate, grants: Grants): Need {
   const loop = grants.loopExceeded(caller.id, prompts);
   if (loop) {
     const l = grants.loop(caller.id);
-    reasons.push(`loop protection: this conversation already sent ${l.count} prompts to other agents since your last message (${l.allowance} allowed)`);
+    reasons.push(
+      `loop protection: this conversation already sent ${l.count} prompts to other agents since your last message (${l.allowance} allowed)`,
+    );
   }
   return { reasons, loop };
 }

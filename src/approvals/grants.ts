@@ -22,13 +22,20 @@ export class Grants {
   constructor(private db: Db) {}
 
   private value(sessionId: string, kind: string, relay: string): number {
-    const row = sql(this.db, "SELECT value FROM grants WHERE session_id = ? AND kind = ? AND relay = ?").get(sessionId, kind, relay) as { value: number } | undefined;
+    const row = sql(this.db, "SELECT value FROM grants WHERE session_id = ? AND kind = ? AND relay = ?").get(
+      sessionId,
+      kind,
+      relay,
+    ) as { value: number } | undefined;
     return row?.value ?? 0;
   }
 
   private add(sessionId: string, kind: string, relay: string, n: number): void {
-    sql(this.db, `INSERT INTO grants (session_id, kind, relay, value) VALUES (?, ?, ?, ?)
-      ON CONFLICT(session_id, kind, relay) DO UPDATE SET value = value + excluded.value`).run(sessionId, kind, relay, n);
+    sql(
+      this.db,
+      `INSERT INTO grants (session_id, kind, relay, value) VALUES (?, ?, ?, ?)
+      ON CONFLICT(session_id, kind, relay) DO UPDATE SET value = value + excluded.value`,
+    ).run(sessionId, kind, relay, n);
   }
 
   has(sessionId: string, kind: OnceGrant, relay: string): boolean {
@@ -36,13 +43,19 @@ export class Grants {
   }
 
   allow(sessionId: string, kind: OnceGrant, relay: string): void {
-    sql(this.db, `INSERT INTO grants (session_id, kind, relay, value) VALUES (?, ?, ?, 1)
-      ON CONFLICT(session_id, kind, relay) DO UPDATE SET value = 1`).run(sessionId, kind, grantRelay(kind, relay));
+    sql(
+      this.db,
+      `INSERT INTO grants (session_id, kind, relay, value) VALUES (?, ?, ?, 1)
+      ON CONFLICT(session_id, kind, relay) DO UPDATE SET value = 1`,
+    ).run(sessionId, kind, grantRelay(kind, relay));
   }
 
   /** Prompts sent to other agents since the owner last spoke, and how many may go without a card. */
   loop(sessionId: string): { count: number; allowance: number } {
-    return { count: this.value(sessionId, "loop_count", "*"), allowance: LOOP_ALLOWANCE + this.value(sessionId, "loop_extra", "*") };
+    return {
+      count: this.value(sessionId, "loop_count", "*"),
+      allowance: LOOP_ALLOWANCE + this.value(sessionId, "loop_extra", "*"),
+    };
   }
 
   /** Whether sending `n` more prompts would pass loop protection. */

@@ -21,28 +21,53 @@ export interface PermissionContext {
   now: number;
 }
 
-export async function answerPermission(approvals: Approvals, ctx: PermissionContext, req: PermissionRequest, signal: AbortSignal): Promise<PermissionOutcome> {
+export async function answerPermission(
+  approvals: Approvals,
+  ctx: PermissionContext,
+  req: PermissionRequest,
+  signal: AbortSignal,
+): Promise<PermissionOutcome> {
   const options = req.options.map((o) => ({ id: o.optionId, name: o.name, kind: o.kind }));
   if (ctx.mode === "agent") {
     const once = allowOnce(options);
     if (once) return { outcome: "selected", optionId: once.id };
   }
-  const tool = req.toolCall as { title?: string | null; kind?: string | null; rawInput?: unknown; locations?: { path?: unknown }[] | null; content?: unknown };
+  const tool = req.toolCall as {
+    title?: string | null;
+    kind?: string | null;
+    rawInput?: unknown;
+    locations?: { path?: unknown }[] | null;
+    content?: unknown;
+  };
   const title = tool.title || tool.kind || "a tool";
   const input = tool.rawInput === undefined ? "" : JSON.stringify(tool.rawInput).slice(0, 300);
   // The files it acts on as the agent resolved them (a link's real target), which the input may not say.
-  const files = (tool.locations ?? []).flatMap((l) => (typeof l?.path === "string" && l.path ? [l.path] : [])).join(", ").slice(0, 500);
-  const why = ctx.mode === "agent" ? "it offers only options that would allow it always" : `the conversation is in ${ctx.mode} mode`;
-  const { status, card } = await approvals.raise({
-    kind: "permission",
-    sessionId: ctx.sessionId, action: "permission", relay: ctx.relayName, target: null,
-    text: `${ctx.providerName} asks to use ${title}.${files ? ` Files: ${files}.` : ""}${input ? ` Input: ${input}` : ""} (asked because: ${why})`,
-    details: [`Tool: ${title}`, ...(files ? [`Files: ${files}`] : []), ...(input ? [`Input: ${input}`] : [])],
-    reasons: [why],
-    detail: permissionDetail(tool),
-    options,
-    turnId: ctx.turnId, now: ctx.now, expiresAt: ctx.now + ctx.waitMinutes * MINUTE,
-  }, signal);
+  const files = (tool.locations ?? [])
+    .flatMap((l) => (typeof l?.path === "string" && l.path ? [l.path] : []))
+    .join(", ")
+    .slice(0, 500);
+  const why =
+    ctx.mode === "agent"
+      ? "it offers only options that would allow it always"
+      : `the conversation is in ${ctx.mode} mode`;
+  const { status, card } = await approvals.raise(
+    {
+      kind: "permission",
+      sessionId: ctx.sessionId,
+      action: "permission",
+      relay: ctx.relayName,
+      target: null,
+      text: `${ctx.providerName} asks to use ${title}.${files ? ` Files: ${files}.` : ""}${input ? ` Input: ${input}` : ""} (asked because: ${why})`,
+      details: [`Tool: ${title}`, ...(files ? [`Files: ${files}`] : []), ...(input ? [`Input: ${input}`] : [])],
+      reasons: [why],
+      detail: permissionDetail(tool),
+      options,
+      turnId: ctx.turnId,
+      now: ctx.now,
+      expiresAt: ctx.now + ctx.waitMinutes * MINUTE,
+    },
+    signal,
+  );
   const optionId = (JSON.parse(card.decision_json ?? "{}") as { optionId?: string }).optionId;
   if ((status === "allowed" || status === "denied") && optionId) return { outcome: "selected", optionId };
   return { outcome: "cancelled" };

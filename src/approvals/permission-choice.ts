@@ -20,7 +20,10 @@ export function choosePermission(card: CardRow, decision: "allow" | "deny" | { o
   if (typeof decision === "object") {
     const picked = options.find((o) => o.id === decision.optionId);
     if (!picked) {
-      throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Card ${card.id} has no option '${String(decision.optionId).slice(0, 80)}'. Options: ${options.map((o) => `${o.id} (${o.name})`).join(", ")}. Nothing was decided.`);
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `Card ${card.id} has no option '${String(decision.optionId).slice(0, 80)}'. Options: ${options.map((o) => `${o.id} (${o.name})`).join(", ")}. Nothing was decided.`,
+      );
     }
     return { status: picked.kind.startsWith("allow") ? "allowed" : "denied", optionId: picked.id };
   }
@@ -30,7 +33,10 @@ export function choosePermission(card: CardRow, decision: "allow" | "deny" | { o
   }
   const a = allowOnce(options);
   if (!a) {
-    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Card ${card.id} offers no allow-once option, and the relay does not pick an "always" option for you: answer with optionId (${options.map((o) => `${o.id} (${o.name})`).join(", ")}). Nothing was decided.`);
+    throw new RelayError(
+      "REMOTE_RELAY_INVALID_INPUT",
+      `Card ${card.id} offers no allow-once option, and the relay does not pick an "always" option for you: answer with optionId (${options.map((o) => `${o.id} (${o.name})`).join(", ")}). Nothing was decided.`,
+    );
   }
   return { status: "allowed", optionId: a.id };
 }

@@ -12,19 +12,23 @@ interface ToolCallLike {
   content?: unknown;
 }
 
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const obj = (v: unknown): Record<string, unknown> =>
+  v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
 
 export function permissionDetail(tool: ToolCallLike): string {
   const input = obj(tool.rawInput);
   const lines: string[] = [`Tool: ${tool.title || tool.kind || "a tool"}`];
-  const command = str(input.command) || str(input.cmd) || (Array.isArray(input.command) ? input.command.map(String).join(" ") : "");
+  const command =
+    str(input.command) || str(input.cmd) || (Array.isArray(input.command) ? input.command.map(String).join(" ") : "");
   if (command) lines.push(`Command: ${command}`);
   const files = [...new Set((tool.locations ?? []).map((l) => str(l?.path)).filter(Boolean))];
   if (files.length) lines.push(`Files: ${files.join(", ")}`);
   // An edit's diff: as the CLI sent it in the tool call's content, else from its input
   // (Claude's Edit sends file_path, old_string, new_string).
-  const diffs = (Array.isArray(tool.content) ? tool.content : []).map(obj).filter((c) => c.type === "diff" && str(c.path));
+  const diffs = (Array.isArray(tool.content) ? tool.content : [])
+    .map(obj)
+    .filter((c) => c.type === "diff" && str(c.path));
   const patches = diffs.map((c) => patch(str(c.path), str(c.oldText), str(c.newText)));
   const path = str(input.file_path) || str(input.path);
   if (!patches.length && path && (typeof input.new_string === "string" || typeof input.content === "string")) {
@@ -37,5 +41,9 @@ export function permissionDetail(tool: ToolCallLike): string {
 
 function patch(path: string, oldText: string, newText: string): string {
   // The header lines of createTwoFilesPatch past the first separator; no "Index:" banner.
-  return createTwoFilesPatch(path, path, oldText, newText, "", "", { context: 3 }).split("\n").slice(1).join("\n").trimEnd();
+  return createTwoFilesPatch(path, path, oldText, newText, "", "", { context: 3 })
+    .split("\n")
+    .slice(1)
+    .join("\n")
+    .trimEnd();
 }

@@ -43,9 +43,17 @@ export interface BillingDeps {
 const settingsOf = (d: Pick<BillingDeps, "settings">) => d.settings.get() as unknown as Record<string, unknown>;
 
 /** Checks a send's `provider`. Returns null when the session already bills that way. */
-export function planBillingSwitch(d: BillingDeps, s: SessionRow, to: Billing, askedModel: string | undefined): BillingSwitch | null {
+export function planBillingSwitch(
+  d: BillingDeps,
+  s: SessionRow,
+  to: Billing,
+  askedModel: string | undefined,
+): BillingSwitch | null {
   if (versionLess(d.identity.version, SWITCH_SINCE)) {
-    throw new RelayError("REMOTE_RELAY_UNSUPPORTED", `Relay "${d.identity.name}" runs OAR ${d.identity.version}, which cannot switch a session's billing (needs ${SWITCH_SINCE}). ${NOTHING}`);
+    throw new RelayError(
+      "REMOTE_RELAY_UNSUPPORTED",
+      `Relay "${d.identity.name}" runs OAR ${d.identity.version}, which cannot switch a session's billing (needs ${SWITCH_SINCE}). ${NOTHING}`,
+    );
   }
   if (s.provider !== "claude" && s.provider !== "claude-api") {
     throw new RelayError(
@@ -57,9 +65,13 @@ export function planBillingSwitch(d: BillingDeps, s: SessionRow, to: Billing, as
   if (s.provider === to) return null;
   const avail = providerAvailability(to, { settings: settingsOf(d) });
   if (!avail.available) {
-    throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `Relay "${d.identity.name}" cannot switch session "${s.title}" to ${SIDE[to]}: ${avail.reason}. ${NOTHING}`, {
-      remoteCode: avail.code ?? NOT_SET_UP[to],
-    });
+    throw new RelayError(
+      "REMOTE_RELAY_PROVIDER_UNAVAILABLE",
+      `Relay "${d.identity.name}" cannot switch session "${s.title}" to ${SIDE[to]}: ${avail.reason}. ${NOTHING}`,
+      {
+        remoteCode: avail.code ?? NOT_SET_UP[to],
+      },
+    );
   }
   // A model named in the same send is checked against the other side's list by send itself.
   const list = modelsOf(getProvider(to)!);
@@ -73,7 +85,10 @@ export function planBillingSwitch(d: BillingDeps, s: SessionRow, to: Billing, as
   // The running CLI bills the old way; it is replaced before the message runs, which a turn
   // in progress would not survive.
   if (d.sessions.activeTurns(s.id).length) {
-    throw new RelayError("REMOTE_RELAY_BUSY", `Session "${s.title}" has a turn queued or running; its billing can switch once it is idle (or send without provider). ${NOTHING}`);
+    throw new RelayError(
+      "REMOTE_RELAY_BUSY",
+      `Session "${s.title}" has a turn queued or running; its billing can switch once it is idle (or send without provider). ${NOTHING}`,
+    );
   }
   return { to, card: CARD_TEXT[to] };
 }

@@ -115,7 +115,15 @@ export class Budgets {
         const t = this.spent(b, now);
         if ((b.usd !== null && t.micros >= micros(b.usd)) || (b.tokens !== null && t.tokens >= b.tokens)) {
           const end = this.periods.span(b.period, now).end;
-          return { held: true, budget: b.id, spentUsd: t.micros / 1e6, limitUsd: b.usd, spentTokens: t.tokens, limitTokens: b.tokens, periodEnd: Number.isFinite(end) ? end : null };
+          return {
+            held: true,
+            budget: b.id,
+            spentUsd: t.micros / 1e6,
+            limitUsd: b.usd,
+            spentTokens: t.tokens,
+            limitTokens: b.tokens,
+            periodEnd: Number.isFinite(end) ? end : null,
+          };
         }
       }
     }
@@ -124,36 +132,71 @@ export class Budgets {
 
   /** A turn's usage at its end (counted once per turn, whatever calls this again). Cost is the
    * reported one, else tokens × the provider's listed price, else none (tokens still count). */
-  recordTurn(t: { turnId: string; sessionId: string; usage: ReportedUsage; model?: string | null; provider?: string | null }): boolean {
+  recordTurn(t: {
+    turnId: string;
+    sessionId: string;
+    usage: ReportedUsage;
+    model?: string | null;
+    provider?: string | null;
+  }): boolean {
     const s = this.d.sessionOf(t.sessionId);
     const provider = t.provider ?? s?.provider ?? null;
-    const added = this.add({ source: "turn", ref: t.turnId, sessionId: t.sessionId, provider, groupId: s?.group_id ?? null, relay: null }, t.usage, t.model ?? null);
+    const added = this.add(
+      { source: "turn", ref: t.turnId, sessionId: t.sessionId, provider, groupId: s?.group_id ?? null, relay: null },
+      t.usage,
+      t.model ?? null,
+    );
     if (this.allowed.delete(t.turnId)) sql(this.d.db, "DELETE FROM budget_allowances WHERE turn_id = ?").run(t.turnId);
     return added;
   }
 
   /** What a paired relay reported back for a prompt this session sent there (its reply's
    * usage): counts for the session's group. `remoteTurn` is that relay's turn id. */
-  recordRemote(r: { relay: string; remoteTurn: string; sessionId: string; usage: ReportedUsage; provider?: string | null; model?: string | null }): boolean {
+  recordRemote(r: {
+    relay: string;
+    remoteTurn: string;
+    sessionId: string;
+    usage: ReportedUsage;
+    provider?: string | null;
+    model?: string | null;
+  }): boolean {
     const s = this.d.sessionOf(r.sessionId);
     const ref = `${r.relay}/${r.remoteTurn}`;
-    return this.add({ source: "remote", ref, sessionId: r.sessionId, provider: r.provider ?? null, groupId: s?.group_id ?? null, relay: r.relay }, r.usage, r.model ?? null);
+    return this.add(
+      {
+        source: "remote",
+        ref,
+        sessionId: r.sessionId,
+        provider: r.provider ?? null,
+        groupId: s?.group_id ?? null,
+        relay: r.relay,
+      },
+      r.usage,
+      r.model ?? null,
+    );
   }
 
   /** The card's `raise`: the budget's new limit(s), which must lie above what was spent. */
   raise(budgetId: string, limitUsd?: number | null, limitTokens?: number | null): BudgetView {
     const list = this.d.settings.get();
     const b = list.find((x) => x.id === budgetId);
-    if (!b) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No budget "${String(budgetId).slice(0, 64)}". Nothing was changed.`);
+    if (!b)
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `No budget "${String(budgetId).slice(0, 64)}". Nothing was changed.`,
+      );
     const bad = (why: string) => new RelayError("REMOTE_RELAY_INVALID_INPUT", `${why}. Nothing was changed.`);
     if (limitUsd == null && limitTokens == null) throw bad("raise needs limitUsd, limitTokens or both");
     const t = this.spent(b, this.d.clock.now());
     if (limitUsd != null) {
-      if (typeof limitUsd !== "number" || !Number.isFinite(limitUsd) || limitUsd <= 0 || limitUsd > 1e9) throw bad("limitUsd must be a number of dollars above 0");
-      if (micros(limitUsd) <= t.micros) throw bad(`limitUsd must be more than the $${(t.micros / 1e6).toFixed(2)} already spent`);
+      if (typeof limitUsd !== "number" || !Number.isFinite(limitUsd) || limitUsd <= 0 || limitUsd > 1e9)
+        throw bad("limitUsd must be a number of dollars above 0");
+      if (micros(limitUsd) <= t.micros)
+        throw bad(`limitUsd must be more than the $${(t.micros / 1e6).toFixed(2)} already spent`);
     }
     if (limitTokens != null) {
-      if (!Number.isSafeInteger(limitTokens) || limitTokens <= 0) throw bad("limitTokens must be a whole number above 0");
+      if (!Number.isSafeInteger(limitTokens) || limitTokens <= 0)
+        throw bad("limitTokens must be a whole number above 0");
       if (limitTokens <= t.tokens) throw bad(`limitTokens must be more than the ${t.tokens} tokens already spent`);
     }
     const next = { ...b, usd: limitUsd ?? b.usd, tokens: limitTokens ?? b.tokens };
@@ -163,7 +206,10 @@ export class Budgets {
 
   /** The card's `allow_once`: this one turn runs although a budget holds its session. */
   allowOnce(turnId: string): void {
-    sql(this.d.db, "INSERT OR IGNORE INTO budget_allowances (turn_id, created_at) VALUES (?, ?)").run(turnId, this.d.clock.now());
+    sql(this.d.db, "INSERT OR IGNORE INTO budget_allowances (turn_id, created_at) VALUES (?, ?)").run(
+      turnId,
+      this.d.clock.now(),
+    );
     this.allowed.add(turnId);
   }
 
@@ -184,7 +230,9 @@ export class Budgets {
   /** The notices the Inbox shows: not dismissed, of each budget's current period. */
   pendingNotices(): Notice[] {
     const now = this.d.clock.now();
-    return this.notices.pending(new Map(this.d.settings.get().map((b) => [b.id, this.periods.span(b.period, now).key])));
+    return this.notices.pending(
+      new Map(this.d.settings.get().map((b) => [b.id, this.periods.span(b.period, now).key])),
+    );
   }
 
   dismissNotice(id: string): void {
@@ -203,14 +251,22 @@ export class Budgets {
     return spendSeries(this.ledger, this.periods.dayOf(this.d.clock.now()), opts);
   }
 
-  private add(who: Omit<SpendRow, "model" | "inputTokens" | "outputTokens" | "costMicros" | "priced" | "at">, u: ReportedUsage, model: string | null): boolean {
+  private add(
+    who: Omit<SpendRow, "model" | "inputTokens" | "outputTokens" | "costMicros" | "priced" | "at">,
+    u: ReportedUsage,
+    model: string | null,
+  ): boolean {
     // The running totals in memory and the notices told to others must be committed ones:
     // record after the turn's end is in the store, as events go out after commit.
-    if (this.d.db.inTransaction) throw new Error("budgets: record usage after the transaction that ended the turn has committed");
+    if (this.d.db.inTransaction)
+      throw new Error("budgets: record usage after the transaction that ended the turn has committed");
     const inputTokens = Math.round(num(u.inputTokens));
     const outputTokens = Math.round(num(u.outputTokens));
     const reported = typeof u.costUsd === "number" && Number.isFinite(u.costUsd) && u.costUsd >= 0;
-    const listed = reported || !who.provider ? null : costUsd(who.provider, model, { inputTokens, outputTokens, cachedTokens: Math.round(num(u.cachedTokens)) });
+    const listed =
+      reported || !who.provider
+        ? null
+        : costUsd(who.provider, model, { inputTokens, outputTokens, cachedTokens: Math.round(num(u.cachedTokens)) });
     if (!reported && listed === null && !inputTokens && !outputTokens) return false;
     const row: SpendRow = {
       ...who,
@@ -233,9 +289,16 @@ export class Budgets {
     const out: Notice[] = [];
     for (const b of budgets) {
       const t = this.spent(b, now);
-      const near = (b.usd !== null && t.micros >= micros(b.usd) * NOTICE_AT) || (b.tokens !== null && t.tokens >= b.tokens * NOTICE_AT);
+      const near =
+        (b.usd !== null && t.micros >= micros(b.usd) * NOTICE_AT) ||
+        (b.tokens !== null && t.tokens >= b.tokens * NOTICE_AT);
       if (!near) continue;
-      const n = this.notices.add(b.id, this.periods.span(b.period, now).key, noticeText(b, t.micros / 1e6, t.tokens, this.d.nameOf), now);
+      const n = this.notices.add(
+        b.id,
+        this.periods.span(b.period, now).key,
+        noticeText(b, t.micros / 1e6, t.tokens, this.d.nameOf),
+        now,
+      );
       if (n) out.push(n);
     }
     for (const n of out) this.d.onNotice?.(n);
@@ -279,14 +342,24 @@ export class Budgets {
       this.index = { list, byTarget };
     }
     const m = this.index.byTarget;
-    return [m.get(RELAY), m.get(key("provider", provider)), groupId ? m.get(key("group", groupId)) : undefined, m.get(key("session", sessionId))];
+    return [
+      m.get(RELAY),
+      m.get(key("provider", provider)),
+      groupId ? m.get(key("group", groupId)) : undefined,
+      m.get(key("session", sessionId)),
+    ];
   }
 
   /** The day column and totals follow the relay's zone: rebuilt once when it changed. */
   private followZone(): void {
-    const row = sql(this.d.db, "SELECT value FROM budget_meta WHERE key = 'zone'").get() as { value: string } | undefined;
+    const row = sql(this.d.db, "SELECT value FROM budget_meta WHERE key = 'zone'").get() as
+      | { value: string }
+      | undefined;
     if (row?.value === this.periods.zone) return;
     if (row) this.ledger.rebuild();
-    sql(this.d.db, "INSERT INTO budget_meta (key, value) VALUES ('zone', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(this.periods.zone);
+    sql(
+      this.d.db,
+      "INSERT INTO budget_meta (key, value) VALUES ('zone', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    ).run(this.periods.zone);
   }
 }

@@ -45,7 +45,10 @@ type OptionId = (typeof BUDGET_OPTIONS)[number]["id"];
 
 /** What the action path and the owner API use of budgets: views, a held turn's answer, a
  * paired relay's reported spend, the budget card, the Inbox notices, the chart. */
-export type BudgetsPort = Pick<BudgetHolds, "views" | "heldFor" | "recordRemote" | "decide" | "pendingNotices" | "dismissNotice" | "spendOverTime">;
+export type BudgetsPort = Pick<
+  BudgetHolds,
+  "views" | "heldFor" | "recordRemote" | "decide" | "pendingNotices" | "dismissNotice" | "spendOverTime"
+>;
 
 const Decision = z.strictObject({
   optionId: z.string().max(200),
@@ -172,18 +175,35 @@ export class BudgetHolds implements TurnGate {
   decide(cardId: string, input: unknown): CardRow {
     const parsed = Decision.safeParse(input);
     if (!parsed.success) {
-      throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `A budget card takes { optionId: "raise" | "allow_once" | "stop", limitUsd?, limitTokens? } (numbers; with raise only). Nothing was decided.`);
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `A budget card takes { optionId: "raise" | "allow_once" | "stop", limitUsd?, limitTokens? } (numbers; with raise only). Nothing was decided.`,
+      );
     }
     const body = parsed.data;
     const card = this.d.cards.get(cardId);
-    if (card?.kind !== "budget") throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No budget card ${String(cardId).slice(0, 80)} on this relay. Nothing was decided.`);
-    if (card.status !== "pending") throw new RelayError("REMOTE_RELAY_NOT_FOUND", `Card ${card.id} is no longer pending (${card.status}). Nothing was decided.`);
+    if (card?.kind !== "budget")
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `No budget card ${String(cardId).slice(0, 80)} on this relay. Nothing was decided.`,
+      );
+    if (card.status !== "pending")
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `Card ${card.id} is no longer pending (${card.status}). Nothing was decided.`,
+      );
     const option = BUDGET_OPTIONS.find((o) => o.id === body.optionId)?.id as OptionId | undefined;
     if (!option) {
-      throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Card ${card.id} has no option '${String(body.optionId).slice(0, 80)}'. Options: ${BUDGET_OPTIONS.map((o) => `${o.id} (${o.name})`).join(", ")}. Nothing was decided.`);
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `Card ${card.id} has no option '${String(body.optionId).slice(0, 80)}'. Options: ${BUDGET_OPTIONS.map((o) => `${o.id} (${o.name})`).join(", ")}. Nothing was decided.`,
+      );
     }
     if (option !== "raise" && (body.limitUsd != null || body.limitTokens != null)) {
-      throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `limitUsd and limitTokens go with optionId "raise" only. Nothing was decided.`);
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `limitUsd and limitTokens go with optionId "raise" only. Nothing was decided.`,
+      );
     }
     const turnId = turnOf(card);
     const budget = fromJson<{ budget?: string }>(card.details_json, {}).budget ?? "";
@@ -216,7 +236,8 @@ export class BudgetHolds implements TurnGate {
 
   private arm(): void {
     let at = Infinity;
-    for (const x of this.holding.values()) if (x.hold.periodEnd !== null && x.hold.periodEnd < at) at = x.hold.periodEnd;
+    for (const x of this.holding.values())
+      if (x.hold.periodEnd !== null && x.hold.periodEnd < at) at = x.hold.periodEnd;
     this.timer.arm(at);
   }
 
@@ -231,9 +252,20 @@ export class BudgetHolds implements TurnGate {
     if (card?.status === "pending") this.settle(card, "expired", because);
   }
 
-  private settle(card: CardRow, status: "allowed" | "denied" | "expired", because?: "released" | "turn_ended", optionId?: string): void {
+  private settle(
+    card: CardRow,
+    status: "allowed" | "denied" | "expired",
+    because?: "released" | "turn_ended",
+    optionId?: string,
+  ): void {
     if (!this.d.cards.settle(card.id, status, this.d.clock.now(), because, optionId)) return;
-    this.d.bus.emit({ type: "card.decided", sessionId: card.session_id, cardId: card.id, status, card: cardView(this.d.cards.get(card.id)!) });
+    this.d.bus.emit({
+      type: "card.decided",
+      sessionId: card.session_id,
+      cardId: card.id,
+      status,
+      card: cardView(this.d.cards.get(card.id)!),
+    });
     this.d.bus.emit({ type: "session.updated", sessionId: card.session_id });
   }
 }

@@ -67,7 +67,21 @@ export class Ledger {
         this.db,
         `INSERT OR IGNORE INTO spend (source, ref, session_id, provider, group_id, relay, model, input_tokens, output_tokens, cost_micros, priced, day, at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(r.source, r.ref, r.sessionId, r.provider, r.groupId, r.relay, r.model, r.inputTokens, r.outputTokens, r.costMicros, r.priced, day, r.at);
+      ).run(
+        r.source,
+        r.ref,
+        r.sessionId,
+        r.provider,
+        r.groupId,
+        r.relay,
+        r.model,
+        r.inputTokens,
+        r.outputTokens,
+        r.costMicros,
+        r.priced,
+        day,
+        r.at,
+      );
       if (!ins.changes) return false;
       const add = sql(
         this.db,
@@ -106,7 +120,10 @@ export class Ledger {
    * changed since they were written). Walks the ledger in time order, so the few day
    * boundaries crossed are the only Temporal conversions. */
   rebuild(): void {
-    const rows = sql(this.db, "SELECT id, source, provider, group_id, session_id, cost_micros, input_tokens + output_tokens AS tokens, at FROM spend ORDER BY at").all() as {
+    const rows = sql(
+      this.db,
+      "SELECT id, source, provider, group_id, session_id, cost_micros, input_tokens + output_tokens AS tokens, at FROM spend ORDER BY at",
+    ).all() as {
       id: number;
       source: Source;
       provider: string | null;
@@ -122,7 +139,12 @@ export class Ledger {
       for (const r of rows) {
         const day = this.periods.dayOf(r.at);
         setDay.run(day, r.id);
-        for (const [scope, target] of targetsOf({ source: r.source, provider: r.provider, groupId: r.group_id, sessionId: r.session_id })) {
+        for (const [scope, target] of targetsOf({
+          source: r.source,
+          provider: r.provider,
+          groupId: r.group_id,
+          sessionId: r.session_id,
+        })) {
           for (const pk of periodKeys(day)) {
             const k = cacheKey(scope, target, pk);
             const t = totals.get(k) ?? { scope, target, pk, micros: 0, tokens: 0 };
@@ -133,7 +155,10 @@ export class Ledger {
         }
       }
       sql(this.db, "DELETE FROM spend_totals").run();
-      const ins = sql(this.db, "INSERT INTO spend_totals (scope, target, period_key, cost_micros, tokens) VALUES (?, ?, ?, ?, ?)");
+      const ins = sql(
+        this.db,
+        "INSERT INTO spend_totals (scope, target, period_key, cost_micros, tokens) VALUES (?, ?, ?, ?, ?)",
+      );
       for (const t of totals.values()) ins.run(t.scope, t.target, t.pk, t.micros, t.tokens);
     })();
     this.cache.clear();
@@ -141,7 +166,11 @@ export class Ledger {
 
   /** Spend per local day from `fromDay` to `toDay` (inclusive), per provider or per session,
    * of the turns run here. */
-  perDay(fromDay: string, toDay: string, by: "provider" | "session"): { day: string; key: string; micros: number; tokens: number }[] {
+  perDay(
+    fromDay: string,
+    toDay: string,
+    by: "provider" | "session",
+  ): { day: string; key: string; micros: number; tokens: number }[] {
     const col = by === "provider" ? "provider" : "session_id";
     return sql(
       this.db,

@@ -25,7 +25,13 @@ interface NoticeRow {
   created_at: number;
 }
 
-const view = (r: NoticeRow): Notice => ({ id: r.id, kind: "notice", budget: r.budget_id, text: r.text, createdAt: iso(r.created_at)! });
+const view = (r: NoticeRow): Notice => ({
+  id: r.id,
+  kind: "notice",
+  budget: r.budget_id,
+  text: r.text,
+  createdAt: iso(r.created_at)!,
+});
 
 export class Notices {
   constructor(private db: Db) {}
@@ -33,19 +39,19 @@ export class Notices {
   /** The notice, or null when this budget had one in this period already. */
   add(budgetId: string, periodKey: string, text: string, now: number): Notice | null {
     const id = newId("ntc");
-    const r = sql(this.db, "INSERT OR IGNORE INTO budget_notices (id, budget_id, period_key, text, created_at) VALUES (?, ?, ?, ?, ?)").run(
-      id,
-      budgetId,
-      periodKey,
-      text,
-      now,
-    );
+    const r = sql(
+      this.db,
+      "INSERT OR IGNORE INTO budget_notices (id, budget_id, period_key, text, created_at) VALUES (?, ?, ?, ?, ?)",
+    ).run(id, budgetId, periodKey, text, now);
     return r.changes ? { id, kind: "notice", budget: budgetId, text, createdAt: iso(now)! } : null;
   }
 
   /** Not dismissed, of the periods given (budget id → its current period key), oldest first. */
   pending(current: Map<string, string>): Notice[] {
-    const one = sql(this.db, "SELECT * FROM budget_notices WHERE budget_id = ? AND period_key = ? AND dismissed_at IS NULL");
+    const one = sql(
+      this.db,
+      "SELECT * FROM budget_notices WHERE budget_id = ? AND period_key = ? AND dismissed_at IS NULL",
+    );
     const rows = [...current].map(([budget, key]) => one.get(budget, key) as NoticeRow | undefined);
     return rows
       .filter((r): r is NoticeRow => !!r)
@@ -54,7 +60,11 @@ export class Notices {
   }
 
   dismiss(id: string, now: number): void {
-    const r = sql(this.db, "UPDATE budget_notices SET dismissed_at = COALESCE(dismissed_at, ?) WHERE id = ?").run(now, id);
-    if (!r.changes) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No budget notice ${id.slice(0, 60)}. Nothing was dismissed.`);
+    const r = sql(this.db, "UPDATE budget_notices SET dismissed_at = COALESCE(dismissed_at, ?) WHERE id = ?").run(
+      now,
+      id,
+    );
+    if (!r.changes)
+      throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No budget notice ${id.slice(0, 60)}. Nothing was dismissed.`);
   }
 }

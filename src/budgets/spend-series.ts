@@ -14,7 +14,11 @@ export interface SpendSeries {
   series: { key: string | null; usd: number[]; tokens: number[] }[];
 }
 
-export function spendSeries(ledger: Ledger, today: string, opts: { days?: number; by: "provider" | "session"; top?: number }): SpendSeries {
+export function spendSeries(
+  ledger: Ledger,
+  today: string,
+  opts: { days?: number; by: "provider" | "session"; top?: number },
+): SpendSeries {
   const n = opts.days ?? 30;
   const top = opts.top ?? 12;
   if (!Number.isInteger(n) || n < 1 || n > 366) throw bad("days must be a whole number from 1 to 366");
@@ -32,7 +36,8 @@ export function spendSeries(ledger: Ledger, today: string, opts: { days?: number
     t.tokens += r.tokens;
     sums.set(r.key, t);
   }
-  const larger = (a: string, b: string) => sums.get(b)!.micros - sums.get(a)!.micros || sums.get(b)!.tokens - sums.get(a)!.tokens;
+  const larger = (a: string, b: string) =>
+    sums.get(b)!.micros - sums.get(a)!.micros || sums.get(b)!.tokens - sums.get(a)!.tokens;
   const kept = new Set([...sums.keys()].sort(larger).slice(0, top));
   const series = new Map<string | null, { key: string | null; micros: number[]; tokens: number[] }>();
   for (const r of rows) {
@@ -43,8 +48,14 @@ export function spendSeries(ledger: Ledger, today: string, opts: { days?: number
     s.micros[i] += r.micros;
     s.tokens[i] += r.tokens;
   }
-  const ordered = [...series.values()].sort((a, b) => (a.key === null ? 1 : b.key === null ? -1 : larger(a.key, b.key)));
-  return { by: opts.by, days, series: ordered.map((s) => ({ key: s.key, usd: s.micros.map((m) => m / 1e6), tokens: s.tokens })) };
+  const ordered = [...series.values()].sort((a, b) =>
+    a.key === null ? 1 : b.key === null ? -1 : larger(a.key, b.key),
+  );
+  return {
+    by: opts.by,
+    days,
+    series: ordered.map((s) => ({ key: s.key, usd: s.micros.map((m) => m / 1e6), tokens: s.tokens })),
+  };
 }
 
 const bad = (why: string) => new RelayError("REMOTE_RELAY_INVALID_INPUT", `${why}. Nothing was read.`);

@@ -8,7 +8,10 @@ import type { ReportedUsage } from "./budgets.ts";
 
 const ENDED = new Set(["done", "error", "stopped"]);
 
-export function endedTurnUsage(sessions: Pick<SessionStore, "turn" | "message">, turnId: string): ReportedUsage | undefined {
+export function endedTurnUsage(
+  sessions: Pick<SessionStore, "turn" | "message">,
+  turnId: string,
+): ReportedUsage | undefined {
   const t = sessions.turn(turnId);
   if (!t || !ENDED.has(t.status) || !t.reply_message_id) return undefined;
   const meta = fromJson<{ usage?: unknown }>(sessions.message(t.reply_message_id)?.meta_json ?? null, {});

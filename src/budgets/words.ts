@@ -4,7 +4,8 @@ import type { Budget } from "../core/budget-schema.ts";
 
 export type NameOf = (scope: Budget["scope"], target: string) => string | null;
 
-export const usd = (n: number): string => `$${n < 10 ? n.toFixed(2) : n.toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ",")}`;
+export const usd = (n: number): string =>
+  `$${n < 10 ? n.toFixed(2) : n.toFixed(2).replace(/\B(?=(\d{3})+(?!\d))/g, ",")}`;
 const count = (n: number): string => n.toLocaleString("en-US");
 
 const PERIOD_WORDS = { day: "today", month: "this month", total: "so far" } as const;

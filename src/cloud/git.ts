@@ -25,10 +25,21 @@ export type Git = (args: string[], opts?: GitOptions) => Promise<GitResult>;
 
 // Variables git sets for its hooks: a relay started from inside a hook (a test run in a
 // pre-commit hook) would otherwise aim every command at that one repository and index.
-const INHERITED_REPO_VARS = ["GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_COMMON_DIR", "GIT_PREFIX"];
+const INHERITED_REPO_VARS = [
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_COMMON_DIR",
+  "GIT_PREFIX",
+];
 
 function gitEnv(extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_SSH_COMMAND: process.env.GIT_SSH_COMMAND ?? "ssh -o BatchMode=yes" };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_SSH_COMMAND: process.env.GIT_SSH_COMMAND ?? "ssh -o BatchMode=yes",
+  };
   for (const k of INHERITED_REPO_VARS) delete env[k];
   return { ...env, ...extra };
 }
@@ -45,11 +56,22 @@ export function git(args: string[], opts: GitOptions = {}): Promise<GitResult> {
         env: gitEnv(opts.env),
       },
       (err, stdout, stderr) => {
-        const code = err ? (typeof (err as { code?: unknown }).code === "number" ? ((err as { code: number }).code) : null) : 0;
+        const code = err
+          ? typeof (err as { code?: unknown }).code === "number"
+            ? (err as { code: number }).code
+            : null
+          : 0;
         const killed = err && (err as { killed?: boolean }).killed;
         const overflow = err && (err as { code?: unknown }).code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER";
-        const why = overflow ? `git wrote more than ${Math.round((opts.maxBuffer ?? 16 * 1024 * 1024) / 1024 / 1024)} MB and was stopped.` : `git did not finish within ${Math.round((opts.timeoutMs ?? 60_000) / 1000)} s and was stopped.`;
-        resolve({ ok: !err, code, stdout: String(stdout), stderr: killed || overflow ? `${stderr}\n${why}` : String(stderr) });
+        const why = overflow
+          ? `git wrote more than ${Math.round((opts.maxBuffer ?? 16 * 1024 * 1024) / 1024 / 1024)} MB and was stopped.`
+          : `git did not finish within ${Math.round((opts.timeoutMs ?? 60_000) / 1000)} s and was stopped.`;
+        resolve({
+          ok: !err,
+          code,
+          stdout: String(stdout),
+          stderr: killed || overflow ? `${stderr}\n${why}` : String(stderr),
+        });
       },
     );
   });
@@ -57,7 +79,12 @@ export function git(args: string[], opts: GitOptions = {}): Promise<GitResult> {
 
 /** git's own words for a failure: its `fatal:`/`error:` lines, or the end of what it wrote. */
 export function gitWords(r: GitResult): string {
-  const lines = r.stderr.split("\n").map((l) => l.trim()).filter(Boolean);
-  const said = lines.filter((l) => /^(fatal|error|remote|!|hint: Updates were rejected)/i.test(l) || l.includes("[rejected]"));
+  const lines = r.stderr
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const said = lines.filter(
+    (l) => /^(fatal|error|remote|!|hint: Updates were rejected)/i.test(l) || l.includes("[rejected]"),
+  );
   return (said.length ? said : lines.slice(-3)).join(" ").slice(0, 600) || `git exited with code ${r.code}`;
 }

@@ -19,7 +19,9 @@ export function installWorkspaceCleanup(d: WorkspaceCleanupDeps): void {
   const { dataDir } = d;
   // A clone the relay died in the middle of never became a session's workspace.
   const root = workspacesDir(dataDir);
-  if (existsSync(root)) for (const f of readdirSync(root)) if (f.startsWith(".clone-")) rmSync(join(root, f), { recursive: true, force: true });
+  if (existsSync(root))
+    for (const f of readdirSync(root))
+      if (f.startsWith(".clone-")) rmSync(join(root, f), { recursive: true, force: true });
   d.bus.on((e) => {
     if (e.type !== "session.deleted") return;
     const cwd = d.folderOf(e.sessionId);

@@ -25,15 +25,26 @@ const NOTHING = "Nothing was pushed.";
 
 export async function pushWorkspace(s: SessionRow): Promise<PushResult> {
   if (s.provider !== "claude-cloud" || !s.repo || !s.branch) {
-    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Session "${s.title}" is not a Claude Cloud session: it works in a folder, not on a clone of a repository. ${NOTHING}`);
+    throw new RelayError(
+      "REMOTE_RELAY_INVALID_INPUT",
+      `Session "${s.title}" is not a Claude Cloud session: it works in a folder, not on a clone of a repository. ${NOTHING}`,
+    );
   }
-  if (!existsSync(s.cwd)) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `The workspace of session "${s.title}" (${s.cwd}) is gone. ${NOTHING}`);
+  if (!existsSync(s.cwd))
+    throw new RelayError(
+      "REMOTE_RELAY_NOT_FOUND",
+      `The workspace of session "${s.title}" (${s.cwd}) is gone. ${NOTHING}`,
+    );
   const url = (await git(["remote", "get-url", "origin"], { cwd: s.cwd })).stdout.trim();
   const local = `refs/heads/${s.branch}`;
   if (!(await git(["rev-parse", "--verify", "--quiet", `${local}^{commit}`], { cwd: s.cwd })).ok) {
-    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `The workspace of session "${s.title}" has no commit on branch "${s.branch}" yet. ${NOTHING}`);
+    throw new RelayError(
+      "REMOTE_RELAY_INVALID_INPUT",
+      `The workspace of session "${s.title}" has no commit on branch "${s.branch}" yet. ${NOTHING}`,
+    );
   }
-  const tracked = (await git(["rev-parse", "--verify", "--quiet", `refs/remotes/origin/${s.branch}`], { cwd: s.cwd })).ok;
+  const tracked = (await git(["rev-parse", "--verify", "--quiet", `refs/remotes/origin/${s.branch}`], { cwd: s.cwd }))
+    .ok;
   const ahead = await git(["rev-list", "--count", local, "--not", "--remotes=origin"], { cwd: s.cwd });
   const commits = Number(ahead.stdout.trim()) || 0;
   const r = await git(["push", "--porcelain", "origin", `${local}:${local}`], { cwd: s.cwd, timeoutMs: 5 * 60_000 });

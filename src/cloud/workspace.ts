@@ -41,22 +41,34 @@ export function isWorkspace(dataDir: string, dir: string): boolean {
 /** Checks repo and branch, and asks the repository; refuses in words what cannot work. */
 export async function planCloud(repoArg: unknown, branchArg: unknown, tail: string): Promise<CloudPlan> {
   if (typeof repoArg !== "string" || !repoArg.trim()) {
-    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Claude Cloud sessions take repo (a git URL or a path on this relay) and branch instead of a folder. ${tail}`);
+    throw new RelayError(
+      "REMOTE_RELAY_INVALID_INPUT",
+      `Claude Cloud sessions take repo (a git URL or a path on this relay) and branch instead of a folder. ${tail}`,
+    );
   }
   const repo = parseRepo(repoArg, tail);
   let branch = typeof branchArg === "string" ? branchArg.trim() : "";
   if (branch) {
     const valid = !branch.startsWith("-") && (await git(["check-ref-format", "--branch", branch])).ok;
-    if (!valid) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `branch "${branch.slice(0, 200)}" is not a valid git branch name. ${tail}`);
+    if (!valid)
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `branch "${branch.slice(0, 200)}" is not a valid git branch name. ${tail}`,
+      );
   }
   const r = await git(["ls-remote", "--symref", "--", repo.url, "HEAD", ...(branch ? [`refs/heads/${branch}`] : [])]);
   if (!r.ok) {
-    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Repository "${repo.display}" cannot be cloned: ${maskIn(gitWords(r), repo.url)} ${tail}`);
+    throw new RelayError(
+      "REMOTE_RELAY_INVALID_INPUT",
+      `Repository "${repo.display}" cannot be cloned: ${maskIn(gitWords(r), repo.url)} ${tail}`,
+    );
   }
   const lines = r.stdout.split("\n");
   const head = /^ref: refs\/heads\/(\S+)\s+HEAD$/m.exec(r.stdout)?.[1];
   if (!branch) branch = head ?? "main";
-  const exists = lines.some((l) => l.endsWith(`\trefs/heads/${branch}`)) || (!!head && head === branch && lines.some((l) => /^[0-9a-f]{40,}\tHEAD$/.test(l)));
+  const exists =
+    lines.some((l) => l.endsWith(`\trefs/heads/${branch}`)) ||
+    (!!head && head === branch && lines.some((l) => /^[0-9a-f]{40,}\tHEAD$/.test(l)));
   return { repo, branch, exists };
 }
 
@@ -71,9 +83,15 @@ export async function cloneCloud(dataDir: string, plan: CloudPlan, tail: string,
   };
   const fail = (what: string, r: { stderr: string; code: number | null; ok: boolean; stdout: string }) => {
     discard();
-    return new RelayError("REMOTE_RELAY_INVALID_INPUT", `Repository "${plan.repo.display}" ${what}: ${maskIn(gitWords(r), plan.repo.url)} ${tail}`);
+    return new RelayError(
+      "REMOTE_RELAY_INVALID_INPUT",
+      `Repository "${plan.repo.display}" ${what}: ${maskIn(gitWords(r), plan.repo.url)} ${tail}`,
+    );
   };
-  const clone = await git(["clone", "--no-recurse-submodules", ...(plan.exists ? ["--branch", plan.branch] : []), "--", plan.repo.url, dir], { timeoutMs: CLONE_TIMEOUT_MS });
+  const clone = await git(
+    ["clone", "--no-recurse-submodules", ...(plan.exists ? ["--branch", plan.branch] : []), "--", plan.repo.url, dir],
+    { timeoutMs: CLONE_TIMEOUT_MS },
+  );
   if (!clone.ok) throw fail("cannot be cloned", clone);
   if (!plan.exists) {
     const made = await git(["checkout", "-b", plan.branch], { cwd: dir });
@@ -86,7 +104,8 @@ export async function cloneCloud(dataDir: string, plan: CloudPlan, tail: string,
   // else the relay's, part by part (a fresh machine or CI has none: git then refuses to commit).
   const fallback = fallbackIdentity(relayName);
   for (const key of ["name", "email"] as const) {
-    if (!(await git(["config", `user.${key}`], { cwd: dir })).stdout.trim()) await git(["config", `user.${key}`, fallback[key]], { cwd: dir });
+    if (!(await git(["config", `user.${key}`], { cwd: dir })).stdout.trim())
+      await git(["config", `user.${key}`, fallback[key]], { cwd: dir });
   }
   return {
     dir,

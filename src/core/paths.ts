@@ -58,7 +58,10 @@ export function leadsInside(folder: string, p: string): string | null {
 /** A regular file's bytes when `p` leads inside `folder` (a real path), with where it leads;
  * else why not. The resolved path is opened with O_NOFOLLOW: a link put in its place
  * meanwhile is not followed. */
-export function readInside(folder: string, p: string): { bytes: Buffer; path: string } | { refused: "outside" | "missing" } {
+export function readInside(
+  folder: string,
+  p: string,
+): { bytes: Buffer; path: string } | { refused: "outside" | "missing" } {
   const real = leadsInside(folder, p);
   if (!real) return { refused: "outside" };
   let fd: number;

@@ -11,13 +11,25 @@ import { BudgetList, parseBudgets, type TargetCheck } from "./budget-schema.ts";
 // Provider set-up (keys, tokens) and the Claude API key's monthly cap are owner settings
 // too: the catalog reads them to say which providers are available.
 const Secret = z.string().trim().min(1).max(4096).nullable();
-const Url = z.string().trim().max(2048).refine((v) => /^https?:\/\/[^\s]+$/.test(v), "it must be an http:// or https:// address");
+const Url = z
+  .string()
+  .trim()
+  .max(2048)
+  .refine((v) => /^https?:\/\/[^\s]+$/.test(v), "it must be an http:// or https:// address");
 
 export const SettingsSchema = z.object({
   agentSessions: z.boolean(),
   longestWaitMinutes: z.number().int().min(2).max(60),
-  maxTurnMinutes: z.number().int().min(1).max(24 * 60),
-  quietAfterMinutes: z.number().int().min(1).max(24 * 60),
+  maxTurnMinutes: z
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60),
+  quietAfterMinutes: z
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60),
   acceptPromptsFromOtherRelays: z.boolean(),
   claudeApiKey: Secret,
   claudeCloudToken: Secret,
@@ -104,7 +116,8 @@ export const DEFAULT_SETTINGS: Settings = {
 // The month the stored spend belongs to; kept beside the settings, never patched directly.
 const SPENT_MONTH = "claudeApiSpentMonth";
 const monthOf = (ms: number) => new Date(ms).toISOString().slice(0, 7);
-const isSecret = (k: string): k is (typeof SECRET_SETTINGS)[number] => (SECRET_SETTINGS as readonly string[]).includes(k);
+const isSecret = (k: string): k is (typeof SECRET_SETTINGS)[number] =>
+  (SECRET_SETTINGS as readonly string[]).includes(k);
 
 export class SettingsStore {
   private cache: Settings;
@@ -142,7 +155,10 @@ export class SettingsStore {
   publicView(): Settings {
     const s = this.get() as Record<string, unknown>;
     for (const k of SECRET_SETTINGS) s[k] = s[k] ? MASKED : null;
-    s.customAgents = this.cache.customAgents.map((a) => ({ ...a, env: Object.fromEntries(Object.keys(a.env).map((k) => [k, MASKED])) }));
+    s.customAgents = this.cache.customAgents.map((a) => ({
+      ...a,
+      env: Object.fromEntries(Object.keys(a.env).map((k) => [k, MASKED])),
+    }));
     s.notify = maskNotify(this.cache.notify);
     return s as Settings;
   }
@@ -150,7 +166,9 @@ export class SettingsStore {
   /** The secret values, for masking them wherever text leaves the relay. */
   secretValues(): string[] {
     const custom = this.cache.customAgents.flatMap((a) => Object.values(a.env));
-    return [...SECRET_SETTINGS.map((k) => this.cache[k]), ...custom, ...notifySecretValues(this.cache.notify)].filter((v): v is string => !!v);
+    return [...SECRET_SETTINGS.map((k) => this.cache[k]), ...custom, ...notifySecretValues(this.cache.notify)].filter(
+      (v): v is string => !!v,
+    );
   }
 
   /** Applies a partial update; unknown keys or bad values refuse the whole update. A secret
@@ -174,7 +192,8 @@ export class SettingsStore {
     }
     // Refused naming the field (budgets[1].usd); the parsed list (ids made) is what is stored.
     if (Object.hasOwn(input, "budgets")) input.budgets = parseBudgets(input.budgets, this.budgetTargets);
-    if (Object.hasOwn(input, "customAgents")) input.customAgents = keepMaskedEnv(input.customAgents, this.cache.customAgents);
+    if (Object.hasOwn(input, "customAgents"))
+      input.customAgents = keepMaskedEnv(input.customAgents, this.cache.customAgents);
     // The fields given replace the current ones; its own refusals name `notify.<field>`.
     if (Object.hasOwn(input, "notify")) input.notify = applyNotifyPatch(this.cache.notify, input.notify);
     const parsed = SettingsSchema.partial().safeParse(input);
@@ -183,11 +202,22 @@ export class SettingsStore {
       const key = String(issue.path[0]);
       const hint = key === "longestWaitMinutes" ? " (2 to 60 minutes)" : "";
       // A secret's value must not be echoed back in the refusal.
-      const why = isSecret(key) ? "it must be text (or null to remove it)" : key === "customAgents" ? customAgentIssue(issue) : issue.code === "custom" ? issue.message : issueWords(issue, "it");
-      throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Setting ${key} is not valid: ${why}${hint}. Nothing was changed.`);
+      const why = isSecret(key)
+        ? "it must be text (or null to remove it)"
+        : key === "customAgents"
+          ? customAgentIssue(issue)
+          : issue.code === "custom"
+            ? issue.message
+            : issueWords(issue, "it");
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `Setting ${key} is not valid: ${why}${hint}. Nothing was changed.`,
+      );
     }
     const data = parsed.data as Record<string, unknown>;
-    const upsert = this.db.prepare("INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+    const upsert = this.db.prepare(
+      "INSERT INTO settings(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    );
     const month = Object.hasOwn(data, "claudeApiSpentUsd") ? monthOf(this.clock.now()) : null;
     this.db.transaction(() => {
       for (const [k, v] of Object.entries(data)) upsert.run(k, JSON.stringify(v));
@@ -208,7 +238,12 @@ function keepMaskedEnv(list: unknown, stored: readonly CustomAgent[]): unknown {
     const agent = a as { id?: unknown; env?: unknown };
     if (!agent.env || typeof agent.env !== "object" || Array.isArray(agent.env)) return a;
     const before = stored.find((s) => s.id === agent.id)?.env ?? {};
-    const env = Object.fromEntries(Object.entries(agent.env).map(([k, v]) => [k, v === MASKED && Object.hasOwn(before, k) ? before[k] : v === MASKED ? MASKED_UNKNOWN : v]));
+    const env = Object.fromEntries(
+      Object.entries(agent.env).map(([k, v]) => [
+        k,
+        v === MASKED && Object.hasOwn(before, k) ? before[k] : v === MASKED ? MASKED_UNKNOWN : v,
+      ]),
+    );
     return { ...agent, env };
   });
 }
@@ -218,8 +253,10 @@ const MASKED_UNKNOWN = Symbol("masked value with nothing stored");
 /** Where in customAgents the value is wrong, without echoing any value (env values are secrets). */
 function customAgentIssue(issue: z.core.$ZodIssue): string {
   const [, index, field, name] = issue.path.map(String);
-  if (index === undefined) return issue.code === "custom" ? issue.message : "it must be a list of { id, name, command, args, env }";
+  if (index === undefined)
+    return issue.code === "custom" ? issue.message : "it must be a list of { id, name, command, args, env }";
   const where = `entry ${Number(index) + 1}${field ? ` field ${field}${field === "env" && name ? ` variable ${name}` : ""}` : ""}`;
-  if (field === "env") return `${where}: ${name ? "each value must be text (`****` keeps a value already stored)" : issue.message}`;
+  if (field === "env")
+    return `${where}: ${name ? "each value must be text (`****` keeps a value already stored)" : issue.message}`;
   return `${where}: ${issue.code === "custom" || issue.code === "invalid_format" ? issue.message : issueWords(issue, "it")}`;
 }

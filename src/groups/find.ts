@@ -15,8 +15,15 @@ export function unknownGroup(message: string, shown: GroupListing[], tail: strin
   const listed = shown.slice(0, MAX_IN_ERROR);
   const more = shown.length - listed.length;
   const list = listed.map((g) => `${g.name} (${g.id})`).join(", ") || "none";
-  const extra = { groups: listed.map(({ id, name }) => ({ id, name })), ...(more > 0 ? { groupsTotal: shown.length } : {}) };
-  return new RelayError("REMOTE_RELAY_UNKNOWN_GROUP", `${message} Groups there: ${list}${more > 0 ? `, and ${more} more` : ""}. ${tail}`, extra);
+  const extra = {
+    groups: listed.map(({ id, name }) => ({ id, name })),
+    ...(more > 0 ? { groupsTotal: shown.length } : {}),
+  };
+  return new RelayError(
+    "REMOTE_RELAY_UNKNOWN_GROUP",
+    `${message} Groups there: ${list}${more > 0 ? `, and ${more} more` : ""}. ${tail}`,
+    extra,
+  );
 }
 
 /** Groups whose name is `ref`, case-insensitively (the name relay_info lists). */
@@ -30,7 +37,10 @@ function ambiguous(d: ListDeps, ref: string, named: GroupListing[], tail: string
   return new RelayError(
     "REMOTE_RELAY_UNKNOWN_GROUP",
     `Relay "${d.name}" has ${named.length} session groups named "${ref}": ${list}. Pass the id. ${tail}`,
-    { groups: named.slice(0, MAX_IN_ERROR).map(({ id, name }) => ({ id, name })), ...(named.length > MAX_IN_ERROR ? { groupsTotal: named.length } : {}) },
+    {
+      groups: named.slice(0, MAX_IN_ERROR).map(({ id, name }) => ({ id, name })),
+      ...(named.length > MAX_IN_ERROR ? { groupsTotal: named.length } : {}),
+    },
   );
 }
 
@@ -49,7 +59,8 @@ export function findGroup(d: ListDeps, ref: string, tail = CREATE_TAIL): GroupRe
 export function resolveGroupForUpdate(d: ListDeps, ref: string, tail: string): GroupRef | { create: string } {
   const byId = groupRow(d, ref.trim());
   if (byId) return { id: byId.id, name: groupName(d, byId) };
-  if (looksLikeGroupId(ref)) throw unknownGroup(`Relay "${d.name}" has no session group with id "${ref.trim()}".`, allGroups(d), tail);
+  if (looksLikeGroupId(ref))
+    throw unknownGroup(`Relay "${d.name}" has no session group with id "${ref.trim()}".`, allGroups(d), tail);
   const named = groupsNamed(d, ref);
   if (named.length === 1) return { id: named[0].id, name: named[0].name };
   if (named.length > 1) throw ambiguous(d, ref, named, tail);
@@ -60,7 +71,11 @@ export function resolveGroupForUpdate(d: ListDeps, ref: string, tail: string): G
  * dissolved while the card waited. Same code, nothing created. */
 export function recheckGroup(d: ListDeps, group: GroupRef, tail = CREATE_TAIL): void {
   if (groupRow(d, group.id)) return;
-  throw unknownGroup(`Session group "${group.name}" (${group.id}) on relay "${d.name}" was dissolved before the session could start.`, allGroups(d), tail);
+  throw unknownGroup(
+    `Session group "${group.name}" (${group.id}) on relay "${d.name}" was dissolved before the session could start.`,
+    allGroups(d),
+    tail,
+  );
 }
 
 /** create_session's `group` (since 0.9.16): an older relay cannot take it. */

@@ -50,7 +50,10 @@ export function groupName(d: Pick<GroupReads, "sessions">, g: GroupRow): string 
   return head?.title ?? "Group";
 }
 
-export function groupOf(d: GroupReads, s: Pick<SessionRow, "id" | "group_id">): { id: string; name: string; role: "head" | "member" } | null {
+export function groupOf(
+  d: GroupReads,
+  s: Pick<SessionRow, "id" | "group_id">,
+): { id: string; name: string; role: "head" | "member" } | null {
   const g = groupRow(d, s.group_id);
   if (!g) return null;
   return { id: g.id, name: groupName(d, g), role: g.head_session === s.id ? "head" : "member" };
@@ -59,7 +62,10 @@ export function groupOf(d: GroupReads, s: Pick<SessionRow, "id" | "group_id">): 
 /** The live groups among `ids`, in one read (a list page names the same groups many times). */
 export function liveGroupsByIds(d: Pick<GroupDeps, "db">, ids: readonly string[]): Map<string, GroupRow> {
   if (!ids.length) return new Map();
-  const rows = sql(d.db, "SELECT * FROM groups WHERE dissolved_at IS NULL AND id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as GroupRow[];
+  const rows = sql(
+    d.db,
+    "SELECT * FROM groups WHERE dissolved_at IS NULL AND id IN (SELECT value FROM json_each(?))",
+  ).all(JSON.stringify(ids)) as GroupRow[];
   return new Map(rows.map((g) => [g.id, g]));
 }
 
@@ -69,9 +75,13 @@ export function moveHead(d: Pick<GroupDeps, "db">, from: string, to: string): vo
 }
 
 /** A new group. Call inside the caller's transaction. */
-export function createGroup(d: Pick<GroupDeps, "db" | "clock">, opts: { name: string | null; by: "owner" | "agent"; head?: string | null }): GroupRow {
+export function createGroup(
+  d: Pick<GroupDeps, "db" | "clock">,
+  opts: { name: string | null; by: "owner" | "agent"; head?: string | null },
+): GroupRow {
   const id = newId("grp");
-  d.db.prepare("INSERT INTO groups (id, name, head_session, created_by, created_at) VALUES (?, ?, ?, ?, ?)")
+  d.db
+    .prepare("INSERT INTO groups (id, name, head_session, created_by, created_at) VALUES (?, ?, ?, ?, ?)")
     .run(id, opts.name, opts.head ?? null, opts.by, d.clock.now());
   return groupRow(d, id)!;
 }

@@ -27,8 +27,10 @@ export function afterLeave(d: LifetimeDeps, groupId: string, sessionId: string):
   if (!g) return;
   const next = d.sessions.eldestIn(groupId, sessionId);
   if (!next) {
-    if (g.created_by === "agent") d.db.prepare("UPDATE groups SET dissolved_at = ? WHERE id = ?").run(d.clock.now(), groupId);
-    else if (g.head_session === sessionId) d.db.prepare("UPDATE groups SET head_session = NULL WHERE id = ?").run(groupId);
+    if (g.created_by === "agent")
+      d.db.prepare("UPDATE groups SET dissolved_at = ? WHERE id = ?").run(d.clock.now(), groupId);
+    else if (g.head_session === sessionId)
+      d.db.prepare("UPDATE groups SET head_session = NULL WHERE id = ?").run(groupId);
     return;
   }
   // The head left: the longest-standing member heads the group now (an unnamed group then

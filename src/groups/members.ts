@@ -5,7 +5,10 @@ import { groupOf, type GroupReads } from "./groups.ts";
 const MAX_MEMBERS = 50;
 
 /** read_session's group: the session's own place plus the other members (at most 50). */
-export function groupMembers(d: GroupReads & { sessions: Pick<SessionStore, "get" | "busySessions" | "membersOf" | "state"> }, s: SessionRow) {
+export function groupMembers(
+  d: GroupReads & { sessions: Pick<SessionStore, "get" | "busySessions" | "membersOf" | "state"> },
+  s: SessionRow,
+) {
   const g = groupOf(d, s);
   if (!g) return null;
   const busy = d.sessions.busySessions();

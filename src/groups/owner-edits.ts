@@ -9,7 +9,9 @@ import { moveToGroup, type LifetimeDeps } from "./lifetime.ts";
 
 /** The groups not dissolved, oldest first. */
 export function liveGroupIds(d: { db: Db }): string[] {
-  return (sql(d.db, "SELECT id FROM groups WHERE dissolved_at IS NULL ORDER BY created_at").all() as { id: string }[]).map((r) => r.id);
+  return (
+    sql(d.db, "SELECT id FROM groups WHERE dissolved_at IS NULL ORDER BY created_at").all() as { id: string }[]
+  ).map((r) => r.id);
 }
 
 export function renameGroup(d: { db: Db }, id: string, name: string): void {

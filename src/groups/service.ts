@@ -2,7 +2,16 @@ import type { Clock } from "../core/clock.ts";
 import type { Db } from "../store/db.ts";
 import type { SessionStore } from "../sessions/session-store.ts";
 import type { SessionRow } from "../sessions/types.ts";
-import { createGroup, groupOf, groupRow, joinStarterGroup, liveGroupsByIds, moveHead, type GroupRef, type GroupRow } from "./groups.ts";
+import {
+  createGroup,
+  groupOf,
+  groupRow,
+  joinStarterGroup,
+  liveGroupsByIds,
+  moveHead,
+  type GroupRef,
+  type GroupRow,
+} from "./groups.ts";
 import { findGroup, findGroupForCreate, recheckGroup, resolveGroupForUpdate } from "./find.ts";
 import { allGroups, groupsInfo, type ListDeps } from "./list.ts";
 import { moveToGroup } from "./lifetime.ts";
@@ -13,7 +22,10 @@ import { groupMembers } from "./members.ts";
 export interface GroupsDeps {
   db: Db;
   clock: Pick<Clock, "now">;
-  sessions: Pick<SessionStore, "get" | "update" | "countIn" | "groupIdOf" | "eldestIn" | "busySessions" | "membersOf" | "state">;
+  sessions: Pick<
+    SessionStore,
+    "get" | "update" | "countIn" | "groupIdOf" | "eldestIn" | "busySessions" | "membersOf" | "state"
+  >;
   identity: { readonly name: string; readonly version: string };
 }
 

@@ -2,7 +2,12 @@ import { randomUUID } from "node:crypto";
 import type { Context } from "hono";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
 import { callRelayTool } from "../actions/dispatch.ts";
 import type { ActionServices } from "../actions/services.ts";
 import type { McpDeps } from "./deps.ts";
@@ -63,13 +68,21 @@ export class McpEndpoint {
     // two requests of one client (its GET stream and a call) never make two transports.
     if (sid && !this.entries.has(sid)) await this.reviving.get(sid)?.catch(() => {});
     let entry = sid ? this.entries.get(sid) : undefined;
-    if (sid && !entry && c.req.method === "DELETE") return rpcError(c, 404, RpcCode.unauthorized, "Session not found", "REMOTE_RELAY_NOT_FOUND");
+    if (sid && !entry && c.req.method === "DELETE")
+      return rpcError(c, 404, RpcCode.unauthorized, "Session not found", "REMOTE_RELAY_NOT_FOUND");
     // A GET stream (server-initiated messages: this server sends none outside a call's own
     // stream) is not worth reviving a session for: the SDK client reopens it ~1 s after an
     // eviction closed it, which would evict the next one, round and round. 405 is the
     // spec's "no GET stream here", which clients take quietly; a POST revives the session.
     if (sid && !entry && c.req.method === "GET") {
-      return rpcError(c, 405, RpcCode.server, "No GET stream for this MCP session: POST requests take it up again.", "REMOTE_RELAY_INVALID_INPUT", { allow: "POST, DELETE" });
+      return rpcError(
+        c,
+        405,
+        RpcCode.server,
+        "No GET stream for this MCP session: POST requests take it up again.",
+        "REMOTE_RELAY_INVALID_INPUT",
+        { allow: "POST, DELETE" },
+      );
     }
     if (entry && entry.callerId !== caller.id) return this.notYours(c);
     if (entry) entry.lastUsed = ++this.tick;
@@ -79,7 +92,8 @@ export class McpEndpoint {
     } catch (err) {
       // Coded like every refusal (data.code); a client gone mid-body is nobody's failure.
       if (err instanceof HttpRefusal) return rpcError(c, err.status, RpcCode.invalidRequest, err.message, err.code);
-      if (err instanceof ClientGone) return rpcError(c, 400, RpcCode.invalidRequest, err.message, "REMOTE_RELAY_INVALID_INPUT");
+      if (err instanceof ClientGone)
+        return rpcError(c, 400, RpcCode.invalidRequest, err.message, "REMOTE_RELAY_INVALID_INPUT");
       throw err;
     }
     if (entry) return entry.transport.handleRequest(body.request, body.parsed);
@@ -89,7 +103,12 @@ export class McpEndpoint {
     const revive = sid && !isInitialize(body.parsed?.parsedBody) ? sid : undefined;
     const asked = c.req.header("mcp-protocol-version");
     if (revive && asked && !SUPPORTED_PROTOCOL_VERSIONS.includes(asked)) {
-      return rpcError(c, 400, RpcCode.server, `Bad Request: Unsupported protocol version: ${asked} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`);
+      return rpcError(
+        c,
+        400,
+        RpcCode.server,
+        `Bad Request: Unsupported protocol version: ${asked} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(", ")})`,
+      );
     }
     if (revive) {
       // Another request of the same id may have revived it while this body was read.
@@ -131,17 +150,30 @@ export class McpEndpoint {
       const e = this.entries.get(revive);
       if (e?.transport === transport) this.drop(revive, e);
       else transport.close().catch(() => {});
-      return rpcError(c, 500, RpcCode.internal, `This MCP session could not be taken up again (${(err as Error).message}). Initialize a new one. Nothing was done.`);
+      return rpcError(
+        c,
+        500,
+        RpcCode.internal,
+        `This MCP session could not be taken up again (${(err as Error).message}). Initialize a new one. Nothing was done.`,
+      );
     } finally {
       this.reviving.delete(revive);
     }
     // Rare (once per agent after a restart, or after an eviction) and worth seeing in the log.
-    console.log(`[mcp] MCP session ${revive.slice(0, 8)}… of ${caller.id} taken up again (the relay had restarted or evicted it)`);
+    console.log(
+      `[mcp] MCP session ${revive.slice(0, 8)}… of ${caller.id} taken up again (the relay had restarted or evicted it)`,
+    );
     return transport.handleRequest(body.request, body.parsed);
   }
 
   private notYours(c: Context): Response {
-    return rpcError(c, 403, RpcCode.unauthorized, "This MCP session belongs to another conversation's token. Nothing was done.", "REMOTE_RELAY_FORBIDDEN");
+    return rpcError(
+      c,
+      403,
+      RpcCode.unauthorized,
+      "This MCP session belongs to another conversation's token. Nothing was done.",
+      "REMOTE_RELAY_FORBIDDEN",
+    );
   }
 
   /** Reads a POST body once. Tool arguments that are not an object are wrapped so they reach
@@ -158,7 +190,10 @@ export class McpEndpoint {
       return { request: rebuilt };
     }
     for (const msg of Array.isArray(parsed) ? parsed : [parsed]) {
-      const params = msg && typeof msg === "object" && (msg as { method?: unknown }).method === "tools/call" ? (msg as { params?: unknown }).params : undefined;
+      const params =
+        msg && typeof msg === "object" && (msg as { method?: unknown }).method === "tools/call"
+          ? (msg as { params?: unknown }).params
+          : undefined;
       if (!params || typeof params !== "object") continue;
       const args = (params as Record<string, unknown>).arguments;
       if (args !== undefined && (args === null || typeof args !== "object" || Array.isArray(args))) {
@@ -177,7 +212,9 @@ export class McpEndpoint {
     for (const [id, e] of this.entries) {
       if (!this.services.sessions.get(e.callerId)) this.drop(id, e);
     }
-    const idle = [...this.entries.entries()].filter(([, e]) => e.calls.active === 0).sort((x, y) => x[1].lastUsed - y[1].lastUsed);
+    const idle = [...this.entries.entries()]
+      .filter(([, e]) => e.calls.active === 0)
+      .sort((x, y) => x[1].lastUsed - y[1].lastUsed);
     for (const [id, e] of idle.slice(0, Math.max(0, this.entries.size - MAX_MCP_SESSIONS + 1))) this.drop(id, e);
     return this.entries.size < MAX_MCP_SESSIONS ? 0 : MAX_MCP_SESSIONS;
   }
@@ -188,7 +225,10 @@ export class McpEndpoint {
   }
 
   private makeServer(callerId: string, calls: { active: number }): Server {
-    const server = new Server({ name: "relay", version: this.services.identity.version }, { capabilities: { tools: {} } });
+    const server = new Server(
+      { name: "relay", version: this.services.identity.version },
+      { capabilities: { tools: {} } },
+    );
     server.setRequestHandler(ListToolsRequestSchema, async (_req, extra) => {
       this.toolListings?.listed(callerId, extra.sessionId);
       return { tools: [{ name: "relay_tool", description: TOOL_DESCRIPTION, inputSchema: this.schema as never }] };
@@ -196,16 +236,28 @@ export class McpEndpoint {
     server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
       const name = req.params.name;
       if (name !== "relay_tool" && name !== "remote_relay") {
-        return toolError(new RelayError("REMOTE_RELAY_UNKNOWN_ACTION", `Unknown tool "${name}": this server has relay_tool.`));
+        return toolError(
+          new RelayError("REMOTE_RELAY_UNKNOWN_ACTION", `Unknown tool "${name}": this server has relay_tool.`),
+        );
       }
       const caller = this.services.sessions.get(callerId);
       if (!caller) {
-        return toolError(new RelayError("REMOTE_RELAY_NOT_FOUND", "The conversation this token belonged to was deleted. Nothing was done."));
+        return toolError(
+          new RelayError(
+            "REMOTE_RELAY_NOT_FOUND",
+            "The conversation this token belonged to was deleted. Nothing was done.",
+          ),
+        );
       }
       if (caller.archived_at) {
         // An archived conversation's token acts no more (its worker is gone; a copy of the
         // token elsewhere must not keep prompting the owner's agents).
-        return toolError(new RelayError("REMOTE_RELAY_ARCHIVED", `The conversation this token belongs to (${caller.id}) is archived: its agent token no longer acts. Nothing was done.`));
+        return toolError(
+          new RelayError(
+            "REMOTE_RELAY_ARCHIVED",
+            `The conversation this token belongs to (${caller.id}) is archived: its agent token no longer acts. Nothing was done.`,
+          ),
+        );
       }
       const given = req.params.arguments as Record<string, unknown> | undefined;
       const args = given && Object.hasOwn(given, RAW_ARGUMENTS) ? given[RAW_ARGUMENTS] : (given ?? {});
@@ -213,7 +265,9 @@ export class McpEndpoint {
       let step = 0;
       const progress = (message: string) => {
         if (progressToken === undefined) return;
-        extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress: ++step, message } }).catch(() => {});
+        extra
+          .sendNotification({ method: "notifications/progress", params: { progressToken, progress: ++step, message } })
+          .catch(() => {});
       };
       // Long waits outlive a client's request timeout unless progress keeps it alive.
       const timer = progressToken !== undefined ? setInterval(() => progress("waiting"), PROGRESS_EVERY_MS) : undefined;
@@ -223,7 +277,10 @@ export class McpEndpoint {
         // Compact (contract §2 allows it): a 1,000-session list is ~30% smaller, and each byte is
         // escaped, encoded and parsed again by the transport and the client (bench/RESULTS.md).
         // Secrets that reached message text (keys, tokens in a prompt) are masked on the way out.
-        return { content: [{ type: "text", text: this.secretMask.maskJson(JSON.stringify(result)) }], ...(result.ok === false ? { isError: true } : {}) };
+        return {
+          content: [{ type: "text", text: this.secretMask.maskJson(JSON.stringify(result)) }],
+          ...(result.ok === false ? { isError: true } : {}),
+        };
       } finally {
         calls.active--;
         if (timer) clearInterval(timer);
@@ -234,14 +291,20 @@ export class McpEndpoint {
 }
 
 function isInitialize(parsed: unknown): boolean {
-  return (Array.isArray(parsed) ? parsed : [parsed]).some((m) => !!m && typeof m === "object" && (m as { method?: unknown }).method === "initialize");
+  return (Array.isArray(parsed) ? parsed : [parsed]).some(
+    (m) => !!m && typeof m === "object" && (m as { method?: unknown }).method === "initialize",
+  );
 }
 
 /** Initializes a fresh transport (whose generator returns `sid`) as the client did once with
  * a relay that no longer holds the session: an `initialize` in the protocol version the
  * request names (else the SDK's latest), then `notifications/initialized`. The answers go
  * nowhere: the client already had them. After this the transport takes `sid`'s requests. */
-async function reviveSession(transport: WebStandardStreamableHTTPServerTransport, req: Request, sid: string): Promise<void> {
+async function reviveSession(
+  transport: WebStandardStreamableHTTPServerTransport,
+  req: Request,
+  sid: string,
+): Promise<void> {
   const protocolVersion = req.headers.get("mcp-protocol-version") ?? LATEST_PROTOCOL_VERSION;
   const post = (message: unknown, session?: string) =>
     new Request(req.url, {
@@ -253,7 +316,14 @@ async function reviveSession(transport: WebStandardStreamableHTTPServerTransport
       },
       body: JSON.stringify(message),
     });
-  const init = await transport.handleRequest(post({ jsonrpc: "2.0", id: "oar-revive", method: "initialize", params: { protocolVersion, capabilities: {}, clientInfo: { name: "revived", version: "0" } } }));
+  const init = await transport.handleRequest(
+    post({
+      jsonrpc: "2.0",
+      id: "oar-revive",
+      method: "initialize",
+      params: { protocolVersion, capabilities: {}, clientInfo: { name: "revived", version: "0" } },
+    }),
+  );
   // The SSE stream ends once the server answered: then the session is initialized.
   await init.text();
   if (init.status !== 200) throw new Error(`MCP session revival: initialize answered ${init.status}`);

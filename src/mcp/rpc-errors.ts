@@ -10,8 +10,19 @@ import type { ErrorCode, RelayError } from "../core/errors.ts";
 export const RpcCode = { unauthorized: -32001, server: -32000, invalidRequest: -32600, internal: -32603 } as const;
 export type RpcCode = (typeof RpcCode)[keyof typeof RpcCode];
 
-export function rpcError(c: Context, status: ContentfulStatusCode, rpc: RpcCode, message: string, code?: ErrorCode, headers?: Record<string, string>): Response {
-  return c.json({ jsonrpc: "2.0", error: { code: rpc, message, ...(code ? { data: { code } } : {}) }, id: null }, status, headers);
+export function rpcError(
+  c: Context,
+  status: ContentfulStatusCode,
+  rpc: RpcCode,
+  message: string,
+  code?: ErrorCode,
+  headers?: Record<string, string>,
+): Response {
+  return c.json(
+    { jsonrpc: "2.0", error: { code: rpc, message, ...(code ? { data: { code } } : {}) }, id: null },
+    status,
+    headers,
+  );
 }
 
 export function toolError(err: RelayError) {

@@ -18,7 +18,11 @@ export class ToolListings {
 
   private of(sessionId: string): Held {
     let h = this.byConversation.get(sessionId);
-    if (!h) this.byConversation.set(sessionId, (h = { open: new Map(), ended: new Set(), listings: 0, ends: 0, waiters: new Set() }));
+    if (!h)
+      this.byConversation.set(
+        sessionId,
+        (h = { open: new Map(), ended: new Set(), listings: 0, ends: 0, waiters: new Set() }),
+      );
     return h;
   }
 

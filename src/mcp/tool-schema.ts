@@ -20,7 +20,11 @@ export const TOOL_DESCRIPTION = [
 export function toolInputSchema(): Record<string, unknown> {
   const properties: Record<string, unknown> = {
     action: { type: "string", enum: ACTIONS.map((a) => a.name), description: "What to do." },
-    relay: { type: "string", description: 'Relay to act on: "this", this relay\'s name, or a paired relay as list_relays shows. Not needed for list_relays.' },
+    relay: {
+      type: "string",
+      description:
+        'Relay to act on: "this", this relay\'s name, or a paired relay as list_relays shows. Not needed for list_relays.',
+    },
   };
   const byField = new Map<string, { action: string; json: Record<string, unknown> }[]>();
   for (const a of ACTIONS) {
@@ -50,7 +54,8 @@ function unionOf(name: string, uses: { action: string; json: Record<string, unkn
   if (distinct.length === 1) schema = { ...distinct[0] };
   else if (distinct.every((d) => d.type === "string" && Array.isArray(d.enum) && Object.keys(d).length === 2)) {
     schema = { type: "string", enum: [...new Set(distinct.flatMap((d) => d.enum as string[]))] };
-  } else if (distinct.some((d) => Object.keys(d).length === 0)) schema = {}; // one of them takes anything
+  } else if (distinct.some((d) => Object.keys(d).length === 0))
+    schema = {}; // one of them takes anything
   else schema = { anyOf: distinct };
   // One description per distinct text, naming the actions it applies to.
   const texts = new Map<string, string[]>();
@@ -58,8 +63,9 @@ function unionOf(name: string, uses: { action: string; json: Record<string, unkn
     const t = typeof u.json.description === "string" ? u.json.description : name;
     texts.set(t, [...(texts.get(t) ?? []), u.action]);
   }
-  schema.description = texts.size === 1
-    ? `${[...texts.keys()][0]} (${uses.map((u) => u.action).join(", ")})`
-    : [...texts].map(([t, actions]) => `${actions.join(", ")}: ${t}`).join(" | ");
+  schema.description =
+    texts.size === 1
+      ? `${[...texts.keys()][0]} (${uses.map((u) => u.action).join(", ")})`
+      : [...texts].map(([t, actions]) => `${actions.join(", ")}: ${t}`).join(" | ");
   return schema;
 }

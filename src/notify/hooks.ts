@@ -61,7 +61,14 @@ export function installNotifyHooks(d: NotifyHookDeps): { reconcile(): void } {
       case "turn.ended": {
         const t = d.turn(e.turnId);
         const need = turnNeed(
-          { turnId: e.turnId, sessionId: e.sessionId, status: e.status, byOwner: !!e.byOwner, error: t?.error, reply: t?.reply_text },
+          {
+            turnId: e.turnId,
+            sessionId: e.sessionId,
+            status: e.status,
+            byOwner: !!e.byOwner,
+            error: t?.error,
+            reply: t?.reply_text,
+          },
           d.sessionTitle(e.sessionId),
           d.turnsDone(),
         );

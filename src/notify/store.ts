@@ -58,7 +58,9 @@ export class NotifyStore {
 
   /** Keys of needs not settled yet (waiting or sent), for checking they still need the owner. */
   openKeys(): string[] {
-    return (sql(this.db, "SELECT key FROM notify_items WHERE ended_at IS NULL").all() as { key: string }[]).map((r) => r.key);
+    return (sql(this.db, "SELECT key FROM notify_items WHERE ended_at IS NULL").all() as { key: string }[]).map(
+      (r) => r.key,
+    );
   }
 
   firstWaitingAt(): number | null {

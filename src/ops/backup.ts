@@ -1,5 +1,16 @@
 import Database from "better-sqlite3";
-import { chmodSync, closeSync, existsSync, fchmodSync, linkSync, lstatSync, openSync, renameSync, rmSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fchmodSync,
+  linkSync,
+  lstatSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { randomBytes } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";
 import { lockDataDir } from "./folder-lock.ts";
@@ -17,7 +28,8 @@ export async function backup(dataDir: string, file: string): Promise<{ file: str
   if (!existsSync(src)) throw new Error(`There is no relay store at ${src} (is --data right?). Nothing was written.`);
   const dest = resolve(file);
   const there = lstatOrNull(dest);
-  if (there?.isSymbolicLink()) throw new Error(`${dest} is a symbolic link; give the path of a new file, not a link. Nothing was written.`);
+  if (there?.isSymbolicLink())
+    throw new Error(`${dest} is a symbolic link; give the path of a new file, not a link. Nothing was written.`);
   if (there) throw new Error(`${dest} exists already; give a new file name. Nothing was written.`);
   // It holds the owner's keys and every agent token: private from its first byte. Written
   // under a temporary name beside the target, made here (O_EXCL: never through a link) with
@@ -52,9 +64,11 @@ function place(tmp: string, dest: string): void {
     linkSync(tmp, dest);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") throw new Error(`${dest} appeared while the backup was written; give a new file name. Nothing was written.`);
+    if (code === "EEXIST")
+      throw new Error(`${dest} appeared while the backup was written; give a new file name. Nothing was written.`);
     // A file system without hard links: rename, after looking once more.
-    if (lstatOrNull(dest)) throw new Error(`${dest} appeared while the backup was written; give a new file name. Nothing was written.`);
+    if (lstatOrNull(dest))
+      throw new Error(`${dest} appeared while the backup was written; give a new file name. Nothing was written.`);
     renameSync(tmp, dest);
   }
 }
@@ -77,8 +91,13 @@ export function checkStore(file: string): void {
   }
   try {
     const ok = db.pragma("integrity_check", { simple: true });
-    if (ok !== "ok") throw new Error(`${file} fails SQLite's integrity check (${String(ok).slice(0, 200)}). Nothing was restored.`);
-    const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
+    if (ok !== "ok")
+      throw new Error(`${file} fails SQLite's integrity check (${String(ok).slice(0, 200)}). Nothing was restored.`);
+    const tables = new Set(
+      (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map(
+        (r) => r.name,
+      ),
+    );
     for (const t of ["migrations", "sessions", "messages", "settings"]) {
       if (!tables.has(t)) throw new Error(`${file} is not an OAR store (no ${t} table). Nothing was restored.`);
     }
@@ -111,7 +130,9 @@ export async function restore(dataDir: string, file: string): Promise<{ kept: st
 function refusal(holder: FolderHolder | null): Error {
   const who = holder ? describeHolder(holder) : "another oar process";
   const stop = holder?.pid ? `systemctl --user stop oar, Ctrl-C, or kill ${holder.pid}` : "wait for it to end";
-  return new Error(`A relay holds this data folder: ${who}. Stop it first (${stop}), then restore. Nothing was restored.`);
+  return new Error(
+    `A relay holds this data folder: ${who}. Stop it first (${stop}), then restore. Nothing was restored.`,
+  );
 }
 
 async function replaceStore(dataDir: string, src: string): Promise<{ kept: string | null }> {

@@ -31,15 +31,33 @@ export async function doctor(o: DoctorOptions): Promise<Check[]> {
   const checks: Check[] = [];
   const node = o.nodeVersion ?? process.versions.node;
   const major = Number(node.split(".")[0]);
-  checks.push(major >= 20 ? { status: "ok", what: `Node ${node}` } : { status: "fail", what: `Node ${node} is too old`, fix: "install Node 20 or newer (https://nodejs.org, or your package manager)" });
+  checks.push(
+    major >= 20
+      ? { status: "ok", what: `Node ${node}` }
+      : {
+          status: "fail",
+          what: `Node ${node} is too old`,
+          fix: "install Node 20 or newer (https://nodejs.org, or your package manager)",
+        },
+  );
 
   if (!existsSync(o.dataDir)) {
-    checks.push({ status: "warn", what: `data folder ${o.dataDir} does not exist yet`, fix: "it is made (0700) on the first `oar start`" });
+    checks.push({
+      status: "warn",
+      what: `data folder ${o.dataDir} does not exist yet`,
+      fix: "it is made (0700) on the first `oar start`",
+    });
   } else {
     const open = openModes(o.dataDir);
-    checks.push(open.length
-      ? { status: "fail", what: `data folder readable by others: ${open.slice(0, 5).join("; ")}${open.length > 5 ? ` and ${open.length - 5} more` : ""}`, fix: `chmod -R go-rwx ${o.dataDir} (or start the relay once: it tightens the modes)` }
-      : { status: "ok", what: `data folder ${o.dataDir} is private (0700, files 0600)` });
+    checks.push(
+      open.length
+        ? {
+            status: "fail",
+            what: `data folder readable by others: ${open.slice(0, 5).join("; ")}${open.length > 5 ? ` and ${open.length - 5} more` : ""}`,
+            fix: `chmod -R go-rwx ${o.dataDir} (or start the relay once: it tightens the modes)`,
+          }
+        : { status: "ok", what: `data folder ${o.dataDir} is private (0700, files 0600)` },
+    );
   }
 
   const settings = readSettings(o.dataDir);
@@ -47,33 +65,66 @@ export async function doctor(o: DoctorOptions): Promise<Check[]> {
   // is signed in (the providers' own probe); the others are judged by PATH and settings.
   const probes = new ProviderProbes({ relayName: "doctor", settings: () => settings, now: () => Date.now() });
   const probed = new Map<string, Availability>();
-  await Promise.all(providerList().map(async ({ id }) => {
-    if (!probes.probeable(id)) return;
-    const r = await probes.check(id).catch(() => undefined);
-    if (r) probed.set(id, { available: r.available, reason: r.reason });
-  }));
+  await Promise.all(
+    providerList().map(async ({ id }) => {
+      if (!probes.probeable(id)) return;
+      const r = await probes.check(id).catch(() => undefined);
+      if (r) probed.set(id, { available: r.available, reason: r.reason });
+    }),
+  );
   for (const p of providerList()) {
     if (p.id === "scripted") continue;
     const a = probed.get(p.id) ?? providerAvailability(p.id, { settings });
-    checks.push(a.available
-      ? { status: "ok", what: `provider ${p.name}: ${p.command ? `${p.command} found` : "set up"}` }
-      : { status: "warn", what: `provider ${p.name} is not available: ${a.reason}`, fix: p.install ? (probed.has(p.id) ? `sign in to ${p.command} (run it once in a terminal)` : `${p.install}, then sign in to it`) : `add ${p.secret ?? "its key"} in Settings → Providers` });
+    checks.push(
+      a.available
+        ? { status: "ok", what: `provider ${p.name}: ${p.command ? `${p.command} found` : "set up"}` }
+        : {
+            status: "warn",
+            what: `provider ${p.name} is not available: ${a.reason}`,
+            fix: p.install
+              ? probed.has(p.id)
+                ? `sign in to ${p.command} (run it once in a terminal)`
+                : `${p.install}, then sign in to it`
+              : `add ${p.secret ?? "its key"} in Settings → Providers`,
+          },
+    );
   }
 
   const running = existsSync(o.dataDir) ? await runningRelay(o.dataDir) : null;
-  if (running) checks.push({ status: "ok", what: running.pid !== null ? `the relay runs on this data folder (pid ${running.pid}, port ${running.port})` : `${describeHolder(running)} holds this data folder` });
+  if (running)
+    checks.push({
+      status: "ok",
+      what:
+        running.pid !== null
+          ? `the relay runs on this data folder (pid ${running.pid}, port ${running.port})`
+          : `${describeHolder(running)} holds this data folder`,
+    });
   else {
     const free = await portFree(o.host, o.port);
-    checks.push(free ? { status: "ok", what: `port ${o.port} on ${o.host} is free` } : { status: "fail", what: `port ${o.port} on ${o.host} is taken by another program`, fix: `stop that program, or start the relay with --port <another port>` });
+    checks.push(
+      free
+        ? { status: "ok", what: `port ${o.port} on ${o.host} is free` }
+        : {
+            status: "fail",
+            what: `port ${o.port} on ${o.host} is taken by another program`,
+            fix: `stop that program, or start the relay with --port <another port>`,
+          },
+    );
   }
 
   try {
     const fs = statfsSync(existsSync(o.dataDir) ? o.dataDir : join(o.dataDir, ".."));
     const freeBytes = fs.bavail * fs.bsize;
     const min = o.minFreeBytes ?? GB;
-    checks.push(freeBytes >= min
-      ? { status: "ok", what: `${(freeBytes / GB).toFixed(1)} GB free for the data folder` }
-      : { status: "fail", what: `only ${(freeBytes / 1024 / 1024).toFixed(0)} MB free for the data folder`, fix: "free disk space (task output can take up to taskOutputTotalMb, 1 GB by default)" });
+    checks.push(
+      freeBytes >= min
+        ? { status: "ok", what: `${(freeBytes / GB).toFixed(1)} GB free for the data folder` }
+        : {
+            status: "fail",
+            what: `only ${(freeBytes / 1024 / 1024).toFixed(0)} MB free for the data folder`,
+            fix: "free disk space (task output can take up to taskOutputTotalMb, 1 GB by default)",
+          },
+    );
   } catch {
     checks.push({ status: "warn", what: "free disk space could not be read", fix: "check it with df" });
   }
@@ -115,6 +166,12 @@ export function formatChecks(checks: Check[]): string {
   const lines = checks.map((c) => `${mark[c.status]}  ${c.what}${c.fix ? `\n      → ${c.fix}` : ""}`);
   const fails = checks.filter((c) => c.status === "fail").length;
   const warns = checks.filter((c) => c.status === "warn").length;
-  lines.push(fails ? `${fails} problem${fails > 1 ? "s" : ""} to fix.` : warns ? `No problem; ${warns} note${warns > 1 ? "s" : ""}.` : "All good.");
+  lines.push(
+    fails
+      ? `${fails} problem${fails > 1 ? "s" : ""} to fix.`
+      : warns
+        ? `No problem; ${warns} note${warns > 1 ? "s" : ""}.`
+        : "All good.",
+  );
   return lines.join("\n");
 }

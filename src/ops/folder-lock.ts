@@ -47,7 +47,9 @@ function tryLock(file: string): FolderLock | null {
     db.close();
     const code = (e as { code?: string }).code;
     if (code === "SQLITE_BUSY" || code === "SQLITE_LOCKED") return null;
-    throw new Error(`${file} cannot be locked (${(e as Error).message}); it holds nothing else: remove it and try again.`);
+    throw new Error(
+      `${file} cannot be locked (${(e as Error).message}); it holds nothing else: remove it and try again.`,
+    );
   }
   return {
     release() {

@@ -29,7 +29,8 @@ export class RotatingLog {
 
   private rotate(): void {
     rmSync(`${this.file}.${KEEP}`, { force: true });
-    for (let i = KEEP - 1; i >= 1; i--) if (existsSync(`${this.file}.${i}`)) renameSync(`${this.file}.${i}`, `${this.file}.${i + 1}`);
+    for (let i = KEEP - 1; i >= 1; i--)
+      if (existsSync(`${this.file}.${i}`)) renameSync(`${this.file}.${i}`, `${this.file}.${i + 1}`);
     if (existsSync(this.file)) renameSync(this.file, `${this.file}.1`);
     this.size = 0;
   }

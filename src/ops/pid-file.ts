@@ -20,7 +20,7 @@ export const pidFile = (dataDir: string) => join(dataDir, "relay.pid");
 
 export function writePidFile(dataDir: string, info: Omit<PidInfo, "pid" | "startedAt">): void {
   const body: PidInfo = { pid: process.pid, startedAt: new Date().toISOString(), ...info };
-  writeFileSync(pidFile(dataDir), JSON.stringify(body) + "\n", { mode: 0o600 });
+  writeFileSync(pidFile(dataDir), `${JSON.stringify(body)}\n`, { mode: 0o600 });
 }
 
 export function removePidFile(dataDir: string): void {
@@ -33,7 +33,9 @@ export function removePidFile(dataDir: string): void {
 export function readPidFile(dataDir: string): PidInfo | null {
   try {
     const v = JSON.parse(readFileSync(pidFile(dataDir), "utf8"));
-    return typeof v?.pid === "number" && typeof v?.port === "number" && typeof v?.host === "string" ? (v as PidInfo) : null;
+    return typeof v?.pid === "number" && typeof v?.port === "number" && typeof v?.host === "string"
+      ? (v as PidInfo)
+      : null;
   } catch {
     return null;
   }
@@ -50,7 +52,9 @@ export async function askHealth(url: string): Promise<{ name: string; version: s
   try {
     const r = await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(3000) });
     const j = (await r.json()) as { ok?: unknown; name?: unknown; version?: unknown };
-    return j?.ok === true && typeof j.name === "string" && typeof j.version === "string" ? { name: j.name, version: j.version } : null;
+    return j?.ok === true && typeof j.name === "string" && typeof j.version === "string"
+      ? { name: j.name, version: j.version }
+      : null;
   } catch {
     return null;
   }

@@ -59,7 +59,8 @@ export function unitText(o: ServiceOptions): string {
 /** Why systemd's user manager cannot be used here, or null when it can. */
 export function systemdMissing(): string | null {
   if (process.platform !== "linux") return `systemd services are a Linux thing; this is ${process.platform}.`;
-  if (!existsSync("/run/systemd/system")) return "systemd is not running on this machine (no /run/systemd/system; e.g. a container or WSL without systemd).";
+  if (!existsSync("/run/systemd/system"))
+    return "systemd is not running on this machine (no /run/systemd/system; e.g. a container or WSL without systemd).";
   try {
     execFileSync("systemctl", ["--user", "--version"], { stdio: "ignore" });
   } catch {
@@ -69,18 +70,26 @@ export function systemdMissing(): string | null {
 }
 
 export function withoutSystemd(why: string, o: ServiceOptions): string {
-  const cmd = [o.oarBin, "start", ...(o.dataDir ? ["--data", o.dataDir] : []), ...(o.port !== undefined ? ["--port", String(o.port)] : [])].map(quote).join(" ");
+  const cmd = [
+    o.oarBin,
+    "start",
+    ...(o.dataDir ? ["--data", o.dataDir] : []),
+    ...(o.port !== undefined ? ["--port", String(o.port)] : []),
+  ]
+    .map(quote)
+    .join(" ");
   return [
     `No service installed: ${why}`,
     "Run the relay another way:",
     `  - in a terminal multiplexer (tmux, screen): ${cmd}`,
     `  - in the background with its log in the data folder: nohup ${cmd} --log-file >/dev/null 2>&1 &`,
-    "  - from cron at boot: @reboot " + cmd + " --log-file",
+    `  - from cron at boot: @reboot ${cmd} --log-file`,
     "The relay keeps its state in the data folder; a restart picks everything up again.",
   ].join("\n");
 }
 
-const systemctl = (...args: string[]) => execFileSync("systemctl", ["--user", ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+const systemctl = (...args: string[]) =>
+  execFileSync("systemctl", ["--user", ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 
 export function install(o: ServiceOptions): string {
   const why = systemdMissing();

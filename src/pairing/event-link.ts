@@ -135,12 +135,25 @@ export class EventLink {
       const moved = moves.map((m) => `${m.from}>${m.to}`).join(",");
       const wait = failures || row.link_lost_at != null ? 0 : POLL_SECONDS;
       try {
-        const answer = await this.pairing.call(row, "GET", `/peer/v1/events?after=${row.event_cursor}&wait=${wait}&subs=${subs.join(",")}&ended=${ended.join(",")}${moved ? `&moved=${encodeURIComponent(moved)}` : ""}`, undefined, EventsAnswer, {
-          timeoutMs: (POLL_SECONDS + 15) * 1000, signal: l.abort.signal,
-        });
+        const answer = await this.pairing.call(
+          row,
+          "GET",
+          `/peer/v1/events?after=${row.event_cursor}&wait=${wait}&subs=${subs.join(",")}&ended=${ended.join(",")}${moved ? `&moved=${encodeURIComponent(moved)}` : ""}`,
+          undefined,
+          EventsAnswer,
+          {
+            timeoutMs: (POLL_SECONDS + 15) * 1000,
+            signal: l.abort.signal,
+          },
+        );
         if (l.stopped) return;
         const events = answer.events;
-        if (wait && steady && events.length < 500) this.peerClock.observe(row.name, this.d.clock.now(), events.map((e) => e.at));
+        if (wait && steady && events.length < 500)
+          this.peerClock.observe(
+            row.name,
+            this.d.clock.now(),
+            events.map((e) => e.at),
+          );
         failures = 0;
         steady = true;
         if (moves.length) movesTold(this.d.db, row.name, moves);
@@ -159,8 +172,14 @@ export class EventLink {
         failures++;
         steady = false;
         lastFailure = this.d.clock.now();
-        const pause = err instanceof PeerOffline ? (failures <= QUICK_RETRIES ? OFFLINE_RETRY_MS : LONG_OFFLINE_RETRY_MS)
-          : code === "REMOTE_RELAY_AUTH" ? MAX_BACKOFF_MS : Math.min(500 * 2 ** Math.min(failures, 6), MAX_BACKOFF_MS);
+        const pause =
+          err instanceof PeerOffline
+            ? failures <= QUICK_RETRIES
+              ? OFFLINE_RETRY_MS
+              : LONG_OFFLINE_RETRY_MS
+            : code === "REMOTE_RELAY_AUTH"
+              ? MAX_BACKOFF_MS
+              : Math.min(500 * 2 ** Math.min(failures, 6), MAX_BACKOFF_MS);
         // Real time: this paces the link, it is not a relay timer.
         await new Promise((r) => setTimeout(r, pause).unref());
       }
@@ -183,7 +202,13 @@ export class EventLink {
       this.d.db.prepare("UPDATE relays SET link_lost_at = ? WHERE name = ?").run(now, row.name);
       for (const w of watchers) {
         this.addEvent(w, {
-          key: `link_lost:${row.name}:${now}`, type: "link_lost", sessionId: null, turnId: null, urgent: false, subs: [], at: now,
+          key: `link_lost:${row.name}:${now}`,
+          type: "link_lost",
+          sessionId: null,
+          turnId: null,
+          urgent: false,
+          subs: [],
+          at: now,
           line: `${row.name} · link_lost: relay "${row.name}" stopped answering; it keeps what happens in the sessions watched there (at most 500 events per subscription, for 7 days) and they come as replayed lines when it answers again`,
         });
       }
@@ -192,10 +217,16 @@ export class EventLink {
     for (const w of watchers) this.d.watch.delivery.run(w);
   }
 
-  private received(row: RelayRow, events: OutboxEvent[], subStates: Record<string, string | null>, lastFailure: number | null): void {
+  private received(
+    row: RelayRow,
+    events: OutboxEvent[],
+    subStates: Record<string, string | null>,
+    lastFailure: number | null,
+  ): void {
     if (!this.d.db.open) return;
     const key = row.name.toLowerCase();
-    let replay = row.link_lost_at != null ? (this.replaying.get(key) ?? { count: 0, held: 0, watchers: new Set<string>() }) : null;
+    let replay =
+      row.link_lost_at != null ? (this.replaying.get(key) ?? { count: 0, held: 0, watchers: new Set<string>() }) : null;
     const touched = new Set<string>();
     const now = this.d.clock.now();
     const watch = this.d.watch;
@@ -211,7 +242,9 @@ export class EventLink {
         }
         const watcher = this.d.sessions.get(successor(this.d, row.name, e.watcher));
         if (!watcher || watcher.archived_at) continue;
-        const subs = e.subs.map((id) => watch.subs.get(id)).filter((s): s is SubRow => !!s && s.watcher === watcher.id && s.relay.toLowerCase() === key);
+        const subs = e.subs
+          .map((id) => watch.subs.get(id))
+          .filter((s): s is SubRow => !!s && s.watcher === watcher.id && s.relay.toLowerCase() === key);
         if (e.subs.length && !subs.length) continue; // its subscription ended here
         const parsed = subs.map((s) => watch.subs.parse(s));
         const urgent = URGENT.has(e.type) || e.urgent;
@@ -225,9 +258,26 @@ export class EventLink {
         if (keep) clearAnsweredMark(this.d.db, watcher.id, eventKey);
         const echo = !urgent && !keep && e.type === "turn_end" && this.pairing.waits.has(watcher.id, eventKey);
         this.addEvent(watcher.id, {
-          key: eventKey, type: e.type, sessionId: e.sessionId, turnId: null, urgent, subs: subs.map((s) => s.id), at: now, line, keep,
-          ...(echo ? { state: "held", hold: r?.hold ?? null, holdSub: r?.hold ? r.sub.id : null, releaseAt: r?.at ?? now, echo: true }
-            : ready ? {} : { state: "held", hold: r!.hold, holdSub: r!.sub.id, releaseAt: r!.at }),
+          key: eventKey,
+          type: e.type,
+          sessionId: e.sessionId,
+          turnId: null,
+          urgent,
+          subs: subs.map((s) => s.id),
+          at: now,
+          line,
+          keep,
+          ...(echo
+            ? {
+                state: "held",
+                hold: r?.hold ?? null,
+                holdSub: r?.hold ? r.sub.id : null,
+                releaseAt: r?.at ?? now,
+                echo: true,
+              }
+            : ready
+              ? {}
+              : { state: "held", hold: r!.hold, holdSub: r!.sub.id, releaseAt: r!.at }),
         });
         for (const s of parsed) if (s.once) endOnce.push(s.id);
         touched.add(watcher.id);
@@ -240,7 +290,8 @@ export class EventLink {
       // Back: once it has sent all it kept (a short batch), link_restored closes the replay.
       if (replay && events.length < 500) this.restored(row, replay, now, touched);
       else if (replay) this.replaying.set(key, replay);
-      if (cursor !== row.event_cursor) this.d.db.prepare("UPDATE relays SET event_cursor = ? WHERE name = ?").run(cursor, row.name);
+      if (cursor !== row.event_cursor)
+        this.d.db.prepare("UPDATE relays SET event_cursor = ? WHERE name = ?").run(cursor, row.name);
     })();
     // Subscriptions that ended there (once, archived, unsubscribed) end here too.
     const ended = Object.entries(subStates).filter(([, why]) => why);
@@ -256,7 +307,13 @@ export class EventLink {
   private restored(row: RelayRow, r: Replay, now: number, touched: Set<string>): void {
     for (const w of r.watchers) {
       this.addEvent(w, {
-        key: `link_restored:${row.name}:${now}`, type: "link_restored", sessionId: null, turnId: null, urgent: false, subs: [], at: now,
+        key: `link_restored:${row.name}:${now}`,
+        type: "link_restored",
+        sessionId: null,
+        turnId: null,
+        urgent: false,
+        subs: [],
+        at: now,
         line: `${row.name} · link_restored: relay "${row.name}" answers again; ${r.count} event${r.count === 1 ? "" : "s"} replayed${r.held ? `, ${r.held} of them held by digest or quiet hours and delivered later` : ""}`,
       });
       touched.add(w);
@@ -265,10 +322,40 @@ export class EventLink {
     this.replaying.delete(row.name.toLowerCase());
   }
 
-  private addEvent(watcher: string, e: { key: string; type: string; sessionId: string | null; turnId: string | null; urgent: boolean; subs: string[]; at: number; line: string; state?: "held"; hold?: "digest" | "quiet" | null; holdSub?: string | null; releaseAt?: number | null; echo?: boolean; keep?: boolean }): void {
+  private addEvent(
+    watcher: string,
+    e: {
+      key: string;
+      type: string;
+      sessionId: string | null;
+      turnId: string | null;
+      urgent: boolean;
+      subs: string[];
+      at: number;
+      line: string;
+      state?: "held";
+      hold?: "digest" | "quiet" | null;
+      holdSub?: string | null;
+      releaseAt?: number | null;
+      echo?: boolean;
+      keep?: boolean;
+    },
+  ): void {
     this.d.watch.delivery.add(watcher, {
-      key: e.key, type: e.type, sessionId: e.sessionId, turnId: e.turnId, line: e.line, urgent: e.urgent, subs: e.subs, at: e.at,
-      state: e.state ?? "ready", hold: e.hold ?? null, holdSub: e.holdSub ?? null, releaseAt: e.releaseAt ?? null, echo: e.echo ?? false, keep: e.keep ?? true,
+      key: e.key,
+      type: e.type,
+      sessionId: e.sessionId,
+      turnId: e.turnId,
+      line: e.line,
+      urgent: e.urgent,
+      subs: e.subs,
+      at: e.at,
+      state: e.state ?? "ready",
+      hold: e.hold ?? null,
+      holdSub: e.holdSub ?? null,
+      releaseAt: e.releaseAt ?? null,
+      echo: e.echo ?? false,
+      keep: e.keep ?? true,
     });
   }
 }

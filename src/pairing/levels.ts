@@ -5,7 +5,12 @@ export type AgentsMay = (typeof AGENTS_MAY)[number];
 /** The level a relay_tool action needs (the registry's `level`); `none` = needs no level (list_relays). */
 export type Level = "none" | "read" | "prompt" | "full";
 
-export const LEVEL_LABEL: Record<AgentsMay, string> = { off: "Off", read: "Read", prompt: "Read and prompt", full: "Full" };
+export const LEVEL_LABEL: Record<AgentsMay, string> = {
+  off: "Off",
+  read: "Read",
+  prompt: "Read and prompt",
+  full: "Full",
+};
 
 const RANK: Record<AgentsMay | Level, number> = { none: -1, off: 0, read: 1, prompt: 2, full: 3 };
 

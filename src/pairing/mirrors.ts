@@ -36,24 +36,52 @@ export interface MirrorDeps {
   poke(relay: string): void;
 }
 
-export function mirrorSubscribe(d: MirrorDeps, row: RelayRow, caller: SessionRow, view: SubView, eventsNamed: boolean): void {
+export function mirrorSubscribe(
+  d: MirrorDeps,
+  row: RelayRow,
+  caller: SessionRow,
+  view: SubView,
+  eventsNamed: boolean,
+): void {
   const watch = d.watch;
   if (!view?.id || watch.subs.get(view.id)) return;
   const all = view.sessions === "all";
-  insertMirror(d.db, watch.subs, {
-    watcher: caller.id, all, sessions: all ? [] : (view.sessions as { id: string }[]).map((s) => s.id), exclude: view.exclude ?? [],
-    events: eventsNamed ? ((view.events ?? []) as EventType[]) : null, once: !!view.once, match: view.match ?? null,
-    stalledMinutes: view.stalledMinutes ?? 15, heartbeatMinutes: view.heartbeatMinutes ?? null, digestMinutes: view.digestMinutes ?? null,
-    quiet: view.quietHours ?? null,
-  }, d.clock.now(), view.id, row.name);
+  insertMirror(
+    d.db,
+    watch.subs,
+    {
+      watcher: caller.id,
+      all,
+      sessions: all ? [] : (view.sessions as { id: string }[]).map((s) => s.id),
+      exclude: view.exclude ?? [],
+      events: eventsNamed ? ((view.events ?? []) as EventType[]) : null,
+      once: !!view.once,
+      match: view.match ?? null,
+      stalledMinutes: view.stalledMinutes ?? 15,
+      heartbeatMinutes: view.heartbeatMinutes ?? null,
+      digestMinutes: view.digestMinutes ?? null,
+      quiet: view.quietHours ?? null,
+    },
+    d.clock.now(),
+    view.id,
+    row.name,
+  );
   d.bus.emit({ type: "session.updated", sessionId: caller.id });
   d.poke(row.name);
 }
 
 /** After a call on the paired relay changed subscriptions there, the mirrors follow. */
-export function mirrorAfter(d: MirrorDeps, row: RelayRow, caller: SessionRow, action: string, args: Record<string, unknown>, result: Record<string, unknown>): void {
+export function mirrorAfter(
+  d: MirrorDeps,
+  row: RelayRow,
+  caller: SessionRow,
+  action: string,
+  args: Record<string, unknown>,
+  result: Record<string, unknown>,
+): void {
   if (result.ok === false) return;
-  if (action === "subscribe" && result.subscription) mirrorSubscribe(d, row, caller, result.subscription as SubView, args.events !== undefined);
+  if (action === "subscribe" && result.subscription)
+    mirrorSubscribe(d, row, caller, result.subscription as SubView, args.events !== undefined);
   if (action === "transfer_subscriptions" && Array.isArray(result.subscriptions)) {
     for (const v of result.subscriptions as SubView[]) mirrorSubscribe(d, row, caller, v, !!v.events);
   }

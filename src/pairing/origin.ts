@@ -17,7 +17,9 @@ export function parseOrigin(json: string | null | undefined): Origin | null {
   if (!o || typeof o !== "object") return null;
   return {
     relays: Array.isArray(o.relays) ? o.relays.filter((r): r is string => typeof r === "string").slice(0, 20) : [],
-    ownerUnlocked: Array.isArray(o.ownerUnlocked) ? o.ownerUnlocked.filter((r): r is string => typeof r === "string").slice(0, 200) : [],
+    ownerUnlocked: Array.isArray(o.ownerUnlocked)
+      ? o.ownerUnlocked.filter((r): r is string => typeof r === "string").slice(0, 200)
+      : [],
   };
 }
 

@@ -19,7 +19,10 @@ export const KEEP_MS = 7 * 24 * HOUR;
 export type { OutboxEvent };
 
 /** A peer_outbox row (the columns it shares with watch_events) and the watcher's id there. */
-type OutboxRow = Pick<EventRow, "seq" | "key" | "type" | "session_id" | "turn_id" | "line" | "urgent" | "subs_json" | "at"> & { remote_session: string };
+type OutboxRow = Pick<
+  EventRow,
+  "seq" | "key" | "type" | "session_id" | "turn_id" | "line" | "urgent" | "subs_json" | "at"
+> & { remote_session: string };
 
 export interface OutboxDeps {
   db: Db;
@@ -43,13 +46,33 @@ export class PeerOutbox {
     if (!rc || !this.store.clientById(rc.pairing)) return false;
     const db = this.d.db;
     const sub = e.subs[0] ?? null;
-    const r = db.prepare(`INSERT OR IGNORE INTO peer_outbox (pairing, watcher, key, type, session_id, turn_id, line, urgent, subs_json, sub, at)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(rc.pairing, watcher, e.key, e.type, e.sessionId, e.turnId, e.line, e.urgent ? 1 : 0, JSON.stringify(e.subs), sub, e.at);
+    const r = db
+      .prepare(`INSERT OR IGNORE INTO peer_outbox (pairing, watcher, key, type, session_id, turn_id, line, urgent, subs_json, sub, at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+      .run(
+        rc.pairing,
+        watcher,
+        e.key,
+        e.type,
+        e.sessionId,
+        e.turnId,
+        e.line,
+        e.urgent ? 1 : 0,
+        JSON.stringify(e.subs),
+        sub,
+        e.at,
+      );
     if (!r.changes) return false;
     if (sub) {
       // The oldest beyond 500 for this subscription go (the link has been down a long time).
       db.prepare(`DELETE FROM peer_outbox WHERE watcher = ? AND sub = ? AND seq <= (
-        SELECT seq FROM peer_outbox WHERE watcher = ? AND sub = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`).run(watcher, sub, watcher, sub, KEEP_PER_SUB);
+        SELECT seq FROM peer_outbox WHERE watcher = ? AND sub = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`).run(
+        watcher,
+        sub,
+        watcher,
+        sub,
+        KEEP_PER_SUB,
+      );
     }
     if (++this.added % 200 === 0) this.prune();
     const pairing = rc.pairing;
@@ -69,11 +92,21 @@ export class PeerOutbox {
   }
 
   private read(pairing: string, after: number): OutboxEvent[] {
-    const rows = this.d.db.prepare(`SELECT o.*, r.session_id AS remote_session FROM peer_outbox o JOIN remote_callers r ON r.id = o.watcher
-      WHERE o.pairing = ? AND o.seq > ? ORDER BY o.seq LIMIT 500`).all(pairing, after) as OutboxRow[];
+    const rows = this.d.db
+      .prepare(`SELECT o.*, r.session_id AS remote_session FROM peer_outbox o JOIN remote_callers r ON r.id = o.watcher
+      WHERE o.pairing = ? AND o.seq > ? ORDER BY o.seq LIMIT 500`)
+      .all(pairing, after) as OutboxRow[];
     return rows.map((r) => ({
-      seq: r.seq, watcher: r.remote_session, key: r.key, type: r.type, sessionId: r.session_id, turnId: r.turn_id, line: r.line,
-      urgent: !!r.urgent, subs: JSON.parse(r.subs_json) as string[], at: r.at,
+      seq: r.seq,
+      watcher: r.remote_session,
+      key: r.key,
+      type: r.type,
+      sessionId: r.session_id,
+      turnId: r.turn_id,
+      line: r.line,
+      urgent: !!r.urgent,
+      subs: JSON.parse(r.subs_json) as string[],
+      at: r.at,
     }));
   }
 

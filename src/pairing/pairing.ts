@@ -5,10 +5,18 @@ import { lastOwnerMessageAt } from "../sessions/last-owner-message.ts";
 import { endAsksBy, pendingAsksBy } from "../questions/pending-asks-by.ts";
 import type { QuestionRow } from "../questions/ask-user.ts";
 import { checkRelayUrl } from "./url-check.ts";
-import { PairingStore, isRemoteCallerId, type ClientRow, type RelayRow } from "./store.ts";
+import { type PairingStore, isRemoteCallerId, type ClientRow, type RelayRow } from "./store.ts";
 import { AGENTS_MAY, type AgentsMay } from "./levels.ts";
 import { mentions } from "./mentions.ts";
-import { PeerAnswerTooLarge, PeerOffline, PeerPinMismatch, PeerUnreachable, answerLimitBytes, peerRequest, type PeerResponse } from "./peer-http.ts";
+import {
+  PeerAnswerTooLarge,
+  PeerOffline,
+  PeerPinMismatch,
+  PeerUnreachable,
+  answerLimitBytes,
+  peerRequest,
+  type PeerResponse,
+} from "./peer-http.ts";
 import { PairAnswer, type CallBody } from "./peer-protocol.ts";
 import { normalizeFingerprint } from "../ops/tls.ts";
 import { parseOrigin, type Origin } from "./origin.ts";
@@ -70,30 +78,64 @@ export class Pairing {
   async pair(body: Record<string, unknown>): Promise<RelayRow> {
     const tail = "Nothing was paired.";
     const name = typeof body.name === "string" ? body.name.trim() : "";
-    if (!name || name.length > 100 || /\s/.test(name)) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `name is what agents call the relay: one word, at most 100 characters. ${tail}`);
-    if (this.relay.isSelfName(name)) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `"${name}" names this relay itself. ${tail}`);
+    if (!name || name.length > 100 || /\s/.test(name))
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `name is what agents call the relay: one word, at most 100 characters. ${tail}`,
+      );
+    if (this.relay.isSelfName(name))
+      throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `"${name}" names this relay itself. ${tail}`);
     const url = checkRelayUrl(body.url);
-    if (typeof body.token !== "string" || !body.token.trim()) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `token is the pairing token made on the other relay (POST /api/pairing-tokens there). ${tail}`);
+    if (typeof body.token !== "string" || !body.token.trim())
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `token is the pairing token made on the other relay (POST /api/pairing-tokens there). ${tail}`,
+      );
     // A token made on an https relay names its certificate: that one is pinned, self-signed or not.
     const pin = url.protocol === "https:" ? tokenPin(body.token) : null;
     let res: PeerResponse;
     try {
       res = await peerRequest(url.toString(), "POST", "/peer/v1/pair", {
-        body: { token: body.token.trim(), name: this.relay.name }, version: this.relay.version, name: this.relay.name, timeoutMs: 15_000,
-        maxBytes: this.answerLimit(), pin,
+        body: { token: body.token.trim(), name: this.relay.name },
+        version: this.relay.version,
+        name: this.relay.name,
+        timeoutMs: 15_000,
+        maxBytes: this.answerLimit(),
+        pin,
       });
     } catch (err) {
-      if (err instanceof PeerPinMismatch) throw new RelayError("REMOTE_RELAY_AUTH", `Relay at ${url.origin} is not the one that made the pairing token: ${err.message}. The token was not sent. ${tail}`);
-      throw new RelayError("REMOTE_RELAY_OFFLINE", `Relay at ${url.origin} did not answer (${(err as Error).message}). ${tail}`);
+      if (err instanceof PeerPinMismatch)
+        throw new RelayError(
+          "REMOTE_RELAY_AUTH",
+          `Relay at ${url.origin} is not the one that made the pairing token: ${err.message}. The token was not sent. ${tail}`,
+        );
+      throw new RelayError(
+        "REMOTE_RELAY_OFFLINE",
+        `Relay at ${url.origin} did not answer (${(err as Error).message}). ${tail}`,
+      );
     }
-    if (res.status === 401 || res.status === 403) throw new RelayError("REMOTE_RELAY_AUTH", `Relay at ${url.origin} refused the pairing token (unknown, used or expired): make a new one there. ${tail}`);
+    if (res.status === 401 || res.status === 403)
+      throw new RelayError(
+        "REMOTE_RELAY_AUTH",
+        `Relay at ${url.origin} refused the pairing token (unknown, used or expired): make a new one there. ${tail}`,
+      );
     const paired = PairAnswer.safeParse(res.json);
     if (res.status !== 200 || !paired.success) {
-      throw new RelayError("REMOTE_RELAY_OFFLINE", `${url.origin} did not answer as an OAR relay (HTTP ${res.status}). ${tail}`);
+      throw new RelayError(
+        "REMOTE_RELAY_OFFLINE",
+        `${url.origin} did not answer as an OAR relay (HTTP ${res.status}). ${tail}`,
+      );
     }
     const answer = paired.data;
     this.credentials = null;
-    this.store.addRelay({ name, url: url.toString().replace(/\/+$/, ""), peerName: answer.name ?? name, credential: answer.credential, version: res.version ?? answer.version ?? "", certPin: pin });
+    this.store.addRelay({
+      name,
+      url: url.toString().replace(/\/+$/, ""),
+      peerName: answer.name ?? name,
+      credential: answer.credential,
+      version: res.version ?? answer.version ?? "",
+      certPin: pin,
+    });
     this.relay.bus.emit({ type: "settings.updated" });
     this.link.changed();
     return this.store.relay(name)!;
@@ -101,9 +143,13 @@ export class Pairing {
 
   setAgentsMay(name: string, level: unknown): RelayRow {
     const row = this.store.relay(name);
-    if (!row) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No paired relay "${name.slice(0, 100)}". Nothing was changed.`);
+    if (!row)
+      throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No paired relay "${name.slice(0, 100)}". Nothing was changed.`);
     if (typeof level !== "string" || !(AGENTS_MAY as readonly string[]).includes(level)) {
-      throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `agentsMay must be one of ${AGENTS_MAY.join(", ")}. Nothing was changed.`);
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `agentsMay must be one of ${AGENTS_MAY.join(", ")}. Nothing was changed.`,
+      );
     }
     this.store.setAgentsMay(row.name, level as AgentsMay);
     this.relay.bus.emit({ type: "settings.updated" });
@@ -135,7 +181,8 @@ export class Pairing {
       this.endIncoming(client.name);
       removed.push("incoming");
     }
-    if (!removed.length) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No paired relay "${name.slice(0, 100)}". Nothing was removed.`);
+    if (!removed.length)
+      throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No paired relay "${name.slice(0, 100)}". Nothing was removed.`);
     this.relay.bus.emit({ type: "settings.updated" });
     return { removed, ...(reached === undefined ? {} : { reached }) };
   }
@@ -161,7 +208,10 @@ export class Pairing {
    * oldest first, each with the id of the asking conversation on its own relay. */
   clientAsks(client: ClientRow): (QuestionRow & { remote_asker: string })[] {
     const callers = new Map(this.store.remoteCallersOf(client.id).map((r) => [r.id, r.session_id]));
-    return pendingAsksBy(this.relay.db, [...callers.keys()]).map((q) => ({ ...q, remote_asker: callers.get(q.asked_by ?? "")! }));
+    return pendingAsksBy(this.relay.db, [...callers.keys()]).map((q) => ({
+      ...q,
+      remote_asker: callers.get(q.asked_by ?? "")!,
+    }));
   }
 
   /** Was that question asked by one of that pairing's conversations? */
@@ -174,37 +224,71 @@ export class Pairing {
   /** A paired relay by the name agents use, its own name, or its host. */
   find(name: string): RelayRow | undefined {
     const n = name.trim().toLowerCase();
-    return this.store.relays().find((r) => r.name.toLowerCase() === n || r.peer_name.toLowerCase() === n || hostOf(r.url) === n);
+    return this.store
+      .relays()
+      .find((r) => r.name.toLowerCase() === n || r.peer_name.toLowerCase() === n || hostOf(r.url) === n);
   }
 
   /** One peer request to a paired relay, its answer parsed with `answer`; OFFLINE when it does
    * not answer (or answers something else), AUTH when it refuses the credential. Records what
    * it presented (version, online). */
-  async call<S extends z.ZodType>(row: RelayRow, method: "GET" | "POST", path: string, body: unknown, answer: S, opts: PeerCallOptions): Promise<z.output<S>> {
+  async call<S extends z.ZodType>(
+    row: RelayRow,
+    method: "GET" | "POST",
+    path: string,
+    body: unknown,
+    answer: S,
+    opts: PeerCallOptions,
+  ): Promise<z.output<S>> {
     const tail = opts.tail ?? "Nothing was done.";
     let res: PeerResponse;
     try {
       res = await peerRequest(row.url, method, path, {
-        credential: row.credential, pin: row.cert_pin, body, version: this.relay.version, name: this.relay.name, timeoutMs: opts.timeoutMs, maxBytes: this.answerLimit(), signal: opts.signal,
+        credential: row.credential,
+        pin: row.cert_pin,
+        body,
+        version: this.relay.version,
+        name: this.relay.name,
+        timeoutMs: opts.timeoutMs,
+        maxBytes: this.answerLimit(),
+        signal: opts.signal,
       });
     } catch (err) {
-      if (err instanceof PeerPinMismatch) throw new RelayError("REMOTE_RELAY_AUTH", `Paired relay "${row.name}" (${row.url}) ${err.message}; nothing was sent to it. ${tail}`);
+      if (err instanceof PeerPinMismatch)
+        throw new RelayError(
+          "REMOTE_RELAY_AUTH",
+          `Paired relay "${row.name}" (${row.url}) ${err.message}; nothing was sent to it. ${tail}`,
+        );
       // It answered, but more than an answer may hold: refused, and it stays as online as it was.
-      if (err instanceof PeerAnswerTooLarge) throw new RelayError("REMOTE_RELAY_OFFLINE", `Paired relay "${row.name}" answered with more than ${err.limit} bytes; the answer was dropped. ${tail}`);
-      if (err instanceof PeerUnreachable && err.aborted) throw new RelayError("REMOTE_RELAY_OFFLINE", `The call to relay "${row.name}" was cancelled. ${tail}`);
+      if (err instanceof PeerAnswerTooLarge)
+        throw new RelayError(
+          "REMOTE_RELAY_OFFLINE",
+          `Paired relay "${row.name}" answered with more than ${err.limit} bytes; the answer was dropped. ${tail}`,
+        );
+      if (err instanceof PeerUnreachable && err.aborted)
+        throw new RelayError("REMOTE_RELAY_OFFLINE", `The call to relay "${row.name}" was cancelled. ${tail}`);
       this.markOnline(row.name, null, false);
-      throw new PeerOffline(`Paired relay "${row.name}" (${row.url}) is not answering (${(err as Error).message}). ${tail}`);
+      throw new PeerOffline(
+        `Paired relay "${row.name}" (${row.url}) is not answering (${(err as Error).message}). ${tail}`,
+      );
     }
     if (res.status === 401) {
       this.markOnline(row.name, res.version, true);
-      throw new RelayError("REMOTE_RELAY_AUTH", `Paired relay "${row.name}" refused this relay's credential: the pairing was removed there. Pair again (Settings → Relays). ${tail}`);
+      throw new RelayError(
+        "REMOTE_RELAY_AUTH",
+        `Paired relay "${row.name}" refused this relay's credential: the pairing was removed there. Pair again (Settings → Relays). ${tail}`,
+      );
     }
     if (res.status >= 500 || !res.json || typeof res.json !== "object") {
-      throw new RelayError("REMOTE_RELAY_OFFLINE", `Paired relay "${row.name}" answered HTTP ${res.status} instead of a result. ${tail}`);
+      throw new RelayError(
+        "REMOTE_RELAY_OFFLINE",
+        `Paired relay "${row.name}" answered HTTP ${res.status} instead of a result. ${tail}`,
+      );
     }
     this.markOnline(row.name, res.version, true);
     const parsed = answer.safeParse(res.json);
-    if (!parsed.success) throw new RelayError("REMOTE_RELAY_OFFLINE", `Paired relay "${row.name}" answered without a result. ${tail}`);
+    if (!parsed.success)
+      throw new RelayError("REMOTE_RELAY_OFFLINE", `Paired relay "${row.name}" answered without a result. ${tail}`);
     return parsed.data;
   }
 
@@ -225,7 +309,8 @@ export class Pairing {
     if (same && now - (this.lastWrite.get(name) ?? -Infinity) < 30_000) return;
     this.lastWrite.set(name, now);
     this.store.seen(name, version, online);
-    if (!!before.online !== online || (version && before.version !== version)) this.relay.bus.emit({ type: "settings.updated" });
+    if (!!before.online !== online || (version && before.version !== version))
+      this.relay.bus.emit({ type: "settings.updated" });
   }
 
   // ---- locking (seed §6) ----
@@ -254,15 +339,24 @@ export class Pairing {
     const c = client.toLowerCase();
     let any = false;
     for (const r of this.store.relays()) {
-      if (r.peer_name.toLowerCase() === c || r.name.toLowerCase() === c) any = this.store.unlock(sessionId, r.name, "agent") || any;
+      if (r.peer_name.toLowerCase() === c || r.name.toLowerCase() === c)
+        any = this.store.unlock(sessionId, r.name, "agent") || any;
     }
     if (any) this.relay.bus.emit({ type: "session.updated", sessionId });
   }
 
   /** Names under which the owner unlocked relays in the conversation (for hop checks there). */
   ownerUnlockedNames(sessionId: string): string[] {
-    const owner = new Set(this.store.unlocks(sessionId).filter((u) => u.via === "owner").map((u) => u.relay.toLowerCase()));
-    return this.store.relays().filter((r) => owner.has(r.name.toLowerCase())).flatMap(namesOf);
+    const owner = new Set(
+      this.store
+        .unlocks(sessionId)
+        .filter((u) => u.via === "owner")
+        .map((u) => u.relay.toLowerCase()),
+    );
+    return this.store
+      .relays()
+      .filter((r) => owner.has(r.name.toLowerCase()))
+      .flatMap(namesOf);
   }
 
   /** The origin a prompt from this conversation carries (contract §5.5): the chain of the turn
@@ -280,18 +374,35 @@ export class Pairing {
     const origin = this.originOf(caller);
     return {
       caller: {
-        session: caller.id, title: caller.title, model: caller.model, provider: caller.provider, effort: caller.effort, mode: caller.mode, cwd: caller.cwd,
-        startedByAgent: !!caller.via_session, mayCreateSessions: !!caller.may_create_sessions, loopEpoch: lastOwnerMessageAt(this.relay.db, caller.id) ?? 0,
+        session: caller.id,
+        title: caller.title,
+        model: caller.model,
+        provider: caller.provider,
+        effort: caller.effort,
+        mode: caller.mode,
+        cwd: caller.cwd,
+        startedByAgent: !!caller.via_session,
+        mayCreateSessions: !!caller.may_create_sessions,
+        loopEpoch: lastOwnerMessageAt(this.relay.db, caller.id) ?? 0,
         // The 20-subscription limit spans relays: the other relay adds what it does not hold.
         heldElsewhere: this.relay.watch.subs.held(caller.id, row.name),
       },
       origin: { relays: [...origin.relays, this.relay.name], ownerUnlocked: origin.ownerUnlocked },
-      unlocked: this.store.unlocks(caller.id).flatMap((u) => { const r = this.store.relay(u.relay); return r ? namesOf(r) : [u.relay]; }),
+      unlocked: this.store.unlocks(caller.id).flatMap((u) => {
+        const r = this.store.relay(u.relay);
+        return r ? namesOf(r) : [u.relay];
+      }),
     };
   }
 
   /** After a call on that relay changed subscriptions there, the mirrors here follow (mirrors.ts). */
-  mirrorAfter(row: RelayRow, caller: SessionRow, action: string, args: Record<string, unknown>, result: Record<string, unknown>): void {
+  mirrorAfter(
+    row: RelayRow,
+    caller: SessionRow,
+    action: string,
+    args: Record<string, unknown>,
+    result: Record<string, unknown>,
+  ): void {
     const { db, clock, bus, watch } = this.relay;
     mirrorAfter({ db, clock, bus, watch, poke: (name) => this.link.poke(name) }, row, caller, action, args, result);
   }

@@ -8,7 +8,8 @@ import { RelayError } from "../core/errors.ts";
 // and an overall limit per request. No response headers timeout: the far side may hold a
 // request (a wait, the event long-poll) as long as the call asked.
 
-export const CONNECT_TIMEOUT_MS = Number(process.env.OAR_PEER_CONNECT_MS) > 0 ? Number(process.env.OAR_PEER_CONNECT_MS) : 4_000;
+export const CONNECT_TIMEOUT_MS =
+  Number(process.env.OAR_PEER_CONNECT_MS) > 0 ? Number(process.env.OAR_PEER_CONNECT_MS) : 4_000;
 
 /** What one answer may hold at least: requests stop at the relay's maxBodyMb, but answers
  * legitimately carry more (read_session returns up to 200 whole messages), so the cap on an
@@ -31,7 +32,11 @@ export interface PeerResponse {
 
 /** Why a request did not get an answer: the relay is offline (or cut off), or the caller gave up. */
 export class PeerUnreachable extends Error {
-  constructor(message: string, readonly aborted = false, readonly staleSocket = false) {
+  constructor(
+    message: string,
+    readonly aborted = false,
+    readonly staleSocket = false,
+  ) {
     super(message);
   }
 }
@@ -64,7 +69,10 @@ export interface PeerRequestOptions {
   signal?: AbortSignal;
 }
 
-const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64 }) };
+const agents = {
+  http: new http.Agent({ keepAlive: true, maxSockets: 64 }),
+  https: new https.Agent({ keepAlive: true, maxSockets: 64 }),
+};
 /** One agent per pinned certificate: its sockets are the only ones that showed that certificate. */
 const pinned = new Map<string, https.Agent>();
 const pinnedFor = (pin: string) => {
@@ -127,8 +135,14 @@ function attempt(
       req.destroy();
       finish(new PeerUnreachable(why, aborted));
     };
-    const connectTimer = setTimeout(() => fail(`no connection within ${Math.round(CONNECT_TIMEOUT_MS / 1000)} s`), CONNECT_TIMEOUT_MS);
-    const totalTimer = setTimeout(() => fail(`no answer within ${Math.round(opts.timeoutMs / 1000)} s`), opts.timeoutMs);
+    const connectTimer = setTimeout(
+      () => fail(`no connection within ${Math.round(CONNECT_TIMEOUT_MS / 1000)} s`),
+      CONNECT_TIMEOUT_MS,
+    );
+    const totalTimer = setTimeout(
+      () => fail(`no answer within ${Math.round(opts.timeoutMs / 1000)} s`),
+      opts.timeoutMs,
+    );
     const onAbort = () => fail("the call was cancelled", true);
     if (opts.signal?.aborted) return onAbort();
     opts.signal?.addEventListener("abort", onAbort, { once: true });
@@ -139,8 +153,17 @@ function attempt(
     let gotResponse = false;
     req.on("error", (e) => {
       const code = (e as NodeJS.ErrnoException).code ?? e.message;
-      if (code === "CERT_PIN_MISMATCH") return finish(new PeerPinMismatch(`it presented another certificate than the one pinned at pairing (${e.message})`));
-      finish(new PeerUnreachable(code, false, req.reusedSocket && !gotResponse && (code === "ECONNRESET" || code === "EPIPE")));
+      if (code === "CERT_PIN_MISMATCH")
+        return finish(
+          new PeerPinMismatch(`it presented another certificate than the one pinned at pairing (${e.message})`),
+        );
+      finish(
+        new PeerUnreachable(
+          code,
+          false,
+          req.reusedSocket && !gotResponse && (code === "ECONNRESET" || code === "EPIPE"),
+        ),
+      );
     });
     req.on("response", (res) => {
       gotResponse = true;

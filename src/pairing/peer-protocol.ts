@@ -27,7 +27,10 @@ export const CallBody = z.object({
   action: z.string().min(1).max(100),
   args: z.record(z.string(), z.unknown()),
   caller: CallerIdentity,
-  origin: z.object({ relays: z.array(z.string().max(200)).max(20), ownerUnlocked: z.array(z.string().max(300)).max(200) }),
+  origin: z.object({
+    relays: z.array(z.string().max(200)).max(20),
+    ownerUnlocked: z.array(z.string().max(300)).max(200),
+  }),
   /** Relays unlocked in the calling conversation (owner or agent), as the caller knows them. */
   unlocked: z.array(z.string().max(300)).max(200),
   approved: z.boolean().optional(),
@@ -58,7 +61,15 @@ export const CallAnswer = z.union([
     result: z.record(z.string(), z.unknown()),
     turn: z.string().optional().catch(undefined),
     /** What a finished turn's agent reported: counted for the caller's group (budgets). */
-    usage: z.object({ inputTokens: z.number().optional(), outputTokens: z.number().optional(), cachedTokens: z.number().optional(), costUsd: z.number().optional() }).optional().catch(undefined),
+    usage: z
+      .object({
+        inputTokens: z.number().optional(),
+        outputTokens: z.number().optional(),
+        cachedTokens: z.number().optional(),
+        costUsd: z.number().optional(),
+      })
+      .optional()
+      .catch(undefined),
   }),
 ]);
 export type CallAnswer = z.output<typeof CallAnswer>;

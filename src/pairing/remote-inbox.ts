@@ -18,15 +18,19 @@ export class RemoteInbox {
 
   async list(): Promise<Record<string, unknown>[]> {
     const pairing = this.pairing;
-    const lists = await Promise.all(pairing.store.relays().map(async (row) => {
-      try {
-        const { questions } = await pairing.call(row, "GET", "/peer/v1/questions", undefined, QuestionsAnswer, { timeoutMs: INBOX_TIMEOUT_MS });
-        for (const q of questions) this.holder.set(q.id, row.name);
-        return questions.map((q) => ({ ...q, relay: row.name }));
-      } catch {
-        return [];
-      }
-    }));
+    const lists = await Promise.all(
+      pairing.store.relays().map(async (row) => {
+        try {
+          const { questions } = await pairing.call(row, "GET", "/peer/v1/questions", undefined, QuestionsAnswer, {
+            timeoutMs: INBOX_TIMEOUT_MS,
+          });
+          for (const q of questions) this.holder.set(q.id, row.name);
+          return questions.map((q) => ({ ...q, relay: row.name }));
+        } catch {
+          return [];
+        }
+      }),
+    );
     return lists.flat();
   }
 
@@ -37,9 +41,24 @@ export class RemoteInbox {
   async answer(id: string, a: Record<string, unknown>): Promise<Record<string, unknown>> {
     const name = this.holder.get(id);
     const row = name ? this.pairing.store.relay(name) : undefined;
-    if (!row) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No question ${id.slice(0, 80)} on this relay or its paired relays. Nothing was answered.`);
-    const answered = await this.pairing.call(row, "POST", `/peer/v1/questions/${encodeURIComponent(id)}`, a, AnswerResult, { timeoutMs: 10_000, tail: "Nothing was answered." });
-    if (answered.ok === false) throw new RelayError(answered.code ?? "REMOTE_RELAY_NOT_FOUND", answered.error ?? "The paired relay refused the answer. Nothing was answered.");
+    if (!row)
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `No question ${id.slice(0, 80)} on this relay or its paired relays. Nothing was answered.`,
+      );
+    const answered = await this.pairing.call(
+      row,
+      "POST",
+      `/peer/v1/questions/${encodeURIComponent(id)}`,
+      a,
+      AnswerResult,
+      { timeoutMs: 10_000, tail: "Nothing was answered." },
+    );
+    if (answered.ok === false)
+      throw new RelayError(
+        answered.code ?? "REMOTE_RELAY_NOT_FOUND",
+        answered.error ?? "The paired relay refused the answer. Nothing was answered.",
+      );
     this.holder.delete(id);
     return { ...answered, relay: row.name };
   }

@@ -52,8 +52,20 @@ export class RemoteWaits {
         if (!dropped && !hasEventRow(db, watcher, k) && mirrors) {
           // Not here yet: the row it will meet says it was answered already.
           delivery.add(watcher, {
-            key: k, type: "turn_end", sessionId: null, turnId: null, line: "", urgent: false, subs: [], at: this.d.clock.now(),
-            state: "dropped" as never, hold: null, holdSub: null, releaseAt: null, echo: false, keep: false,
+            key: k,
+            type: "turn_end",
+            sessionId: null,
+            turnId: null,
+            line: "",
+            urgent: false,
+            subs: [],
+            at: this.d.clock.now(),
+            state: "dropped" as never,
+            hold: null,
+            holdSub: null,
+            releaseAt: null,
+            echo: false,
+            keep: false,
           });
         }
       })();

@@ -25,12 +25,15 @@ export class StandIns {
   enter(client: ClientRow, caller: { session: string; title: string; model: string }, tail: string): RemoteCallerRow {
     let row = this.store.remoteCaller(client.id, caller.session);
     if (row) {
-      if (row.title !== caller.title || row.model !== caller.model) this.store.renameRemoteCaller(row.id, caller.title, caller.model);
+      if (row.title !== caller.title || row.model !== caller.model)
+        this.store.renameRemoteCaller(row.id, caller.title, caller.model);
       row = { ...row, title: caller.title, model: caller.model };
     } else {
       if (this.store.countRemoteCallers(client.id) >= MAX_STAND_INS && !this.makeRoom(client.id)) {
-        throw new RelayError("REMOTE_RELAY_LIMIT",
-          `Relay "${client.name}" already has ${MAX_STAND_INS} conversations working here (they started sessions that are not archived, watch, or ask questions here); a new conversation of that relay can act here once one of them is done. ${tail}`);
+        throw new RelayError(
+          "REMOTE_RELAY_LIMIT",
+          `Relay "${client.name}" already has ${MAX_STAND_INS} conversations working here (they started sessions that are not archived, watch, or ask questions here); a new conversation of that relay can act here once one of them is done. ${tail}`,
+        );
       }
       row = this.store.addRemoteCaller(client, caller.session, caller.title, caller.model);
       this.unconfirmed.add(row.id);
@@ -61,7 +64,8 @@ export class StandIns {
   /** The pairing is gone: its stand-ins that hold nothing go too (those that started sessions
    * still here stay, to name their starter). */
   forget(pairing: string): void {
-    for (const r of this.store.remoteCallersOf(pairing)) if (!this.running.has(r.id) && !this.holds(r.id)) this.remove(r.id);
+    for (const r of this.store.remoteCallersOf(pairing))
+      if (!this.running.has(r.id) && !this.holds(r.id)) this.remove(r.id);
   }
 
   /** Removes the oldest stand-in of that pairing that holds nothing here; false when none does. */
@@ -74,12 +78,14 @@ export class StandIns {
   /** Does anything here still need this stand-in (the rules count for it, or events go to it)? */
   private holds(id: string): boolean {
     const q = (sql: string) => !!this.db.prepare(sql).get(id);
-    return q("SELECT 1 FROM subscriptions WHERE watcher = ? AND ended_at IS NULL")
-      || q("SELECT 1 FROM peer_outbox WHERE watcher = ?")
-      || q("SELECT 1 FROM questions WHERE asked_by = ? AND status = 'pending'")
-      || q("SELECT 1 FROM sessions WHERE via_session = ? AND archived_at IS NULL AND deleted_at IS NULL")
-      || q("SELECT 1 FROM turns WHERE status IN ('queued', 'running') AND from_session = ?")
-      || q("SELECT 1 FROM schedules WHERE set_by = ? AND ended_at IS NULL");
+    return (
+      q("SELECT 1 FROM subscriptions WHERE watcher = ? AND ended_at IS NULL") ||
+      q("SELECT 1 FROM peer_outbox WHERE watcher = ?") ||
+      q("SELECT 1 FROM questions WHERE asked_by = ? AND status = 'pending'") ||
+      q("SELECT 1 FROM sessions WHERE via_session = ? AND archived_at IS NULL AND deleted_at IS NULL") ||
+      q("SELECT 1 FROM turns WHERE status IN ('queued', 'running') AND from_session = ?") ||
+      q("SELECT 1 FROM schedules WHERE set_by = ? AND ended_at IS NULL")
+    );
   }
 
   /** Its grants and loop count go with it: the calling relay's owner is asked again. */

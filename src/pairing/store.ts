@@ -64,15 +64,21 @@ export class PairingStore {
     const pin = fingerprint ? `.${fingerprint.replace(/:/g, "").toLowerCase()}` : "";
     const token = `oarp_${randomBytes(24).toString("base64url")}${pin}`;
     const now = this.clock.now();
-    this.db.prepare("INSERT INTO pairing_tokens (token_hash, label, created_at, expires_at) VALUES (?, ?, ?, ?)").run(hashSecret(token), label, now, now + TOKEN_TTL_MS);
+    this.db
+      .prepare("INSERT INTO pairing_tokens (token_hash, label, created_at, expires_at) VALUES (?, ?, ?, ?)")
+      .run(hashSecret(token), label, now, now + TOKEN_TTL_MS);
     return token;
   }
 
   /** Uses a token once: its label, or null when unknown, used or expired. */
   useToken(token: string): { label: string | null } | null {
-    const row = this.db.prepare("SELECT * FROM pairing_tokens WHERE token_hash = ?").get(hashSecret(token)) as { label: string | null; expires_at: number; used_at: number | null } | undefined;
+    const row = this.db.prepare("SELECT * FROM pairing_tokens WHERE token_hash = ?").get(hashSecret(token)) as
+      | { label: string | null; expires_at: number; used_at: number | null }
+      | undefined;
     if (!row || row.used_at || row.expires_at < this.clock.now()) return null;
-    this.db.prepare("UPDATE pairing_tokens SET used_at = ? WHERE token_hash = ?").run(this.clock.now(), hashSecret(token));
+    this.db
+      .prepare("UPDATE pairing_tokens SET used_at = ? WHERE token_hash = ?")
+      .run(this.clock.now(), hashSecret(token));
     return { label: row.label };
   }
 
@@ -91,8 +97,16 @@ export class PairingStore {
     return this.db.prepare("SELECT * FROM relays WHERE name = ?").get(name) as RelayRow | undefined;
   }
 
-  addRelay(r: { name: string; url: string; peerName: string; credential: string; version: string; certPin?: string | null }): void {
-    this.db.prepare(`INSERT INTO relays (name, url, peer_name, credential, version, online, last_seen_at, created_at, cert_pin)
+  addRelay(r: {
+    name: string;
+    url: string;
+    peerName: string;
+    credential: string;
+    version: string;
+    certPin?: string | null;
+  }): void {
+    this.db
+      .prepare(`INSERT INTO relays (name, url, peer_name, credential, version, online, last_seen_at, created_at, cert_pin)
       VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)
       ON CONFLICT(name) DO UPDATE SET url = excluded.url, peer_name = excluded.peer_name, credential = excluded.credential,
         version = excluded.version, online = 1, last_seen_at = excluded.last_seen_at, event_cursor = 0, link_lost_at = NULL, cert_pin = excluded.cert_pin`)
@@ -104,7 +118,10 @@ export class PairingStore {
   }
 
   seen(name: string, version: string | null, online: boolean): void {
-    this.db.prepare("UPDATE relays SET online = ?, version = COALESCE(?, version), last_seen_at = CASE WHEN ? THEN ? ELSE last_seen_at END WHERE name = ?")
+    this.db
+      .prepare(
+        "UPDATE relays SET online = ?, version = COALESCE(?, version), last_seen_at = CASE WHEN ? THEN ? ELSE last_seen_at END WHERE name = ?",
+      )
       .run(online ? 1 : 0, version, online ? 1 : 0, this.clock.now(), name);
   }
 
@@ -119,7 +136,9 @@ export class PairingStore {
   }
 
   clientByCredential(credential: string): ClientRow | undefined {
-    return this.db.prepare("SELECT * FROM peer_clients WHERE credential_hash = ?").get(hashSecret(credential)) as ClientRow | undefined;
+    return this.db.prepare("SELECT * FROM peer_clients WHERE credential_hash = ?").get(hashSecret(credential)) as
+      | ClientRow
+      | undefined;
   }
 
   client(name: string): ClientRow | undefined {
@@ -138,13 +157,18 @@ export class PairingStore {
   /** A new credential for a relay pairing with this one (each pairing its own). */
   addClient(name: string, label: string | null, version: string): string {
     const credential = `oarc_${randomBytes(32).toString("base64url")}`;
-    this.db.prepare("INSERT INTO peer_clients (id, name, credential_hash, label, version, last_seen_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+    this.db
+      .prepare(
+        "INSERT INTO peer_clients (id, name, credential_hash, label, version, last_seen_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      )
       .run(newId("pcl"), name, hashSecret(credential), label, version, this.clock.now(), this.clock.now());
     return credential;
   }
 
   clientSeen(id: string, version: string | null): void {
-    this.db.prepare("UPDATE peer_clients SET last_seen_at = ?, version = COALESCE(?, version) WHERE id = ?").run(this.clock.now(), version, id);
+    this.db
+      .prepare("UPDATE peer_clients SET last_seen_at = ?, version = COALESCE(?, version) WHERE id = ?")
+      .run(this.clock.now(), version, id);
   }
 
   /** Removes every pairing that relay made with this one, or only one credential's. */
@@ -156,7 +180,11 @@ export class PairingStore {
   // ---- unlocks ----
 
   unlock(sessionId: string, relay: string, via: "owner" | "agent"): boolean {
-    return this.db.prepare("INSERT OR IGNORE INTO relay_unlocks (session_id, relay, via, at) VALUES (?, ?, ?, ?)").run(sessionId, relay, via, this.clock.now()).changes > 0;
+    return (
+      this.db
+        .prepare("INSERT OR IGNORE INTO relay_unlocks (session_id, relay, via, at) VALUES (?, ?, ?, ?)")
+        .run(sessionId, relay, via, this.clock.now()).changes > 0
+    );
   }
 
   /** The owner mentioned a relay an agent's write had unlocked already: it counts as the owner's (hops). */
@@ -165,20 +193,36 @@ export class PairingStore {
   }
 
   unlocks(sessionId: string): { relay: string; via: string }[] {
-    return this.db.prepare("SELECT relay, via FROM relay_unlocks WHERE session_id = ?").all(sessionId) as { relay: string; via: string }[];
+    return this.db.prepare("SELECT relay, via FROM relay_unlocks WHERE session_id = ?").all(sessionId) as {
+      relay: string;
+      via: string;
+    }[];
   }
 
   // ---- remote callers ----
 
   /** The stand-in of that pairing's conversation, if it has one. */
   remoteCaller(pairing: string, sessionId: string): RemoteCallerRow | undefined {
-    return this.db.prepare("SELECT * FROM remote_callers WHERE pairing = ? AND session_id = ?").get(pairing, sessionId) as RemoteCallerRow | undefined;
+    return this.db
+      .prepare("SELECT * FROM remote_callers WHERE pairing = ? AND session_id = ?")
+      .get(pairing, sessionId) as RemoteCallerRow | undefined;
   }
 
   addRemoteCaller(client: ClientRow, sessionId: string, title: string, model: string): RemoteCallerRow {
-    const row: RemoteCallerRow = { id: newId("rmt"), pairing: client.id, relay: client.name, session_id: sessionId, title, model, loop_epoch: 0, created_at: this.clock.now() };
-    this.db.prepare(`INSERT INTO remote_callers (id, pairing, relay, session_id, title, model, loop_epoch, created_at)
-      VALUES (@id, @pairing, @relay, @session_id, @title, @model, @loop_epoch, @created_at)`).run(row);
+    const row: RemoteCallerRow = {
+      id: newId("rmt"),
+      pairing: client.id,
+      relay: client.name,
+      session_id: sessionId,
+      title,
+      model,
+      loop_epoch: 0,
+      created_at: this.clock.now(),
+    };
+    this.db
+      .prepare(`INSERT INTO remote_callers (id, pairing, relay, session_id, title, model, loop_epoch, created_at)
+      VALUES (@id, @pairing, @relay, @session_id, @title, @model, @loop_epoch, @created_at)`)
+      .run(row);
     return row;
   }
 
@@ -204,11 +248,14 @@ export class PairingStore {
 
   /** The stand-ins of one pairing, oldest first. */
   remoteCallersOf(pairing: string): RemoteCallerRow[] {
-    return this.db.prepare("SELECT * FROM remote_callers WHERE pairing = ? ORDER BY created_at").all(pairing) as RemoteCallerRow[];
+    return this.db
+      .prepare("SELECT * FROM remote_callers WHERE pairing = ? ORDER BY created_at")
+      .all(pairing) as RemoteCallerRow[];
   }
 
   countRemoteCallers(pairing: string): number {
-    return (this.db.prepare("SELECT COUNT(*) AS n FROM remote_callers WHERE pairing = ?").get(pairing) as { n: number }).n;
+    return (this.db.prepare("SELECT COUNT(*) AS n FROM remote_callers WHERE pairing = ?").get(pairing) as { n: number })
+      .n;
   }
 
   setLoopEpoch(id: string, epoch: number): void {

@@ -51,7 +51,10 @@ export class UnpairTells {
   add(r: RelayRow): string {
     const id = newId("unp");
     const now = this.d.clock.now();
-    this.d.db.prepare("INSERT INTO peer_unpair_tells (id, name, url, credential, created_at, attempts, next_at, cert_pin) VALUES (?, ?, ?, ?, ?, 0, ?, ?)")
+    this.d.db
+      .prepare(
+        "INSERT INTO peer_unpair_tells (id, name, url, credential, created_at, attempts, next_at, cert_pin) VALUES (?, ?, ?, ?, ?, 0, ?, ?)",
+      )
       .run(id, r.name, r.url, r.credential, now, now + FIRST_RETRY_MS, r.cert_pin ?? null);
     return id;
   }
@@ -73,7 +76,12 @@ export class UnpairTells {
   private async tell(row: TellRow): Promise<boolean> {
     try {
       const res = await peerRequest(row.url, "POST", "/peer/v1/unpair", {
-        credential: row.credential, pin: row.cert_pin, body: {}, version: this.d.version, name: this.d.name, timeoutMs: TELL_TIMEOUT_MS,
+        credential: row.credential,
+        pin: row.cert_pin,
+        body: {},
+        version: this.d.version,
+        name: this.d.name,
+        timeoutMs: TELL_TIMEOUT_MS,
         maxBytes: answerLimitBytes(this.d.settings.get().maxBodyMb),
       });
       return res.status === 200 || res.status === 401;
@@ -89,7 +97,9 @@ export class UnpairTells {
     } else {
       const attempts = row.attempts + 1;
       const next = this.d.clock.now() + Math.min(FIRST_RETRY_MS * 2 ** Math.min(attempts, 10), MAX_RETRY_MS);
-      this.d.db.prepare("UPDATE peer_unpair_tells SET attempts = ?, next_at = ? WHERE id = ?").run(attempts, next, row.id);
+      this.d.db
+        .prepare("UPDATE peer_unpair_tells SET attempts = ?, next_at = ? WHERE id = ?")
+        .run(attempts, next, row.id);
     }
     this.arm();
   }
@@ -97,7 +107,9 @@ export class UnpairTells {
   private async runDue(): Promise<void> {
     this.telling = true;
     try {
-      const due = this.d.db.prepare("SELECT * FROM peer_unpair_tells WHERE next_at <= ?").all(this.d.clock.now()) as TellRow[];
+      const due = this.d.db
+        .prepare("SELECT * FROM peer_unpair_tells WHERE next_at <= ?")
+        .all(this.d.clock.now()) as TellRow[];
       await Promise.all(due.map(async (row) => this.settle(row, await this.tell(row))));
     } finally {
       this.telling = false;
@@ -108,6 +120,9 @@ export class UnpairTells {
   /** One relay-clock timer for the earliest tell due. */
   private arm(): void {
     if (!this.started || this.telling || !this.d.db.open) return;
-    this.timer.arm((this.d.db.prepare("SELECT MIN(next_at) AS at FROM peer_unpair_tells").get() as { at: number | null }).at ?? Infinity);
+    this.timer.arm(
+      (this.d.db.prepare("SELECT MIN(next_at) AS at FROM peer_unpair_tells").get() as { at: number | null }).at ??
+        Infinity,
+    );
   }
 }

@@ -8,7 +8,14 @@ import { RelayError } from "../core/errors.ts";
 function privateV4(ip: string): boolean {
   const [a, b] = ip.split(".").map(Number);
   // 100.64.0.0/10: carrier-grade NAT, where Tailscale gives its addresses (contract §10.3).
-  return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
+  return (
+    a === 127 ||
+    a === 10 ||
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 169 && b === 254) ||
+    (a === 100 && b >= 64 && b <= 127)
+  );
 }
 
 function privateV6(ip: string): boolean {
@@ -33,18 +40,27 @@ export function isLocalHost(host: string): boolean {
 /** The paired relay's base URL, checked; refuses with INVALID_INPUT saying why. */
 export function checkRelayUrl(raw: unknown): URL {
   const tail = "Nothing was paired.";
-  if (typeof raw !== "string" || !raw.trim()) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `url is the other relay's address, e.g. "https://build-box.example.com". ${tail}`);
+  if (typeof raw !== "string" || !raw.trim())
+    throw new RelayError(
+      "REMOTE_RELAY_INVALID_INPUT",
+      `url is the other relay's address, e.g. "https://build-box.example.com". ${tail}`,
+    );
   let url: URL;
   try {
     url = new URL(raw.trim());
   } catch {
     throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `url "${raw.slice(0, 200)}" is not a valid address. ${tail}`);
   }
-  if (url.protocol !== "https:" && url.protocol !== "http:") throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `url must start with https:// (got ${url.protocol}). ${tail}`);
+  if (url.protocol !== "https:" && url.protocol !== "http:")
+    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `url must start with https:// (got ${url.protocol}). ${tail}`);
   if (url.protocol === "http:" && !isLocalHost(url.hostname)) {
-    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Remote relay addresses must use https://; plain http:// is accepted only for loopback and private network ranges, and ${url.hostname} is neither. ${tail}`);
+    throw new RelayError(
+      "REMOTE_RELAY_INVALID_INPUT",
+      `Remote relay addresses must use https://; plain http:// is accepted only for loopback and private network ranges, and ${url.hostname} is neither. ${tail}`,
+    );
   }
-  if (url.username || url.password) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `url must not carry a user name or password. ${tail}`);
+  if (url.username || url.password)
+    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `url must not carry a user name or password. ${tail}`);
   url.hash = "";
   url.search = "";
   url.pathname = url.pathname.replace(/\/+$/, "");

@@ -23,7 +23,18 @@ import type { ReportedUsage } from "../budgets/budgets.ts";
 /** Actions another relay's agents cannot use while Accept prompts is off here (seed §7.1). */
 function changesOrWatches(action: string, args: Record<string, unknown>): boolean {
   if (action === "ask") return args.session !== undefined;
-  return ["send", "create_session", "update_session", "answer_question", "stop", "archive", "subscribe", "transfer_subscriptions", "schedule", "unschedule"].includes(action);
+  return [
+    "send",
+    "create_session",
+    "update_session",
+    "answer_question",
+    "stop",
+    "archive",
+    "subscribe",
+    "transfer_subscriptions",
+    "schedule",
+    "unschedule",
+  ].includes(action);
 }
 
 /** Prompts, which the hop limit counts (a schedule is a prompt later). */
@@ -31,9 +42,16 @@ const PROMPTS = new Set(["send", "create_session", "schedule"]);
 
 /** `turn`: this relay's id of the turn a send/create_session/wait is about, so the calling
  * relay can tell that turn's turn_end from others (no echo, relay_tool.md §9). */
-export type PeerCallAnswer = { result: Record<string, unknown>; turn?: string; usage?: ReportedUsage } | { approvalNeeded: NonNullable<RemoteContext["approvalNeeded"]> };
+export type PeerCallAnswer =
+  | { result: Record<string, unknown>; turn?: string; usage?: ReportedUsage }
+  | { approvalNeeded: NonNullable<RemoteContext["approvalNeeded"]> };
 
-export async function executeRemote(services: ActionServices, client: ClientRow, body: CallBody, signal: AbortSignal): Promise<PeerCallAnswer> {
+export async function executeRemote(
+  services: ActionServices,
+  client: ClientRow,
+  body: CallBody,
+  signal: AbortSignal,
+): Promise<PeerCallAnswer> {
   const { identity, settings, pairing } = services;
   const def = actionByName(body.action);
   const args = body.args;
@@ -41,18 +59,31 @@ export async function executeRemote(services: ActionServices, client: ClientRow,
   const refuse = (e: RelayError): PeerCallAnswer => ({ result: e.toJSON() });
 
   if (def?.name === "ask" && args.session === undefined) {
-    return refuse(new RelayError("REMOTE_RELAY_INVALID_INPUT", `ask on a paired relay needs session: a session there to ask about. Questions about your own conversation are asked on your own relay (leave out relay). Nothing was asked.`));
+    return refuse(
+      new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `ask on a paired relay needs session: a session there to ask about. Questions about your own conversation are asked on your own relay (leave out relay). Nothing was asked.`,
+      ),
+    );
   }
   if (def && changesOrWatches(def.name, args) && !settings.get().acceptPromptsFromOtherRelays) {
-    return refuse(new RelayError("REMOTE_RELAY_PERMISSION",
-      `Relay "${identity.name}" does not accept prompts from other relays' agents ("Accept prompts from other relays' agents" is off there): ${def.name} is refused; listing and reading still work. ${tail}`));
+    return refuse(
+      new RelayError(
+        "REMOTE_RELAY_PERMISSION",
+        `Relay "${identity.name}" does not accept prompts from other relays' agents ("Accept prompts from other relays' agents" is off there): ${def.name} is refused; listing and reading still work. ${tail}`,
+      ),
+    );
   }
   if (def && (PROMPTS.has(def.name) || (def.name === "ask" && args.session !== undefined))) {
     const o = body.origin;
     const self = [identity.name.toLowerCase()];
     if (o.relays.length >= MAX_HOPS && !o.ownerUnlocked.some((n) => self.includes(n.toLowerCase()))) {
-      return refuse(new RelayError("REMOTE_RELAY_HOP_LIMIT",
-        `This prompt has already crossed ${o.relays.length} relays (${o.relays.join(" → ")}); it is not passed on to relay "${identity.name}" unless the owner unlocked "${identity.name}" in the conversation it started from. ${tail}`));
+      return refuse(
+        new RelayError(
+          "REMOTE_RELAY_HOP_LIMIT",
+          `This prompt has already crossed ${o.relays.length} relays (${o.relays.join(" → ")}); it is not passed on to relay "${identity.name}" unless the owner unlocked "${identity.name}" in the conversation it started from. ${tail}`,
+        ),
+      );
     }
   }
   // Schedules are kept by the relay the agent runs on (relay_tool.md §10): a relay of this
@@ -78,26 +109,62 @@ export async function executeRemote(services: ActionServices, client: ClientRow,
 }
 
 /** The call itself, with the stand-in as the caller. */
-async function runAs(services: ActionServices, client: ClientRow, rc: RemoteCallerRow, body: CallBody, signal: AbortSignal): Promise<PeerCallAnswer> {
+async function runAs(
+  services: ActionServices,
+  client: ClientRow,
+  rc: RemoteCallerRow,
+  body: CallBody,
+  signal: AbortSignal,
+): Promise<PeerCallAnswer> {
   const { identity, clock, pairing, approvals, sessions } = services;
   const c = body.caller;
   pairing.standIns.ownerSpoke(rc, c.loopEpoch, (id) => approvals.resetLoop(id));
   const now = clock.now();
   const caller: SessionRow = {
-    id: rc.id, title: c.title || "Untitled", provider: c.provider, model: c.model, effort: c.effort, mode: c.mode,
+    id: rc.id,
+    title: c.title || "Untitled",
+    provider: c.provider,
+    model: c.model,
+    effort: c.effort,
+    mode: c.mode,
     // What the agent leaves out follows its own session "as far as the target relay offers it".
     cwd: existsSync(c.cwd) ? c.cwd : identity.defaultCwd,
-    repo: null, branch: null, agent_token: "", via_session: c.startedByAgent ? `remote:${client.name}` : null,
-    may_create_sessions: c.mayCreateSessions ? 1 : 0, group_id: null, acp_session_id: null, extra_json: "{}",
-    message_count: 0, created_at: rc.created_at, last_activity_at: now, archived_at: null, deleted_at: null,
+    repo: null,
+    branch: null,
+    agent_token: "",
+    via_session: c.startedByAgent ? `remote:${client.name}` : null,
+    may_create_sessions: c.mayCreateSessions ? 1 : 0,
+    group_id: null,
+    acp_session_id: null,
+    extra_json: "{}",
+    message_count: 0,
+    created_at: rc.created_at,
+    last_activity_at: now,
+    archived_at: null,
+    deleted_at: null,
   };
-  const remote: RemoteContext = { relay: client.name, session: c.session, origin: body.origin, approved: !!body.approved, heldElsewhere: c.heldElsewhere ?? 0 };
+  const remote: RemoteContext = {
+    relay: client.name,
+    session: c.session,
+    origin: body.origin,
+    approved: !!body.approved,
+    heldElsewhere: c.heldElsewhere ?? 0,
+  };
   // The dispatcher gives the handlers `approve` for this remote call (actions/remote-approve.ts).
-  const result = await callRelayTool(services, caller, { ...body.args, action: body.action, relay: "this" }, { signal, remote });
+  const result = await callRelayTool(
+    services,
+    caller,
+    { ...body.args, action: body.action, relay: "this" },
+    { signal, remote },
+  );
   if (remote.approvalNeeded) return { approvalNeeded: remote.approvalNeeded };
   // Seed §6: an agent of that relay wrote into a conversation here, so it opens there.
-  if (result.ok && (body.action === "send") && typeof result.session === "string") pairing.agentWrote(result.session, client.name);
-  const turn = result.ok !== false && typeof result.message_id === "string" ? sessions.turnByMessage(result.message_id)?.id : undefined;
+  if (result.ok && body.action === "send" && typeof result.session === "string")
+    pairing.agentWrote(result.session, client.name);
+  const turn =
+    result.ok !== false && typeof result.message_id === "string"
+      ? sessions.turnByMessage(result.message_id)?.id
+      : undefined;
   if (!turn) return { result };
   // A finished turn's usage goes back: the calling relay counts it for its group's budgets.
   const usage = endedTurnUsage(sessions, turn);

@@ -32,9 +32,13 @@ export function peerApi({ services, bus }: PeerDeps): Hono<Env> {
   app.onError((err, c) => {
     // A body over maxBodyMb, or a peer that hung up mid-body: coded, and no stack in the log.
     if (err instanceof HttpRefusal) return c.json(err.toJSON(), err.status);
-    if (err instanceof ClientGone) return c.json({ ok: false, code: "REMOTE_RELAY_INVALID_INPUT", error: err.message }, 400);
+    if (err instanceof ClientGone)
+      return c.json({ ok: false, code: "REMOTE_RELAY_INVALID_INPUT", error: err.message }, 400);
     console.error("[peer] request failed:", err);
-    return c.json({ ok: false, code: "REMOTE_RELAY_BUSY", error: "The relay could not carry out the peer request. Try again." }, 500);
+    return c.json(
+      { ok: false, code: "REMOTE_RELAY_BUSY", error: "The relay could not carry out the peer request. Try again." },
+      500,
+    );
   });
 
   const maxBody = () => settings.get().maxBodyMb * 1024 * 1024;
@@ -60,7 +64,11 @@ export function peerApi({ services, bus }: PeerDeps): Hono<Env> {
     const name = typeof b?.name === "string" ? b.name.trim().slice(0, 100) : "";
     const token = typeof b?.token === "string" ? b.token : "";
     const used = token && name ? pairing.store.useToken(token) : null;
-    if (!used) return c.json({ ok: false, code: "REMOTE_RELAY_AUTH", error: "Unknown, used or expired pairing token. Nothing was paired." }, 401);
+    if (!used)
+      return c.json(
+        { ok: false, code: "REMOTE_RELAY_AUTH", error: "Unknown, used or expired pairing token. Nothing was paired." },
+        401,
+      );
     const credential = pairing.store.addClient(name, used.label, c.req.header("oar-version") ?? "");
     bus.emit({ type: "settings.updated" });
     return c.json({ ok: true, name: identity.name, version: identity.version, credential });
@@ -71,11 +79,19 @@ export function peerApi({ services, bus }: PeerDeps): Hono<Env> {
     const client = given ? pairing.store.clientByCredential(given) : undefined;
     // The lookup is by hash; compare again in constant time for good measure.
     if (!client || !timingSafeEqual(Buffer.from(client.credential_hash), Buffer.from(hashSecret(given)))) {
-      return c.json({ ok: false, code: "REMOTE_RELAY_AUTH", error: `Relay "${identity.name}" does not know this credential: the pairing was removed or never made. Nothing was done.` }, 401);
+      return c.json(
+        {
+          ok: false,
+          code: "REMOTE_RELAY_AUTH",
+          error: `Relay "${identity.name}" does not know this credential: the pairing was removed or never made. Nothing was done.`,
+        },
+        401,
+      );
     }
     const version = c.req.header("oar-version") ?? null;
     // Written when something changed, else at most every 30 s (not once per call).
-    if (version !== client.version || !client.last_seen_at || clock.now() - client.last_seen_at > 30_000) pairing.store.clientSeen(client.id, version);
+    if (version !== client.version || !client.last_seen_at || clock.now() - client.last_seen_at > 30_000)
+      pairing.store.clientSeen(client.id, version);
     c.set("client", client);
     await next();
   });
@@ -85,7 +101,13 @@ export function peerApi({ services, bus }: PeerDeps): Hono<Env> {
   app.post("/call", async (c) => {
     const parsed = CallBody.safeParse(await peerJson(c));
     if (!parsed.success) {
-      return c.json({ result: { ok: false, code: "REMOTE_RELAY_INVALID_INPUT", error: `The peer call is malformed (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}). Nothing was done.` } });
+      return c.json({
+        result: {
+          ok: false,
+          code: "REMOTE_RELAY_INVALID_INPUT",
+          error: `The peer call is malformed (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message}). Nothing was done.`,
+        },
+      });
     }
     const answer = await executeRemote(services, c.get("client"), parsed.data, signalOf(c));
     return c.json(answer);
@@ -121,8 +143,16 @@ export function peerApi({ services, bus }: PeerDeps): Hono<Env> {
     const subs = (c.req.query("subs") ?? "").split(",").filter(Boolean);
     const ended = (c.req.query("ended") ?? "").split(",").filter(Boolean).slice(0, 200);
     if (ended.length) pairing.outbox.endUnsubscribed(client, ended);
-    const moved = (c.req.query("moved") ?? "").split(",").map((p) => p.split(">")).filter((p) => p.length === 2 && p[0] && p[1]).slice(0, 50);
-    if (moved.length) pairing.applyMoves(client, moved.map(([from, to]) => ({ from, to })));
+    const moved = (c.req.query("moved") ?? "")
+      .split(",")
+      .map((p) => p.split(">"))
+      .filter((p) => p.length === 2 && p[0] && p[1])
+      .slice(0, 50);
+    if (moved.length)
+      pairing.applyMoves(
+        client,
+        moved.map(([from, to]) => ({ from, to })),
+      );
     const out = await pairing.outbox.take(client, Number.isFinite(after) ? after : 0, wait * 1000, signalOf(c));
     return c.json({ ...out, subs: pairing.outbox.subStates(client, subs) });
   });

@@ -52,7 +52,10 @@ export interface WorkerHost {
   onUpdate?(update: Record<string, unknown>): void;
   onTask(t: TaskNotice): void;
   onTaskOutput(taskId: string, chunk: string): void;
-  askUser(q: { question: string; options: string[] }, signal: AbortSignal): Promise<{ choice?: string; answer?: string }>;
+  askUser(
+    q: { question: string; options: string[] },
+    signal: AbortSignal,
+  ): Promise<{ choice?: string; answer?: string }>;
   /** How often the agent listed relay_tool on /mcp, and a wait for its next listing (true) or `ms` passing (false). */
   toolListings?: { heldFor(): number; counts(): { listings: number; ends: number }; next(ms: number): Promise<void> };
   /** The agent asks before a tool (session/request_permission): the relay's mode decides. */
@@ -180,7 +183,10 @@ export class AcpWorker {
           const m = readMessage(line);
           if ("message" in m) ctrl.enqueue(m.message);
           // As the SDK's ndjson reader answers a line that is no message.
-          else void this.pipeReady.then((p) => p?.write(JSON.stringify({ jsonrpc: "2.0", id: null, error: m.error.toErrorResponse() })));
+          else
+            void this.pipeReady.then((p) =>
+              p?.write(JSON.stringify({ jsonrpc: "2.0", id: null, error: m.error.toErrorResponse() })),
+            );
         };
         const close = () => {
           if (closed) return;
@@ -220,7 +226,10 @@ export class AcpWorker {
         const u = params.update as unknown as Record<string, unknown>;
         const content = obj(u.content);
         if (u.sessionUpdate === "config_option_update" && Array.isArray(u.configOptions)) {
-          this.advertised = { ...this.advertised, configOptions: readAdvertisement({ configOptions: u.configOptions }).configOptions };
+          this.advertised = {
+            ...this.advertised,
+            configOptions: readAdvertisement({ configOptions: u.configOptions }).configOptions,
+          };
         }
         if (this.replaying) return;
         const chunk = u.sessionUpdate === "agent_message_chunk" && content.type === "text" ? str(content.text) : null;
@@ -235,33 +244,52 @@ export class AcpWorker {
         }
         this.host.onUpdate?.(u);
       })
-      .onNotification("_oar/task", (p) => obj(p), ({ params }) => {
-        const status = str(params.status);
-        if (status !== "running" && status !== "completed" && status !== "failed") return;
-        this.host.onTask({
-          taskId: str(params.taskId),
-          type: str(params.type) || "local_bash",
-          description: str(params.description),
-          status,
-          exitCode: typeof params.exitCode === "number" ? params.exitCode : null,
-          ...(typeof params.pgid === "number" && Number.isInteger(params.pgid) && params.pgid > 1 ? { pgid: params.pgid } : {}),
-        });
-      })
-      .onNotification("_oar/task_output", (p) => obj(p), ({ params }) => {
-        this.host.onTaskOutput(str(params.taskId), str(params.chunk));
-      })
+      .onNotification(
+        "_oar/task",
+        (p) => obj(p),
+        ({ params }) => {
+          const status = str(params.status);
+          if (status !== "running" && status !== "completed" && status !== "failed") return;
+          this.host.onTask({
+            taskId: str(params.taskId),
+            type: str(params.type) || "local_bash",
+            description: str(params.description),
+            status,
+            exitCode: typeof params.exitCode === "number" ? params.exitCode : null,
+            ...(typeof params.pgid === "number" && Number.isInteger(params.pgid) && params.pgid > 1
+              ? { pgid: params.pgid }
+              : {}),
+          });
+        },
+      )
+      .onNotification(
+        "_oar/task_output",
+        (p) => obj(p),
+        ({ params }) => {
+          this.host.onTaskOutput(str(params.taskId), str(params.chunk));
+        },
+      )
       // Extension notifications (Claude's `_auth/status_update`, Grok's `_x.ai/mcp_initialized`, …).
       .onNotification("*", ({ method, params }) => this.noticed(method, obj(params)))
-      .onRequest("_oar/ask_user", (p) => obj(p), async ({ params, signal }) => {
-        const options = Array.isArray(params.options) ? params.options.map(String) : [];
-        return this.host.askUser({ question: str(params.question), options }, signal);
-      })
+      .onRequest(
+        "_oar/ask_user",
+        (p) => obj(p),
+        async ({ params, signal }) => {
+          const options = Array.isArray(params.options) ? params.options.map(String) : [];
+          return this.host.askUser({ question: str(params.question), options }, signal);
+        },
+      )
       .onRequest("session/request_permission", async ({ params, signal }) => {
         // No host rule (a probe), or the relay's own step: nothing is allowed.
-        const outcome: PermissionOutcome = this.host.permission && !this.systemStep ? await this.host.permission(params, signal) : { outcome: "cancelled" };
+        const outcome: PermissionOutcome =
+          this.host.permission && !this.systemStep
+            ? await this.host.permission(params, signal)
+            : { outcome: "cancelled" };
         return { outcome };
       })
-      .onRequest("fs/read_text_file", async ({ params }) => ({ content: this.fileCall(() => this.host.files!.read(params.path, params.line, params.limit)) }))
+      .onRequest("fs/read_text_file", async ({ params }) => ({
+        content: this.fileCall(() => this.host.files!.read(params.path, params.line, params.limit)),
+      }))
       .onRequest("fs/write_text_file", async ({ params }) => {
         this.fileCall(() => this.host.files!.write(params.path, params.content));
         return {};
@@ -271,7 +299,8 @@ export class AcpWorker {
 
   /** A file call of the agent; a refusal goes back as an ACP error in the relay's words. */
   private fileCall<T>(run: () => T): T {
-    if (!this.host.files || this.systemStep) throw new acp.RequestError(-32601, "The client offers no file system to this agent.");
+    if (!this.host.files || this.systemStep)
+      throw new acp.RequestError(-32601, "The client offers no file system to this agent.");
     try {
       return run();
     } catch (e) {
@@ -354,15 +383,31 @@ export class AcpWorker {
   /** `earlier`: the agent's conversation a worker before this one had for the session
    * (agent-start.ts): continued through `session/resume` or `session/load` when the agent
    * offers one, else (or when that fails) a new conversation begins; `started` says which. */
-  async start(mcp: McpEntry | null, meta: Record<string, unknown>, earlier: { id: string } | { note: string } | null = null): Promise<void> {
+  async start(
+    mcp: McpEntry | null,
+    meta: Record<string, unknown>,
+    earlier: { id: string } | { note: string } | null = null,
+  ): Promise<void> {
     const init = await this.conn.agent.request("initialize", {
       protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: !!this.host.files, writeTextFile: !!this.host.files }, terminal: false },
+      clientCapabilities: {
+        fs: { readTextFile: !!this.host.files, writeTextFile: !!this.host.files },
+        terminal: false,
+      },
     });
     this.capabilities = readCapabilities(init);
-    this.authMethods = Array.isArray((init as { authMethods?: unknown }).authMethods) ? (init as { authMethods: unknown[] }).authMethods.length : 0;
+    this.authMethods = Array.isArray((init as { authMethods?: unknown }).authMethods)
+      ? (init as { authMethods: unknown[] }).authMethods.length
+      : 0;
     const mcpServers: acp.McpServer[] = mcp
-      ? [{ type: "http", name: mcp.name, url: mcp.url, headers: Object.entries(mcp.headers).map(([name, value]) => ({ name, value })) }]
+      ? [
+          {
+            type: "http",
+            name: mcp.name,
+            url: mcp.url,
+            headers: Object.entries(mcp.headers).map(([name, value]) => ({ name, value })),
+          },
+        ]
       : [];
     const opened = earlier && "id" in earlier ? await this.continueConversation(earlier.id, mcpServers, meta) : null;
     if (opened) {
@@ -370,10 +415,15 @@ export class AcpWorker {
       this.advertised = readAdvertisement(opened.response);
       this.started = { how: "resumed", note: `continued through ${opened.method}` };
     } else {
-      const res: acp.NewSessionResponse = await this.conn.agent.request("session/new", { cwd: this.cwd, mcpServers, _meta: { oar: meta } });
+      const res: acp.NewSessionResponse = await this.conn.agent.request("session/new", {
+        cwd: this.cwd,
+        mcpServers,
+        _meta: { oar: meta },
+      });
       this.acpSessionId = res.sessionId;
       this.advertised = readAdvertisement(res);
-      if (earlier) this.started = { how: "fresh", note: "note" in earlier ? earlier.note : (this.continueFailure ?? "") };
+      if (earlier)
+        this.started = { how: "fresh", note: "note" in earlier ? earlier.note : (this.continueFailure ?? "") };
     }
     this.mcpGiven = mcp !== null;
     this.mcpUrl = mcp?.url ?? null;
@@ -386,19 +436,31 @@ export class AcpWorker {
   /** `session/resume` (no history sent back) or else `session/load` (the agent sends the
    * conversation again as session/updates: heard by nobody) of `id`; null when the agent
    * offers neither or refused (`continueFailure` says why). */
-  private async continueConversation(id: string, mcpServers: acp.McpServer[], meta: Record<string, unknown>): Promise<{ sessionId: string; method: string; response: unknown } | null> {
+  private async continueConversation(
+    id: string,
+    mcpServers: acp.McpServer[],
+    meta: Record<string, unknown>,
+  ): Promise<{ sessionId: string; method: string; response: unknown } | null> {
     const caps = this.capabilities!;
     const method = caps.resume ? "session/resume" : caps.loadSession ? "session/load" : null;
     if (!method) {
-      this.continueFailure = "its agent cannot continue a conversation in a new process (it offers neither ACP session/resume nor session/load)";
+      this.continueFailure =
+        "its agent cannot continue a conversation in a new process (it offers neither ACP session/resume nor session/load)";
       return null;
     }
     this.replaying = method === "session/load";
     try {
-      const response = await this.conn.agent.request<unknown>(method, { sessionId: id, cwd: this.cwd, mcpServers, _meta: { oar: meta } });
+      const response = await this.conn.agent.request<unknown>(method, {
+        sessionId: id,
+        cwd: this.cwd,
+        mcpServers,
+        _meta: { oar: meta },
+      });
       return { sessionId: id, method, response };
     } catch (err) {
-      const why = String((err as { message?: unknown } | null)?.message ?? err).replace(/\s+/g, " ").slice(0, 200);
+      const why = String((err as { message?: unknown } | null)?.message ?? err)
+        .replace(/\s+/g, " ")
+        .slice(0, 200);
       this.continueFailure = `its agent did not continue the earlier conversation (${method}: ${why})`;
       return null;
     } finally {
@@ -416,13 +478,19 @@ export class AcpWorker {
     const calls = configCalls(this.advertised, this.adapter, want, this.applied);
     if (want.model !== this.applied.model) {
       // The agent did not list the asked model: it keeps its own, and the reply says which.
-      this.runningModel = calls.some((c) => c.what.startsWith("model ")) ? null : currentModel(this.advertised, this.adapter);
+      this.runningModel = calls.some((c) => c.what.startsWith("model "))
+        ? null
+        : currentModel(this.advertised, this.adapter);
     }
     for (const call of calls) {
       const { method, what, ...rest } = call;
       const res = await this.conn.agent.request<unknown>(method, { sessionId: this.acpSessionId, ...rest });
       const cfg = obj(res).configOptions;
-      if (Array.isArray(cfg)) this.advertised = { ...this.advertised, configOptions: readAdvertisement({ configOptions: cfg }).configOptions };
+      if (Array.isArray(cfg))
+        this.advertised = {
+          ...this.advertised,
+          configOptions: readAdvertisement({ configOptions: cfg }).configOptions,
+        };
       done.push(what);
     }
     this.applied = { ...want };
@@ -433,7 +501,11 @@ export class AcpWorker {
   /** The next prompt needs nothing first: `want` is applied (configure makes no call), and
    * the first prompt's wait and a reconnect after a restart are behind it. */
   settledFor(want: Desired): boolean {
-    return this.promptedOnce && !this.reconnectDue && configCalls(this.advertised, this.adapter, want, this.applied).length === 0;
+    return (
+      this.promptedOnce &&
+      !this.reconnectDue &&
+      configCalls(this.advertised, this.adapter, want, this.applied).length === 0
+    );
   }
 
   /** The adapter's wait before the first prompt (Grok: its MCP connection), and its
@@ -455,7 +527,8 @@ export class AcpWorker {
     const retry = this.adapter?.mcpRetry;
     if (retry && this.mcpGiven && this.host.toolListings && !this.mcpRetried) {
       if (first) await this.retryRelayTool(retry, this.host.toolListings, false);
-      else if (this.keptWorker || retry.failed.test(this.stderr)) await this.retryRelayTool(retry, this.host.toolListings, true);
+      else if (this.keptWorker || retry.failed.test(this.stderr))
+        await this.retryRelayTool(retry, this.host.toolListings, true);
     }
   }
   /** The adapter's `mcpRetry` asked the agent to connect relay_tool again (once per worker). */
@@ -468,13 +541,18 @@ export class AcpWorker {
    * own deadline ends it within moments), or its stderr saying the start failed. Then it asks
    * the agent to connect again, and again (at most MCP_RETRIES) while it ends its MCP session
    * holding none; bounded, the outcome in the relay's log. */
-  private async retryRelayTool(retry: NonNullable<ProviderAdapter["mcpRetry"]>, listings: NonNullable<WorkerHost["toolListings"]>, askNow: boolean): Promise<void> {
+  private async retryRelayTool(
+    retry: NonNullable<ProviderAdapter["mcpRetry"]>,
+    listings: NonNullable<WorkerHost["toolListings"]>,
+    askNow: boolean,
+  ): Promise<void> {
     const started = performance.now();
     const kept = () => listings.heldFor() >= MCP_KEPT_MS;
     // Woken by a listing or an MCP session's end on /mcp, and every 250 ms to read its stderr.
     const until = async (failed: () => boolean): Promise<boolean> => {
       const end = performance.now() + retry.timeoutMs;
-      while (!failed() && !kept() && performance.now() < end && this.alive) await listings.next(Math.min(250, end - performance.now()));
+      while (!failed() && !kept() && performance.now() < end && this.alive)
+        await listings.next(Math.min(250, end - performance.now()));
       return kept() && !failed();
     };
     if (!askNow && (await until(() => retry.failed.test(this.stderr)))) return;
@@ -495,7 +573,9 @@ export class AcpWorker {
         break;
       }
     }
-    console.log(`[workers] agent of ACP session ${this.acpSessionId.slice(0, 8)}… was without relay_tool's MCP server${askNow ? "" : " after its start"}; asked ${asked} time(s) to connect again: ${this.alive ? outcome : "the agent exited"} (${Math.round(performance.now() - started)} ms)`);
+    console.log(
+      `[workers] agent of ACP session ${this.acpSessionId.slice(0, 8)}… was without relay_tool's MCP server${askNow ? "" : " after its start"}; asked ${asked} time(s) to connect again: ${this.alive ? outcome : "the agent exited"} (${Math.round(performance.now() - started)} ms)`,
+    );
   }
 
   /** The reconnect command as a prompt of the relay's own: its output goes to the relay's
@@ -508,7 +588,10 @@ export class AcpWorker {
       sessionId: this.acpSessionId,
       prompt: [{ type: "text", text: step.prompt(RELAY_MCP_NAME) }],
     });
-    const settled = asked.then(() => "done", (err: unknown) => `refused (${(err as Error)?.message ?? err})`);
+    const settled = asked.then(
+      () => "done",
+      (err: unknown) => `refused (${(err as Error)?.message ?? err})`,
+    );
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<string>((r) => (timer = setTimeout(() => r("timeout"), step.timeoutMs)));
     try {
@@ -519,7 +602,9 @@ export class AcpWorker {
         await Promise.race([settled, new Promise((r) => setTimeout(r, 5_000).unref())]);
       }
       const said = heard.said.replace(/\s+/g, " ").trim().slice(0, 200);
-      console.log(`[workers] agent of ACP session ${this.acpSessionId.slice(0, 8)}… asked to reconnect relay_tool after the relay restart: ${outcome} (${Math.round(performance.now() - started)} ms)${said ? `; it said: ${said}` : ""}`);
+      console.log(
+        `[workers] agent of ACP session ${this.acpSessionId.slice(0, 8)}… asked to reconnect relay_tool after the relay restart: ${outcome} (${Math.round(performance.now() - started)} ms)${said ? `; it said: ${said}` : ""}`,
+      );
     } finally {
       clearTimeout(timer);
       this.systemStep = null;
@@ -557,14 +642,16 @@ export class AcpWorker {
 /** One line from the agent as a JSON-RPC message, or the error the SDK's ndjson reader
  * answers for it (not JSON, a batch, not an object, past its size limit). */
 function readMessage(line: string): { message: acp.AnyMessage } | { error: acp.RequestError } {
-  if (line.length > acp.DEFAULT_MAX_MESSAGE_BYTES) return { error: acp.RequestError.invalidRequest(undefined, "message too large") };
+  if (line.length > acp.DEFAULT_MAX_MESSAGE_BYTES)
+    return { error: acp.RequestError.invalidRequest(undefined, "message too large") };
   let m: unknown;
   try {
     m = JSON.parse(line);
   } catch {
     return { error: acp.RequestError.parseError() };
   }
-  if (Array.isArray(m)) return { error: acp.RequestError.invalidRequest(undefined, "JSON-RPC batches are not supported") };
+  if (Array.isArray(m))
+    return { error: acp.RequestError.invalidRequest(undefined, "JSON-RPC batches are not supported") };
   return m && typeof m === "object" ? { message: m as acp.AnyMessage } : { error: acp.RequestError.invalidRequest(m) };
 }
 

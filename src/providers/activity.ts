@@ -21,7 +21,10 @@ export interface ToolEntry {
   output?: string;
   relay?: { action: string; relay: string; session?: string };
 }
-export type ActivityEntry = ToolEntry | { kind: "thought"; text: string } | { kind: "plan"; entries: { content: string; status: string; priority?: string }[] };
+export type ActivityEntry =
+  | ToolEntry
+  | { kind: "thought"; text: string }
+  | { kind: "plan"; entries: { content: string; status: string; priority?: string }[] };
 
 export interface Usage {
   inputTokens?: number;
@@ -30,7 +33,8 @@ export interface Usage {
   costUsd?: number;
 }
 
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const obj = (v: unknown): Record<string, unknown> =>
+  v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 const cap = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
 const STATUSES = new Set(["pending", "in_progress", "completed", "failed"]);
@@ -39,12 +43,17 @@ const STATUSES = new Set(["pending", "in_progress", "completed", "failed"]);
  * Grok `use_tool` with `relay__relay_tool`; the arguments hold `action` and `relay`. */
 function relayCall(title: string, rawInput: unknown): ToolEntry["relay"] | undefined {
   const input = obj(rawInput);
-  const named = /relay_tool|remote_relay/.test(title) || /relay_tool|remote_relay/.test(JSON.stringify(input).slice(0, 500));
+  const named =
+    /relay_tool|remote_relay/.test(title) || /relay_tool|remote_relay/.test(JSON.stringify(input).slice(0, 500));
   if (!named) return undefined;
   // The arguments may sit one level down (Grok's use_tool wraps them).
   const args = [input, ...Object.values(input).map(obj)].find((a) => typeof a.action === "string");
   if (!args) return undefined;
-  return { action: String(args.action), relay: str(args.relay) ?? "this", ...(str(args.session) ? { session: str(args.session) } : {}) };
+  return {
+    action: String(args.action),
+    relay: str(args.relay) ?? "this",
+    ...(str(args.session) ? { session: str(args.session) } : {}),
+  };
 }
 
 function firstLineJson(text: string | undefined): unknown {
@@ -119,7 +128,11 @@ export class ActivityLog {
     if (Array.isArray(u.content)) {
       for (const c of u.content.map(obj)) {
         if (c.type === "diff" && str(c.path)) {
-          const d = { path: str(c.path)!, oldText: typeof c.oldText === "string" ? cap(c.oldText, DIFF_CAP) : null, newText: cap(str(c.newText) ?? "", DIFF_CAP) };
+          const d = {
+            path: str(c.path)!,
+            oldText: typeof c.oldText === "string" ? cap(c.oldText, DIFF_CAP) : null,
+            newText: cap(str(c.newText) ?? "", DIFF_CAP),
+          };
           t.diffs = [...(t.diffs ?? []).filter((x) => x.path !== d.path), d].slice(-20);
         } else if (c.type === "content") {
           const text = str(obj(c.content).text);
@@ -160,7 +173,9 @@ export function activitySummary(activity: unknown): string[] {
     .filter((e) => e.kind === "tool")
     .map((e) => {
       const r = obj(e.relay);
-      const title = r.action ? `🛰️ relay_tool ${String(r.action)}${r.session ? ` ${String(r.session)}` : ""}` : String(e.title || e.toolKind || "tool");
+      const title = r.action
+        ? `🛰️ relay_tool ${String(r.action)}${r.session ? ` ${String(r.session)}` : ""}`
+        : String(e.title || e.toolKind || "tool");
       return `${title} ${mark[String(e.status)] ?? ""}`.trim();
     })
     .slice(0, 30);

@@ -36,7 +36,14 @@ const CANCEL_REQUEST = "$/cancel_request";
 export const PROTOCOL_VERSION = 1;
 
 type Id = string | number | null;
-type Message = { jsonrpc?: unknown; id?: Id; method?: unknown; params?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown } };
+type Message = {
+  jsonrpc?: unknown;
+  id?: Id;
+  method?: unknown;
+  params?: unknown;
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+};
 
 export type RequestOptions = { cancellationSignal?: AbortSignal; stopWaitingOnCancel?: boolean };
 
@@ -62,7 +69,9 @@ function errorBody(e: unknown, signal: AbortSignal): { code: number; message: st
   const name = (e as { name?: unknown } | null)?.name;
   if (signal.aborted && (name === "AbortError" || (e as { code?: unknown } | null)?.code === "ABORT_ERR")) {
     const r = signal.reason;
-    return r instanceof RequestError && r.code === -32800 ? { code: r.code, message: r.message, data: r.data } : { code: -32800, message: "Request cancelled", data: r };
+    return r instanceof RequestError && r.code === -32800
+      ? { code: r.code, message: r.message, data: r.data }
+      : { code: -32800, message: "Request cancelled", data: r };
   }
   const details = e instanceof Error ? e.message : undefined;
   try {
@@ -73,7 +82,11 @@ function errorBody(e: unknown, signal: AbortSignal): { code: number; message: st
 }
 
 /** Serves `handlers` on `input`/`output` until the input ends; resolves then. */
-export function serveAcp(handlers: AcpHandlers, input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Promise<void> {
+export function serveAcp(
+  handlers: AcpHandlers,
+  input: NodeJS.ReadableStream,
+  output: NodeJS.WritableStream,
+): Promise<void> {
   const incoming = new Map<Id, AbortController>();
   const pending = new Map<Id, { resolve(v: unknown): void; reject(e: unknown): void; abandoned?: boolean }>();
   let nextId = 0;

@@ -28,7 +28,9 @@ interface Stored extends AgentStart {
 
 function stored(s: Pick<SessionRow, "acp_session_id">): Stored | null {
   const r = fromJson<Partial<Stored> | null>(s.acp_session_id, null);
-  return r && typeof r.id === "string" && r.id && typeof r.provider === "string" && typeof r.at === "number" ? (r as Stored) : null;
+  return r && typeof r.id === "string" && r.id && typeof r.provider === "string" && typeof r.at === "number"
+    ? (r as Stored)
+    : null;
 }
 
 /** The earlier agent conversation a new worker for `s` may continue: the ACP session id, or
@@ -36,7 +38,8 @@ function stored(s: Pick<SessionRow, "acp_session_id">): Stored | null {
 export function earlierConversation(s: SessionRow): { id: string } | { note: string } | null {
   const r = stored(s);
   if (!r) return null;
-  if (r.provider !== s.provider) return { note: `the earlier conversation was with ${r.provider}; the session now runs on ${s.provider}` };
+  if (r.provider !== s.provider)
+    return { note: `the earlier conversation was with ${r.provider}; the session now runs on ${s.provider}` };
   return { id: r.id };
 }
 
@@ -48,7 +51,9 @@ export function agentStartRecord(provider: string, acpSessionId: string, start: 
 
 /** `agentStart` of GET /api/sessions/:id and read_session: how the session's agent process
  * last started, or null before its first. */
-export function agentStartView(s: Pick<SessionRow, "acp_session_id">): { how: StartHow; at: string | null; note?: string } | null {
+export function agentStartView(
+  s: Pick<SessionRow, "acp_session_id">,
+): { how: StartHow; at: string | null; note?: string } | null {
   const r = stored(s);
   return r ? { how: r.how, at: iso(r.at), ...(r.note ? { note: r.note } : {}) } : null;
 }

@@ -10,9 +10,15 @@ export interface Capabilities {
   mcpHttp: boolean;
 }
 
-export const UNKNOWN_CAPABILITIES: Capabilities = Object.freeze({ loadSession: false, resume: false, images: false, mcpHttp: false });
+export const UNKNOWN_CAPABILITIES: Capabilities = Object.freeze({
+  loadSession: false,
+  resume: false,
+  images: false,
+  mcpHttp: false,
+});
 
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const obj = (v: unknown): Record<string, unknown> =>
+  v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 /** Reads `agentCapabilities` of an initialize response (ACP; `sessionCapabilities.resume` is
  * the unstable-schema place for resume, an object when offered). */

@@ -40,61 +40,133 @@ const EFFORTS: readonly Effort[] = ["low", "medium", "high"];
 
 export const CATALOG: Readonly<Record<ProviderId, ProviderInfo>> = {
   claude: {
-    id: "claude", name: "Claude", defaultModel: "claude-opus-5-5", models: CLAUDE_MODELS, efforts: CLAUDE_EFFORTS,
-    command: "claude-agent-acp", args: [], install: "npm i -g @agentclientprotocol/claude-agent-acp",
+    id: "claude",
+    name: "Claude",
+    defaultModel: "claude-opus-5-5",
+    models: CLAUDE_MODELS,
+    efforts: CLAUDE_EFFORTS,
+    command: "claude-agent-acp",
+    args: [],
+    install: "npm i -g @agentclientprotocol/claude-agent-acp",
   },
   // Billed per token, so it starts on the cheaper model; the subscription starts on Opus.
   "claude-api": {
-    id: "claude-api", name: "Claude API", defaultModel: "claude-sonnet-5-5", models: CLAUDE_MODELS, efforts: CLAUDE_EFFORTS,
-    setting: "claudeApiKey", secret: "an API key",
+    id: "claude-api",
+    name: "Claude API",
+    defaultModel: "claude-sonnet-5-5",
+    models: CLAUDE_MODELS,
+    efforts: CLAUDE_EFFORTS,
+    setting: "claudeApiKey",
+    secret: "an API key",
   },
   "claude-cloud": {
-    id: "claude-cloud", name: "Claude Cloud", defaultModel: "claude-opus-5-5", models: CLAUDE_MODELS, efforts: CLAUDE_EFFORTS,
-    setting: "claudeCloudToken", secret: "a cloud token",
+    id: "claude-cloud",
+    name: "Claude Cloud",
+    defaultModel: "claude-opus-5-5",
+    models: CLAUDE_MODELS,
+    efforts: CLAUDE_EFFORTS,
+    setting: "claudeCloudToken",
+    secret: "a cloud token",
   },
   copilot: {
-    id: "copilot", name: "Copilot", defaultModel: "claude-sonnet-5.5",
-    models: ["claude-opus-5.5", "claude-sonnet-5.5", "gpt-5.4", "gpt-5.4-mini", "gemini-3-pro"], efforts: EFFORTS,
+    id: "copilot",
+    name: "Copilot",
+    defaultModel: "claude-sonnet-5.5",
+    models: ["claude-opus-5.5", "claude-sonnet-5.5", "gpt-5.4", "gpt-5.4-mini", "gemini-3-pro"],
+    efforts: EFFORTS,
     // Copilot ignores stdio MCP entries in session/new (its issue #3889); the launcher passes http.
-    command: "copilot", args: ["--acp", "--stdio"], install: "npm i -g @github/copilot",
+    command: "copilot",
+    args: ["--acp", "--stdio"],
+    install: "npm i -g @github/copilot",
   },
   grok: {
-    id: "grok", name: "Grok", defaultModel: "grok-5", models: ["grok-5", "grok-5-fast"], efforts: EFFORTS,
-    command: "grok", args: ["agent", "stdio"], install: "npm i -g @xai-official/grok",
+    id: "grok",
+    name: "Grok",
+    defaultModel: "grok-5",
+    models: ["grok-5", "grok-5-fast"],
+    efforts: EFFORTS,
+    command: "grok",
+    args: ["agent", "stdio"],
+    install: "npm i -g @xai-official/grok",
   },
   // No first-party CLI: our own agent (openai-agent/) runs the tool loop over DeepSeek's API, so a key is all it needs.
   deepseek: {
-    id: "deepseek", name: "DeepSeek", defaultModel: "deepseek-v4", models: ["deepseek-v4", "deepseek-v4-reasoner"], efforts: EFFORTS,
-    setting: "deepseekApiKey", secret: "an API key",
+    id: "deepseek",
+    name: "DeepSeek",
+    defaultModel: "deepseek-v4",
+    models: ["deepseek-v4", "deepseek-v4-reasoner"],
+    efforts: EFFORTS,
+    setting: "deepseekApiKey",
+    secret: "an API key",
   },
   "openai-image": {
-    id: "openai-image", name: "OpenAI Image", defaultModel: "gpt-image-2", models: ["gpt-image-2"], efforts: EFFORTS,
-    setting: "openaiApiKey", secret: "an API key",
+    id: "openai-image",
+    name: "OpenAI Image",
+    defaultModel: "gpt-image-2",
+    models: ["gpt-image-2"],
+    efforts: EFFORTS,
+    setting: "openaiApiKey",
+    secret: "an API key",
   },
   // The built-in test agent: nothing to install or set up, so CI can always use it.
-  scripted: { id: "scripted", name: "Scripted", defaultModel: "scripted-1", models: ["scripted-1", "scripted-2"], efforts: EFFORTS },
+  scripted: {
+    id: "scripted",
+    name: "Scripted",
+    defaultModel: "scripted-1",
+    models: ["scripted-1", "scripted-2"],
+    efforts: EFFORTS,
+  },
   // Any chat-completions endpoint (contract §9.2), same agent as DeepSeek; models come from the endpoint.
   "openai-compatible": {
-    id: "openai-compatible", name: "OpenAI-compatible", defaultModel: "default", models: null, efforts: EFFORTS,
-    setting: "openaiCompatibleBaseUrl", secret: "its base URL",
+    id: "openai-compatible",
+    name: "OpenAI-compatible",
+    defaultModel: "default",
+    models: null,
+    efforts: EFFORTS,
+    setting: "openaiCompatibleBaseUrl",
+    secret: "its base URL",
   },
   // Contract §10.2: four more ACP CLIs. Their model lists come from what each advertises at
   // session/new (probes.ts); the lists here stand until the first probe answered.
   gemini: {
-    id: "gemini", name: "Gemini", defaultModel: "auto", models: ["auto", "gemini-2.5-pro", "gemini-3.8-flash", "gemini-3.5-flash-lite"], efforts: EFFORTS,
-    command: "gemini", args: ["--acp"], install: "npm i -g @google/gemini-cli",
+    id: "gemini",
+    name: "Gemini",
+    defaultModel: "auto",
+    models: ["auto", "gemini-2.5-pro", "gemini-3.8-flash", "gemini-3.5-flash-lite"],
+    efforts: EFFORTS,
+    command: "gemini",
+    args: ["--acp"],
+    install: "npm i -g @google/gemini-cli",
   },
   codex: {
-    id: "codex", name: "Codex", defaultModel: "gpt-6.1-sol", models: ["gpt-6.1-sol", "gpt-6-astra", "gpt-6-sol", "gpt-6-luna", "gpt-5.5"], efforts: EFFORTS,
-    command: "codex-acp", args: [], install: "npm i -g @agentclientprotocol/codex-acp",
+    id: "codex",
+    name: "Codex",
+    defaultModel: "gpt-6.1-sol",
+    models: ["gpt-6.1-sol", "gpt-6-astra", "gpt-6-sol", "gpt-6-luna", "gpt-5.5"],
+    efforts: EFFORTS,
+    command: "codex-acp",
+    args: [],
+    install: "npm i -g @agentclientprotocol/codex-acp",
   },
   opencode: {
-    id: "opencode", name: "opencode", defaultModel: "opencode/big-pickle", models: null, efforts: EFFORTS,
-    command: "opencode", args: ["acp"], install: "npm i -g opencode-ai",
+    id: "opencode",
+    name: "opencode",
+    defaultModel: "opencode/big-pickle",
+    models: null,
+    efforts: EFFORTS,
+    command: "opencode",
+    args: ["acp"],
+    install: "npm i -g opencode-ai",
   },
   qwen: {
-    id: "qwen", name: "Qwen Code", defaultModel: "default", models: null, efforts: EFFORTS,
-    command: "qwen", args: ["--acp"], install: "npm i -g @qwen-code/qwen-code",
+    id: "qwen",
+    name: "Qwen Code",
+    defaultModel: "default",
+    models: null,
+    efforts: EFFORTS,
+    command: "qwen",
+    args: ["--acp"],
+    install: "npm i -g @qwen-code/qwen-code",
   },
 };
 
@@ -112,7 +184,10 @@ export type ModelCatalogs = Partial<Record<string, readonly string[] | null>>;
 
 /** The list New Chat and relay_info offer for a provider: a discovered list wins over the table.
  * Left out, `catalogs` is what this process discovered (today: only the test switch below). */
-export function modelsOf(provider: ProviderInfo, catalogs: ModelCatalogs | undefined = discoveredCatalogs()): readonly string[] | null {
+export function modelsOf(
+  provider: ProviderInfo,
+  catalogs: ModelCatalogs | undefined = discoveredCatalogs(),
+): readonly string[] | null {
   return catalogs && Object.hasOwn(catalogs, provider.id) ? (catalogs[provider.id] ?? null) : provider.models;
 }
 
@@ -137,12 +212,19 @@ export function fakeProviders(raw: string = process.env.OAR_FAKE_PROVIDERS ?? ""
   if (fakeCache?.raw === raw) return fakeCache.value;
   const ids = new Set<string>();
   const catalogs: Record<string, readonly string[] | null> = {};
-  for (const entry of raw.split(",").map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of raw
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const [id, list] = entry.split("=", 2).map((x) => x.trim());
     if (!getProvider(id) || id === "scripted") continue;
     ids.add(id);
     if (list === "?") catalogs[id] = null;
-    else if (list) catalogs[id] = list.split("|").map((m) => m.trim()).filter(Boolean);
+    else if (list)
+      catalogs[id] = list
+        .split("|")
+        .map((m) => m.trim())
+        .filter(Boolean);
   }
   fakeCache = { raw, value: { ids, catalogs } };
   return fakeCache.value;
@@ -154,7 +236,10 @@ export function discoveredCatalogs(): ModelCatalogs {
 }
 
 /** The model a session gets when none is asked: the table's, unless discovery found a list without it. */
-export function defaultModelOf(provider: ProviderInfo, catalogs: ModelCatalogs | undefined = discoveredCatalogs()): string {
+export function defaultModelOf(
+  provider: ProviderInfo,
+  catalogs: ModelCatalogs | undefined = discoveredCatalogs(),
+): string {
   const list = modelsOf(provider, catalogs);
   return list?.length && !list.includes(provider.defaultModel) ? list[0] : provider.defaultModel;
 }
@@ -176,7 +261,11 @@ export function providerAvailability(id: string, env: AvailabilityEnv): Availabi
   if (p.command) {
     if (fakeProviders().ids.has(p.id)) return { available: true };
     if (!(env.which ?? which)(p.command)) {
-      if (p.custom) return { available: false, reason: `${p.name}'s command \`${p.command}\` was not found on this relay (not on the relay's PATH, or not executable): fix it in Settings → Providers → Custom agents` };
+      if (p.custom)
+        return {
+          available: false,
+          reason: `${p.name}'s command \`${p.command}\` was not found on this relay (not on the relay's PATH, or not executable): fix it in Settings → Providers → Custom agents`,
+        };
       return { available: false, reason: `${p.command} is not installed on this relay (${p.install})` };
     }
     // Installed: signed in or not is what the last probe found (until it answers, installed is all that is known).
@@ -187,12 +276,19 @@ export function providerAvailability(id: string, env: AvailabilityEnv): Availabi
   if (p.setting) {
     const value = env.settings[p.setting];
     if (typeof value !== "string" || value.trim() === "") {
-      return { available: false, reason: `${p.name} is not set up on this relay: add ${p.secret} in Settings → Providers` };
+      return {
+        available: false,
+        reason: `${p.name} is not set up on this relay: add ${p.secret} in Settings → Providers`,
+      };
     }
     // A key provider that runs a CLI (Claude API runs the Claude ACP adapter) needs it installed too.
     const bin = adapterFor(p.id)?.binary;
     if (bin && !fakeProviders().ids.has(p.id)) {
-      if (!(env.which ?? which)(bin)) return { available: false, reason: `${bin} is not installed on this relay (${Object.values(CATALOG).find((c) => c.command === bin)?.install ?? `install ${bin}`}); ${p.name} runs through it` };
+      if (!(env.which ?? which)(bin))
+        return {
+          available: false,
+          reason: `${bin} is not installed on this relay (${Object.values(CATALOG).find((c) => c.command === bin)?.install ?? `install ${bin}`}); ${p.name} runs through it`,
+        };
       const probe = probeResult(p.id);
       if (probe && !probe.available) return { available: false, reason: probe.reason };
     }
@@ -217,7 +313,9 @@ export function which(cmd: string): boolean {
   // A path (a custom agent's command may be one): that file itself.
   if (cmd.includes("/")) return isExecutable(cmd);
   const exts = process.platform === "win32" ? ["", ...(process.env.PATHEXT ?? ".EXE;.CMD").split(";")] : [""];
-  const found = path.split(delimiter).some((dir) => dir !== "" && exts.some((ext) => isExecutable(join(dir, cmd + ext))));
+  const found = path
+    .split(delimiter)
+    .some((dir) => dir !== "" && exts.some((ext) => isExecutable(join(dir, cmd + ext))));
   whichCache.set(key, found);
   return found;
 }

@@ -1,7 +1,6 @@
 import type { ProviderAdapter } from "./adapters/types.ts";
 import type { CustomAgent } from "../core/custom-agent-schema.ts";
 
-
 // The owner's custom ACP agents (setting customAgents, contract §10.2) as providers: the
 // catalog lists them after the built-in ones and the launcher starts them through the adapter
 // below. The relay sets the list at start and whenever settings change (app/wire-providers.ts).

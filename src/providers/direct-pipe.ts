@@ -36,7 +36,7 @@ export function spawnDirect(id: string, spec: PipeSpec): AgentPipe {
       return child.pid ?? 0;
     },
     write: (line) => {
-      if (alive && child.stdin!.writable) child.stdin!.write(line + "\n");
+      if (alive && child.stdin!.writable) child.stdin!.write(`${line}\n`);
     },
     onLine: (fn) => void lines.push(fn),
     // A direct child never outlives its relay: there is never an earlier prompt's answer.

@@ -11,7 +11,13 @@ export interface ImageRef {
 }
 
 export function imageOfLink(content: unknown): ImageRef | null {
-  const c = content as { type?: unknown; uri?: unknown; mimeType?: unknown; size?: unknown; _meta?: { oar?: { size?: unknown } } } | null;
+  const c = content as {
+    type?: unknown;
+    uri?: unknown;
+    mimeType?: unknown;
+    size?: unknown;
+    _meta?: { oar?: { size?: unknown } };
+  } | null;
   if (c?.type !== "resource_link" || typeof c.uri !== "string" || !c.uri.startsWith("file:")) return null;
   if (typeof c.mimeType !== "string" || !c.mimeType.startsWith("image/")) return null;
   let path: string;
@@ -21,5 +27,10 @@ export function imageOfLink(content: unknown): ImageRef | null {
     return null;
   }
   const size = c._meta?.oar?.size;
-  return { path, mimeType: c.mimeType, bytes: typeof c.size === "number" ? c.size : 0, ...(typeof size === "string" ? { size } : {}) };
+  return {
+    path,
+    mimeType: c.mimeType,
+    bytes: typeof c.size === "number" ? c.size : 0,
+    ...(typeof size === "string" ? { size } : {}),
+  };
 }

@@ -1,6 +1,15 @@
 import { distance } from "fastest-levenshtein";
 import { RelayError } from "../core/errors.ts";
-import { CATALOG, PROVIDER_IDS, defaultModelOf, getProvider, modelsOf, providerList, type ModelCatalogs, type ProviderId } from "./catalog.ts";
+import {
+  CATALOG,
+  PROVIDER_IDS,
+  defaultModelOf,
+  getProvider,
+  modelsOf,
+  providerList,
+  type ModelCatalogs,
+  type ProviderId,
+} from "./catalog.ts";
 
 // relay_tool §8.2 "Which models are accepted": a model is checked against the list New Chat
 // offers before any approval card, so a refused id creates, sends and changes nothing. Before
@@ -27,7 +36,11 @@ const NOTHING: Record<ModelAction, string> = {
 
 // Dots and hyphens are the same id in the two naming schemes (Copilot vs Anthropic), and
 // case is never meaningful, so neither should count as a typo.
-const normalise = (id: string) => id.trim().toLowerCase().replace(/[._\s]/g, "-");
+const normalise = (id: string) =>
+  id
+    .trim()
+    .toLowerCase()
+    .replace(/[._\s]/g, "-");
 
 /** Near matches from `list`, best first, at most 3 (edit distance ≤ 0.4 of the longer id). */
 export function suggestModels(model: string, list: readonly string[]): string[] {
@@ -41,14 +54,24 @@ export function suggestModels(model: string, list: readonly string[]): string[] 
 }
 
 const quoteList = (ids: string[]) =>
-  ids.length > 1 ? `${ids.slice(0, -1).map((s) => `'${s}'`).join(", ")} or '${ids.at(-1)}'` : `'${ids[0]}'`;
+  ids.length > 1
+    ? `${ids
+        .slice(0, -1)
+        .map((s) => `'${s}'`)
+        .join(", ")} or '${ids.at(-1)}'`
+    : `'${ids[0]}'`;
 
 /** Resolves the model a call asks for, or throws the refusal the spec names. */
 export function checkModel(providerId: string, model: string | null | undefined, opts: ModelCheckOptions): ModelCheck {
   const end = NOTHING[opts.action];
   const provider = getProvider(providerId);
   if (!provider) {
-    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider '${providerId}'. Providers: ${providerList().map((p) => p.id).join(", ")}. ${end}`);
+    throw new RelayError(
+      "REMOTE_RELAY_INVALID_INPUT",
+      `Unknown provider '${providerId}'. Providers: ${providerList()
+        .map((p) => p.id)
+        .join(", ")}. ${end}`,
+    );
   }
   const asked = (model ?? "").trim();
   if (asked === "") return { model: defaultModelOf(provider, opts.catalogs) };
@@ -82,7 +105,12 @@ const CLAUDE_FAMILY: readonly ProviderId[] = ["claude", "claude-api", "claude-cl
  * a naming mistake, not a typo. A Copilot session never changes provider over a model name: only
  * create_session, where no session exists yet, points at the provider that lists the id.
  */
-function refuseForeignCopilotId(asked: string, suggestions: string[], extra: Record<string, unknown>, opts: ModelCheckOptions): void {
+function refuseForeignCopilotId(
+  asked: string,
+  suggestions: string[],
+  extra: Record<string, unknown>,
+  opts: ModelCheckOptions,
+): void {
   const owners = PROVIDER_IDS.filter((id) => id !== "copilot" && modelsOf(CATALOG[id], opts.catalogs)?.includes(asked));
   const claudeForm = /^claude-/i.test(asked) && !asked.includes(".");
   if (owners.length === 0 && !claudeForm) return;
@@ -93,7 +121,13 @@ function refuseForeignCopilotId(asked: string, suggestions: string[], extra: Rec
     // Sessions with a folder are what the caller wanted; Claude Cloud is named only when it alone lists the id.
     const local = claudeOwners.filter((id) => id !== "claude-cloud");
     const offer = local.length ? local : claudeOwners;
-    const alternatives = offer.length > 1 ? ` (or ${offer.slice(1).map((id) => `"${id}"`).join(" or ")})` : "";
+    const alternatives =
+      offer.length > 1
+        ? ` (or ${offer
+            .slice(1)
+            .map((id) => `"${id}"`)
+            .join(" or ")})`
+        : "";
     throw new RelayError(
       "CLAUDE_PROVIDER_REQUIRED",
       `Model '${asked}' is a Claude model; start the session with provider "${offer[0]}"${alternatives}. ${end}`,

@@ -73,8 +73,15 @@ export class ProviderProbes {
    * that is set but refused), it stays unavailable until its settings change or the owner checks. */
   async authFailed(id: string): Promise<void> {
     if (!this.probeable(id)) return;
-    const ctx = { providerName: getProvider(id)?.name ?? id, relayName: this.env.relayName, signIn: signInFor(id, this.env.settings()) };
-    const refused = { available: false, reason: `${signInReason(ctx)} (its credentials were refused at the last turn)` };
+    const ctx = {
+      providerName: getProvider(id)?.name ?? id,
+      relayName: this.env.relayName,
+      signIn: signInFor(id, this.env.settings()),
+    };
+    const refused = {
+      available: false,
+      reason: `${signInReason(ctx)} (its credentials were refused at the last turn)`,
+    };
     // Unavailable from the refusal on, not only once the probe below ends: until then the
     // last probe's "available" is stale (relay_info read it while the turn had just failed).
     const last = probeResult(id);
@@ -109,7 +116,12 @@ export class ProviderProbes {
     const checkedAt = this.env.now();
     const dir = mkdtempSync(join(tmpdir(), "oar-probe-"));
     // A probe is short-lived: its own child, never the keeper's.
-    const worker = new AcpWorker(spawnDirect(`probe-${id}`, { ...spec, cwd: dir }), dir, { onChunk() {}, onTask() {}, onTaskOutput() {}, askUser: async () => ({}), onExit() {} }, adapter);
+    const worker = new AcpWorker(
+      spawnDirect(`probe-${id}`, { ...spec, cwd: dir }),
+      dir,
+      { onChunk() {}, onTask() {}, onTaskOutput() {}, askUser: async () => ({}), onExit() {} },
+      adapter,
+    );
     const ctx = { providerName: name, relayName: this.env.relayName, signIn: signInFor(id, this.env.settings()) };
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -119,7 +131,9 @@ export class ProviderProbes {
       const exited = worker.exited.then(() => {
         throw new Error(`it exited at start${worker.stderr ? ` (${worker.stderr.trim().slice(-300)})` : ""}`);
       });
-      const cliCheck = adapter.signInCheck ? runSignInCheck(spec, adapter.signInCheck, dir) : Promise.resolve(undefined);
+      const cliCheck = adapter.signInCheck
+        ? runSignInCheck(spec, adapter.signInCheck, dir)
+        : Promise.resolve(undefined);
       await Promise.race([worker.start(null, { probe: true }), timeout, exited]);
       // Claude's status push may trail session/new, or never come; its own CLI tells as well.
       let signedOut = worker.signedOut;
@@ -130,17 +144,29 @@ export class ProviderProbes {
       }
       const models = advertisedModels(worker.advertised, adapter);
       const caps = worker.capabilities ? { capabilities: worker.capabilities } : {};
-      if (signedOut) return { available: false, reason: signInReason(ctx), models: models.length ? models : null, checkedAt, ...caps };
+      if (signedOut)
+        return {
+          available: false,
+          reason: signInReason(ctx),
+          models: models.length ? models : null,
+          checkedAt,
+          ...caps,
+        };
       return { available: true, models: models.length ? models : null, checkedAt, ...caps };
     } catch (err) {
       const caps = worker.capabilities ? { capabilities: worker.capabilities } : {};
       // A custom agent (contract §10.2): answering initialize is enough, unless it advertised
       // sign-in methods and session/new asked for one.
-      if (adapter.customAgent && worker.capabilities && !(worker.authMethods > 0 && isAuthError(err))) return { available: true, models: null, checkedAt, ...caps };
+      if (adapter.customAgent && worker.capabilities && !(worker.authMethods > 0 && isAuthError(err)))
+        return { available: true, models: null, checkedAt, ...caps };
       if (isAuthError(err)) return { available: false, reason: signInReason(ctx), checkedAt, ...caps };
       if (err instanceof ProbeTimeout) {
         const what = adapter.customAgent && !worker.capabilities ? "ACP initialize" : "its availability check";
-        return { available: false, reason: `${name} did not answer ${what} on relay "${this.env.relayName}" within ${PROBE_TIMEOUT_MS / 1000} s (a first start may unpack the CLI; check again)`, checkedAt };
+        return {
+          available: false,
+          reason: `${name} did not answer ${what} on relay "${this.env.relayName}" within ${PROBE_TIMEOUT_MS / 1000} s (a first start may unpack the CLI; check again)`,
+          checkedAt,
+        };
       }
       const why = (err instanceof Error ? err.message : String(err)).replace(/^(Error:\s*)+/i, "").slice(0, 400);
       return { available: false, reason: `${name} did not start on relay "${this.env.relayName}": ${why}`, checkedAt };
@@ -155,12 +181,21 @@ export class ProviderProbes {
   entry(id: string): { available: boolean; reason?: string; checkedAt: string | null; checking: boolean } {
     const a = providerAvailability(id, { settings: this.env.settings() });
     const r = probeResult(id);
-    return { available: a.available, ...(a.reason ? { reason: a.reason } : {}), checkedAt: r ? new Date(r.checkedAt).toISOString() : null, checking: this.checking(id) };
+    return {
+      available: a.available,
+      ...(a.reason ? { reason: a.reason } : {}),
+      checkedAt: r ? new Date(r.checkedAt).toISOString() : null,
+      checking: this.checking(id),
+    };
   }
 }
 
 /** Runs the adapter's sign-in command; undefined when it cannot tell (failed, timed out, unreadable). */
-function runSignInCheck(spec: LaunchSpec, check: NonNullable<ProviderAdapter["signInCheck"]>, cwd: string): Promise<boolean | undefined> {
+function runSignInCheck(
+  spec: LaunchSpec,
+  check: NonNullable<ProviderAdapter["signInCheck"]>,
+  cwd: string,
+): Promise<boolean | undefined> {
   return new Promise((resolve) => {
     execFile(spec.command, [...check.args], { cwd, env: spec.env, timeout: SIGN_IN_NOTICE_MS }, (err, stdout) => {
       // Signed out exits 1 while still printing its answer.

@@ -7,7 +7,8 @@ import type { Usage } from "./activity.ts";
 // - Qwen Code: no usage in the response; each model reply's last text chunk carries
 //   `_meta.usage { inputTokens, outputTokens, cachedReadTokens }` (summed per turn).
 
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const obj = (v: unknown): Record<string, unknown> =>
+  v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 
 function counts(u: Record<string, unknown>): Usage {
@@ -26,7 +27,13 @@ export function usageOfPromptResult(res: unknown): Usage | null {
   const r = obj(res);
   const meta = obj(r._meta);
   const quota = obj(obj(meta.quota).token_count);
-  const u = r.usage ? obj(r.usage) : num(meta.inputTokens) !== undefined ? meta : Object.keys(quota).length ? quota : null;
+  const u = r.usage
+    ? obj(r.usage)
+    : num(meta.inputTokens) !== undefined
+      ? meta
+      : Object.keys(quota).length
+        ? quota
+        : null;
   return u ? counts(u) : null;
 }
 

@@ -39,20 +39,41 @@ export function readAdvertisement(res: unknown): Advertisement {
   const modes = obj(r.modes);
   const models = obj(r.models);
   const list = (v: unknown, idKey: string): Advertised[] =>
-    Array.isArray(v) ? v.map(obj).filter((o) => str(o[idKey])).map((o) => ({ id: str(o[idKey])!, name: str(o.name) ?? str(o[idKey])!, description: str(o.description) ?? undefined })) : [];
+    Array.isArray(v)
+      ? v
+          .map(obj)
+          .filter((o) => str(o[idKey]))
+          .map((o) => ({
+            id: str(o[idKey])!,
+            name: str(o.name) ?? str(o[idKey])!,
+            description: str(o.description) ?? undefined,
+          }))
+      : [];
   const configOptions: ConfigOption[] = Array.isArray(r.configOptions)
-    ? r.configOptions.map(obj).filter((o) => str(o.id)).map((o) => ({
-        id: str(o.id)!,
-        category: str(o.category),
-        type: str(o.type) ?? "select",
-        current: o.currentValue,
-        // Grouped selects hold their options one level down.
-        options: list(Array.isArray(o.options) ? o.options.flatMap((x) => (Array.isArray(obj(x).options) ? (obj(x).options as unknown[]) : [x])) : [], "value"),
-      }))
+    ? r.configOptions
+        .map(obj)
+        .filter((o) => str(o.id))
+        .map((o) => ({
+          id: str(o.id)!,
+          category: str(o.category),
+          type: str(o.type) ?? "select",
+          current: o.currentValue,
+          // Grouped selects hold their options one level down.
+          options: list(
+            Array.isArray(o.options)
+              ? o.options.flatMap((x) => (Array.isArray(obj(x).options) ? (obj(x).options as unknown[]) : [x]))
+              : [],
+            "value",
+          ),
+        }))
     : [];
   return {
-    modes: Array.isArray(modes.availableModes) ? { current: str(modes.currentModeId), available: list(modes.availableModes, "id") } : null,
-    models: Array.isArray(models.availableModels) ? { current: str(models.currentModelId), available: list(models.availableModels, "modelId") } : null,
+    modes: Array.isArray(modes.availableModes)
+      ? { current: str(modes.currentModeId), available: list(modes.availableModes, "id") }
+      : null,
+    models: Array.isArray(models.availableModels)
+      ? { current: str(models.currentModelId), available: list(models.availableModels, "modelId") }
+      : null,
     configOptions,
   };
 }
@@ -93,12 +114,18 @@ function effortValue(offered: Advertised[], effort: string): string | null {
   if (offered.some((o) => o.id === effort)) return effort;
   const at = EFFORT_ORDER.indexOf(effort);
   if (at < 0) return null;
-  for (const e of [...EFFORT_ORDER.slice(at), ...EFFORT_ORDER.slice(0, at).reverse()]) if (offered.some((o) => o.id === e)) return e;
+  for (const e of [...EFFORT_ORDER.slice(at), ...EFFORT_ORDER.slice(0, at).reverse()])
+    if (offered.some((o) => o.id === e)) return e;
   return null;
 }
 
 /** The calls that bring the agent from what it runs now (`applied`) to `want`. */
-export function configCalls(ad: Advertisement, adapter: ProviderAdapter | undefined, want: Desired, applied: Partial<Desired>): ConfigCall[] {
+export function configCalls(
+  ad: Advertisement,
+  adapter: ProviderAdapter | undefined,
+  want: Desired,
+  applied: Partial<Desired>,
+): ConfigCall[] {
   const calls: ConfigCall[] = [];
   if (want.mode !== applied.mode) {
     const id = cliModeFor(ad, adapter, want.mode);
@@ -110,17 +137,22 @@ export function configCalls(ad: Advertisement, adapter: ProviderAdapter | undefi
     const opt = byCategory(ad, "model");
     const offered = opt ? opt.options : (ad.models?.available ?? []);
     // The agent's own value for the relay id (Claude: "opus" for claude-opus-5-5), else the id itself.
-    const listed = offered.find((m) => (adapter?.modelId ? adapter.modelId(m) : m.id) === want.model || m.id === want.model);
+    const listed = offered.find(
+      (m) => (adapter?.modelId ? adapter.modelId(m) : m.id) === want.model || m.id === want.model,
+    );
     // A model the agent did not list is not forced on it (it would refuse the turn): the turn
     // runs on the agent's current model and the reply says which (modelNote).
     const value = listed?.id ?? (adapter?.acceptsUnlistedModels || !offered.length ? want.model : null);
-    if (value !== null && opt) calls.push({ method: "session/set_config_option", configId: opt.id, value, what: `model ${want.model}` });
-    else if (value !== null && (ad.models || adapter?.setModelUnadvertised)) calls.push({ method: "session/set_model", modelId: value, what: `model ${want.model}` });
+    if (value !== null && opt)
+      calls.push({ method: "session/set_config_option", configId: opt.id, value, what: `model ${want.model}` });
+    else if (value !== null && (ad.models || adapter?.setModelUnadvertised))
+      calls.push({ method: "session/set_model", modelId: value, what: `model ${want.model}` });
   }
   if (want.effort && want.effort !== applied.effort) {
     const opt = byCategory(ad, "thought_level");
     const value = opt ? effortValue(opt.options, want.effort) : null;
-    if (opt && value) calls.push({ method: "session/set_config_option", configId: opt.id, value, what: `effort ${value}` });
+    if (opt && value)
+      calls.push({ method: "session/set_config_option", configId: opt.id, value, what: `effort ${value}` });
   }
   return calls;
 }

@@ -34,7 +34,11 @@ export function relayUser(): string {
 
 const rpc = (err: unknown): { code?: number; message: string; data?: unknown } => {
   const e = (err && typeof err === "object" ? err : {}) as { code?: unknown; message?: unknown; data?: unknown };
-  return { code: typeof e.code === "number" ? e.code : undefined, message: typeof e.message === "string" ? e.message : String(err), data: e.data };
+  return {
+    code: typeof e.code === "number" ? e.code : undefined,
+    message: typeof e.message === "string" ? e.message : String(err),
+    data: e.data,
+  };
 };
 
 export function isAuthError(err: unknown): boolean {
@@ -42,7 +46,12 @@ export function isAuthError(err: unknown): boolean {
   const text = `${message} ${typeof data === "string" ? data : JSON.stringify(data ?? "")}`;
   // OpenAI-style "Incorrect API key provided" (opencode passes it on); Gemini: "API key not
   // valid" (a refused key), "API key is missing or not configured".
-  return code === -32000 || /auth(entication|orization)? (required|failed)|not (logged|signed) in|invalid api key|incorrect api key|api key not valid|api key is missing|401\b|unauthori[sz]ed/i.test(text);
+  return (
+    code === -32000 ||
+    /auth(entication|orization)? (required|failed)|not (logged|signed) in|invalid api key|incorrect api key|api key not valid|api key is missing|401\b|unauthori[sz]ed/i.test(
+      text,
+    )
+  );
 }
 
 export function signInReason(ctx: Pick<FailureContext, "providerName" | "relayName" | "signIn">): string {
@@ -57,16 +66,27 @@ export function describeFailure(err: unknown, ctx: FailureContext): TurnFailure 
   // An agent of our own words its failures for the owner itself (JSON-RPC error data
   // `{ oar: { kind } }`, e.g. OpenAI Image's "OpenAI did not accept the API key (401): …"): kept as said.
   const own = (data && typeof data === "object" ? (data as { oar?: { kind?: unknown } }).oar : undefined)?.kind;
-  if (own === "auth" || own === "rate_limit" || own === "config" || own === "protocol") return new TurnFailure(message, own);
+  if (own === "auth" || own === "rate_limit" || own === "config" || own === "protocol")
+    return new TurnFailure(message, own);
   const detail = message.replace(/^(Error:\s*)+/i, "").trim();
-  if (isAuthError(err)) return new TurnFailure(`${signInReason(ctx)}, then send the message again. The turn did not run.`, "auth");
+  if (isAuthError(err))
+    return new TurnFailure(`${signInReason(ctx)}, then send the message again. The turn did not run.`, "auth");
   if (/rate.?limit|too many requests|\b429\b|overloaded|quota|usage limit/i.test(detail)) {
-    return new TurnFailure(`${ctx.providerName} hit a rate or usage limit (${detail.slice(0, 200)}). Wait a while and send the message again.`, "rate_limit");
+    return new TurnFailure(
+      `${ctx.providerName} hit a rate or usage limit (${detail.slice(0, 200)}). Wait a while and send the message again.`,
+      "rate_limit",
+    );
   }
   if (/exited during the turn|connection closed|process exited/i.test(detail)) {
     const tail = ctx.stderr?.trim().slice(-300);
-    return new TurnFailure(`The ${ctx.providerName} agent process exited during the turn${tail ? ` (its last output: ${tail})` : ""}. The next message starts it again; if it keeps failing, check the ${ctx.providerName} install on relay "${ctx.relayName}".`, "crash");
+    return new TurnFailure(
+      `The ${ctx.providerName} agent process exited during the turn${tail ? ` (its last output: ${tail})` : ""}. The next message starts it again; if it keeps failing, check the ${ctx.providerName} install on relay "${ctx.relayName}".`,
+      "crash",
+    );
   }
   const where = code !== undefined ? ` (ACP error ${code})` : "";
-  return new TurnFailure(`${ctx.providerName} reported an error${where}: ${detail.slice(0, 500) || "no details"}. Send the message again; if it keeps failing, use Kill session to restart its agent.`, "protocol");
+  return new TurnFailure(
+    `${ctx.providerName} reported an error${where}: ${detail.slice(0, 500) || "no details"}. Send the message again; if it keeps failing, use Kill session to restart its agent.`,
+    "protocol",
+  );
 }

@@ -23,31 +23,64 @@ export interface ProviderUsage {
 
 function monthBounds(now: number): { start: number; next: number } {
   const d = new Date(now);
-  return { start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1), next: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) };
+  return {
+    start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1),
+    next: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1),
+  };
 }
 
 /** Reported usage this month, per provider (sessions' current provider). */
 export function monthlyUsage(d: { usageSince(since: number): UsageRow[] }, now: number): Map<string, ProviderUsage> {
   const { start } = monthBounds(now);
   const rows = d.usageSince(start);
-  return new Map(rows.map((r) => [r.provider, { inputTokens: r.input, outputTokens: r.output, costUsd: Math.round(r.cost * 1e6) / 1e6, turns: r.turns }]));
+  return new Map(
+    rows.map((r) => [
+      r.provider,
+      { inputTokens: r.input, outputTokens: r.output, costUsd: Math.round(r.cost * 1e6) / 1e6, turns: r.turns },
+    ]),
+  );
 }
 
-export function metersFor(provider: string, u: ProviderUsage | undefined, settings: Record<string, unknown>, now: number): Meter[] {
+export function metersFor(
+  provider: string,
+  u: ProviderUsage | undefined,
+  settings: Record<string, unknown>,
+  now: number,
+): Meter[] {
   const resetsAt = new Date(monthBounds(now).next).toISOString();
   const meters: Meter[] = [];
   if (provider === "claude-api" && settings.claudeApiKey) {
     const cap = capState(settings);
     meters.push({
-      name: "spend this month", used: cap.spentUsd, unit: "USD", limit: cap.capUsd,
+      name: "spend this month",
+      used: cap.spentUsd,
+      unit: "USD",
+      limit: cap.capUsd,
       remaining: cap.capUsd === null ? null : Math.max(0, cap.capUsd - cap.spentUsd),
-      utilization: cap.capUsd ? Math.min(1, cap.spentUsd / cap.capUsd) : null, resetsAt,
+      utilization: cap.capUsd ? Math.min(1, cap.spentUsd / cap.capUsd) : null,
+      resetsAt,
     });
   } else if (u && u.costUsd > 0) {
-    meters.push({ name: "cost reported this month", used: u.costUsd, unit: "USD", limit: null, remaining: null, utilization: null, resetsAt });
+    meters.push({
+      name: "cost reported this month",
+      used: u.costUsd,
+      unit: "USD",
+      limit: null,
+      remaining: null,
+      utilization: null,
+      resetsAt,
+    });
   }
   if (u && (u.inputTokens || u.outputTokens)) {
-    meters.push({ name: "tokens this month", used: u.inputTokens + u.outputTokens, unit: "tokens", limit: null, remaining: null, utilization: null, resetsAt });
+    meters.push({
+      name: "tokens this month",
+      used: u.inputTokens + u.outputTokens,
+      unit: "tokens",
+      limit: null,
+      remaining: null,
+      utilization: null,
+      resetsAt,
+    });
   }
   return meters;
 }

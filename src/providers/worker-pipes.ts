@@ -62,7 +62,9 @@ export class KeeperPipes implements WorkerPipes {
     this.connecting ??= KeeperClient.connect(this.dataDir, { start: true, orphanMs: orphanMs() }).then(
       (c) => this.use(c),
       (err: unknown) => {
-        this.log(`oar: the keeper could not be started (${(err as Error)?.message ?? err}); agents run as the relay's own processes and end with it.`);
+        this.log(
+          `oar: the keeper could not be started (${(err as Error)?.message ?? err}); agents run as the relay's own processes and end with it.`,
+        );
         return null;
       },
     );
@@ -89,7 +91,9 @@ export class KeeperPipes implements WorkerPipes {
     try {
       c = await KeeperClient.connect(this.dataDir, { start: false, orphanMs: orphanMs() });
     } catch (err) {
-      this.log(`oar: the keeper from before did not answer (${(err as Error)?.message ?? err}); its workers are not taken back.`);
+      this.log(
+        `oar: the keeper from before did not answer (${(err as Error)?.message ?? err}); its workers are not taken back.`,
+      );
       return null;
     }
     if (!c) return null;

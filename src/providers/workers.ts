@@ -1,7 +1,14 @@
 import type { Clock, Cancel } from "../core/clock.ts";
 import { MINUTE } from "../core/clock.ts";
 import type { Mode, SessionRow, TurnRow } from "../sessions/types.ts";
-import { AcpWorker, readWorkerState, type McpEntry, type PermissionOutcome, type PermissionRequest, type WorkerHost } from "./acp-worker.ts";
+import {
+  AcpWorker,
+  readWorkerState,
+  type McpEntry,
+  type PermissionOutcome,
+  type PermissionRequest,
+  type WorkerHost,
+} from "./acp-worker.ts";
 import { ActivityLog, type Usage } from "./activity.ts";
 import { agentStartRecord, earlierConversation } from "./agent-start.ts";
 import { adapterFor } from "./adapters/index.ts";
@@ -21,9 +28,16 @@ export interface WorkerEnv {
   session(id: string): SessionRow | undefined;
   /** The MCP entry when relay_tool is offered to this session's agent, else null. */
   mcpEntry(session: SessionRow): McpEntry | null;
-  hostFor(sessionId: string, current: () => ((t: string) => void) | null): Omit<WorkerHost, "onChunk" | "onExit" | "onUpdate" | "permission">;
+  hostFor(
+    sessionId: string,
+    current: () => ((t: string) => void) | null,
+  ): Omit<WorkerHost, "onChunk" | "onExit" | "onUpdate" | "permission">;
   /** The agent asks before a tool: the relay's mode decides (approvals/permission-cards.ts). */
-  permission(p: { sessionId: string; turnId: string; mode: Mode; provider: string }, req: PermissionRequest, signal: AbortSignal): Promise<PermissionOutcome>;
+  permission(
+    p: { sessionId: string; turnId: string; mode: Mode; provider: string },
+    req: PermissionRequest,
+    signal: AbortSignal,
+  ): Promise<PermissionOutcome>;
   /** Whether the session still needs its process (a turn queued or running, a task running). */
   busy(sessionId: string): boolean;
   /** The worker's process ended. `expected`: the relay stopped or killed it (idle, Kill
@@ -200,16 +214,38 @@ export class Workers {
   private ensure(session: SessionRow): Slot {
     const spec = launchSpec(session.provider, this.env.settings());
     const name = getProvider(session.provider)?.name ?? session.provider;
-    if (!spec) throw new TurnFailure(`${name} cannot be started on relay "${this.env.relayName}": it is not installed or not set up there (see relay_info).`, "config");
-    const slot = this.slot(session, (host) => new AcpWorker(this.pipes.spawn(session.id, { ...spec, cwd: session.cwd }), session.cwd, host, adapterFor(session.provider)));
+    if (!spec)
+      throw new TurnFailure(
+        `${name} cannot be started on relay "${this.env.relayName}": it is not installed or not set up there (see relay_info).`,
+        "config",
+      );
+    const slot = this.slot(
+      session,
+      (host) =>
+        new AcpWorker(
+          this.pipes.spawn(session.id, { ...spec, cwd: session.cwd }),
+          session.cwd,
+          host,
+          adapterFor(session.provider),
+        ),
+    );
     slot.started = false;
     // The agent's conversation of an earlier worker is continued where it can be (agent-start.ts).
-    slot.ready = slot.worker.start(this.env.mcpEntry(session), { sessionId: session.id, model: session.model, effort: session.effort, mode: session.mode }, earlierConversation(session)).then(() => {
-      slot.started = true;
-      this.env.onAgentStart?.(session.id, agentStartRecord(session.provider, slot.worker.sessionId, slot.worker.started, this.env.clock.now()));
-      const models = advertisedModels(slot.worker.advertised, adapterFor(session.provider));
-      if (models.length) this.env.onModels?.(session.provider, models);
-    });
+    slot.ready = slot.worker
+      .start(
+        this.env.mcpEntry(session),
+        { sessionId: session.id, model: session.model, effort: session.effort, mode: session.mode },
+        earlierConversation(session),
+      )
+      .then(() => {
+        slot.started = true;
+        this.env.onAgentStart?.(
+          session.id,
+          agentStartRecord(session.provider, slot.worker.sessionId, slot.worker.started, this.env.clock.now()),
+        );
+        const models = advertisedModels(slot.worker.advertised, adapterFor(session.provider));
+        if (models.length) this.env.onModels?.(session.provider, models);
+      });
     // A start that failed (e.g. not signed in) leaves no slot behind: its process is ending,
     // and the next turn must start a fresh one instead of meeting the same failed start.
     slot.ready.catch(() => {
@@ -221,12 +257,25 @@ export class Workers {
 
   /** A slot around a worker (new or taken back), wired to the relay. */
   private slot(session: SessionRow, make: (host: WorkerHost) => AcpWorker): Slot {
-    const slot = { onChunk: null, turn: null, lastUsed: ++this.uses, ready: Promise.resolve(), started: true } as unknown as Slot;
+    const slot = {
+      onChunk: null,
+      turn: null,
+      lastUsed: ++this.uses,
+      ready: Promise.resolve(),
+      started: true,
+    } as unknown as Slot;
     const hostExtras = this.env.hostFor(session.id, () => slot.onChunk);
     const files = this.env.files;
     slot.worker = make({
       ...hostExtras,
-      ...(files ? { files: { read: (p, line, limit) => files.readFile(session.id, p, line, limit), write: (p, content) => files.writeFile(session.id, p, content) } } : {}),
+      ...(files
+        ? {
+            files: {
+              read: (p, line, limit) => files.readFile(session.id, p, line, limit),
+              write: (p, content) => files.writeFile(session.id, p, content),
+            },
+          }
+        : {}),
       onChunk: (t) => slot.onChunk?.(t),
       onUpdate: (u) => this.update(slot, u, session.id),
       permission: (req, signal) => {
@@ -236,11 +285,23 @@ export class Workers {
         // An edit of a path another session claims is refused before anyone is asked.
         const claimed = files?.refuseEdit(session.id, req);
         if (claimed) {
-          t.log.add({ sessionUpdate: "tool_call_update", toolCallId: req.toolCall.toolCallId, status: "failed", content: [{ type: "content", content: { type: "text", text: claimed } }] });
-          const reject = req.options.find((o) => o.kind === "reject_once") ?? req.options.find((o) => o.kind === "reject_always");
-          return Promise.resolve(reject ? { outcome: "selected", optionId: reject.optionId } : { outcome: "cancelled" });
+          t.log.add({
+            sessionUpdate: "tool_call_update",
+            toolCallId: req.toolCall.toolCallId,
+            status: "failed",
+            content: [{ type: "content", content: { type: "text", text: claimed } }],
+          });
+          const reject =
+            req.options.find((o) => o.kind === "reject_once") ?? req.options.find((o) => o.kind === "reject_always");
+          return Promise.resolve(
+            reject ? { outcome: "selected", optionId: reject.optionId } : { outcome: "cancelled" },
+          );
         }
-        return this.env.permission({ sessionId: session.id, turnId: t.turnId, mode: t.mode, provider: session.provider }, req, signal);
+        return this.env.permission(
+          { sessionId: session.id, turnId: t.turnId, mode: t.mode, provider: session.provider },
+          req,
+          signal,
+        );
       },
       onExit: () => {
         if (this.detached) return;
@@ -289,7 +350,10 @@ export class Workers {
         }
         continue;
       }
-      const slot = this.slot(session, (host) => new AcpWorker(pipe, session.cwd, host, adapterFor(session.provider), state));
+      const slot = this.slot(
+        session,
+        (host) => new AcpWorker(pipe, session.cwd, host, adapterFor(session.provider), state),
+      );
       if (k.alive) out.sessions.add(session.id);
       if (state.turnId && k.resumable && turn?.id === state.turnId) {
         slot.resuming = { turnId: turn.id, early: "" };
@@ -343,7 +407,8 @@ export class Workers {
     const id = typeof u.toolCallId === "string" ? u.toolCallId : null;
     if (id && this.env.files) {
       const edits = (slot.edits ??= new Set());
-      if (Array.isArray(u.content) && u.content.some((c) => (c as { type?: unknown } | null)?.type === "diff")) edits.add(id);
+      if (Array.isArray(u.content) && u.content.some((c) => (c as { type?: unknown } | null)?.type === "diff"))
+        edits.add(id);
       if (u.status === "completed" && edits.delete(id)) this.env.files.sawChange(sessionId);
     }
   }
@@ -356,17 +421,29 @@ export class Workers {
     return (err: unknown, stderr?: string) => {
       if (scriptedAgent) {
         const e = err instanceof Error ? err : new Error(String((err as { message?: unknown } | null)?.message ?? err));
-        if (stderr && /exited during the turn/.test(e.message)) e.message += ` Its last output: ${stderr.trim().slice(-300)}`;
+        if (stderr && /exited during the turn/.test(e.message))
+          e.message += ` Its last output: ${stderr.trim().slice(-300)}`;
         return Object.assign(e, { meta: log.meta() });
       }
-      const f = describeFailure(err, { providerName: name, relayName: this.env.relayName, signIn: signInFor(session.provider, this.env.settings()), stderr });
+      const f = describeFailure(err, {
+        providerName: name,
+        relayName: this.env.relayName,
+        signIn: signInFor(session.provider, this.env.settings()),
+        stderr,
+      });
       if (f.kind === "auth") this.env.onAuthFailure?.(session.provider);
       return Object.assign(f, { meta: log.meta() });
     };
   }
 
   /** The prompt's answer made into the turn's result (usage, the model that ran). */
-  private settle(session: SessionRow, slot: Slot, log: ActivityLog, res: { stopReason: string }, replyText: string): RunResult {
+  private settle(
+    session: SessionRow,
+    slot: Slot,
+    log: ActivityLog,
+    res: { stopReason: string },
+    replyText: string,
+  ): RunResult {
     const refused = adapterFor(session.provider)?.replyFailure?.(replyText);
     if (refused) throw new Error(refused);
     // Each agent's way of reporting its counts: reported-usage.ts.
@@ -388,7 +465,8 @@ export class Workers {
     // The turn is recorded as ended just after this (Turns.finish): look for room then, and
     // replace a worker that knows an old relay_tool address.
     setImmediate(() => {
-      if (slot.stale && this.slots.get(sessionId) === slot && !slot.turn && !this.env.busy(sessionId)) this.stop(sessionId);
+      if (slot.stale && this.slots.get(sessionId) === slot && !slot.turn && !this.env.busy(sessionId))
+        this.stop(sessionId);
       this.trim();
       this.recheck();
     });
@@ -401,10 +479,20 @@ export class Workers {
   promptsAtOnce(session: SessionRow, turn: TurnRow): boolean {
     const slot = this.slots.get(session.id);
     if (!slot?.started || slot.turn || slot.resuming || slot.stale || !slot.worker.alive) return false;
-    return slot.worker.settledFor({ model: turn.model ?? session.model, effort: session.effort, mode: turn.mode ?? session.mode });
+    return slot.worker.settledFor({
+      model: turn.model ?? session.model,
+      effort: session.effort,
+      mode: turn.mode ?? session.mode,
+    });
   }
 
-  async run(session: SessionRow, turn: TurnRow, text: string, onChunk: (t: string) => void, signal: AbortSignal): Promise<RunResult> {
+  async run(
+    session: SessionRow,
+    turn: TurnRow,
+    text: string,
+    onChunk: (t: string) => void,
+    signal: AbortSignal,
+  ): Promise<RunResult> {
     const name = getProvider(session.provider)?.name ?? session.provider;
     const log = new ActivityLog();
     const failure = this.failure(session, log);
@@ -433,11 +521,16 @@ export class Workers {
       if (signal.aborted) return { stopReason: "cancelled" };
       // The session's settings as they are now (update_session, send, the owner may have
       // changed them; not when nothing was waited for since the caller read them).
-      const now = prompted ? session : this.env.session(session.id) ?? session;
+      const now = prompted ? session : (this.env.session(session.id) ?? session);
       await Promise.race([
-        slot.worker.configure({ model: turn.model ?? now.model, effort: now.effort, mode: turn.mode ?? now.mode }).catch((err) => {
-          throw new TurnFailure(`${name} did not accept the session's settings (model ${turn.model ?? now.model}, mode ${turn.mode ?? now.mode}${now.effort ? `, effort ${now.effort}` : ""}): ${(err as Error)?.message ?? err}. Change them with update_session and send again.`, "config");
-        }),
+        slot.worker
+          .configure({ model: turn.model ?? now.model, effort: now.effort, mode: turn.mode ?? now.mode })
+          .catch((err) => {
+            throw new TurnFailure(
+              `${name} did not accept the session's settings (model ${turn.model ?? now.model}, mode ${turn.mode ?? now.mode}${now.effort ? `, effort ${now.effort}` : ""}): ${(err as Error)?.message ?? err}. Change them with update_session and send again.`,
+              "config",
+            );
+          }),
         exited,
       ]);
       await Promise.race([slot.worker.beforePrompt(), exited]);
@@ -456,7 +549,12 @@ export class Workers {
       slot.worker.turnId = turn.id;
       slot.worker.saveState();
       const res = await Promise.race([
-        slot.worker.prompt(text, { model: turn.model ?? now.model, effort: now.effort, mode: turn.mode ?? now.mode, ...openAiAgentMeta(session.provider, now.extra_json) }),
+        slot.worker.prompt(text, {
+          model: turn.model ?? now.model,
+          effort: now.effort,
+          mode: turn.mode ?? now.mode,
+          ...openAiAgentMeta(session.provider, now.extra_json),
+        }),
         exited,
       ]);
       return this.settle(session, slot, log, res, replyText);
@@ -479,11 +577,17 @@ export class Workers {
 
   /** A turn an earlier relay started, still running (or answered) on a worker taken back
    * at start: its whole reply so far is replayed by the keeper, then the prompt's answer. */
-  async resume(session: SessionRow, turn: TurnRow, onChunk: (t: string) => void, signal: AbortSignal): Promise<RunResult> {
+  async resume(
+    session: SessionRow,
+    turn: TurnRow,
+    onChunk: (t: string) => void,
+    signal: AbortSignal,
+  ): Promise<RunResult> {
     const slot = this.slots.get(session.id);
     const log = slot?.turn?.turnId === turn.id ? slot.turn.log : new ActivityLog();
     const failure = this.failure(session, log);
-    if (!slot || slot.resuming?.turnId !== turn.id) throw failure(new Error("The agent process exited during the turn."));
+    if (!slot || slot.resuming?.turnId !== turn.id)
+      throw failure(new Error("The agent process exited during the turn."));
     let replyText = "";
     const collect = (t: string) => {
       replyText += t;
@@ -503,10 +607,19 @@ export class Workers {
       const answer = await Promise.race([slot.worker.earlierPromptResult(), exited]);
       if (answer.error !== undefined) {
         const e = answer.error as { message?: unknown; code?: unknown; data?: unknown } | null;
-        throw Object.assign(new Error(typeof e?.message === "string" ? e.message : JSON.stringify(e)), typeof e?.code === "number" ? { code: e.code, data: e.data } : {});
+        throw Object.assign(
+          new Error(typeof e?.message === "string" ? e.message : JSON.stringify(e)),
+          typeof e?.code === "number" ? { code: e.code, data: e.data } : {},
+        );
       }
       const res = (answer.result ?? {}) as { stopReason?: unknown };
-      return this.settle(session, slot, log, { ...res, stopReason: typeof res.stopReason === "string" ? res.stopReason : "end_turn" }, replyText);
+      return this.settle(
+        session,
+        slot,
+        log,
+        { ...res, stopReason: typeof res.stopReason === "string" ? res.stopReason : "end_turn" },
+        replyText,
+      );
     } catch (err) {
       throw failure(err, slot.worker.stderr);
     } finally {

@@ -21,8 +21,14 @@ export function answerEventText(d: AnswerEventDeps, q: QuestionRow, forSession: 
     via: q.via ?? d.name,
   };
   const question = q.question.length > 200 ? `${q.question.slice(0, 199)}…` : q.question;
-  const about = q.session_id !== forSession ? ` about session "${d.sessions.get(q.session_id)?.title ?? "?"}" (${q.session_id})` : "";
-  const by = q.asked_by && q.asked_by !== forSession ? ` asked by session "${d.sessions.get(q.asked_by)?.title ?? d.pairing.remoteTitle(q.asked_by) ?? "?"}" (${q.asked_by})` : "";
+  const about =
+    q.session_id !== forSession
+      ? ` about session "${d.sessions.get(q.session_id)?.title ?? "?"}" (${q.session_id})`
+      : "";
+  const by =
+    q.asked_by && q.asked_by !== forSession
+      ? ` asked by session "${d.sessions.get(q.asked_by)?.title ?? d.pairing.remoteTitle(q.asked_by) ?? "?"}" (${q.asked_by})`
+      : "";
   const options = fromJson<string[]>(q.options_json, []);
   return `question_answered ${q.id}${about}${by}: "${question}"${options.length ? ` [${options.join(" | ")}]` : ""} → ${JSON.stringify(fields)}`;
 }

@@ -9,7 +9,9 @@ export interface AnsweringDeps extends AnswerEventDeps {
   questions: Pick<Questions, "answer">;
   sessions: { get(id: string): { title: string; archived_at: number | null } | undefined };
   /** The watching domain's urgent delivery (watching/delivery.ts), without a subscription. */
-  delivery: { deliverUrgent(watcher: string, e: { type: string; text: string; key?: string; sessionId?: string | null }): void };
+  delivery: {
+    deliverUrgent(watcher: string, e: { type: string; text: string; key?: string; sessionId?: string | null }): void;
+  };
 }
 
 export interface Answering {

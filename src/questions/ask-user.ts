@@ -52,23 +52,39 @@ export class Questions {
 
   pending(sessionId?: string): QuestionRow[] {
     return sessionId
-      ? (sql(this.db, "SELECT * FROM questions WHERE session_id = ? AND status = 'pending' ORDER BY created_at").all(sessionId) as QuestionRow[])
-      : (this.db.prepare("SELECT * FROM questions WHERE status = 'pending' ORDER BY created_at").all() as QuestionRow[]);
+      ? (sql(this.db, "SELECT * FROM questions WHERE session_id = ? AND status = 'pending' ORDER BY created_at").all(
+          sessionId,
+        ) as QuestionRow[])
+      : (this.db
+          .prepare("SELECT * FROM questions WHERE status = 'pending' ORDER BY created_at")
+          .all() as QuestionRow[]);
   }
 
   /** Raises an ask_user card and resolves with the answer. */
-  askUser(sessionId: string, turnId: string | null, question: string, options: string[], signal: AbortSignal): Promise<Answer> {
+  askUser(
+    sessionId: string,
+    turnId: string | null,
+    question: string,
+    options: string[],
+    signal: AbortSignal,
+  ): Promise<Answer> {
     const id = newId("q");
-    this.db.prepare(`INSERT INTO questions (id, kind, session_id, turn_id, question, options_json, status, created_at)
-      VALUES (?, 'ask_user', ?, ?, ?, ?, 'pending', ?)`).run(id, sessionId, turnId, question, JSON.stringify(options), this.clock.now());
+    this.db
+      .prepare(`INSERT INTO questions (id, kind, session_id, turn_id, question, options_json, status, created_at)
+      VALUES (?, 'ask_user', ?, ?, ?, ?, 'pending', ?)`)
+      .run(id, sessionId, turnId, question, JSON.stringify(options), this.clock.now());
     this.bus.emit({ type: "card.created", sessionId, cardId: id });
     return new Promise((resolve) => {
       this.waiting.set(id, resolve);
-      signal.addEventListener("abort", () => {
-        this.waiting.delete(id);
-        this.end(id, "ended");
-        resolve({});
-      }, { once: true });
+      signal.addEventListener(
+        "abort",
+        () => {
+          this.waiting.delete(id);
+          this.end(id, "ended");
+          resolve({});
+        },
+        { once: true },
+      );
     });
   }
 
@@ -76,14 +92,18 @@ export class Questions {
    * `limit`, oldest first. */
   history(sessionId: string, limit: number): QuestionRow[] {
     return this.db
-      .prepare(`SELECT * FROM (SELECT * FROM questions WHERE session_id = ? AND status != 'pending' ORDER BY created_at DESC LIMIT ${limit}) ORDER BY created_at`)
+      .prepare(
+        `SELECT * FROM (SELECT * FROM questions WHERE session_id = ? AND status != 'pending' ORDER BY created_at DESC LIMIT ${limit}) ORDER BY created_at`,
+      )
       .all(sessionId) as QuestionRow[];
   }
 
   /** Its session was archived or deleted: the questions waiting in it end. Call inside the
    * caller's transaction. */
   endPendingFor(sessionId: string): void {
-    this.db.prepare("UPDATE questions SET status = 'ended', ended_at = ? WHERE session_id = ? AND status = 'pending'").run(this.clock.now(), sessionId);
+    this.db
+      .prepare("UPDATE questions SET status = 'ended', ended_at = ? WHERE session_id = ? AND status = 'pending'")
+      .run(this.clock.now(), sessionId);
   }
 
   /** Records the owner's (or an agent's) answer; an answered `ask` goes to whoever gets it
@@ -91,18 +111,31 @@ export class Questions {
   answer(id: string, a: Answer, deliver: DeliverAnswer): QuestionRow {
     const q = this.get(id);
     if (!q) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No question ${id} on this relay. Nothing was answered.`);
-    if (q.status !== "pending") throw new RelayError("REMOTE_RELAY_NOT_FOUND", `Question ${id} is no longer pending (${q.status}). Nothing was answered.`);
+    if (q.status !== "pending")
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `Question ${id} is no longer pending (${q.status}). Nothing was answered.`,
+      );
     const options = fromJson<string[]>(q.options_json, []);
     if (!a.dismiss && a.choice == null && (a.answer == null || a.answer === "")) {
-      throw new RelayError("REMOTE_RELAY_INVALID_INPUT", "Give a choice or an answer (or dismiss the question). Nothing was answered.");
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        "Give a choice or an answer (or dismiss the question). Nothing was answered.",
+      );
     }
     if (a.choice != null && options.length && !options.includes(a.choice)) {
-      throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `"${a.choice}" is not one of the options: ${options.join(", ")}. Nothing was answered.`);
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `"${a.choice}" is not one of the options: ${options.join(", ")}. Nothing was answered.`,
+      );
     }
     const status = a.dismiss ? "dismissed" : "answered";
     // The answer and its delivery to the asker (an `ask`) commit together: exactly once.
     this.db.transaction(() => {
-      this.db.prepare("UPDATE questions SET status = ?, answer = ?, choice = ?, via = ?, ended_at = ? WHERE id = ? AND status = 'pending'")
+      this.db
+        .prepare(
+          "UPDATE questions SET status = ?, answer = ?, choice = ?, via = ?, ended_at = ? WHERE id = ? AND status = 'pending'",
+        )
         .run(status, a.answer ?? null, a.choice ?? null, a.via ?? null, this.clock.now(), id);
       if (q.kind === "ask") deliver?.(this.get(id)!);
     })();
@@ -121,7 +154,9 @@ export class Questions {
 
   /** After a restart no agent is waiting for an ask_user card any more. */
   recover(): void {
-    this.db.prepare("UPDATE questions SET status = 'ended', ended_at = ? WHERE kind = 'ask_user' AND status = 'pending'").run(this.clock.now());
+    this.db
+      .prepare("UPDATE questions SET status = 'ended', ended_at = ? WHERE kind = 'ask_user' AND status = 'pending'")
+      .run(this.clock.now());
   }
 }
 

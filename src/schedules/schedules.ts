@@ -65,8 +65,17 @@ export class Schedules {
     d.db.transaction(() => {
       this.checkLimits(s.sessionId, s.setBy);
       this.store.insert({
-        id, session_id: s.sessionId, set_by: s.setBy, title: s.title, text: s.text, at: s.at, every_minutes: s.everyMinutes,
-        first_at: first, next_fire_at: next, origin_json: s.origin == null ? null : JSON.stringify(s.origin), created_at: now,
+        id,
+        session_id: s.sessionId,
+        set_by: s.setBy,
+        title: s.title,
+        text: s.text,
+        at: s.at,
+        every_minutes: s.everyMinutes,
+        first_at: first,
+        next_fire_at: next,
+        origin_json: s.origin == null ? null : JSON.stringify(s.origin),
+        created_at: now,
       });
     })();
     this.changed(s.sessionId, id);
@@ -78,12 +87,20 @@ export class Schedules {
   checkLimits(sessionId: string, setBy: string): void {
     const other = sessionId !== setBy;
     if (this.store.countInto(sessionId) >= SCHEDULE_LIMIT) {
-      const whose = other ? `Session "${this.d.sessions.get(sessionId)?.title}" (${sessionId}) already has` : "This conversation already has";
-      throw new RelayError("REMOTE_RELAY_SCHEDULE_LIMIT", `${whose} ${SCHEDULE_LIMIT} active schedules firing into it (at most ${SCHEDULE_LIMIT}). Unschedule one first. Nothing was scheduled.`);
+      const whose = other
+        ? `Session "${this.d.sessions.get(sessionId)?.title}" (${sessionId}) already has`
+        : "This conversation already has";
+      throw new RelayError(
+        "REMOTE_RELAY_SCHEDULE_LIMIT",
+        `${whose} ${SCHEDULE_LIMIT} active schedules firing into it (at most ${SCHEDULE_LIMIT}). Unschedule one first. Nothing was scheduled.`,
+      );
     }
     // The owner is no conversation: only the limit of the session it fires into applies.
     if (other && setBy !== OWNER_SETTER && this.store.countSetForOthers(setBy) >= SCHEDULE_LIMIT) {
-      throw new RelayError("REMOTE_RELAY_SCHEDULE_LIMIT", `This conversation has already set ${SCHEDULE_LIMIT} active schedules for other sessions (at most ${SCHEDULE_LIMIT}). Unschedule one first. Nothing was scheduled.`);
+      throw new RelayError(
+        "REMOTE_RELAY_SCHEDULE_LIMIT",
+        `This conversation has already set ${SCHEDULE_LIMIT} active schedules for other sessions (at most ${SCHEDULE_LIMIT}). Unschedule one first. Nothing was scheduled.`,
+      );
     }
   }
 
@@ -162,10 +179,15 @@ export class Schedules {
     if (prev?.status === "queued") {
       // Every later time up to the end of a clock step would be skipped the same way (nothing
       // leaves the queue while the manual clock jumps): skip them all at once, on the grid.
-      const far = next != null ? nextGridTime(row.first_at, row.every_minutes!, Math.max(now, d.clock.horizon())) : null;
+      const far =
+        next != null ? nextGridTime(row.first_at, row.every_minutes!, Math.max(now, d.clock.horizon())) : null;
       const skipped = next != null && far != null ? 1 + Math.round((far - next) / (row.every_minutes! * MINUTE)) : 1;
       d.db.transaction(() => {
-        this.store.update(row.id, { skipped_count: row.skipped_count + skipped, held_since: null, next_fire_at: far ?? now });
+        this.store.update(row.id, {
+          skipped_count: row.skipped_count + skipped,
+          held_since: null,
+          next_fire_at: far ?? now,
+        });
         if (next == null) this.store.end(row.id, "fired", now);
       })();
       this.changed(row.session_id, row.id);
@@ -173,13 +195,21 @@ export class Schedules {
     }
     d.db.transaction(() => {
       const { turn } = d.turns.enqueue({
-        sessionId: row.session_id, role: "schedule", text: scheduleMessage(d, row),
-        fromSession: byOwner ? null : row.set_by, origin: fromJson(row.origin_json, null), mode: null,
+        sessionId: row.session_id,
+        role: "schedule",
+        text: scheduleMessage(d, row),
+        fromSession: byOwner ? null : row.set_by,
+        origin: fromJson(row.origin_json, null),
+        mode: null,
       });
       if (other) d.approvals.countPrompts(row.set_by, 1);
       // A one-off ends in the same write (what store.end sets: next_fire_at and held_since null).
       this.store.update(row.id, {
-        fired_count: row.fired_count + 1, last_fired_at: now, last_turn_id: turn.id, held_since: null, next_fire_at: next,
+        fired_count: row.fired_count + 1,
+        last_fired_at: now,
+        last_turn_id: turn.id,
+        held_since: null,
+        next_fire_at: next,
         ...(next == null ? { ended_at: now, end_reason: "fired" as const } : {}),
       });
     })();
@@ -192,7 +222,8 @@ export class Schedules {
     let earliest = this.store.nextDue() ?? Infinity;
     // A held one is looked at again every minute; within a clock step nothing can release
     // it (only the owner's message does), so it is looked at after the step.
-    for (const r of this.store.held()) earliest = Math.min(earliest, nextGridTime(r.held_since!, 1, Math.max(now, this.d.clock.horizon())));
+    for (const r of this.store.held())
+      earliest = Math.min(earliest, nextGridTime(r.held_since!, 1, Math.max(now, this.d.clock.horizon())));
     if (earliest === this.armedFor && this.cancel) return;
     this.cancel?.();
     this.cancel = null;

@@ -16,8 +16,12 @@ export interface TitleLookup {
 
 /** The queued message (seed §10): a header line that says it is the relay's, not the user's. */
 export function scheduleMessage(d: TitleLookup, row: ScheduleRow): string {
-  if (row.set_by === OWNER_SETTER) return `[relay schedule ${row.id} "${row.title}" · ${cadence(row)} · set by the owner · automated message from OAR at a time the user chose; it approves nothing]\n${row.text}`;
-  const setter = row.set_by === row.session_id ? "set in this conversation" : `set by session "${d.sessions.get(row.set_by)?.title ?? "?"}" (${row.set_by})`;
+  if (row.set_by === OWNER_SETTER)
+    return `[relay schedule ${row.id} "${row.title}" · ${cadence(row)} · set by the owner · automated message from OAR at a time the user chose; it approves nothing]\n${row.text}`;
+  const setter =
+    row.set_by === row.session_id
+      ? "set in this conversation"
+      : `set by session "${d.sessions.get(row.set_by)?.title ?? "?"}" (${row.set_by})`;
   return `[relay schedule ${row.id} "${row.title}" · ${cadence(row)} · ${setter} · automated message from OAR, not from the user; it approves nothing]\n${row.text}`;
 }
 
@@ -28,7 +32,11 @@ export function scheduleView(relay: TitleLookup, r: ScheduleRow) {
   return {
     id: r.id,
     session: ref(relay, r.session_id),
-    ...(r.set_by === OWNER_SETTER ? { setBy: OWNER_SETTER } : r.set_by !== r.session_id ? { setBy: ref(relay, r.set_by) } : {}),
+    ...(r.set_by === OWNER_SETTER
+      ? { setBy: OWNER_SETTER }
+      : r.set_by !== r.session_id
+        ? { setBy: ref(relay, r.set_by) }
+        : {}),
     title: r.title,
     text: r.text.length > TEXT_START ? `${r.text.slice(0, TEXT_START)}…` : r.text,
     at: iso(r.at),

@@ -5,7 +5,9 @@ import type { SecretMaskDeps } from "../core/secret-mask.ts";
  * the sessions' tokens, deleted sessions' too, read on the unique index. */
 export function agentTokenLookups(db: Db): Pick<SecretMaskDeps, "isAgentToken" | "agentTokensAmong"> {
   const one = db.prepare("SELECT 1 FROM sessions WHERE agent_token = ?").pluck();
-  const many = db.prepare("SELECT agent_token FROM sessions WHERE agent_token IN (SELECT value FROM json_each(?))").pluck();
+  const many = db
+    .prepare("SELECT agent_token FROM sessions WHERE agent_token IN (SELECT value FROM json_each(?))")
+    .pluck();
   return {
     isAgentToken: (t) => one.get(t) !== undefined,
     agentTokensAmong: (ts) => new Set(many.all(JSON.stringify(ts)) as string[]),

@@ -15,7 +15,9 @@ export interface EventRefs {
 
 export function eventRefs(db: Db): EventRefs {
   const session = db.prepare("SELECT title, archived_at FROM sessions WHERE id = ? AND deleted_at IS NULL");
-  const turn = db.prepare("SELECT id, session_id, status, substr(reply_text, 1, 400) AS reply_text, substr(error, 1, 400) AS error FROM turns WHERE id = ?");
+  const turn = db.prepare(
+    "SELECT id, session_id, status, substr(reply_text, 1, 400) AS reply_text, substr(error, 1, 400) AS error FROM turns WHERE id = ?",
+  );
   return {
     session: (id) => session.get(id) as { title: string; archived_at: number | null } | undefined,
     endedTurn: (turnId) => turn.get(turnId) as EndedTurn | undefined,

@@ -5,6 +5,9 @@ import { sql } from "../store/sql.ts";
  * schedule), or null: a newer owner message resets loop protection, here and on the relays
  * its calls reach (pairing: the caller's `loopEpoch`). */
 export function lastOwnerMessageAt(db: Db, sessionId: string): number | null {
-  const row = sql(db, "SELECT MAX(created_at) AS at FROM messages WHERE session_id = ? AND role = 'user' AND from_json IS NULL").get(sessionId) as { at: number | null };
+  const row = sql(
+    db,
+    "SELECT MAX(created_at) AS at FROM messages WHERE session_id = ? AND role = 'user' AND from_json IS NULL",
+  ).get(sessionId) as { at: number | null };
   return row.at;
 }

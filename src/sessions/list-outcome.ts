@@ -9,7 +9,6 @@ import { sql } from "../store/sql.ts";
 
 const PREVIEW_CHARS = 160;
 
-
 export interface Outcome {
   lastTurn: { status: "done" | "error" | "stopped"; error?: string; endedAt: string | null } | null;
   failedTask: { taskId: string; description: string; exitCode: number | null; endedAt: string | null } | null;
@@ -19,7 +18,10 @@ export interface Outcome {
 /** A message's first non-empty line, without the relay's own bracketed header line. */
 export function previewLine(text: string): string {
   // Code fences and blank lines say nothing on their own.
-  const lines = text.split("\n").map((l) => l.trim()).filter((l) => l && !/^(```|~~~)/.test(l));
+  const lines = text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !/^(```|~~~)/.test(l));
   const body = lines.length > 1 && /^\[(relay|Prompt from|Remote prompt)/.test(lines[0]) ? lines.slice(1) : lines;
   const line = body[0] ?? "";
   return line.length > PREVIEW_CHARS ? `${line.slice(0, PREVIEW_CHARS - 1)}…` : line;
@@ -27,16 +29,29 @@ export function previewLine(text: string): string {
 
 export function outcomes(db: Db, ids: string[]): Map<string, Outcome> {
   const out = new Map<string, Outcome>();
-  const turn = sql(db, "SELECT status, error, ended_at FROM turns WHERE session_id = ? AND ended_at IS NOT NULL ORDER BY ended_at DESC LIMIT 1");
-  const task = sql(db, "SELECT id, description, status, exit_code, ended_at FROM tasks WHERE session_id = ? AND ended_at IS NOT NULL ORDER BY ended_at DESC LIMIT 1");
+  const turn = sql(
+    db,
+    "SELECT status, error, ended_at FROM turns WHERE session_id = ? AND ended_at IS NOT NULL ORDER BY ended_at DESC LIMIT 1",
+  );
+  const task = sql(
+    db,
+    "SELECT id, description, status, exit_code, ended_at FROM tasks WHERE session_id = ? AND ended_at IS NOT NULL ORDER BY ended_at DESC LIMIT 1",
+  );
   const message = sql(db, "SELECT role, text, created_at FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 1");
   for (const id of ids) {
-    const t = turn.get(id) as { status: "done" | "error" | "stopped"; error: string | null; ended_at: number | null } | undefined;
-    const k = task.get(id) as { id: string; description: string; status: string; exit_code: number | null; ended_at: number | null } | undefined;
+    const t = turn.get(id) as
+      | { status: "done" | "error" | "stopped"; error: string | null; ended_at: number | null }
+      | undefined;
+    const k = task.get(id) as
+      | { id: string; description: string; status: string; exit_code: number | null; ended_at: number | null }
+      | undefined;
     const m = message.get(id) as { role: string; text: string; created_at: number } | undefined;
     out.set(id, {
       lastTurn: t ? { status: t.status, ...(t.error ? { error: t.error } : {}), endedAt: iso(t.ended_at) } : null,
-      failedTask: k && k.status === "failed" ? { taskId: k.id, description: k.description, exitCode: k.exit_code, endedAt: iso(k.ended_at) } : null,
+      failedTask:
+        k && k.status === "failed"
+          ? { taskId: k.id, description: k.description, exitCode: k.exit_code, endedAt: iso(k.ended_at) }
+          : null,
       preview: m ? { role: m.role, text: previewLine(m.text), at: iso(m.created_at) } : null,
     });
   }

@@ -21,15 +21,59 @@ export const SESSION_STATES = ["running_turn", "background_only", "idle"] as con
 /** What a list entry needs of a session row. */
 export type ListRow = Pick<
   SessionRow,
-  "id" | "title" | "provider" | "model" | "effort" | "mode" | "cwd" | "repo" | "branch" | "via_session" | "may_create_sessions" | "group_id" | "message_count" | "last_activity_at" | "archived_at"
+  | "id"
+  | "title"
+  | "provider"
+  | "model"
+  | "effort"
+  | "mode"
+  | "cwd"
+  | "repo"
+  | "branch"
+  | "via_session"
+  | "may_create_sessions"
+  | "group_id"
+  | "message_count"
+  | "last_activity_at"
+  | "archived_at"
 >;
-const COLUMNS = "id, title, provider, model, effort, mode, cwd, repo, branch, via_session, may_create_sessions, group_id, message_count, last_activity_at, archived_at";
+const COLUMNS =
+  "id, title, provider, model, effort, mode, cwd, repo, branch, via_session, may_create_sessions, group_id, message_count, last_activity_at, archived_at";
 /** A page's rows are read as arrays (the statement in raw mode) and made into objects of one
  * shape here: better-sqlite3 builds a row object key by key, which was most of a page's cost. */
-type Raw = [string, string, string, string, string | null, ListRow["mode"], string, string | null, string | null, string | null, number, string | null, number, number, number | null];
+type Raw = [
+  string,
+  string,
+  string,
+  string,
+  string | null,
+  ListRow["mode"],
+  string,
+  string | null,
+  string | null,
+  string | null,
+  number,
+  string | null,
+  number,
+  number,
+  number | null,
+];
 const fromRaw = (r: Raw): ListRow => ({
-  id: r[0], title: r[1], provider: r[2], model: r[3], effort: r[4], mode: r[5], cwd: r[6], repo: r[7], branch: r[8],
-  via_session: r[9], may_create_sessions: r[10], group_id: r[11], message_count: r[12], last_activity_at: r[13], archived_at: r[14],
+  id: r[0],
+  title: r[1],
+  provider: r[2],
+  model: r[3],
+  effort: r[4],
+  mode: r[5],
+  cwd: r[6],
+  repo: r[7],
+  branch: r[8],
+  via_session: r[9],
+  may_create_sessions: r[10],
+  group_id: r[11],
+  message_count: r[12],
+  last_activity_at: r[13],
+  archived_at: r[14],
 });
 
 export interface ListQuery {
@@ -52,9 +96,18 @@ export interface ListPage {
 /** The arguments list_sessions takes (also the owner API's query parameters). */
 export const listArgs = {
   scope: z.enum(["active", "all"]).describe('"active" (default): sessions not archived; "all": archived ones too.'),
-  limit: z.number().int().min(1).max(LIST_LIMIT_MAX).describe(`Entries per page (default ${LIST_LIMIT_DEFAULT}, at most ${LIST_LIMIT_MAX}).`),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(LIST_LIMIT_MAX)
+    .describe(`Entries per page (default ${LIST_LIMIT_DEFAULT}, at most ${LIST_LIMIT_MAX}).`),
   cursor: z.string().min(1).max(200).describe("The previous answer's nextCursor: the page after it."),
-  query: z.string().min(1).max(200).describe("Only sessions whose title, id or folder contains this text (case-insensitive)."),
+  query: z
+    .string()
+    .min(1)
+    .max(200)
+    .describe("Only sessions whose title, id or folder contains this text (case-insensitive)."),
   provider: z.string().min(1).describe("Only sessions of this provider id (as relay_info lists them)."),
   state: z.enum(SESSION_STATES).describe('Only sessions in this state: "running_turn", "background_only" or "idle".'),
   group: z.string().min(1).describe("Only sessions of this group (id or name, as relay_info lists them)."),
@@ -75,14 +128,23 @@ function decodeCursor(cursor: string, tail: string): [number, string] {
   // A cursor given before the format changed still pages on.
   try {
     const v = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
-    if (Array.isArray(v) && v.length === 2 && Number.isSafeInteger(v[0]) && typeof v[1] === "string") return [v[0], v[1]];
+    if (Array.isArray(v) && v.length === 2 && Number.isSafeInteger(v[0]) && typeof v[1] === "string")
+      return [v[0], v[1]];
   } catch {}
-  throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `cursor is not a nextCursor this relay gave (pass it unchanged, or leave it out for the first page). ${tail}`);
+  throw new RelayError(
+    "REMOTE_RELAY_INVALID_INPUT",
+    `cursor is not a nextCursor this relay gave (pass it unchanged, or leave it out for the first page). ${tail}`,
+  );
 }
 
 export function checkProvider(id: string, tail: string): string {
   if (getProvider(id)) return id;
-  throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider "${id.slice(0, 60)}". Providers: ${providerList().map((p) => p.id).join(", ")}. ${tail}`);
+  throw new RelayError(
+    "REMOTE_RELAY_INVALID_INPUT",
+    `Unknown provider "${id.slice(0, 60)}". Providers: ${providerList()
+      .map((p) => p.id)
+      .join(", ")}. ${tail}`,
+  );
 }
 
 /** SQLite's LIKE folds ASCII case only: a query with other letters is matched through a
@@ -93,7 +155,7 @@ function foldFunction(db: Db): void {
   (db as unknown as { _oarFold?: boolean })._oarFold = true;
 }
 
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => "\\" + c);
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 const BUSY = "SELECT session_id FROM turns WHERE status IN ('queued','running')";
 
@@ -147,7 +209,11 @@ export function listPage(db: Db, q: ListQuery, tail: string): ListPage {
   const filter = where.join(" AND ");
   // Without table statistics SQLite would walk every stored session (the index of all of
   // them) to find the live few; a group filter has its own, smaller index.
-  const from = q.groupId ? "sessions" : q.all ? "sessions INDEXED BY sessions_listed_order" : "sessions INDEXED BY sessions_live_order";
+  const from = q.groupId
+    ? "sessions"
+    : q.all
+      ? "sessions INDEXED BY sessions_listed_order"
+      : "sessions INDEXED BY sessions_live_order";
   const total = countOf(db, `SELECT COUNT(*) AS n FROM ${from} WHERE ${filter}`, params);
   let pageFilter = filter;
   const pageParams = [...params];
@@ -156,7 +222,12 @@ export function listPage(db: Db, q: ListQuery, tail: string): ListPage {
     pageFilter += " AND (last_activity_at, id) < (?, ?)";
     pageParams.push(at, id);
   }
-  const raw = sql(db, `SELECT ${COLUMNS} FROM ${from} WHERE ${pageFilter} ORDER BY last_activity_at DESC, id DESC LIMIT ?`).raw(true).all(...pageParams, q.limit + 1) as Raw[];
+  const raw = sql(
+    db,
+    `SELECT ${COLUMNS} FROM ${from} WHERE ${pageFilter} ORDER BY last_activity_at DESC, id DESC LIMIT ?`,
+  )
+    .raw(true)
+    .all(...pageParams, q.limit + 1) as Raw[];
   const rows = raw.map(fromRaw);
   const more = rows.length > q.limit;
   if (more) rows.length = q.limit;

@@ -16,10 +16,18 @@ export interface LiveSessions {
 
 export function liveSessions(db: Db): LiveSessions {
   const changes = db.prepare("SELECT total_changes() AS c");
-  const count = db.prepare("SELECT COUNT(*) AS n FROM sessions INDEXED BY sessions_live_order WHERE deleted_at IS NULL AND archived_at IS NULL");
+  const count = db.prepare(
+    "SELECT COUNT(*) AS n FROM sessions INDEXED BY sessions_live_order WHERE deleted_at IS NULL AND archived_at IS NULL",
+  );
   const one = db.prepare("SELECT 1 FROM sessions WHERE id = ? AND deleted_at IS NULL AND archived_at IS NULL");
-  const among = db.prepare("SELECT id FROM sessions WHERE deleted_at IS NULL AND archived_at IS NULL AND id IN (SELECT value FROM json_each(?))").pluck();
-  const allBut = db.prepare("SELECT id FROM sessions WHERE archived_at IS NULL AND deleted_at IS NULL AND id != ?").pluck();
+  const among = db
+    .prepare(
+      "SELECT id FROM sessions WHERE deleted_at IS NULL AND archived_at IS NULL AND id IN (SELECT value FROM json_each(?))",
+    )
+    .pluck();
+  const allBut = db
+    .prepare("SELECT id FROM sessions WHERE archived_at IS NULL AND deleted_at IS NULL AND id != ?")
+    .pluck();
   let kept = { changes: -1, n: 0 };
   return {
     isLive: (id) => one.get(id) !== undefined,

@@ -4,7 +4,6 @@ import { sql } from "../store/sql.ts";
 // Full-text search over messages and questions (contract §10.5): the queries over the two
 // FTS5 tables of store/schema/search-index.ts.
 
-
 /** Where a hit's matched words start and end in its snippet. */
 export const MARK_OPEN = "<mark>";
 export const MARK_CLOSE = "</mark>";
@@ -25,13 +24,23 @@ export interface SearchHitRow {
 export function matchQuery(q: string): string | null {
   const words = q.match(/[\p{L}\p{N}_]+/gu) ?? [];
   if (!words.length) return null;
-  return words.slice(0, 20).map((w) => `"${w.replace(/"/g, '""')}"*`).join(" ");
+  return words
+    .slice(0, 20)
+    .map((w) => `"${w.replace(/"/g, '""')}"*`)
+    .join(" ");
 }
 
 /** One page of hits, newest first, after the (created_at, id) of the cursor. */
-export function searchPage(db: Db, match: string, limit: number, after: { at: number; id: string } | null): SearchHitRow[] {
+export function searchPage(
+  db: Db,
+  match: string,
+  limit: number,
+  after: { at: number; id: string } | null,
+): SearchHitRow[] {
   const cursor = after ? "AND (created_at < @at OR (created_at = @at AND id < @id))" : "";
-  return sql(db, `
+  return sql(
+    db,
+    `
     SELECT * FROM (
       SELECT 'message' AS kind, m.id, m.session_id, s.title, m.role, s.archived_at IS NOT NULL AS archived, m.created_at,
         snippet(messages_fts, 0, '${MARK_OPEN}', '${MARK_CLOSE}', '…', 16) AS snippet
@@ -45,5 +54,6 @@ export function searchPage(db: Db, match: string, limit: number, after: { at: nu
       JOIN sessions s ON s.id = q.session_id AND s.deleted_at IS NULL
       WHERE questions_fts MATCH @match
     ) WHERE 1 ${cursor}
-    ORDER BY created_at DESC, id DESC LIMIT @limit`).all({ match, limit, ...(after ?? {}) }) as SearchHitRow[];
+    ORDER BY created_at DESC, id DESC LIMIT @limit`,
+  ).all({ match, limit, ...(after ?? {}) }) as SearchHitRow[];
 }

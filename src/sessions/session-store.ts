@@ -47,24 +47,36 @@ export class SessionStore {
     this.q = {
       get: db.prepare("SELECT * FROM sessions WHERE id = ? AND deleted_at IS NULL"),
       byToken: db.prepare("SELECT * FROM sessions WHERE agent_token = ? AND deleted_at IS NULL"),
-      insert: db.prepare(`INSERT INTO sessions (id, title, provider, model, effort, mode, cwd, repo, branch, agent_token,
+      insert:
+        db.prepare(`INSERT INTO sessions (id, title, provider, model, effort, mode, cwd, repo, branch, agent_token,
         via_session, may_create_sessions, group_id, created_at, last_activity_at)
         VALUES (@id, @title, @provider, @model, @effort, @mode, @cwd, @repo, @branch, @agent_token,
         @via_session, @may_create_sessions, @group_id, @created_at, @last_activity_at)`),
       touch: db.prepare("UPDATE sessions SET last_activity_at = ? WHERE id = ?"),
-      insertMessage: db.prepare(`INSERT INTO messages (id, session_id, seq, role, text, from_json, meta_json, turn_id, created_at)
+      insertMessage:
+        db.prepare(`INSERT INTO messages (id, session_id, seq, role, text, from_json, meta_json, turn_id, created_at)
         VALUES (?, ?, (SELECT message_count + 1 FROM sessions WHERE id = ?), ?, ?, ?, ?, ?, ?)`),
-      countMessage: db.prepare("UPDATE sessions SET message_count = message_count + 1, last_activity_at = ? WHERE id = ?"),
+      countMessage: db.prepare(
+        "UPDATE sessions SET message_count = message_count + 1, last_activity_at = ? WHERE id = ?",
+      ),
       messages: db.prepare("SELECT * FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?"),
       message: db.prepare("SELECT * FROM messages WHERE id = ?"),
       turn: db.prepare("SELECT * FROM turns WHERE id = ?"),
       markPrompted: db.prepare("UPDATE turns SET prompted_at = ? WHERE id = ?"),
       turnByMessage: db.prepare("SELECT * FROM turns WHERE message_id = ?"),
-      activeTurns: db.prepare("SELECT * FROM turns WHERE session_id = ? AND status IN ('queued','running') ORDER BY queued_at, rowid"),
+      activeTurns: db.prepare(
+        "SELECT * FROM turns WHERE session_id = ? AND status IN ('queued','running') ORDER BY queued_at, rowid",
+      ),
       allActive: db.prepare("SELECT DISTINCT session_id FROM turns WHERE status IN ('queued','running')"),
       groupIdOf: db.prepare("SELECT group_id FROM sessions WHERE id = ?").pluck(),
-      membersOf: db.prepare("SELECT * FROM sessions WHERE group_id = ? AND id != ? AND deleted_at IS NULL ORDER BY last_activity_at DESC LIMIT ?"),
-      eldestIn: db.prepare("SELECT id FROM sessions WHERE group_id = ? AND deleted_at IS NULL AND id != ? ORDER BY created_at, rowid LIMIT 1").pluck(),
+      membersOf: db.prepare(
+        "SELECT * FROM sessions WHERE group_id = ? AND id != ? AND deleted_at IS NULL ORDER BY last_activity_at DESC LIMIT ?",
+      ),
+      eldestIn: db
+        .prepare(
+          "SELECT id FROM sessions WHERE group_id = ? AND deleted_at IS NULL AND id != ? ORDER BY created_at, rowid LIMIT 1",
+        )
+        .pluck(),
       countIn: db.prepare("SELECT COUNT(*) AS n FROM sessions WHERE group_id = ? AND deleted_at IS NULL").pluck(),
       moveStarted: db.prepare("UPDATE sessions SET via_session = ? WHERE via_session = ?"),
     };
@@ -101,20 +113,57 @@ export class SessionStore {
     return this.get(row.id)!;
   }
 
-  update(id: string, patch: Partial<Pick<SessionRow, "title" | "model" | "effort" | "mode" | "cwd" | "group_id" | "may_create_sessions" | "acp_session_id" | "provider" | "extra_json" | "archived_at" | "deleted_at" | "branch">>): void {
+  update(
+    id: string,
+    patch: Partial<
+      Pick<
+        SessionRow,
+        | "title"
+        | "model"
+        | "effort"
+        | "mode"
+        | "cwd"
+        | "group_id"
+        | "may_create_sessions"
+        | "acp_session_id"
+        | "provider"
+        | "extra_json"
+        | "archived_at"
+        | "deleted_at"
+        | "branch"
+      >
+    >,
+  ): void {
     const keys = Object.keys(patch);
     if (!keys.length) return;
-    this.db.prepare(`UPDATE sessions SET ${keys.map((k) => `${k} = @${k}`).join(", ")} WHERE id = @id`).run({ ...patch, id });
+    this.db
+      .prepare(`UPDATE sessions SET ${keys.map((k) => `${k} = @${k}`).join(", ")} WHERE id = @id`)
+      .run({ ...patch, id });
   }
 
   touch(id: string): void {
     this.q.touch.run(this.clock.now(), id);
   }
 
-  addMessage(sessionId: string, role: Role, text: string, opts: { from?: FromInfo | null; meta?: Record<string, unknown> | null; turnId?: string | null } = {}): MessageRow {
+  addMessage(
+    sessionId: string,
+    role: Role,
+    text: string,
+    opts: { from?: FromInfo | null; meta?: Record<string, unknown> | null; turnId?: string | null } = {},
+  ): MessageRow {
     const id = newId("msg");
     const now = this.clock.now();
-    this.q.insertMessage.run(id, sessionId, sessionId, role, text, toJson(opts.from), toJson(opts.meta), opts.turnId ?? null, now);
+    this.q.insertMessage.run(
+      id,
+      sessionId,
+      sessionId,
+      role,
+      text,
+      toJson(opts.from),
+      toJson(opts.meta),
+      opts.turnId ?? null,
+      now,
+    );
     this.q.countMessage.run(now, sessionId);
     return this.q.message.get(id) as MessageRow;
   }
@@ -193,7 +242,9 @@ export class SessionStore {
   state(sessionId: string, busy?: Set<string>, tasks?: TaskRow[]): SessionState {
     const isBusy = busy ? busy.has(sessionId) : this.activeTurns(sessionId).length > 0;
     if (isBusy) return "running_turn";
-    const running = (tasks ?? this.tasks.tasksOf(sessionId)).some((t) => t.session_id === sessionId && t.status === "running");
+    const running = (tasks ?? this.tasks.tasksOf(sessionId)).some(
+      (t) => t.session_id === sessionId && t.status === "running",
+    );
     return running ? "background_only" : "idle";
   }
 }

@@ -10,5 +10,7 @@ export interface StartedSession {
 }
 
 export function startedBy(db: Db, callerId: string): StartedSession[] {
-  return sql(db, "SELECT id, title FROM sessions WHERE via_session = ? AND deleted_at IS NULL").all(callerId) as StartedSession[];
+  return sql(db, "SELECT id, title FROM sessions WHERE via_session = ? AND deleted_at IS NULL").all(
+    callerId,
+  ) as StartedSession[];
 }

@@ -12,6 +12,8 @@ export interface StoppedTurn {
  * outcomes no message shows (the owner's page lists them beside the messages). */
 export function stoppedTurns(db: Db, sessionId: string, limit: number): StoppedTurn[] {
   return db
-    .prepare(`SELECT id, message_id, status, error, ended_at FROM turns WHERE session_id = ? AND status IN ('stopped', 'error') AND reply_message_id IS NULL ORDER BY ended_at DESC LIMIT ${limit}`)
+    .prepare(
+      `SELECT id, message_id, status, error, ended_at FROM turns WHERE session_id = ? AND status IN ('stopped', 'error') AND reply_message_id IS NULL ORDER BY ended_at DESC LIMIT ${limit}`,
+    )
     .all(sessionId) as StoppedTurn[];
 }

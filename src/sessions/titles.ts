@@ -5,6 +5,9 @@ import { sql } from "../store/sql.ts";
  * starters and group heads many times over). */
 export function titlesOf(db: Db, ids: readonly string[]): Map<string, string> {
   if (!ids.length) return new Map();
-  const rows = sql(db, "SELECT id, title FROM sessions WHERE deleted_at IS NULL AND id IN (SELECT value FROM json_each(?))").all(JSON.stringify(ids)) as { id: string; title: string }[];
+  const rows = sql(
+    db,
+    "SELECT id, title FROM sessions WHERE deleted_at IS NULL AND id IN (SELECT value FROM json_each(?))",
+  ).all(JSON.stringify(ids)) as { id: string; title: string }[];
   return new Map(rows.map((r) => [r.id, r.title]));
 }

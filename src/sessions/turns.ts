@@ -9,12 +9,23 @@ import type { FromInfo, Mode, Role, SessionRow, TurnRow } from "./types.ts";
 
 export interface TurnRunner {
   /** Runs one prompt to its end; resolves with how it ended. Chunks go to onChunk. */
-  run(sessionId: string, turn: TurnRow, text: string, onChunk: (t: string) => void, signal: AbortSignal): Promise<{ stopReason: string; meta?: Record<string, unknown> }>;
+  run(
+    sessionId: string,
+    turn: TurnRow,
+    text: string,
+    onChunk: (t: string) => void,
+    signal: AbortSignal,
+  ): Promise<{ stopReason: string; meta?: Record<string, unknown> }>;
   /** The agent did not answer a cancel: end its process so the next turn gets a fresh one. */
   abandon?(sessionId: string): void;
   /** Takes back a turn that was running when the relay went down and whose worker ran on
    * (the keeper): resolves as run does once the agent answers the earlier prompt. */
-  resume?(sessionId: string, turn: TurnRow, onChunk: (t: string) => void, signal: AbortSignal): Promise<{ stopReason: string; meta?: Record<string, unknown> }>;
+  resume?(
+    sessionId: string,
+    turn: TurnRow,
+    onChunk: (t: string) => void,
+    signal: AbortSignal,
+  ): Promise<{ stopReason: string; meta?: Record<string, unknown> }>;
   /** The turn's end is in the store: its worker need not keep it for a restart any more. */
   recorded?(sessionId: string, turnId: string): void;
   /** Whether a turn started now has its prompt handed to the agent before anything else can
@@ -32,7 +43,13 @@ export interface TurnGate {
   /** The turns just held, once the transaction that held them has committed. */
   held(turns: TurnRow[]): void;
   /** A turn's end is committed: its status and the meta its agent reported (usage). */
-  ended(turn: { id: string; sessionId: string; status: string; model: string | null; meta: Record<string, unknown> | undefined }): void;
+  ended(turn: {
+    id: string;
+    sessionId: string;
+    status: string;
+    model: string | null;
+    meta: Record<string, unknown> | undefined;
+  }): void;
 }
 
 /** How long (real time) an agent has to answer a cancel before its process is ended. */
@@ -89,7 +106,12 @@ export class Turns {
     this.runner = d.runner;
     this.maxTurnMinutes = () => d.maxTurnMinutes();
     d.bus.on((e) => {
-      if (e.type === "turn.ended" || e.type === "turn.started" || e.type === "card.created" || e.type === "card.decided") {
+      if (
+        e.type === "turn.ended" ||
+        e.type === "turn.started" ||
+        e.type === "card.created" ||
+        e.type === "card.decided"
+      ) {
         const set = this.waiters.get("turnId" in e ? e.turnId : e.sessionId);
         if (set) for (const fn of [...set]) fn();
       }
@@ -103,8 +125,20 @@ export class Turns {
     const res = db.transaction(() => {
       const id = newId("trn");
       const msg = this.store.addMessage(e.sessionId, e.role, e.text, { from: e.from ?? null, turnId: id });
-      sql(db, `INSERT INTO turns (id, session_id, message_id, status, mode, model, from_session, origin_json, queued_at)
-        VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?)`).run(id, e.sessionId, msg.id, e.mode ?? null, e.model ?? null, e.fromSession ?? null, toJson(e.origin), this.clock.now());
+      sql(
+        db,
+        `INSERT INTO turns (id, session_id, message_id, status, mode, model, from_session, origin_json, queued_at)
+        VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?)`,
+      ).run(
+        id,
+        e.sessionId,
+        msg.id,
+        e.mode ?? null,
+        e.model ?? null,
+        e.fromSession ?? null,
+        toJson(e.origin),
+        this.clock.now(),
+      );
       return { turn: this.store.turn(id)!, messageId: msg.id, next: this.startNext(e.sessionId) };
     })();
     this.bus.emit({ type: "message.created", sessionId: e.sessionId, messageId: res.messageId, role: e.role });
@@ -150,7 +184,10 @@ export class Turns {
     }
     const now = this.clock.now();
     const prompted = this.runner.promptsAtOnce?.(session, next) ? now : null;
-    sql(this.store.db, "UPDATE turns SET status = 'running', started_at = ?, prompted_at = ? WHERE id = ? AND status = 'queued'").run(now, prompted, next.id);
+    sql(
+      this.store.db,
+      "UPDATE turns SET status = 'running', started_at = ?, prompted_at = ? WHERE id = ? AND status = 'queued'",
+    ).run(now, prompted, next.id);
     return { ...next, status: "running", started_at: now, prompted_at: prompted };
   }
 
@@ -165,35 +202,51 @@ export class Turns {
   }
 
   /** Follows a running turn to its end: what it streams, its max duration, how it ends. */
-  private launch(turn: TurnRow, startedAt: number, go: (onChunk: (t: string) => void, signal: AbortSignal) => Promise<{ stopReason: string; meta?: Record<string, unknown> }>): void {
+  private launch(
+    turn: TurnRow,
+    startedAt: number,
+    go: (
+      onChunk: (t: string) => void,
+      signal: AbortSignal,
+    ) => Promise<{ stopReason: string; meta?: Record<string, unknown> }>,
+  ): void {
     const sessionId = turn.session_id;
     const live: Live = { text: "", startedAt, abort: new AbortController() };
     this.live.set(turn.id, live);
     live.cancelTimer = this.clock.at(startedAt + this.maxTurnMinutes() * MINUTE, () =>
-      this.end(turn.id, "error", `The turn ran longer than Max turn duration (${this.maxTurnMinutes()} min) and was ended.`),
+      this.end(
+        turn.id,
+        "error",
+        `The turn ran longer than Max turn duration (${this.maxTurnMinutes()} min) and was ended.`,
+      ),
     );
     go((t) => {
       // The chunk and where it starts ride on the event: the page appends it (turn.delta).
       const offset = live.text.length;
       live.text += t;
       this.bus.emit({ type: "turn.progress", sessionId, turnId: turn.id, text: t, offset });
-    }, live.abort.signal)
-      .then(
-        (r) => this.finish(turn.id, r.stopReason === "cancelled" ? "stopped" : "done", undefined, r.meta),
-        // A failed turn keeps what the agent did before it failed (providers/workers.ts attaches it).
-        (err: unknown) => this.finish(turn.id, "error", errorText(err), (err as { meta?: Record<string, unknown> } | null)?.meta),
-      );
+    }, live.abort.signal).then(
+      (r) => this.finish(turn.id, r.stopReason === "cancelled" ? "stopped" : "done", undefined, r.meta),
+      // A failed turn keeps what the agent did before it failed (providers/workers.ts attaches it).
+      (err: unknown) =>
+        this.finish(turn.id, "error", errorText(err), (err as { meta?: Record<string, unknown> } | null)?.meta),
+    );
   }
 
   /** Ends the session's queued turns without running them (archive, delete), so nothing
    * starts a worker for it afterwards and waiters on those turns hear at once. */
   dropQueued(sessionId: string, onlyTurn?: string): void {
-    const queued = this.store.activeTurns(sessionId).filter((t) => t.status === "queued" && (onlyTurn === undefined || t.id === onlyTurn));
+    const queued = this.store
+      .activeTurns(sessionId)
+      .filter((t) => t.status === "queued" && (onlyTurn === undefined || t.id === onlyTurn));
     if (!queued.length) return;
     const db = this.store.db;
     const now = this.clock.now();
     db.transaction(() => {
-      for (const t of queued) db.prepare("UPDATE turns SET status = 'stopped', reply_text = '', ended_at = ? WHERE id = ? AND status = 'queued'").run(now, t.id);
+      for (const t of queued)
+        db.prepare(
+          "UPDATE turns SET status = 'stopped', reply_text = '', ended_at = ? WHERE id = ? AND status = 'queued'",
+        ).run(now, t.id);
     })();
     for (const t of queued) this.bus.emit({ type: "turn.ended", sessionId, turnId: t.id, status: "stopped" });
     this.bus.emit({ type: "session.updated", sessionId });
@@ -226,7 +279,12 @@ export class Turns {
     }, CANCEL_GRACE_MS).unref();
   }
 
-  private finish(turnId: string, status: "done" | "stopped" | "error", error?: string, extraMeta?: Record<string, unknown>): void {
+  private finish(
+    turnId: string,
+    status: "done" | "stopped" | "error",
+    error?: string,
+    extraMeta?: Record<string, unknown>,
+  ): void {
     // The relay is closing and its workers stay (graceful stop): the turn is still running
     // for the next start to take back, not ended by the closing connection.
     if (this.closing) return;
@@ -251,14 +309,33 @@ export class Turns {
       if (live.text || status === "error" || extraMeta?.activity || extraMeta?.usage) {
         // A turn that failed after some text keeps it and says why below it (a CLI may print
         // its own terse line, e.g. "Invalid API key", before failing).
-        const text = status === "error" ? (live.text ? `${live.text}\n\nError: ${error}` : `Error: ${error}`) : live.text;
-        replyId = this.store.addMessage(turn.session_id, "agent", text, { turnId, meta: { model, status, error: error ?? null, ...(extraMeta ?? {}) } }).id;
+        const text =
+          status === "error" ? (live.text ? `${live.text}\n\nError: ${error}` : `Error: ${error}`) : live.text;
+        replyId = this.store.addMessage(turn.session_id, "agent", text, {
+          turnId,
+          meta: { model, status, error: error ?? null, ...(extraMeta ?? {}) },
+        }).id;
       }
-      sql(db, "UPDATE turns SET status = ?, reply_text = ?, reply_message_id = ?, error = ?, model = ?, ended_at = ? WHERE id = ?")
-        .run(status, live.text, replyId, status === "error" ? error ?? "The turn failed." : null, model, this.clock.now(), turnId);
+      sql(
+        db,
+        "UPDATE turns SET status = ?, reply_text = ?, reply_message_id = ?, error = ?, model = ?, ended_at = ? WHERE id = ?",
+      ).run(
+        status,
+        live.text,
+        replyId,
+        status === "error" ? (error ?? "The turn failed.") : null,
+        model,
+        this.clock.now(),
+        turnId,
+      );
       // A turn that reported usage is counted (gate.ended) before the next one is looked at:
       // that one starts only after, against the spend it takes the session's budgets to.
-      return { sessionId: turn.session_id, model, prompt: this.store.message(turn.message_id), next: countFirst ? null : this.startNext(turn.session_id) };
+      return {
+        sessionId: turn.session_id,
+        model,
+        prompt: this.store.message(turn.message_id),
+        next: countFirst ? null : this.startNext(turn.session_id),
+      };
     })();
     if (!ended) return;
     const { sessionId, prompt, next, model } = ended;
@@ -308,18 +385,29 @@ export class Turns {
     const died = lost.filter((t) => t.prompted_at != null);
     const now = this.clock.now();
     db.transaction(() => {
-      for (const t of unsent) db.prepare("UPDATE turns SET status = 'queued', started_at = NULL WHERE id = ? AND status = 'running'").run(t.id);
+      for (const t of unsent)
+        db.prepare("UPDATE turns SET status = 'queued', started_at = NULL WHERE id = ? AND status = 'running'").run(
+          t.id,
+        );
       for (const t of died) {
-        const error = "The relay stopped while this turn was running; the turn did not finish. Send the prompt again if it is still needed.";
-        const reply = this.store.addMessage(t.session_id, "agent", `Error: ${error}`, { turnId: t.id, meta: { status: "error", error } });
-        db.prepare("UPDATE turns SET status = 'error', error = ?, reply_text = '', reply_message_id = ?, ended_at = ? WHERE id = ?").run(error, reply.id, now, t.id);
+        const error =
+          "The relay stopped while this turn was running; the turn did not finish. Send the prompt again if it is still needed.";
+        const reply = this.store.addMessage(t.session_id, "agent", `Error: ${error}`, {
+          turnId: t.id,
+          meta: { status: "error", error },
+        });
+        db.prepare(
+          "UPDATE turns SET status = 'error', error = ?, reply_text = '', reply_message_id = ?, ended_at = ? WHERE id = ?",
+        ).run(error, reply.id, now, t.id);
       }
     })();
     for (const t of running) {
       if (lost.includes(t)) continue;
       this.launch(t, t.started_at ?? now, (onChunk, signal) => this.runner.resume!(t.session_id, t, onChunk, signal));
     }
-    const queued = db.prepare("SELECT DISTINCT session_id FROM turns WHERE status = 'queued'").all() as { session_id: string }[];
+    const queued = db.prepare("SELECT DISTINCT session_id FROM turns WHERE status = 'queued'").all() as {
+      session_id: string;
+    }[];
     return queued.map((r) => r.session_id);
   }
 

@@ -15,7 +15,9 @@ export interface UsageDay {
 }
 
 export function usageByDay(db: Db, since: number, session?: string): UsageDay[] {
-  const rows = sql(db, `SELECT date(m.created_at / 1000, 'unixepoch', 'localtime') AS day, s.provider AS provider,
+  const rows = sql(
+    db,
+    `SELECT date(m.created_at / 1000, 'unixepoch', 'localtime') AS day, s.provider AS provider,
       SUM(COALESCE(json_extract(m.meta_json, '$.usage.inputTokens'), 0)) AS input,
       SUM(COALESCE(json_extract(m.meta_json, '$.usage.outputTokens'), 0)) AS output,
       SUM(COALESCE(json_extract(m.meta_json, '$.usage.costUsd'), 0)) AS cost,
@@ -23,6 +25,21 @@ export function usageByDay(db: Db, since: number, session?: string): UsageDay[] 
     FROM messages m JOIN sessions s ON s.id = m.session_id
     WHERE m.role = 'agent' AND m.created_at >= @since AND (@session IS NULL OR m.session_id = @session)
       AND json_extract(m.meta_json, '$.usage') IS NOT NULL
-    GROUP BY day, s.provider ORDER BY day`).all({ since, session: session ?? null }) as { day: string; provider: string; input: number; output: number; cost: number; turns: number }[];
-  return rows.map((r) => ({ day: r.day, provider: r.provider, inputTokens: r.input, outputTokens: r.output, costUsd: Math.round(r.cost * 1e6) / 1e6, turns: r.turns }));
+    GROUP BY day, s.provider ORDER BY day`,
+  ).all({ since, session: session ?? null }) as {
+    day: string;
+    provider: string;
+    input: number;
+    output: number;
+    cost: number;
+    turns: number;
+  }[];
+  return rows.map((r) => ({
+    day: r.day,
+    provider: r.provider,
+    inputTokens: r.input,
+    outputTokens: r.output,
+    costUsd: Math.round(r.cost * 1e6) / 1e6,
+    turns: r.turns,
+  }));
 }

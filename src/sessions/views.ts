@@ -62,7 +62,8 @@ export function listContext(d: ViewDeps, rows?: ListRow[]): ListContext {
   lc.titles = new Map(rows.map((r) => [r.id, r.title]));
   const wanted = new Set<string>();
   for (const r of rows) if (r.via_session && !lc.titles.has(r.via_session)) wanted.add(r.via_session);
-  for (const g of lc.groups.values()) if (!g.name && g.head_session && !lc.titles.has(g.head_session)) wanted.add(g.head_session);
+  for (const g of lc.groups.values())
+    if (!g.name && g.head_session && !lc.titles.has(g.head_session)) wanted.add(g.head_session);
   if (wanted.size) for (const [id, title] of titlesOf(d.db, [...wanted])) lc.titles.set(id, title);
   return lc;
 }
@@ -82,7 +83,9 @@ function starterTitle(d: ViewDeps, id: string, lc: ListContext): string | null {
 
 /** A `list_sessions` entry (contract §8). */
 export function sessionEntry(d: ViewDeps, s: ListRow, lc: ListContext = listContext(d)) {
-  const tasks = (lc.tasksBySession ? (lc.tasksBySession.get(s.id) ?? []) : lc.tasks.filter((t) => t.session_id === s.id)).map(taskSummary);
+  const tasks = (
+    lc.tasksBySession ? (lc.tasksBySession.get(s.id) ?? []) : lc.tasks.filter((t) => t.session_id === s.id)
+  ).map(taskSummary);
   return {
     id: s.id,
     title: s.title,

@@ -173,5 +173,8 @@ export const MIGRATIONS: Migration[] = [
   // Worktrees, overlaps, claims and the merge queue (issue 20, contract §10.1).
   { name: "025-worktrees", sql: WORKTREES_SQL },
   // The certificate a pairing pinned (contract §10.3): its SHA-256 fingerprint, for the link and its unpair tell.
-  { name: "026-relay-cert-pin", sql: "ALTER TABLE relays ADD COLUMN cert_pin TEXT; ALTER TABLE peer_unpair_tells ADD COLUMN cert_pin TEXT;" },
+  {
+    name: "026-relay-cert-pin",
+    sql: "ALTER TABLE relays ADD COLUMN cert_pin TEXT; ALTER TABLE peer_unpair_tells ADD COLUMN cert_pin TEXT;",
+  },
 ];

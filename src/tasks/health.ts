@@ -37,7 +37,9 @@ export function taskHealth(d: HealthDeps, t: TaskRow) {
     ...base,
     output: out.exists,
     health: {
-      ...(stall ? { minutesSinceOutput: stall.minutes, quiet: stall.quiet, quietAfterMinutes: stall.quietAfterMinutes } : {}),
+      ...(stall
+        ? { minutesSinceOutput: stall.minutes, quiet: stall.quiet, quietAfterMinutes: stall.quietAfterMinutes }
+        : {}),
       ...(counts ? { counts } : {}),
     },
   };

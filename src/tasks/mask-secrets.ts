@@ -102,10 +102,7 @@ const RULES: Rule[] = [
     (m, head, value) => (keepsQuoted(value) ? m : `${head}${MASK}`),
   ],
   // Cookie headers as curl -v and HTTP logs print them.
-  [
-    /^([ \t]*[<>]?[ \t]*(?:set-)?cookie:[ \t]*)(\S.*)$/gim,
-    (_m, head) => `${head}${MASK}`,
-  ],
+  [/^([ \t]*[<>]?[ \t]*(?:set-)?cookie:[ \t]*)(\S.*)$/gim, (_m, head) => `${head}${MASK}`],
   // JSON / JS object keys: "password": "…", 'apiKey': '…'.
   [
     new RegExp(String.raw`(["'])(${NAME})\1([ \t]*:[ \t]*)(["'])((?:\\.|(?!\4)[^\\\n])*)\4`, "gi"),
@@ -113,7 +110,10 @@ const RULES: Rule[] = [
   ],
   // Command-line flags: --token xyz, --api-key "xyz". (--token=xyz is an assignment.)
   [
-    new RegExp(String.raw`(?<![\w-])(--?[\w-]*?${SECRET_WORD})([ \t]+)(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'-][^\s"']*))`, "gi"),
+    new RegExp(
+      String.raw`(?<![\w-])(--?[\w-]*?${SECRET_WORD})([ \t]+)(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'-][^\s"']*))`,
+      "gi",
+    ),
     (m, flag, space, dq, sq, bare) => {
       if (bare !== undefined) return keepsValue(bare) ? m : `${flag}${space}${MASK}`;
       const q = dq !== undefined ? '"' : "'";
@@ -122,7 +122,10 @@ const RULES: Rule[] = [
   ],
   // Assignments: env lines, .npmrc, query strings, config dumps. `==` and `=>` are code.
   [
-    new RegExp(String.raw`${NAME_START}(${NAME})([ \t]*=(?![=>])[ \t]*)(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'&;,]+))`, "gi"),
+    new RegExp(
+      String.raw`${NAME_START}(${NAME})([ \t]*=(?![=>])[ \t]*)(?:"([^"\n]*)"|'([^'\n]*)'|([^\s"'&;,]+))`,
+      "gi",
+    ),
     (m, name, sep, dq, sq, bare) => {
       // An environment variable (UPPER_CASE) holds data, never code: `NPM_TOKEN=ab.cd`.
       const env = /^[A-Z0-9_]+$/.test(name);

@@ -1,4 +1,14 @@
-import { appendFileSync, closeSync, openSync, readSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  openSync,
+  readSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 
 // Task output files under DATA/tasks, kept within two limits (contract §9.3): each task keeps
@@ -13,13 +23,15 @@ export interface OutputLimits {
 }
 
 /** First line of a file whose beginning was dropped. */
-export const DROPPED_LINE = (mb: number) => `[… earlier output dropped: the relay keeps the last ${mb} MB of a task's output]\n`;
+export const DROPPED_LINE = (mb: number) =>
+  `[… earlier output dropped: the relay keeps the last ${mb} MB of a task's output]\n`;
 
 export class OutputFiles {
   private sizes = new Map<string, number>();
   private total = 0;
 
-  constructor(dir: string,
+  constructor(
+    dir: string,
     private limits: () => OutputLimits,
     /** Output files of ended tasks, the longest ended first (for the total limit). */
     private endedOldestFirst: () => string[],

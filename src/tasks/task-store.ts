@@ -52,7 +52,9 @@ export class TaskStore {
       ofSession: db.prepare("SELECT * FROM tasks WHERE session_id = ? ORDER BY started_at"),
       one: db.prepare("SELECT * FROM tasks WHERE id = ? AND session_id = ?"),
     };
-    const endedFiles = db.prepare("SELECT output_path FROM tasks WHERE output_path IS NOT NULL AND ended_at IS NOT NULL ORDER BY ended_at").pluck();
+    const endedFiles = db
+      .prepare("SELECT output_path FROM tasks WHERE output_path IS NOT NULL AND ended_at IS NOT NULL ORDER BY ended_at")
+      .pluck();
     this.files = new OutputFiles(this.dir, d.limits ?? (() => NO_LIMITS), () => endedFiles.all() as string[]);
     d.bus.on((e) => {
       if (e.type === "session.deleted") this.dropOutput(e.sessionId);
@@ -81,7 +83,10 @@ export class TaskStore {
   /** At start-up: tasks of sessions whose worker was not taken back (`kept`) can no longer
    * report; their process groups end and they show killed. */
   recover(kept: Set<string>): void {
-    const sessions = this.db.prepare("SELECT DISTINCT session_id FROM tasks WHERE status = 'running'").pluck().all() as string[];
+    const sessions = this.db
+      .prepare("SELECT DISTINCT session_id FROM tasks WHERE status = 'running'")
+      .pluck()
+      .all() as string[];
     for (const id of sessions) if (!kept.has(id)) this.agentGone(id);
   }
 
@@ -89,9 +94,17 @@ export class TaskStore {
   private sweep(): void {
     const now = this.clock.now();
     const db = this.db;
-    const expired = db.prepare("SELECT output_path FROM tasks WHERE output_path IS NOT NULL AND ended_at IS NOT NULL AND ended_at <= ?").pluck().all(now - OUTPUT_KEPT_MS) as string[];
+    const expired = db
+      .prepare("SELECT output_path FROM tasks WHERE output_path IS NOT NULL AND ended_at IS NOT NULL AND ended_at <= ?")
+      .pluck()
+      .all(now - OUTPUT_KEPT_MS) as string[];
     for (const path of expired) this.files.remove(path);
-    const next = db.prepare("SELECT MIN(ended_at) FROM tasks WHERE output_path IS NOT NULL AND ended_at IS NOT NULL AND ended_at > ?").pluck().get(now - OUTPUT_KEPT_MS) as number | null;
+    const next = db
+      .prepare(
+        "SELECT MIN(ended_at) FROM tasks WHERE output_path IS NOT NULL AND ended_at IS NOT NULL AND ended_at > ?",
+      )
+      .pluck()
+      .get(now - OUTPUT_KEPT_MS) as number | null;
     this.armSweep(next == null ? Infinity : next + OUTPUT_KEPT_MS);
   }
 
@@ -124,14 +137,27 @@ export class TaskStore {
     if (!existing) {
       db.prepare(`INSERT INTO tasks (id, session_id, type, description, status, exit_code, output_path, started_at, ended_at, last_output_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`).run(
-        t.taskId, sessionId, t.type, t.description, t.status, t.exitCode ?? null,
-        t.type === "local_bash" ? join(this.dir, this.key(sessionId, t.taskId) + ".log") : null,
-        now, t.status === "running" ? null : now,
+        t.taskId,
+        sessionId,
+        t.type,
+        t.description,
+        t.status,
+        t.exitCode ?? null,
+        t.type === "local_bash" ? join(this.dir, `${this.key(sessionId, t.taskId)}.log`) : null,
+        now,
+        t.status === "running" ? null : now,
       );
     } else if (existing.status === "running" && t.status !== "running") {
-      db.prepare("UPDATE tasks SET status = ?, exit_code = ?, ended_at = ? WHERE id = ? AND session_id = ?").run(t.status, t.exitCode ?? null, now, t.taskId, sessionId);
+      db.prepare("UPDATE tasks SET status = ?, exit_code = ?, ended_at = ? WHERE id = ? AND session_id = ?").run(
+        t.status,
+        t.exitCode ?? null,
+        now,
+        t.taskId,
+        sessionId,
+      );
     } else return;
-    if (t.status === "running" && t.pgid) db.prepare("UPDATE tasks SET pgid = ? WHERE id = ? AND session_id = ?").run(t.pgid, t.taskId, sessionId);
+    if (t.status === "running" && t.pgid)
+      db.prepare("UPDATE tasks SET pgid = ? WHERE id = ? AND session_id = ?").run(t.pgid, t.taskId, sessionId);
     if (t.status !== "running") this.armSweep(now + OUTPUT_KEPT_MS);
     this.bus.emit({ type: "task.updated", sessionId, taskId: t.taskId, status: t.status, taskType: t.type });
     this.bus.emit({ type: "session.updated", sessionId });
@@ -156,9 +182,13 @@ export class TaskStore {
     const now = this.clock.now();
     const db = this.db;
     db.transaction(() => {
-      for (const t of running) db.prepare("UPDATE tasks SET status = 'killed', ended_at = ? WHERE id = ? AND session_id = ? AND status = 'running'").run(now, t.id, sessionId);
+      for (const t of running)
+        db.prepare(
+          "UPDATE tasks SET status = 'killed', ended_at = ? WHERE id = ? AND session_id = ? AND status = 'running'",
+        ).run(now, t.id, sessionId);
     })();
-    for (const t of running) this.bus.emit({ type: "task.updated", sessionId, taskId: t.id, status: "killed", taskType: t.type });
+    for (const t of running)
+      this.bus.emit({ type: "task.updated", sessionId, taskId: t.id, status: "killed", taskType: t.type });
     this.bus.emit({ type: "session.updated", sessionId });
     this.armSweep(now + OUTPUT_KEPT_MS);
   }
@@ -167,7 +197,9 @@ export class TaskStore {
     const task = this.task(sessionId, taskId);
     if (!task?.output_path || !chunk) return;
     this.files.append(task.output_path, chunk);
-    this.db.prepare("UPDATE tasks SET last_output_at = ? WHERE id = ? AND session_id = ?").run(this.clock.now(), taskId, sessionId);
+    this.db
+      .prepare("UPDATE tasks SET last_output_at = ? WHERE id = ? AND session_id = ?")
+      .run(this.clock.now(), taskId, sessionId);
   }
 
   /** The end of a task's output (at most 2 MiB), and whether anything came before it. */

@@ -43,7 +43,15 @@ class Tally {
   }
   scan(runner: TestRunner): Scan | null {
     if (!this.sure && !this.any) return null;
-    return { runner, passed: this.passed, failed: this.failed, skipped: this.skipped, final: false, at: this.at, sure: this.sure };
+    return {
+      runner,
+      passed: this.passed,
+      failed: this.failed,
+      skipped: this.skipped,
+      final: false,
+      at: this.at,
+      sure: this.sure,
+    };
   }
 }
 
@@ -101,13 +109,16 @@ function scanNode(lines: string[]): Scan | null {
       // After the summary, the spec reporter lists the failures again.
       failureReplay = true;
       t.seen(i, true);
-    } else if (!failureReplay && (m = /^(\s*)([✔✖﹣])\s+(.+?)(?:\s+\(([\d.]+)ms\))?(?:\s+#\s*(SKIP|TODO)\b.*)?$/.exec(line))) {
+    } else if (
+      !failureReplay &&
+      (m = /^(\s*)([✔✖﹣])\s+(.+?)(?:\s+\(([\d.]+)ms\))?(?:\s+#\s*(SKIP|TODO)\b.*)?$/.exec(line))
+    ) {
       if (suites.has(`${m[1].length}:${m[3]}`)) return;
       const kind = m[5] || m[2] === "﹣" ? "skipped" : m[2] === "✖" ? "failed" : "passed";
       t[kind]++;
       // Node times every test with fractional milliseconds; mocha prints whole ones,
       // and only for slow tests.
-      t.seen(i, m[2] !== "✔" || (m[4]?.includes(".")));
+      t.seen(i, m[2] !== "✔" || m[4]?.includes("."));
     }
   });
   if (summaryAt >= 0 && ("pass" in summary || "fail" in summary)) {
@@ -181,7 +192,11 @@ function scanJest(lines: string[]): Scan | null {
       if (c && "total" in c) {
         final = finalScan("jest", i, c.passed ?? 0, c.failed ?? 0, (c.skipped ?? 0) + (c.todo ?? 0));
       }
-    } else if (/^\s*(?:PASS|FAIL|RUNS)\s+\S+(?:\s+\([\d.]+ m?s(?:, [\d.]+ MB heap size)?\))?$|^\s*Test Suites:\s+\d|^\s*● /.test(line)) {
+    } else if (
+      /^\s*(?:PASS|FAIL|RUNS)\s+\S+(?:\s+\([\d.]+ m?s(?:, [\d.]+ MB heap size)?\))?$|^\s*Test Suites:\s+\d|^\s*● /.test(
+        line,
+      )
+    ) {
       // vitest's failure headers also start " FAIL ", but go on "file > suite > test".
       t.seen(i, true);
     } else if ((m = /^\s*([✓✕○✎])\s+(.+)$/.exec(line))) {
@@ -230,7 +245,10 @@ function scanPytest(lines: string[]): Scan | null {
       }
     } else if (/^=+ test session starts =+$|^collect(?:ed|ing) .*\d+ items?/.test(line)) {
       t.seen(i, true);
-    } else if ((m = /^\S+\.py\s+([.FEsxX]+)\s*(?:\[\s*\d+%\])?$/.exec(line)) || (m = /^([.FEsxX]+)\s+\[\s*\d+%\]$/.exec(line))) {
+    } else if (
+      (m = /^\S+\.py\s+([.FEsxX]+)\s*(?:\[\s*\d+%\])?$/.exec(line)) ||
+      (m = /^([.FEsxX]+)\s+\[\s*\d+%\]$/.exec(line))
+    ) {
       byChar(m[1]);
       t.seen(i, true);
     } else if ((m = /^\S+\.py::\S.*?\s(PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b/.exec(line))) {

@@ -12,11 +12,17 @@ import { NOTHING } from "./options.ts";
 export interface AddSubscriptionDeps {
   db: Db;
   clock: { now(): number };
-  watch: { subs: { held(watcher: string): number; insert(n: NewSub, now: number): SubRow }; started(row: SubRow): void };
+  watch: {
+    subs: { held(watcher: string): number; insert(n: NewSub, now: number): SubRow };
+    started(row: SubRow): void;
+  };
 }
 
 const full = (n: number) =>
-  new RelayError("REMOTE_RELAY_SUBSCRIPTION_LIMIT", `This conversation already holds ${n} subscriptions (at most ${MAX_SUBSCRIPTIONS} at a time); end one with unsubscribe first. ${NOTHING}`);
+  new RelayError(
+    "REMOTE_RELAY_SUBSCRIPTION_LIMIT",
+    `This conversation already holds ${n} subscriptions (at most ${MAX_SUBSCRIPTIONS} at a time); end one with unsubscribe first. ${NOTHING}`,
+  );
 
 /** Refuses when the watcher already holds the most it may (`elsewhere`: what a paired relay holds for it). */
 export function checkSubscriptionLimit(d: AddSubscriptionDeps, watcher: string, elsewhere = 0): void {

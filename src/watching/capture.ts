@@ -20,13 +20,22 @@ export function receives(sub: Sub, h: Happening): boolean {
   if (h.recovered && sub.row.created_at > h.at) return false;
   const ev = sub.events;
   const named =
-    ev.has(h.type as EventType)
-    || ((h.type === "task_failed" || h.type === "subagent_finished") && ev.has("task_finished"));
+    ev.has(h.type as EventType) ||
+    ((h.type === "task_failed" || h.type === "subagent_finished") && ev.has("task_finished"));
   if (!named) return false;
   return !sub.match || h.line.toLowerCase().includes(sub.match.toLowerCase());
 }
 
-const RECOVERABLE = new Set<string>(["turn_end", "error", "task_started", "task_finished", "task_failed", "subagent_finished", "question_asked", "question_answered"]);
+const RECOVERABLE = new Set<string>([
+  "turn_end",
+  "error",
+  "task_started",
+  "task_finished",
+  "task_failed",
+  "subagent_finished",
+  "question_asked",
+  "question_answered",
+]);
 
 export class Capture {
   /** Turns each watcher waits on itself (send/create_session/wait): their turn_end is held. */
@@ -60,9 +69,21 @@ export class Capture {
       const echo = !urgent && !keep && h.type === "turn_end" && !!h.turnId && !!this.waits.get(watcher)?.has(h.turnId);
       const ready = !echo && (urgent || !r.hold);
       const e: NewEvent = {
-        key: h.key, type: h.type, sessionId: h.sessionId, turnId: h.turnId ?? null, line: h.line, urgent, subs: subs.map((s) => s.id), at: h.at,
-        state: ready ? "ready" : "held", hold: urgent ? null : r.hold, holdSub: urgent || !r.hold ? null : r.sub.id,
-        releaseAt: ready ? null : r.at, echo, keep, seq: this.delivery.nextSeq(),
+        key: h.key,
+        type: h.type,
+        sessionId: h.sessionId,
+        turnId: h.turnId ?? null,
+        line: h.line,
+        urgent,
+        subs: subs.map((s) => s.id),
+        at: h.at,
+        state: ready ? "ready" : "held",
+        hold: urgent ? null : r.hold,
+        holdSub: urgent || !r.hold ? null : r.sub.id,
+        releaseAt: ready ? null : r.at,
+        echo,
+        keep,
+        seq: this.delivery.nextSeq(),
       };
       this.wb.push(() => this.delivery.add(watcher, e));
       // A one-time subscription ends at once; its event still obeys its digest and quiet hours.
@@ -94,7 +115,11 @@ export class Capture {
     if (!ref) return null;
     const error = turn.status === "error";
     return {
-      key: `turn:${turn.id}`, type: error ? "error" : "turn_end", sessionId: turn.session_id, turnId: turn.id, at,
+      key: `turn:${turn.id}`,
+      type: error ? "error" : "turn_end",
+      sessionId: turn.session_id,
+      turnId: turn.id,
+      at,
       line: error ? lines.error(ref, turn.error) : lines.turnEnd(ref, turn.status, turn.reply_text),
     };
   }
@@ -103,28 +128,49 @@ export class Capture {
     const ref = this.ref(task.session_id);
     if (!ref) return null;
     if (task.status === "running") {
-      return { key: `task_start:${task.session_id}:${task.id}`, type: "task_started", sessionId: task.session_id, at,
-        line: lines.task(ref, "task_started", task.description, task.type, task.status, null) };
+      return {
+        key: `task_start:${task.session_id}:${task.id}`,
+        type: "task_started",
+        sessionId: task.session_id,
+        at,
+        line: lines.task(ref, "task_started", task.description, task.type, task.status, null),
+      };
     }
     // Failing or exiting non-zero wakes by default; a subagent finishing too; a shell
     // command or monitor that ends normally only for task_finished.
-    const failed = task.status === "failed" || task.status === "killed" || (task.exit_code != null && task.exit_code !== 0);
+    const failed =
+      task.status === "failed" || task.status === "killed" || (task.exit_code != null && task.exit_code !== 0);
     const type: EventType = failed ? "task_failed" : task.type === "subagent" ? "subagent_finished" : "task_finished";
-    return { key: `task_end:${task.session_id}:${task.id}`, type, sessionId: task.session_id, at,
-      line: lines.task(ref, type, task.description, task.type, task.status, task.exit_code) };
+    return {
+      key: `task_end:${task.session_id}:${task.id}`,
+      type,
+      sessionId: task.session_id,
+      at,
+      line: lines.task(ref, type, task.description, task.type, task.status, task.exit_code),
+    };
   }
 
   questionAsked(q: QuestionRow, at: number): Happening | null {
     const ref = this.ref(q.session_id);
     if (!ref) return null;
-    return { key: `question:${q.id}`, type: "question_asked", sessionId: q.session_id, at,
-      line: lines.questionAsked(ref, q.id, q.question, fromJson<string[]>(q.options_json, [])) };
+    return {
+      key: `question:${q.id}`,
+      type: "question_asked",
+      sessionId: q.session_id,
+      at,
+      line: lines.questionAsked(ref, q.id, q.question, fromJson<string[]>(q.options_json, [])),
+    };
   }
 
   questionAnswered(q: QuestionRow, at: number): Happening | null {
     const ref = this.ref(q.session_id);
     if (!ref || (q.status !== "answered" && q.status !== "dismissed")) return null;
-    return { key: `question_answered:${q.id}`, type: "question_answered", sessionId: q.session_id, at,
-      line: lines.questionAnswered(ref, q.id, q.status, q.choice ?? q.answer) };
+    return {
+      key: `question_answered:${q.id}`,
+      type: "question_answered",
+      sessionId: q.session_id,
+      at,
+      line: lines.questionAnswered(ref, q.id, q.status, q.choice ?? q.answer),
+    };
   }
 }

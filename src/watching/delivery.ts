@@ -74,7 +74,13 @@ export class Delivery implements DeliveryApi {
   private q: OutboxStatements;
   private tx: (fn: () => void) => void;
   /** Seen by the bench: due time and the moment each message was written. */
-  onWritten?: (watcher: string, dueAt: number, writtenAt: number, events: number, kind: "window" | "digest" | "quiet") => void;
+  onWritten?: (
+    watcher: string,
+    dueAt: number,
+    writtenAt: number,
+    events: number,
+    kind: "window" | "digest" | "quiet",
+  ) => void;
   private written = 0;
 
   constructor(
@@ -90,8 +96,20 @@ export class Delivery implements DeliveryApi {
 
   deliverUrgent(watcher: string, e: UrgentEvent): void {
     this.add(watcher, {
-      key: e.key ?? `urgent:${newId("evt")}`, type: e.type, sessionId: e.sessionId ?? null, turnId: null, line: e.text, urgent: true,
-      subs: [], at: this.d.clock.now(), state: "ready", hold: null, holdSub: null, releaseAt: null, echo: false, keep: true,
+      key: e.key ?? `urgent:${newId("evt")}`,
+      type: e.type,
+      sessionId: e.sessionId ?? null,
+      turnId: null,
+      line: e.text,
+      urgent: true,
+      subs: [],
+      at: this.d.clock.now(),
+      state: "ready",
+      hold: null,
+      holdSub: null,
+      releaseAt: null,
+      echo: false,
+      keep: true,
     });
     // After the caller's transaction (if any) has committed.
     queueMicrotask(safely("delivering an urgent event", () => this.run(watcher)));
@@ -114,9 +132,22 @@ export class Delivery implements DeliveryApi {
     // A watcher on a paired relay: its relay fetches the event and applies digests and quiet hours there.
     if (watcher.startsWith("rmt_")) return this.d.remoteOutbox.add(watcher, e);
     const r = this.q.insert.run({
-      watcher, key: e.key, seq: e.seq ?? this.nextSeq(), type: e.type, sessionId: e.sessionId, turnId: e.turnId, line: e.line, urgent: e.urgent ? 1 : 0,
-      subs: JSON.stringify(e.subs), at: e.at, state: e.state, hold: e.hold, holdSub: e.holdSub, releaseAt: e.releaseAt,
-      echo: e.echo ? 1 : 0, keep: e.keep ? 1 : 0,
+      watcher,
+      key: e.key,
+      seq: e.seq ?? this.nextSeq(),
+      type: e.type,
+      sessionId: e.sessionId,
+      turnId: e.turnId,
+      line: e.line,
+      urgent: e.urgent ? 1 : 0,
+      subs: JSON.stringify(e.subs),
+      at: e.at,
+      state: e.state,
+      hold: e.hold,
+      holdSub: e.holdSub,
+      releaseAt: e.releaseAt,
+      echo: e.echo ? 1 : 0,
+      keep: e.keep ? 1 : 0,
     });
     if (!r.changes) return false;
     this.known.add(watcher);
@@ -158,7 +189,8 @@ export class Delivery implements DeliveryApi {
   private released(due: Due[]): void {
     for (const d of due) {
       if (!d.hold_sub || d.capped) continue;
-      if (d.hold === "digest" || (d.hold === "quiet" && this.subRow(d.hold_sub)?.digest_minutes)) this.subs.setDigestAnchor(d.hold_sub, d.at);
+      if (d.hold === "digest" || (d.hold === "quiet" && this.subRow(d.hold_sub)?.digest_minutes))
+        this.subs.setDigestAnchor(d.hold_sub, d.at);
     }
   }
 
@@ -169,21 +201,23 @@ export class Delivery implements DeliveryApi {
   private runSoon(watcher: string): void {
     this.dueNow.add(watcher);
     if (this.dueNow.size > 1) return;
-    queueMicrotask(safely("writing due messages", () => {
-      const list = [...this.dueNow];
-      this.dueNow.clear();
-      this.wb.flush();
-      this.batching = true;
-      try {
-        this.tx(() => {
-          // One watcher failing (its own savepoint rolls back) does not hold up the others.
-          for (const w of list) safely(`delivering to ${w}`, () => this.run(w))();
-        });
-      } finally {
-        this.batching = false;
-      }
-      this.committed();
-    }));
+    queueMicrotask(
+      safely("writing due messages", () => {
+        const list = [...this.dueNow];
+        this.dueNow.clear();
+        this.wb.flush();
+        this.batching = true;
+        try {
+          this.tx(() => {
+            // One watcher failing (its own savepoint rolls back) does not hold up the others.
+            for (const w of list) safely(`delivering to ${w}`, () => this.run(w))();
+          });
+        } finally {
+          this.batching = false;
+        }
+        this.committed();
+      }),
+    );
   }
 
   private flush(watcher: string, now: number, dueAt: number, capAnchor: number | null, due: Due[]): void {
@@ -204,7 +238,9 @@ export class Delivery implements DeliveryApi {
         return;
       }
       const info = new Map<string, SubInfo | undefined>();
-      const text = composeMessage(events, (id) => (info.has(id) ? info.get(id) : info.set(id, this.subInfo(id)).get(id)));
+      const text = composeMessage(events, (id) =>
+        info.has(id) ? info.get(id) : info.set(id, this.subInfo(id)).get(id),
+      );
       const { messageId } = this.d.turns.enqueue({ sessionId: watcher, role: "event", text });
       this.q.sent.run(messageId, now, watcher, now);
       this.q.clearWindow.run(watcher);
@@ -213,7 +249,11 @@ export class Delivery implements DeliveryApi {
       if (capDigest) this.q.capAnchor.run(now, watcher);
       if (++this.written % 500 === 0) this.q.prune.run(now - 24 * HOUR);
       if (this.onWritten) {
-        const kind = events.some((e) => e.hold === "quiet") ? "quiet" : events.some((e) => e.hold === "digest" || e.capped) ? "digest" : "window";
+        const kind = events.some((e) => e.hold === "quiet")
+          ? "quiet"
+          : events.some((e) => e.hold === "digest" || e.capped)
+            ? "digest"
+            : "window";
         this.afterCommit.push(() => this.onWritten!(watcher, dueAt, this.d.clock.now(), events.length, kind));
       }
     });
@@ -246,7 +286,9 @@ export class Delivery implements DeliveryApi {
 
   private subInfo(id: string): SubInfo | undefined {
     const row = this.subRow(id);
-    return row ? { digestMinutes: row.digest_minutes, quiet: fromJson<QuietHours | null>(row.quiet_json, null) } : undefined;
+    return row
+      ? { digestMinutes: row.digest_minutes, quiet: fromJson<QuietHours | null>(row.quiet_json, null) }
+      : undefined;
   }
 
   /** A watcher with a queued or running turn gets its message when the turn ends. */
@@ -283,7 +325,8 @@ export class Delivery implements DeliveryApi {
     const w = this.q.watcher.get(watcher) as { window_due_at: number | null } | undefined;
     let due = (this.q.nextRelease.get(watcher) as { at: number | null }).at ?? Infinity;
     // A due message of a watcher in a turn waits for turn.ended, not for the clock.
-    if (w?.window_due_at != null && !(w.window_due_at <= now && this.inTurn(watcher))) due = Math.min(due, w.window_due_at);
+    if (w?.window_due_at != null && !(w.window_due_at <= now && this.inTurn(watcher)))
+      due = Math.min(due, w.window_due_at);
     const cur = this.armed.get(watcher);
     if (cur && cur.at === due) return;
     this.arm(watcher, due);
@@ -293,10 +336,13 @@ export class Delivery implements DeliveryApi {
     this.armed.get(watcher)?.cancel();
     this.armed.delete(watcher);
     if (due === Infinity) return;
-    this.armed.set(watcher, { at: due, cancel: this.d.clock.at(due, () => {
-      this.armed.delete(watcher);
-      this.runSoon(watcher);
-    }) });
+    this.armed.set(watcher, {
+      at: due,
+      cancel: this.d.clock.at(due, () => {
+        this.armed.delete(watcher);
+        this.runSoon(watcher);
+      }),
+    });
   }
 
   disarm(watcher: string): void {

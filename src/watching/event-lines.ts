@@ -31,11 +31,18 @@ export const lines = {
   questionAnswered: (ref: string, id: string, status: string, answer: string | null) =>
     `${ref}: question_answered ${id}${status === "dismissed" ? " (dismissed)" : quote(answer)}`,
   task: (ref: string, type: string, name: string, taskType: string, status: string, exit: number | null) => {
-    const how = type === "task_started" ? taskType : status === "killed" ? `${taskType}, killed` : `${taskType}${exit != null ? `, exit ${exit}` : ""}`;
+    const how =
+      type === "task_started"
+        ? taskType
+        : status === "killed"
+          ? `${taskType}, killed`
+          : `${taskType}${exit != null ? `, exit ${exit}` : ""}`;
     return `${ref}: ${type}${quote(name, 80)} (${how})`;
   },
-  stalled: (ref: string, minutes: number, what: string) => `${ref}: stalled: no progress for ${plural(minutes, "min", "min")} (${what})`,
-  allIdle: (n: number, subId: string) => `all_idle: no turn or task is running in the ${plural(n, "watched session")} (subscription ${subId})`,
+  stalled: (ref: string, minutes: number, what: string) =>
+    `${ref}: stalled: no progress for ${plural(minutes, "min", "min")} (${what})`,
+  allIdle: (n: number, subId: string) =>
+    `all_idle: no turn or task is running in the ${plural(n, "watched session")} (subscription ${subId})`,
   heartbeat: (subId: string, n: number, working: string[]) =>
     `heartbeat: ${plural(n, "watched session")}, ${working.length} working${working.length ? `: ${working.slice(0, 10).join(", ")}${working.length > 10 ? ", \u2026" : ""}` : ""} (subscription ${subId})`,
 };
@@ -62,7 +69,9 @@ export function composeMessage(events: EventRow[], subInfo: (id: string) => SubI
   const out = [FIRST_LINE];
   const line = (e: EventRow) => (e.line.startsWith(LINE_PREFIX) ? e.line : LINE_PREFIX + e.line);
   for (const [label, list] of quiet) {
-    out.push(`Held during quiet hours (${label}): ${plural(list.length, "event")}, delivered now that the window has ended; questions and errors came at once.`);
+    out.push(
+      `Held during quiet hours (${label}): ${plural(list.length, "event")}, delivered now that the window has ended; questions and errors came at once.`,
+    );
     out.push(...list.map(line));
   }
   if (digest.length > 1) {

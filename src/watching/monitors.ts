@@ -62,10 +62,13 @@ export class Monitors {
     cur?.cancel();
     this.stallTimers.delete(sessionId);
     if (next === Infinity) return;
-    this.stallTimers.set(sessionId, { at: next, cancel: this.d.clock.at(next, () => {
-      this.stallTimers.delete(sessionId);
-      this.checkStall(sessionId);
-    }) });
+    this.stallTimers.set(sessionId, {
+      at: next,
+      cancel: this.d.clock.at(next, () => {
+        this.stallTimers.delete(sessionId);
+        this.checkStall(sessionId);
+      }),
+    });
   }
 
   private checkStall(sessionId: string): void {
@@ -78,7 +81,8 @@ export class Monitors {
     }
     // Task output does not come through the bus: read its time here.
     let last = this.lastActivity.get(sessionId) ?? now;
-    for (const t of this.d.sessions.tasksOf(sessionId)) if (t.status === "running" && t.last_output_at && t.last_output_at > last) last = t.last_output_at;
+    for (const t of this.d.sessions.tasksOf(sessionId))
+      if (t.status === "running" && t.last_output_at && t.last_output_at > last) last = t.last_output_at;
     if (last !== this.lastActivity.get(sessionId)) {
       this.lastActivity.set(sessionId, last);
       this.stalledFired.delete(sessionId);
@@ -88,7 +92,16 @@ export class Monitors {
     if (due.length) {
       const s = this.d.sessions.get(sessionId)!;
       const minutes = Math.floor((now - last) / MINUTE);
-      this.capture.capture({ key: `stalled:${sessionId}:${last}`, type: "stalled", sessionId, at: now, line: lines.stalled(sessionRef(s.title, s.id), minutes, what) }, due);
+      this.capture.capture(
+        {
+          key: `stalled:${sessionId}:${last}`,
+          type: "stalled",
+          sessionId,
+          at: now,
+          line: lines.stalled(sessionRef(s.title, s.id), minutes, what),
+        },
+        due,
+      );
       for (const d of due) fired.add(d.id);
       this.stalledFired.set(sessionId, fired);
     }
@@ -130,10 +143,13 @@ export class Monitors {
       return;
     }
     if (!subs.some((s) => s.row.idle_armed)) return;
-    queueMicrotask(safely("checking all_idle", () => {
-      if (this.busy.isBusy(sessionId)) return;
-      for (const sub of this.subs.watching(sessionId)) if (sub.events.has("all_idle") && sub.row.idle_armed && this.idleInMemory(sub)) this.checkAllIdle(sub);
-    }));
+    queueMicrotask(
+      safely("checking all_idle", () => {
+        if (this.busy.isBusy(sessionId)) return;
+        for (const sub of this.subs.watching(sessionId))
+          if (sub.events.has("all_idle") && sub.row.idle_armed && this.idleInMemory(sub)) this.checkAllIdle(sub);
+      }),
+    );
   }
 
   private idleInMemory(sub: Sub): boolean {
@@ -147,7 +163,17 @@ export class Monitors {
     const n = this.scopeCount(sub);
     const now = this.d.clock.now();
     this.subs.setIdleArmed(sub.id, false);
-    this.capture.capture({ key: `all_idle:${sub.id}:${now}`, type: "all_idle", sessionId: null, at: now, onlySub: sub.id, line: lines.allIdle(n, sub.id) }, [sub]);
+    this.capture.capture(
+      {
+        key: `all_idle:${sub.id}:${now}`,
+        type: "all_idle",
+        sessionId: null,
+        at: now,
+        onlySub: sub.id,
+        line: lines.allIdle(n, sub.id),
+      },
+      [sub],
+    );
   }
 
   /** Sessions of the subscription (not archived) with a queued or running turn or a running
@@ -180,7 +206,10 @@ export class Monitors {
     this.beats.delete(sub.id);
     const due = sub.row.heartbeat_due_at;
     if (!sub.row.heartbeat_minutes || due == null) return;
-    this.beats.set(sub.id, this.d.clock.at(due, () => this.beat(sub.id)));
+    this.beats.set(
+      sub.id,
+      this.d.clock.at(due, () => this.beat(sub.id)),
+    );
   }
 
   disarmBeat(id: string): void {
@@ -197,14 +226,24 @@ export class Monitors {
     const due = sub.row.heartbeat_due_at;
     // No heartbeats inside quiet hours; one beat for a stretch the relay was down.
     const quiet = sub.quiet ? this.subs.window(sub.quiet).inside(now) : false;
-      if (!quiet) {
-        const working = this.busyInScope(sub).map((sid) => {
-          const s = this.d.sessions.get(sid)!;
-          return `"${s.title}" (${s.id}) ${this.d.sessions.state(sid)}`;
-        });
-        this.capture.capture({ key: `heartbeat:${id}:${due}`, type: "heartbeat", sessionId: null, at: now, onlySub: id, line: lines.heartbeat(id, this.scopeCount(sub), working) }, [sub]);
-      }
-      this.subs.setHeartbeatDue(id, due + Math.max(1, Math.ceil((now + 1 - due) / every)) * every);
+    if (!quiet) {
+      const working = this.busyInScope(sub).map((sid) => {
+        const s = this.d.sessions.get(sid)!;
+        return `"${s.title}" (${s.id}) ${this.d.sessions.state(sid)}`;
+      });
+      this.capture.capture(
+        {
+          key: `heartbeat:${id}:${due}`,
+          type: "heartbeat",
+          sessionId: null,
+          at: now,
+          onlySub: id,
+          line: lines.heartbeat(id, this.scopeCount(sub), working),
+        },
+        [sub],
+      );
+    }
+    this.subs.setHeartbeatDue(id, due + Math.max(1, Math.ceil((now + 1 - due) / every)) * every);
     this.armBeat(this.subs.active(id) ?? sub);
   }
 

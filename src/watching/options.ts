@@ -34,7 +34,11 @@ export function checkSubscribe(d: CheckDeps, caller: Pick<SessionRow, "id">, raw
 
 export function checkSubscription(d: CheckDeps, caller: Pick<SessionRow, "id">, args: SubscribeArgs): Checked {
   const old = (since: string, what: string) => {
-    if (versionLess(d.version, since)) throw new RelayError("REMOTE_RELAY_UNSUPPORTED", `${what} needs OAR ${since} or newer; relay "${d.name}" runs ${d.version}. ${NOTHING}`);
+    if (versionLess(d.version, since))
+      throw new RelayError(
+        "REMOTE_RELAY_UNSUPPORTED",
+        `${what} needs OAR ${since} or newer; relay "${d.name}" runs ${d.version}. ${NOTHING}`,
+      );
   };
   const all = args.sessions.includes("all");
   if (args.exclude !== undefined) {
@@ -44,20 +48,34 @@ export function checkSubscription(d: CheckDeps, caller: Pick<SessionRow, "id">, 
   const sessions: SessionRow[] = [];
   for (const id of all ? [] : args.sessions) {
     const s = d.sessions.get(id);
-    if (!s) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No session "${id.slice(0, 80)}" on relay "${d.name}" (list_sessions shows the sessions there). ${NOTHING}`);
-    if (s.id === caller.id) throw new RelayError("REMOTE_RELAY_FORBIDDEN", `An agent's own conversation is never watched: leave out ${caller.id}. ${NOTHING}`);
-    if (s.archived_at) throw new RelayError("REMOTE_RELAY_ARCHIVED", `Session "${s.title}" (${s.id}) is archived. ${NOTHING}`);
+    if (!s)
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `No session "${id.slice(0, 80)}" on relay "${d.name}" (list_sessions shows the sessions there). ${NOTHING}`,
+      );
+    if (s.id === caller.id)
+      throw new RelayError(
+        "REMOTE_RELAY_FORBIDDEN",
+        `An agent's own conversation is never watched: leave out ${caller.id}. ${NOTHING}`,
+      );
+    if (s.archived_at)
+      throw new RelayError("REMOTE_RELAY_ARCHIVED", `Session "${s.title}" (${s.id}) is archived. ${NOTHING}`);
     sessions.push(s);
   }
   const excluded = args.exclude ?? [];
   for (const id of excluded) {
-    if (!d.sessions.get(id)) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No session "${id.slice(0, 80)}" on relay "${d.name}" to exclude (list_sessions shows the sessions there). ${NOTHING}`);
+    if (!d.sessions.get(id))
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `No session "${id.slice(0, 80)}" on relay "${d.name}" to exclude (list_sessions shows the sessions there). ${NOTHING}`,
+      );
   }
   const events = args.events ?? null;
   for (const e of events ?? []) if (EVENT_SINCE[e]) old(EVENT_SINCE[e]!, `The event ${e}`);
 
   const either = <A extends keyof SubscribeArgs, B extends keyof SubscribeArgs>(a: A, b: B) => {
-    if (args[a] !== undefined && args[b] !== undefined && (args[a] as unknown) !== args[b]) throw invalid(`${a} and ${b} are the same setting; give one.`);
+    if (args[a] !== undefined && args[b] !== undefined && (args[a] as unknown) !== args[b])
+      throw invalid(`${a} and ${b} are the same setting; give one.`);
     return args[a] ?? args[b];
   };
   const stalled = either("stalled_minutes", "stalledMinutes") ?? DEFAULT_STALLED_MINUTES;
@@ -70,7 +88,9 @@ export function checkSubscription(d: CheckDeps, caller: Pick<SessionRow, "id">, 
   const once = args.once === true;
 
   const details = [
-    all ? `Sessions: all on relay "${d.name}"` : `Sessions: ${sessions.map((s) => `"${s.title}" (${s.id})`).join(", ")}`,
+    all
+      ? `Sessions: all on relay "${d.name}"`
+      : `Sessions: ${sessions.map((s) => `"${s.title}" (${s.id})`).join(", ")}`,
     `Events: ${events ? events.join(", ") : "default"}`,
     ...(once ? ["once"] : []),
     ...(match ? [`match "${match}"`] : []),
@@ -83,8 +103,17 @@ export function checkSubscription(d: CheckDeps, caller: Pick<SessionRow, "id">, 
     sessions,
     details,
     sub: {
-      watcher: caller.id, all, sessions: sessions.map((s) => s.id), exclude: excluded, events, once, match,
-      stalledMinutes: stalled, heartbeatMinutes: heartbeat, digestMinutes: digest, quiet,
+      watcher: caller.id,
+      all,
+      sessions: sessions.map((s) => s.id),
+      exclude: excluded,
+      events,
+      once,
+      match,
+      stalledMinutes: stalled,
+      heartbeatMinutes: heartbeat,
+      digestMinutes: digest,
+      quiet,
     },
   };
 }

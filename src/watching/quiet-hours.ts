@@ -31,7 +31,12 @@ export const QuietHoursArg = withWords(
   z
     .strictObject(
       { from: field(() => TIMES), to: field(() => TIMES), tz: field((i) => notZone(i.input)) },
-      { error: (i) => (i.code === "unrecognized_keys" ? `quiet_hours takes from, to and tz only (got ${i.keys.slice(0, 5).join(", ")})` : 'quiet_hours must be an object { "from": "HH:MM", "to": "HH:MM", "tz": IANA time zone }') },
+      {
+        error: (i) =>
+          i.code === "unrecognized_keys"
+            ? `quiet_hours takes from, to and tz only (got ${i.keys.slice(0, 5).join(", ")})`
+            : 'quiet_hours must be an object { "from": "HH:MM", "to": "HH:MM", "tz": IANA time zone }',
+      },
     )
     .transform((q, ctx): QuietHours | null => {
       if (!q.from && !q.to && !q.tz) return null;
@@ -116,7 +121,10 @@ export class QuietWindow {
       return { first: jump ? jump.epochMilliseconds : earlier.epochMilliseconds, second: null };
     }
     const later = pdt.toZonedDateTime(this.q.tz, { disambiguation: "later" });
-    return { first: earlier.epochMilliseconds, second: later.epochMilliseconds !== earlier.epochMilliseconds ? later.epochMilliseconds : null };
+    return {
+      first: earlier.epochMilliseconds,
+      second: later.epochMilliseconds !== earlier.epochMilliseconds ? later.epochMilliseconds : null,
+    };
   }
 
   /** When the window containing `t` ends (t inside). */

@@ -11,7 +11,12 @@ export interface RaiseDeps<S extends { watcher: string }> {
 }
 
 /** Raises `type` for the watchers of `sessionId` but those in `skip`; answers the watchers told. */
-export function raiseFor<S extends { watcher: string }>(d: RaiseDeps<S>, sessionId: string, e: { key: string; type: EventType; line: string }, skip: ReadonlySet<string> = new Set()): string[] {
+export function raiseFor<S extends { watcher: string }>(
+  d: RaiseDeps<S>,
+  sessionId: string,
+  e: { key: string; type: EventType; line: string },
+  skip: ReadonlySet<string> = new Set(),
+): string[] {
   const subs = d.subs.watching(sessionId).filter((s) => !skip.has(s.watcher));
   return d.capture.capture({ key: e.key, type: e.type, sessionId, line: e.line, at: d.now() }, subs);
 }

@@ -12,11 +12,20 @@ import { turnsEndedSince } from "../sessions/recent-turns.ts";
 import { tasksChangedSince } from "../tasks/recent-tasks.ts";
 import { questionsChangedSince } from "../questions/recent-questions.ts";
 
-export function captureMissed(d: { db: Db; clock: { now(): number } }, subs: SubscriptionStore, capture: Capture): void {
+export function captureMissed(
+  d: { db: Db; clock: { now(): number } },
+  subs: SubscriptionStore,
+  capture: Capture,
+): void {
   if (!subs.hasWatchers()) return;
   const db = d.db;
   const now = d.clock.now();
-  const last = (sql(db, "SELECT MAX(at) AS at FROM (SELECT at FROM watch_events ORDER BY seq DESC LIMIT 1000)").get() as { at: number | null }).at ?? now;
+  const last =
+    (
+      sql(db, "SELECT MAX(at) AS at FROM (SELECT at FROM watch_events ORDER BY seq DESC LIMIT 1000)").get() as {
+        at: number | null;
+      }
+    ).at ?? now;
   // The manual clock restarts at the real time, which may lie before what was captured.
   const from = Math.min(last, now) - 10 * MINUTE;
   const found: Happening[] = [];

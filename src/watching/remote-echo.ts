@@ -7,8 +7,12 @@ import { sql } from "../store/sql.ts";
 
 /** The watcher has the reply: that turn's turn_end does not wake it. True when one was there. */
 export function dropTurnEnd(db: Db, watcher: string, key: string): boolean {
-  return sql(db, "UPDATE watch_events SET state = 'dropped' WHERE watcher = ? AND key = ? AND type = 'turn_end' AND keep = 0 AND state IN ('held', 'ready')")
-    .run(watcher, key).changes > 0;
+  return (
+    sql(
+      db,
+      "UPDATE watch_events SET state = 'dropped' WHERE watcher = ? AND key = ? AND type = 'turn_end' AND keep = 0 AND state IN ('held', 'ready')",
+    ).run(watcher, key).changes > 0
+  );
 }
 
 /** The wait ran out: the turn_end wakes the watcher as for any prompt it did not wait for. */
@@ -24,5 +28,8 @@ export function hasEventRow(db: Db, watcher: string, key: string): boolean {
 /** Removes the mark "answered already" (an empty dropped row) so an event that must come
  * (a once subscription's) can be written under its key. */
 export function clearAnsweredMark(db: Db, watcher: string, key: string): void {
-  sql(db, "DELETE FROM watch_events WHERE watcher = ? AND key = ? AND state = 'dropped' AND line = ''").run(watcher, key);
+  sql(db, "DELETE FROM watch_events WHERE watcher = ? AND key = ? AND state = 'dropped' AND line = ''").run(
+    watcher,
+    key,
+  );
 }

@@ -77,7 +77,16 @@ export class SubscriptionStore {
     };
     for (const [id, watcher, all, sessions, exclude] of activeIndexRows(this.db)) {
       const excluded = exclude === null ? NO_EXCLUSIONS : new Set(fromJson<string[]>(exclude, []));
-      this.index(new LazySub(id, one(watcher), all === 1, sessions === null ? [] : fromJson<string[]>(sessions, []).map(one), excluded, load));
+      this.index(
+        new LazySub(
+          id,
+          one(watcher),
+          all === 1,
+          sessions === null ? [] : fromJson<string[]>(sessions, []).map(one),
+          excluded,
+          load,
+        ),
+      );
     }
   }
 
@@ -93,7 +102,12 @@ export class SubscriptionStore {
 
   private activeWhere(cond: "heartbeat_minutes IS NOT NULL" | "idle_armed = 1"): Sub[] {
     this.wb.flush();
-    const ids = sql(this.db, `SELECT id FROM subscriptions WHERE ended_at IS NULL AND relay = 'this' AND ${cond} ORDER BY created_at, rowid`).pluck().all() as string[];
+    const ids = sql(
+      this.db,
+      `SELECT id FROM subscriptions WHERE ended_at IS NULL AND relay = 'this' AND ${cond} ORDER BY created_at, rowid`,
+    )
+      .pluck()
+      .all() as string[];
     if (!ids.length) return [];
     this.ensure();
     return ids.flatMap((id) => this.byId.get(id) ?? []);
@@ -123,11 +137,12 @@ export class SubscriptionStore {
     if (own) own.push(sub);
     else this.byWatcher.set(sub.watcher, [sub]);
     if (sub.all) this.allScope.push(sub);
-    else for (const s of sub.sessions) {
-      const list = this.bySession.get(s);
-      if (list) list.push(sub);
-      else this.bySession.set(s, [sub]);
-    }
+    else
+      for (const s of sub.sessions) {
+        const list = this.bySession.get(s);
+        if (list) list.push(sub);
+        else this.bySession.set(s, [sub]);
+      }
   }
 
   private unindex(sub: Sub): void {
@@ -153,7 +168,10 @@ export class SubscriptionStore {
       all: row.scope === "all",
       sessions: fromJson<string[]>(row.sessions_json, []),
       exclude: new Set(fromJson<string[]>(row.exclude_json, [])),
-      events: new Set(fromJson<EventType[] | null>(row.events_json, null) ?? (this.oldDefaults() ? OLD_DEFAULT_EVENTS : DEFAULT_EVENTS)),
+      events: new Set(
+        fromJson<EventType[] | null>(row.events_json, null) ??
+          (this.oldDefaults() ? OLD_DEFAULT_EVENTS : DEFAULT_EVENTS),
+      ),
       once: !!row.once,
       match: row.match,
       stalledMinutes: row.stalled_minutes,
@@ -192,7 +210,10 @@ export class SubscriptionStore {
   /** Active subscriptions the watcher holds here and, as mirrors, on paired relays (except
    * `but`, a relay that counts its own): what its limit of 20 counts (contract §6). */
   held(watcher: string, but?: string): number {
-    const mirrors = this.db.prepare("SELECT COUNT(*) AS n FROM subscriptions WHERE watcher = ? AND ended_at IS NULL AND relay != 'this' AND relay != ? COLLATE NOCASE")
+    const mirrors = this.db
+      .prepare(
+        "SELECT COUNT(*) AS n FROM subscriptions WHERE watcher = ? AND ended_at IS NULL AND relay != 'this' AND relay != ? COLLATE NOCASE",
+      )
       .get(watcher, but ?? "this") as { n: number };
     return this.ofWatcher(watcher).length + mirrors.n;
   }
@@ -211,7 +232,11 @@ export class SubscriptionStore {
   hasWatchers(): boolean {
     // Asked on every bus event and by start-up's catch-up: before the index is built, the
     // store answers.
-    if (!this.built) return sql(this.db, "SELECT 1 FROM subscriptions WHERE ended_at IS NULL AND relay = 'this' LIMIT 1").get() !== undefined;
+    if (!this.built)
+      return (
+        sql(this.db, "SELECT 1 FROM subscriptions WHERE ended_at IS NULL AND relay = 'this' LIMIT 1").get() !==
+        undefined
+      );
     return this.byId.size > 0;
   }
 
@@ -223,19 +248,39 @@ export class SubscriptionStore {
   /** Active ones and those ended within `sinceMs`. */
   listFor(watcher: string, endedSince: number): SubRow[] {
     this.wb.flush();
-    return sql(this.db, "SELECT * FROM subscriptions WHERE watcher = ? AND (ended_at IS NULL OR ended_at >= ?) ORDER BY created_at, rowid")
-      .all(watcher, endedSince) as SubRow[];
+    return sql(
+      this.db,
+      "SELECT * FROM subscriptions WHERE watcher = ? AND (ended_at IS NULL OR ended_at >= ?) ORDER BY created_at, rowid",
+    ).all(watcher, endedSince) as SubRow[];
   }
 
   insert(n: NewSub, now: number, extra: Partial<SubRow> = {}): SubRow {
     const id = extra.id ?? newId("sub", 10);
-    sql(this.db, `INSERT INTO subscriptions (id, watcher, scope, sessions_json, exclude_json, events_json, once, match,
+    sql(
+      this.db,
+      `INSERT INTO subscriptions (id, watcher, scope, sessions_json, exclude_json, events_json, once, match,
       stalled_minutes, heartbeat_minutes, digest_minutes, quiet_json, created_at, digest_anchor_at, heartbeat_due_at, idle_armed)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
-      id, n.watcher, n.all ? "all" : "sessions", JSON.stringify(n.all ? [] : n.sessions), JSON.stringify(n.exclude),
-      n.events ? JSON.stringify(n.events) : null, n.once ? 1 : 0, n.match, n.stalledMinutes, n.heartbeatMinutes, n.digestMinutes,
-      n.quiet ? JSON.stringify(n.quiet) : null, extra.created_at ?? now, extra.digest_anchor_at ?? now,
-      extra.heartbeat_due_at !== undefined ? extra.heartbeat_due_at : n.heartbeatMinutes ? now + n.heartbeatMinutes * 60_000 : null,
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      id,
+      n.watcher,
+      n.all ? "all" : "sessions",
+      JSON.stringify(n.all ? [] : n.sessions),
+      JSON.stringify(n.exclude),
+      n.events ? JSON.stringify(n.events) : null,
+      n.once ? 1 : 0,
+      n.match,
+      n.stalledMinutes,
+      n.heartbeatMinutes,
+      n.digestMinutes,
+      n.quiet ? JSON.stringify(n.quiet) : null,
+      extra.created_at ?? now,
+      extra.digest_anchor_at ?? now,
+      extra.heartbeat_due_at !== undefined
+        ? extra.heartbeat_due_at
+        : n.heartbeatMinutes
+          ? now + n.heartbeatMinutes * 60_000
+          : null,
       extra.idle_armed ?? 0,
     );
     return this.get(id)!;
@@ -251,8 +296,10 @@ export class SubscriptionStore {
 
   /** Ends it (once); returns whether it was active. The caller drops it from the index after its transaction. */
   end(id: string, reason: EndReason, now: number, transferredTo: string | null = null): boolean {
-    const r = sql(this.db, "UPDATE subscriptions SET ended_at = ?, end_reason = ?, transferred_to = ? WHERE id = ? AND ended_at IS NULL")
-      .run(now, reason, transferredTo, id);
+    const r = sql(
+      this.db,
+      "UPDATE subscriptions SET ended_at = ?, end_reason = ?, transferred_to = ? WHERE id = ? AND ended_at IS NULL",
+    ).run(now, reason, transferredTo, id);
     return r.changes > 0;
   }
 
@@ -291,9 +338,14 @@ const NO_EXCLUSIONS: Set<string> = new Set();
 /** The index fields of every active subscription here, raw (start-up reads every active
  * subscription: 10,000 on a big relay; raw arrays of five values, not row objects of twenty
  * strings and numbers), and no string where there is nothing to parse. */
-function activeIndexRows(db: Db): [id: string, watcher: string, all: number, sessions: string | null, exclude: string | null][] {
-  return db.prepare(`SELECT id, watcher, scope = 'all', NULLIF(sessions_json, '[]'), NULLIF(exclude_json, '[]') FROM subscriptions
-    WHERE ended_at IS NULL AND relay = 'this' ORDER BY created_at, rowid`).raw(true).all() as [string, string, number, string | null, string | null][];
+function activeIndexRows(
+  db: Db,
+): [id: string, watcher: string, all: number, sessions: string | null, exclude: string | null][] {
+  return db
+    .prepare(`SELECT id, watcher, scope = 'all', NULLIF(sessions_json, '[]'), NULLIF(exclude_json, '[]') FROM subscriptions
+    WHERE ended_at IS NULL AND relay = 'this' ORDER BY created_at, rowid`)
+    .raw(true)
+    .all() as [string, string, number, string | null, string | null][];
 }
 
 /** A subscription of the index: what the index needs is here from the start; the rest of its

@@ -2,8 +2,17 @@
 import type { QuietHours } from "./quiet-hours.ts";
 
 export const EVENT_TYPES = [
-  "question_asked", "question_answered", "error", "turn_end", "subagent_finished",
-  "task_started", "task_finished", "task_failed", "stalled", "all_idle", "overlap",
+  "question_asked",
+  "question_answered",
+  "error",
+  "turn_end",
+  "subagent_finished",
+  "task_started",
+  "task_finished",
+  "task_failed",
+  "stalled",
+  "all_idle",
+  "overlap",
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -11,12 +20,33 @@ export type EventType = (typeof EVENT_TYPES)[number];
 export const URGENT = new Set<string>(["question_asked", "question_answered", "error"]);
 
 /** Since 0.9.13 (seed "Default events"). */
-export const DEFAULT_EVENTS: EventType[] = ["question_asked", "error", "turn_end", "subagent_finished", "task_failed", "stalled", "all_idle", "overlap"];
+export const DEFAULT_EVENTS: EventType[] = [
+  "question_asked",
+  "error",
+  "turn_end",
+  "subagent_finished",
+  "task_failed",
+  "stalled",
+  "all_idle",
+  "overlap",
+];
 /** Before 0.9.13 a subscription without events got every task end and start; our reading of the seed's history. */
-export const OLD_DEFAULT_EVENTS: EventType[] = ["question_asked", "error", "turn_end", "task_started", "task_finished", "stalled", "all_idle"];
+export const OLD_DEFAULT_EVENTS: EventType[] = [
+  "question_asked",
+  "error",
+  "turn_end",
+  "task_started",
+  "task_finished",
+  "stalled",
+  "all_idle",
+];
 
 /** The version each event name appeared in; an older emulated relay refuses it by name. */
-export const EVENT_SINCE: Partial<Record<EventType, string>> = { subagent_finished: "0.9.13", question_answered: "0.9.16", overlap: "0.9.19" };
+export const EVENT_SINCE: Partial<Record<EventType, string>> = {
+  subagent_finished: "0.9.13",
+  question_answered: "0.9.16",
+  overlap: "0.9.19",
+};
 
 export const MAX_SUBSCRIPTIONS = 20;
 export const DEFAULT_STALLED_MINUTES = 15;

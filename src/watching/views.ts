@@ -17,8 +17,10 @@ export function subscriptionView(d: ViewDeps, store: SubscriptionStore, row: Sub
   store.flushWrites();
   const sub = store.parse(row);
   const exclude = [...sub.exclude];
-  const held = sql(d.db, "SELECT COUNT(*) AS n, MIN(release_at) AS at FROM watch_events WHERE watcher = ? AND state IN ('held', 'ready') AND state = 'held' AND hold_sub = ? AND capped = 0")
-    .get(row.watcher, row.id) as { n: number; at: number | null };
+  const held = sql(
+    d.db,
+    "SELECT COUNT(*) AS n, MIN(release_at) AS at FROM watch_events WHERE watcher = ? AND state IN ('held', 'ready') AND state = 'held' AND hold_sub = ? AND capped = 0",
+  ).get(row.watcher, row.id) as { n: number; at: number | null };
   const active = row.ended_at == null;
   return {
     id: row.id,
@@ -36,7 +38,13 @@ export function subscriptionView(d: ViewDeps, store: SubscriptionStore, row: Sub
     ...(exclude.length ? { exclude } : {}),
     active,
     createdAt: iso(row.created_at),
-    ...(active ? {} : { endedAt: iso(row.ended_at), endReason: row.end_reason, ...(row.transferred_to ? { transferredTo: row.transferred_to } : {}) }),
+    ...(active
+      ? {}
+      : {
+          endedAt: iso(row.ended_at),
+          endReason: row.end_reason,
+          ...(row.transferred_to ? { transferredTo: row.transferred_to } : {}),
+        }),
     // An ended subscription says what it holds only while its last event is still held.
     ...(active || held.n ? { heldCount: held.n, nextDeliveryAt: iso(held.at) } : {}),
   };

@@ -26,7 +26,7 @@ import { subscriptionView } from "./views.ts";
 import { activeSubRows } from "./active-subs.ts";
 import { versionLess } from "../core/versions.ts";
 import type { EndReason, SubRow } from "./types.ts";
-import type { NoEcho, WatchBadges, WatchingPort } from "./port.ts";
+import type { WatchingPort } from "./port.ts";
 
 const FINAL = new Set(["done", "stopped", "error"]);
 
@@ -39,7 +39,10 @@ export interface WatchingDeps {
   bus: Pick<Bus, "on" | "emit">;
   /** The version this relay presents: before 0.9.13 a subscription's default events differ. */
   version: string;
-  sessions: Pick<SessionStore, "get" | "turn" | "activeTurns" | "busySessions" | "state" | "task" | "tasksOf" | "runningTasks">;
+  sessions: Pick<
+    SessionStore,
+    "get" | "turn" | "activeTurns" | "busySessions" | "state" | "task" | "tasksOf" | "runningTasks"
+  >;
   questions: Pick<Questions, "get" | "pending">;
   turns: Pick<Turns, "enqueue">;
   remoteOutbox: RemoteOutbox;
@@ -61,11 +64,24 @@ export class Watching {
     this.subs = new SubscriptionStore(d.db, () => versionLess(d.version, "0.9.13"), this.wb);
     this.live = liveSessions(d.db);
     const turns = inTurn(d.db);
-    this.delivery = new Delivery({ db: d.db, clock: d.clock, turns: d.turns, remoteOutbox: d.remoteOutbox, live: this.live, inTurn: turns }, this.subs, this.wb);
+    this.delivery = new Delivery(
+      { db: d.db, clock: d.clock, turns: d.turns, remoteOutbox: d.remoteOutbox, live: this.live, inTurn: turns },
+      this.subs,
+      this.wb,
+    );
     this.capture = new Capture(eventRefs(d.db), this.subs, this.delivery, this.wb);
     this.monitors = new Monitors(
-      { clock: d.clock, sessions: d.sessions, questions: d.questions, live: this.live, inTurn: turns, runningIn: runningIn(d.db) },
-      this.subs, this.capture, this.busy,
+      {
+        clock: d.clock,
+        sessions: d.sessions,
+        questions: d.questions,
+        live: this.live,
+        inTurn: turns,
+        runningIn: runningIn(d.db),
+      },
+      this.subs,
+      this.capture,
+      this.busy,
     );
     this.port = this.makePort();
     d.bus.on((e) => this.onBus(e));
@@ -86,7 +102,8 @@ export class Watching {
       end: (ids, reason) => this.end(ids, reason),
       transfer: (from, to, reason) => this.transfer(from, to, reason),
       view: (row) => subscriptionView({ db, sessions }, subs, row),
-      raise: (sessionId, e, skip) => raiseFor({ subs, capture: this.capture, now: () => clock.now() }, sessionId, e, skip),
+      raise: (sessionId, e, skip) =>
+        raiseFor({ subs, capture: this.capture, now: () => clock.now() }, sessionId, e, skip),
       noEcho: {
         promptSent: (watcher, turnId) => this.promptSent(watcher, turnId),
         replyReceived: (watcher, turnId, status) => this.replyReceived(watcher, turnId, status),
@@ -115,7 +132,8 @@ export class Watching {
   }
 
   private onBus(e: BusEvent): void {
-    if (!this.subs.hasWatchers() && e.type !== "turn.ended" && e.type !== "turn.started" && e.type !== "task.updated") return;
+    if (!this.subs.hasWatchers() && e.type !== "turn.ended" && e.type !== "turn.started" && e.type !== "task.updated")
+      return;
     const now = this.d.clock.now();
     switch (e.type) {
       case "turn.started":
@@ -204,7 +222,10 @@ export class Watching {
     const asWatched = this.subs.watching(sessionId).filter((s) => !s.all);
     if (!asWatcher.length && !asWatched.length) return;
     if (this.live.isLive(sessionId)) return;
-    this.end([...asWatcher, ...asWatched].map((x) => x.id), "archived");
+    this.end(
+      [...asWatcher, ...asWatched].map((x) => x.id),
+      "archived",
+    );
     // An archived watcher is woken no more: what it still had open is dropped.
     if (asWatcher.length) this.delivery.dropAll(sessionId);
   }
@@ -251,10 +272,16 @@ export class Watching {
     const db = this.d.db;
     if (FINAL.has(status)) {
       // It has the reply from the call itself: that turn's turn_end does not wake it again.
-      sql(db, "UPDATE watch_events SET state = 'dropped' WHERE watcher = ? AND key = ? AND type = 'turn_end' AND keep = 0 AND state IN ('held', 'ready')").run(watcher, `turn:${turnId}`);
+      sql(
+        db,
+        "UPDATE watch_events SET state = 'dropped' WHERE watcher = ? AND key = ? AND type = 'turn_end' AND keep = 0 AND state IN ('held', 'ready')",
+      ).run(watcher, `turn:${turnId}`);
     } else {
       // The wait ran out: the turn_end will wake it as for any prompt it did not wait for.
-      sql(db, "UPDATE watch_events SET echo = 0 WHERE watcher = ? AND key = ? AND echo = 1").run(watcher, `turn:${turnId}`);
+      sql(db, "UPDATE watch_events SET echo = 0 WHERE watcher = ? AND key = ? AND echo = 1").run(
+        watcher,
+        `turn:${turnId}`,
+      );
     }
     this.delivery.run(watcher);
   }

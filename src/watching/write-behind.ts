@@ -29,7 +29,10 @@ export class WriteBehind {
     this.scheduled = true;
     // Real time on purpose: this batches disk writes, it is not a relay timer (nothing the
     // relay decides waits on it: every read flushes first).
-    setTimeout(safely("writing captured events", () => this.flush()), BATCH_MS);
+    setTimeout(
+      safely("writing captured events", () => this.flush()),
+      BATCH_MS,
+    );
   }
 
   flush(): void {

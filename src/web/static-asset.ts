@@ -23,7 +23,9 @@ export function staticAsset(body: string, type: string): Asset {
       return (gzip ??= gzipSync(raw, { level: 9 }));
     },
     get br() {
-      return (br ??= brotliCompressSync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length } }));
+      return (br ??= brotliCompressSync(raw, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length },
+      }));
     },
     etag: `"${createHash("sha256").update(raw).digest("base64url").slice(0, 22)}"`,
   };

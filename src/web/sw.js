@@ -22,7 +22,9 @@ self.addEventListener("notificationclick", (e) => {
       // A button that could not decide (used, expired) opens the page, where the card is.
       if (r.ok) return;
       const url = onThisOrigin(r.open ?? n.data?.url ?? "/", self.location.origin);
-      const open = (await self.clients.matchAll({ type: "window" })).find((c) => new URL(c.url).origin === self.location.origin);
+      const open = (await self.clients.matchAll({ type: "window" })).find(
+        (c) => new URL(c.url).origin === self.location.origin,
+      );
       if (open) {
         await open.focus();
         return open.navigate(url).catch(() => {});

@@ -19,7 +19,15 @@ const dir = (p: string) => packageFile(`src/web/${p}`);
 /** The provider table for the New session form: static data only; availability comes from
  * GET /api/providers when the relay has it. */
 const catalogJson = () =>
-  JSON.stringify(Object.values(CATALOG).map((p) => ({ id: p.id, name: p.name, defaultModel: p.defaultModel, models: p.models ?? [], efforts: p.efforts })))
+  JSON.stringify(
+    Object.values(CATALOG).map((p) => ({
+      id: p.id,
+      name: p.name,
+      defaultModel: p.defaultModel,
+      models: p.models ?? [],
+      efforts: p.efforts,
+    })),
+  )
     // Inside <script>, "<" could close the element; JSON allows it escaped.
     .replace(/</g, "\\u003c");
 
@@ -51,11 +59,18 @@ function pageFiles(): Files {
     const ext = name.split(".").pop() ?? "";
     if (TYPES[ext]) assets.set(name, staticAsset(readFileSync(dir(`./app/${name}`), "utf8"), TYPES[ext]));
   }
-  for (const [name, body] of vendorAssets()) assets.set(`vendor-${name}`, staticAsset(body, TYPES[name.split(".").pop() ?? "js"]));
+  for (const [name, body] of vendorAssets())
+    assets.set(`vendor-${name}`, staticAsset(body, TYPES[name.split(".").pop() ?? "js"]));
   /** Every module the page imports at start, announced up front: the browser fetches them in
    * parallel instead of discovering them import by import. (Those a view needs load then.) */
-  const preload = [...assets.keys()].filter((n) => n.endsWith(".js") && !ON_DEMAND.has(n)).map((n) => `<link rel="modulepreload" href="/app/${n}">`).join("\n");
-  const page = readFileSync(dir("./index.html"), "utf8").replace("__CATALOG__", () => catalogJson()).replace("__PRELOAD__", () => preload).replace("__ICONS__", () => iconSprite());
+  const preload = [...assets.keys()]
+    .filter((n) => n.endsWith(".js") && !ON_DEMAND.has(n))
+    .map((n) => `<link rel="modulepreload" href="/app/${n}">`)
+    .join("\n");
+  const page = readFileSync(dir("./index.html"), "utf8")
+    .replace("__CATALOG__", () => catalogJson())
+    .replace("__PRELOAD__", () => preload)
+    .replace("__ICONS__", () => iconSprite());
   return (files = { page, assets });
 }
 
@@ -80,11 +95,19 @@ const SECURITY = {
 
 /** Answers with the smallest encoding the browser takes, or 304 when it holds this version. */
 function send(c: Context, a: Asset): Response {
-  const headers: Record<string, string> = { ...SECURITY, "content-type": a.type, "cache-control": "no-cache", etag: a.etag, vary: "accept-encoding" };
+  const headers: Record<string, string> = {
+    ...SECURITY,
+    "content-type": a.type,
+    "cache-control": "no-cache",
+    etag: a.etag,
+    vary: "accept-encoding",
+  };
   if (c.req.header("if-none-match") === a.etag) return c.body(null, 304, headers);
   const accepts = c.req.header("accept-encoding") ?? "";
-  if (/\bbr\b/.test(accepts)) return c.body(a.br as Uint8Array<ArrayBuffer>, 200, { ...headers, "content-encoding": "br" });
-  if (/\bgzip\b/.test(accepts)) return c.body(a.gzip as Uint8Array<ArrayBuffer>, 200, { ...headers, "content-encoding": "gzip" });
+  if (/\bbr\b/.test(accepts))
+    return c.body(a.br as Uint8Array<ArrayBuffer>, 200, { ...headers, "content-encoding": "br" });
+  if (/\bgzip\b/.test(accepts))
+    return c.body(a.gzip as Uint8Array<ArrayBuffer>, 200, { ...headers, "content-encoding": "gzip" });
   return c.body(a.body, 200, headers);
 }
 
@@ -103,7 +126,12 @@ export function webUi(d: WebDeps): Hono {
   const app = new Hono();
   let page: Asset | undefined;
   const pageAsset = () =>
-    (page ??= staticAsset(pageFiles().page.replace("__DATA_DIR__", () => JSON.stringify(shownDataDir(d.identity.dataDir)).replace(/</g, "\\u003c")), "text/html; charset=utf-8"));
+    (page ??= staticAsset(
+      pageFiles().page.replace("__DATA_DIR__", () =>
+        JSON.stringify(shownDataDir(d.identity.dataDir)).replace(/</g, "\\u003c"),
+      ),
+      "text/html; charset=utf-8",
+    ));
   // Headers set per route: a "*" middleware here would also match paths of the other
   // apps mounted on the same server.
   app.get("/", (c) => send(c, pageAsset()));

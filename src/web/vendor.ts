@@ -18,7 +18,8 @@ function packageDir(name: string): string {
   return d;
 }
 
-const read = (pkg: string, file: string) => readFileSync(join(packageDir(pkg), file), "utf8").replace(/\n\/\/# sourceMappingURL=\S+\s*$/, "\n");
+const read = (pkg: string, file: string) =>
+  readFileSync(join(packageDir(pkg), file), "utf8").replace(/\n\/\/# sourceMappingURL=\S+\s*$/, "\n");
 
 const FILES: [served: string, pkg: string, file: string][] = [
   ["marked.js", "marked", "lib/marked.esm.js"],
@@ -30,7 +31,27 @@ const FILES: [served: string, pkg: string, file: string][] = [
 ];
 
 /** The languages code blocks are coloured in (the rest stay plain). */
-const LANGUAGES = ["bash", "c", "cpp", "css", "diff", "dockerfile", "go", "ini", "java", "javascript", "json", "markdown", "python", "rust", "shell", "sql", "typescript", "xml", "yaml"];
+const LANGUAGES = [
+  "bash",
+  "c",
+  "cpp",
+  "css",
+  "diff",
+  "dockerfile",
+  "go",
+  "ini",
+  "java",
+  "javascript",
+  "json",
+  "markdown",
+  "python",
+  "rust",
+  "shell",
+  "sql",
+  "typescript",
+  "xml",
+  "yaml",
+];
 
 /** highlight.js's core (CommonJS) and its language modules as one ES module: each language
  * file is one function exported as default, registered here in its own block scope. */
@@ -47,22 +68,64 @@ function highlightModule(): string {
 
 /** The icons the page draws (lucide names). */
 export const ICONS = [
-  "bell", "bell-off", "radio-tower", "alarm-clock", "eye", "circle-help", "search", "copy", "check", "x", "menu", "square",
-  "archive", "archive-restore", "trash-2", "power", "file-text", "pencil", "terminal", "brain", "globe", "wrench", "list-checks",
-  "bot", "cog", "file-diff", "chart-column", "keyboard", "plus", "inbox", "settings", "radio", "external-link", "triangle-alert",
-  "ellipsis", "clock", "circle-x", "circle-check", "git-compare", "copy-check", "arrow-right",
+  "bell",
+  "bell-off",
+  "radio-tower",
+  "alarm-clock",
+  "eye",
+  "circle-help",
+  "search",
+  "copy",
+  "check",
+  "x",
+  "menu",
+  "square",
+  "archive",
+  "archive-restore",
+  "trash-2",
+  "power",
+  "file-text",
+  "pencil",
+  "terminal",
+  "brain",
+  "globe",
+  "wrench",
+  "list-checks",
+  "bot",
+  "cog",
+  "file-diff",
+  "chart-column",
+  "keyboard",
+  "plus",
+  "inbox",
+  "settings",
+  "radio",
+  "external-link",
+  "triangle-alert",
+  "ellipsis",
+  "clock",
+  "circle-x",
+  "circle-check",
+  "git-compare",
+  "copy-check",
+  "arrow-right",
 ];
 
 /** One <svg> of <symbol>s (id "i-<name>"), inlined in the page: <use href="#i-bell">. */
 export function iconSprite(): string {
   const symbols = ICONS.map((name) => {
     const svg = read("lucide-static", `icons/${name}.svg`);
-    const inner = svg.slice(svg.indexOf(">", svg.indexOf("<svg")) + 1, svg.lastIndexOf("</svg>")).replace(/\s*\n\s*/g, "");
+    const inner = svg
+      .slice(svg.indexOf(">", svg.indexOf("<svg")) + 1, svg.lastIndexOf("</svg>"))
+      .replace(/\s*\n\s*/g, "");
     return `<symbol id="i-${name}" viewBox="0 0 24 24">${inner}</symbol>`;
   });
   return `<svg xmlns="http://www.w3.org/2000/svg" class="sprite" width="0" height="0" aria-hidden="true"><!-- lucide-static (ISC) -->${symbols.join("")}</svg>`;
 }
 
 export function vendorAssets(): [string, string][] {
-  return [...FILES.map(([served, pkg, file]): [string, string] => [served, read(pkg, file)]), ["hljs.js", highlightModule()]];
+  return [
+    ...FILES.map(([served, pkg, file]): [string, string] => [served, read(pkg, file)]),
+    ["hljs.js", highlightModule()],
+  ];
 }

@@ -24,5 +24,10 @@ export function relayBranchName(title: string, sessionId: string): string {
 
 /** A folder name for a branch: `oar/fix-login-ab12cd` → `oar-fix-login-ab12cd`. */
 export function folderNameOf(branch: string): string {
-  return branch.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[.-]+/, "").slice(0, 100) || "worktree";
+  return (
+    branch
+      .replace(/[^A-Za-z0-9._-]+/g, "-")
+      .replace(/^[.-]+/, "")
+      .slice(0, 100) || "worktree"
+  );
 }

@@ -37,7 +37,11 @@ export interface WorktreeRef {
 
 export function changesOf(git: Git, wt: WorktreeRef): Promise<Changes>;
 export function changesOf(git: Git, wt: WorktreeRef, opts: { diff: true }): Promise<ChangesWithDiff>;
-export async function changesOf(git: Git, wt: WorktreeRef, opts: { diff?: boolean } = {}): Promise<Changes | ChangesWithDiff> {
+export async function changesOf(
+  git: Git,
+  wt: WorktreeRef,
+  opts: { diff?: boolean } = {},
+): Promise<Changes | ChangesWithDiff> {
   const baseRef = wt.base === wt.baseCommit ? wt.baseCommit : `refs/heads/${wt.base}`;
   const [entries, counts, fork] = await Promise.all([
     statusOf(git, wt.path),
@@ -46,11 +50,20 @@ export async function changesOf(git: Git, wt: WorktreeRef, opts: { diff?: boolea
   ]);
   const untracked = entries.filter((e) => e.xy === "??").map((e) => e.path);
   return withUntracked(git, wt.path, untracked, async (env) => {
-    const files = parseRawNumstat(await run(git, wt.path, ["diff", "-z", "--raw", "--numstat", "-M", "--no-ext-diff", fork], { env }));
+    const files = parseRawNumstat(
+      await run(git, wt.path, ["diff", "-z", "--raw", "--numstat", "-M", "--no-ext-diff", fork], { env }),
+    );
     const changes: Changes = { files, ahead: counts.ahead, behind: counts.behind, dirty: entries.length > 0 };
     if (!opts.diff) return changes;
-    const diff = await run(git, wt.path, ["-c", "core.quotepath=false", "diff", "-U3", "-M", "--no-color", "--no-ext-diff", fork], { env, maxBuffer: 256 * 1024 * 1024 });
-    return diff.length > DIFF_MAX ? { ...changes, diff: diff.slice(0, DIFF_MAX), diffTruncated: true } : { ...changes, diff };
+    const diff = await run(
+      git,
+      wt.path,
+      ["-c", "core.quotepath=false", "diff", "-U3", "-M", "--no-color", "--no-ext-diff", fork],
+      { env, maxBuffer: 256 * 1024 * 1024 },
+    );
+    return diff.length > DIFF_MAX
+      ? { ...changes, diff: diff.slice(0, DIFF_MAX), diffTruncated: true }
+      : { ...changes, diff };
   });
 }
 
@@ -62,7 +75,10 @@ export async function changedPaths(git: Git, wt: WorktreeRef): Promise<Set<strin
   const baseRef = wt.base === wt.baseCommit ? wt.baseCommit : `refs/heads/${wt.base}`;
   const [entries, fork] = await Promise.all([statusOf(git, wt.path), forkPoint(git, wt, baseRef)]);
   const out = new Set(entries.map((e) => e.path));
-  for (const p of zList(await run(git, wt.path, ["diff", "-z", "--name-only", "--no-renames", "--no-ext-diff", fork, "HEAD"]))) out.add(p);
+  for (const p of zList(
+    await run(git, wt.path, ["diff", "-z", "--name-only", "--no-renames", "--no-ext-diff", fork, "HEAD"]),
+  ))
+    out.add(p);
   return out;
 }
 
@@ -85,7 +101,12 @@ async function forkPoint(git: Git, wt: WorktreeRef, baseRef: string): Promise<st
 }
 
 /** Runs `fn` with an environment whose index also holds `untracked` as intent-to-add. */
-async function withUntracked<T>(git: Git, cwd: string, untracked: string[], fn: (env: Record<string, string> | undefined) => Promise<T>): Promise<T> {
+async function withUntracked<T>(
+  git: Git,
+  cwd: string,
+  untracked: string[],
+  fn: (env: Record<string, string> | undefined) => Promise<T>,
+): Promise<T> {
   if (!untracked.length) return fn(undefined);
   const dir = mkdtempSync(join(tmpdir(), "oar-changes-"));
   try {

@@ -212,7 +212,8 @@ export function globMatches(g: Glob, path: string): boolean {
     let states = new Set(closure(s, 0));
     for (const c of cps) {
       const next = new Set<number>();
-      for (const i of states) for (const m of moves(s, i)) if (inSet(m.set, c)) for (const x of closure(s, m.to)) next.add(x);
+      for (const i of states)
+        for (const m of moves(s, i)) if (inSet(m.set, c)) for (const x of closure(s, m.to)) next.add(x);
       if (!next.size) return false;
       states = next;
     }
@@ -226,7 +227,8 @@ export function normalizeClaimPath(raw: string): { path: string } | { error: str
   if (!p) return { error: "an empty path" };
   if (p.length > 300) return { error: `a path longer than 300 characters (${p.slice(0, 40)}…)` };
   if (p.includes("\0")) return { error: "a path with a NUL character" };
-  if (p.startsWith("/") || /^[A-Za-z]:/.test(p)) return { error: `"${p}" is absolute; claims take paths relative to the repository root` };
+  if (p.startsWith("/") || /^[A-Za-z]:/.test(p))
+    return { error: `"${p}" is absolute; claims take paths relative to the repository root` };
   const segs = p.split("/").filter((s) => s !== "" && s !== ".");
   if (segs.includes("..")) return { error: `"${p}" leaves the repository (..)` };
   if (!segs.length) return { error: `"${p}" names the repository root; claim "**" to claim everything` };

@@ -66,10 +66,20 @@ export class Claims {
     return db.transaction(() => {
       this.refuse(input, paths, nothing);
       const now = clock.now();
-      const row: ClaimRow = { id: newId("clm"), session_id: input.session, repo: input.repo, paths_json: JSON.stringify(paths), note, created_at: now, ends_at: now + minutes * MINUTE, ended_at: null, end_reason: null };
-      db.prepare("INSERT INTO claims (id, session_id, repo, paths_json, note, created_at, ends_at) VALUES (?, ?, ?, ?, ?, ?, ?)").run(
-        row.id, row.session_id, row.repo, row.paths_json, row.note, row.created_at, row.ends_at,
-      );
+      const row: ClaimRow = {
+        id: newId("clm"),
+        session_id: input.session,
+        repo: input.repo,
+        paths_json: JSON.stringify(paths),
+        note,
+        created_at: now,
+        ends_at: now + minutes * MINUTE,
+        ended_at: null,
+        end_reason: null,
+      };
+      db.prepare(
+        "INSERT INTO claims (id, session_id, repo, paths_json, note, created_at, ends_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      ).run(row.id, row.session_id, row.repo, row.paths_json, row.note, row.created_at, row.ends_at);
       return { claim_id: row.id, claim: this.view(row) };
     })();
   }
@@ -81,9 +91,14 @@ export class Claims {
 
   private refuse(input: ClaimInput, paths: string[], nothing: string): void {
     this.sweep();
-    const mine = this.d.db.prepare("SELECT COUNT(*) AS n FROM claims WHERE session_id = ? AND ended_at IS NULL").get(input.session) as { n: number };
+    const mine = this.d.db
+      .prepare("SELECT COUNT(*) AS n FROM claims WHERE session_id = ? AND ended_at IS NULL")
+      .get(input.session) as { n: number };
     if (mine.n >= CLAIMS_PER_CONVERSATION) {
-      throw new RelayError("REMOTE_RELAY_LIMIT", `This conversation holds ${mine.n} claims, the most it may hold (${CLAIMS_PER_CONVERSATION}); release one first. ${nothing}`);
+      throw new RelayError(
+        "REMOTE_RELAY_LIMIT",
+        `This conversation holds ${mine.n} claims, the most it may hold (${CLAIMS_PER_CONVERSATION}); release one first. ${nothing}`,
+      );
     }
     const globs = paths.map(compileGlob);
     for (const other of this.liveRows(input.repo)) {
@@ -92,7 +107,11 @@ export class Claims {
       const hit = globs.find((g) => theirs.some((t) => globsOverlap(g, t)));
       if (hit) {
         const v = this.view(other);
-        throw new RelayError("REMOTE_RELAY_CLAIMED", `${hit.source} overlaps a claim of ${holderWords(v)}: ${v.paths.join(", ")}${untilWords(v)}. ${nothing}`, { claim: v });
+        throw new RelayError(
+          "REMOTE_RELAY_CLAIMED",
+          `${hit.source} overlaps a claim of ${holderWords(v)}: ${v.paths.join(", ")}${untilWords(v)}. ${nothing}`,
+          { claim: v },
+        );
       }
     }
   }
@@ -100,7 +119,8 @@ export class Claims {
   private parse(input: ClaimInput, nothing: string): { paths: string[]; minutes: number; note: string | null } {
     const bad = (why: string) => new RelayError("REMOTE_RELAY_INVALID_INPUT", `claim ${why}. ${nothing}`);
     const raw = typeof input.paths === "string" ? [input.paths] : input.paths;
-    if (!Array.isArray(raw) || raw.length === 0) throw bad("needs paths: globs relative to the repository root, such as [\"src/api/**\"]");
+    if (!Array.isArray(raw) || raw.length === 0)
+      throw bad('needs paths: globs relative to the repository root, such as ["src/api/**"]');
     if (raw.length > PATHS_PER_CLAIM) throw bad(`takes at most ${PATHS_PER_CLAIM} paths (${raw.length} given)`);
     const paths: string[] = [];
     for (const p of raw) {
@@ -110,8 +130,15 @@ export class Claims {
       if (!paths.includes(n.path)) paths.push(n.path);
     }
     const minutes = input.minutes ?? CLAIM_MINUTES.default;
-    if (typeof minutes !== "number" || !Number.isInteger(minutes) || minutes < CLAIM_MINUTES.min || minutes > CLAIM_MINUTES.max) {
-      throw bad(`minutes is a whole number from ${CLAIM_MINUTES.min} to ${CLAIM_MINUTES.max} (default ${CLAIM_MINUTES.default})`);
+    if (
+      typeof minutes !== "number" ||
+      !Number.isInteger(minutes) ||
+      minutes < CLAIM_MINUTES.min ||
+      minutes > CLAIM_MINUTES.max
+    ) {
+      throw bad(
+        `minutes is a whole number from ${CLAIM_MINUTES.min} to ${CLAIM_MINUTES.max} (default ${CLAIM_MINUTES.default})`,
+      );
     }
     if (input.note != null && typeof input.note !== "string") throw bad("takes note as text");
     const note = typeof input.note === "string" && input.note.trim() ? input.note.trim() : null;
@@ -125,15 +152,26 @@ export class Claims {
     return db.transaction(() => {
       this.sweep();
       if (claimId === "all") {
-        const rows = (repo === undefined
-          ? db.prepare("SELECT * FROM claims WHERE session_id = ? AND ended_at IS NULL").all(session)
-          : db.prepare("SELECT * FROM claims WHERE session_id = ? AND repo = ? AND ended_at IS NULL").all(session, repo)) as ClaimRow[];
+        const rows = (
+          repo === undefined
+            ? db.prepare("SELECT * FROM claims WHERE session_id = ? AND ended_at IS NULL").all(session)
+            : db
+                .prepare("SELECT * FROM claims WHERE session_id = ? AND repo = ? AND ended_at IS NULL")
+                .all(session, repo)
+        ) as ClaimRow[];
         return { released: rows.map((r) => this.end(r, "released")) };
       }
       const row = db.prepare("SELECT * FROM claims WHERE id = ?").get(claimId) as ClaimRow | undefined;
-      if (!row) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No claim ${claimId.slice(0, 80)} (list_claims lists them). Nothing was released.`);
+      if (!row)
+        throw new RelayError(
+          "REMOTE_RELAY_NOT_FOUND",
+          `No claim ${claimId.slice(0, 80)} (list_claims lists them). Nothing was released.`,
+        );
       if (row.session_id !== session) {
-        throw new RelayError("REMOTE_RELAY_FORBIDDEN", `Claim ${row.id} belongs to ${holderWords(this.view(row))}; only that conversation can release it. Nothing was released.`);
+        throw new RelayError(
+          "REMOTE_RELAY_FORBIDDEN",
+          `Claim ${row.id} belongs to ${holderWords(this.view(row))}; only that conversation can release it. Nothing was released.`,
+        );
       }
       return { released: row.ended_at === null ? [this.end(row, "released")] : [] };
     })();
@@ -143,7 +181,9 @@ export class Claims {
   list(repo: string): ClaimView[] {
     this.sweep();
     const since = this.d.clock.now() - HOUR;
-    const rows = this.d.db.prepare("SELECT * FROM claims WHERE repo = ? AND (ended_at IS NULL OR ended_at > ?) ORDER BY created_at").all(repo, since) as ClaimRow[];
+    const rows = this.d.db
+      .prepare("SELECT * FROM claims WHERE repo = ? AND (ended_at IS NULL OR ended_at > ?) ORDER BY created_at")
+      .all(repo, since) as ClaimRow[];
     return rows.map((r) => this.view(r));
   }
 
@@ -165,9 +205,11 @@ export class Claims {
     const { db } = this.d;
     return db.transaction(() => {
       this.sweep();
-      const rows = (repo === undefined
-        ? db.prepare("SELECT * FROM claims WHERE session_id = ? AND ended_at IS NULL").all(session)
-        : db.prepare("SELECT * FROM claims WHERE session_id = ? AND repo = ? AND ended_at IS NULL").all(session, repo)) as ClaimRow[];
+      const rows = (
+        repo === undefined
+          ? db.prepare("SELECT * FROM claims WHERE session_id = ? AND ended_at IS NULL").all(session)
+          : db.prepare("SELECT * FROM claims WHERE session_id = ? AND repo = ? AND ended_at IS NULL").all(session, repo)
+      ) as ClaimRow[];
       for (const r of rows) this.end(r, reason);
       return rows.length;
     })();
@@ -176,21 +218,29 @@ export class Claims {
   /** Repositories with a live claim (phase B: which folders a write must be checked in). */
   repos(): string[] {
     this.sweep();
-    return (this.d.db.prepare("SELECT DISTINCT repo FROM claims WHERE ended_at IS NULL").all() as { repo: string }[]).map((r) => r.repo);
+    return (
+      this.d.db.prepare("SELECT DISTINCT repo FROM claims WHERE ended_at IS NULL").all() as { repo: string }[]
+    ).map((r) => r.repo);
   }
 
   private liveRows(repo: string): ClaimRow[] {
-    return this.d.db.prepare("SELECT * FROM claims WHERE repo = ? AND ended_at IS NULL AND ends_at > ?").all(repo, this.d.clock.now()) as ClaimRow[];
+    return this.d.db
+      .prepare("SELECT * FROM claims WHERE repo = ? AND ended_at IS NULL AND ends_at > ?")
+      .all(repo, this.d.clock.now()) as ClaimRow[];
   }
 
   /** Claims that ran out are ended at the time they ran out (read by the relay's clock). */
   private sweep(): void {
-    this.d.db.prepare("UPDATE claims SET ended_at = ends_at, end_reason = 'expired' WHERE ended_at IS NULL AND ends_at <= ?").run(this.d.clock.now());
+    this.d.db
+      .prepare("UPDATE claims SET ended_at = ends_at, end_reason = 'expired' WHERE ended_at IS NULL AND ends_at <= ?")
+      .run(this.d.clock.now());
   }
 
   private end(row: ClaimRow, reason: ClaimEnd): ClaimView {
     const at = this.d.clock.now();
-    this.d.db.prepare("UPDATE claims SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL").run(at, reason, row.id);
+    this.d.db
+      .prepare("UPDATE claims SET ended_at = ?, end_reason = ? WHERE id = ? AND ended_at IS NULL")
+      .run(at, reason, row.id);
     this.globs.delete(row.id);
     return this.view({ ...row, ended_at: at, end_reason: reason });
   }
@@ -219,7 +269,8 @@ export class Claims {
   }
 }
 
-const holderWords = (v: ClaimView) => `session ${v.holder.title !== null ? `"${v.holder.title}" ` : ""}(${v.holder.session})`;
+const holderWords = (v: ClaimView) =>
+  `session ${v.holder.title !== null ? `"${v.holder.title}" ` : ""}(${v.holder.session})`;
 const untilWords = (v: ClaimView) => ` until ${v.endsAt}${v.note ? ` ("${v.note}")` : ""}`;
 
 /** Why a write to `path` is refused (phase B: `fs/write_text_file`, the relay's own agents'

@@ -13,7 +13,15 @@ export interface FileChange {
   binary?: boolean;
 }
 
-const STATUS: Record<string, FileStatus> = { A: "added", M: "modified", D: "deleted", R: "renamed", C: "copied", T: "typechange", U: "conflicted" };
+const STATUS: Record<string, FileStatus> = {
+  A: "added",
+  M: "modified",
+  D: "deleted",
+  R: "renamed",
+  C: "copied",
+  T: "typechange",
+  U: "conflicted",
+};
 
 /** `git diff -z --raw --numstat`: the raw entries (status, paths) come first, then the
  * numstat ones (line counts) in the same order. */

@@ -19,7 +19,11 @@ export class RepoFolders {
 
   of(repo: string): string {
     const hash = createHash("sha256").update(repo).digest("hex").slice(0, 8);
-    const name = basename(repo).replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[.-]+/, "").slice(0, 40) || "repo";
+    const name =
+      basename(repo)
+        .replace(/[^A-Za-z0-9._-]+/g, "-")
+        .replace(/^[.-]+/, "")
+        .slice(0, 40) || "repo";
     return join(this.root, `${name}-${hash}`);
   }
 

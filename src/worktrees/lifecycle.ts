@@ -72,23 +72,50 @@ export class WorktreeLifecycle {
     const { git } = this.d;
     const on = branch ? ` on branch "${branch}"` : "";
     const found = await findRepo(git, folder);
-    if (!found.ok) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `${found.reason}, so a session there cannot work in a worktree${on}. ${nothing}`);
+    if (!found.ok)
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `${found.reason}, so a session there cannot work in a worktree${on}. ${nothing}`,
+      );
     const { main, head, checkouts: list } = found.repo;
-    if (!head.commit) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `The repository at ${main} has no commit yet; a worktree${on} needs one to start from. ${nothing}`);
+    if (!head.commit)
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `The repository at ${main} has no commit yet; a worktree${on} needs one to start from. ${nothing}`,
+      );
     const base = head.branch ?? head.commit;
-    if (!branch) return { repo: main, branch: null, exists: false, startCommit: head.commit, base, baseCommit: head.commit };
-    if (branch.length > MAX_BRANCH || branch.startsWith("-") || !(await yes(git, main, ["check-ref-format", "--branch", branch]))) {
-      throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `"${branch.slice(0, 80)}" is not a valid git branch name. ${nothing}`);
+    if (!branch)
+      return { repo: main, branch: null, exists: false, startCommit: head.commit, base, baseCommit: head.commit };
+    if (
+      branch.length > MAX_BRANCH ||
+      branch.startsWith("-") ||
+      !(await yes(git, main, ["check-ref-format", "--branch", branch]))
+    ) {
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `"${branch.slice(0, 80)}" is not a valid git branch name. ${nothing}`,
+      );
     }
     this.refuseHeld(branch, list, nothing);
     const tip = await git(["rev-parse", "-q", "--verify", `refs/heads/${branch}^{commit}`], { cwd: main });
     if (!tip.ok) return { repo: main, branch, exists: false, startCommit: head.commit, base, baseCommit: head.commit };
     const mb = await git(["merge-base", head.commit, tip.stdout.trim()], { cwd: main });
-    return { repo: main, branch, exists: true, startCommit: head.commit, base, baseCommit: mb.ok ? mb.stdout.trim() : head.commit };
+    return {
+      repo: main,
+      branch,
+      exists: true,
+      startCommit: head.commit,
+      base,
+      baseCommit: mb.ok ? mb.stdout.trim() : head.commit,
+    };
   }
 
   /** Makes the worktree of a planned session; its folder is the session's cwd. */
-  async create(plan: WorktreePlan, session: { id: string; title: string }, nothing = "Nothing was created."): Promise<WorktreeView> {
+  async create(
+    plan: WorktreePlan,
+    session: { id: string; title: string },
+    nothing = "Nothing was created.",
+  ): Promise<WorktreeView> {
     const { git, clock } = this.d;
     const repo = plan.repo;
     const branch = plan.branch ?? relayBranchName(session.title, session.id);
@@ -98,11 +125,25 @@ export class WorktreeLifecycle {
       if ("error" in made) {
         // Most likely another session took the branch since the plan: name it.
         this.refuseHeld(branch, await checkouts(git, repo), nothing);
-        throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `git could not make a worktree of ${repo} on branch "${branch}": ${made.error}. ${nothing}`);
+        throw new RelayError(
+          "REMOTE_RELAY_INVALID_INPUT",
+          `git could not make a worktree of ${repo} on branch "${branch}": ${made.error}. ${nothing}`,
+        );
       }
       const r: WorktreeRow = {
-        session_id: session.id, repo, path, branch, base: plan.base, base_commit: plan.baseCommit, made_branch: made.madeBranch ? 1 : 0,
-        created_at: clock.now(), removed_at: null, merged_at: null, merged_into: null, merged_commit: null, branch_deleted_at: null,
+        session_id: session.id,
+        repo,
+        path,
+        branch,
+        base: plan.base,
+        base_commit: plan.baseCommit,
+        made_branch: made.madeBranch ? 1 : 0,
+        created_at: clock.now(),
+        removed_at: null,
+        merged_at: null,
+        merged_into: null,
+        merged_commit: null,
+        branch_deleted_at: null,
       };
       this.store.insert(r);
       return r;
@@ -115,7 +156,12 @@ export class WorktreeLifecycle {
    * that fails when it does), from the spare when one is ready — at the spare's own commit
    * only HEAD is pointed at the new branch and no file is touched — else a fresh checkout.
    * Git itself refuses a branch checked out in another folder. */
-  private async checkout(repo: string, branch: string, start: string, path: string): Promise<{ madeBranch: boolean } | { error: string }> {
+  private async checkout(
+    repo: string,
+    branch: string,
+    start: string,
+    path: string,
+  ): Promise<{ madeBranch: boolean } | { error: string }> {
     const { git } = this.d;
     const madeBranch = (await git(["update-ref", `refs/heads/${branch}`, start, ""], { cwd: repo })).ok;
     const spare = this.spares.ready(repo);
@@ -168,18 +214,30 @@ export class WorktreeLifecycle {
         const paths = (await statusOf(git, row.path)).map((e) => e.path);
         if (paths.length) {
           uncommitted = { count: paths.length, paths: paths.slice(0, 5) };
-          sentences.push(`Its worktree ${row.path} was kept: ${paths.length} uncommitted ${paths.length === 1 ? "change" : "changes"} (${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ", …" : ""}).`);
+          sentences.push(
+            `Its worktree ${row.path} was kept: ${paths.length} uncommitted ${paths.length === 1 ? "change" : "changes"} (${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ", …" : ""}).`,
+          );
         } else {
           const r = await git(["worktree", "remove", row.path], { cwd: row.repo });
           if (r.ok) {
             this.store.markRemoved(sessionId, clock.now());
             removed = true;
-          } else sentences.push(`Its worktree ${row.path} was kept: git would not remove it (${r.stderr.trim().split("\n").pop()}).`);
+          } else
+            sentences.push(
+              `Its worktree ${row.path} was kept: git would not remove it (${r.stderr.trim().split("\n").pop()}).`,
+            );
         }
       }
       const branch = removed ? await this.deleteIfMerged(this.store.get(sessionId)!) : { deleted: false, why: "" };
       if (branch.why) sentences.push(branch.why);
-      return { removed, path: row.path, ...(uncommitted ? { uncommitted } : {}), branch: row.branch, branchDeleted: branch.deleted, note: sentences.join(" ") };
+      return {
+        removed,
+        path: row.path,
+        ...(uncommitted ? { uncommitted } : {}),
+        branch: row.branch,
+        branchDeleted: branch.deleted,
+        note: sentences.join(" "),
+      };
     });
   }
 
@@ -196,7 +254,8 @@ export class WorktreeLifecycle {
       return { deleted: true, why: "" };
     }
     const sha = tip.stdout.trim();
-    if (!row.made_branch) return { deleted: false, why: `Its branch ${row.branch} stays (it was not made by the relay).` };
+    if (!row.made_branch)
+      return { deleted: false, why: `Its branch ${row.branch} stays (it was not made by the relay).` };
     const holder = holderOf(await checkouts(git, repo), row.branch);
     if (holder) return { deleted: false, why: `Its branch ${row.branch} stays: it is checked out in ${holder.path}.` };
     const targets = [...new Set([row.merged_into, row.base].filter((t): t is string => !!t))];
@@ -210,6 +269,9 @@ export class WorktreeLifecycle {
     }
     const count = await git(["rev-list", "--count", sha, "--not", ...targets.map((t) => t)], { cwd: repo });
     const n = count.ok ? Number(count.stdout.trim()) : NaN;
-    return { deleted: false, why: `Its branch ${row.branch} stays until it is merged${Number.isFinite(n) ? ` (${n} ${n === 1 ? "commit" : "commits"} not in ${targets.join(" or ")})` : ""}.` };
+    return {
+      deleted: false,
+      why: `Its branch ${row.branch} stays until it is merged${Number.isFinite(n) ? ` (${n} ${n === 1 ? "commit" : "commits"} not in ${targets.join(" or ")})` : ""}.`,
+    };
   }
 }

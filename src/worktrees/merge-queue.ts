@@ -74,18 +74,30 @@ export class MergeQueue {
   async ask(req: MergeRequest, gate?: () => Promise<void>): Promise<{ mergeId: string; note?: string }> {
     const { git, clock } = this.d;
     const wt = this.d.lifecycle.store.get(req.session);
-    if (!wt) throw bad(`Session ${req.session} does not work in a worktree of its own; merge takes a session started on a branch (create_session with branch, or the worktrees setting).`);
+    if (!wt)
+      throw bad(
+        `Session ${req.session} does not work in a worktree of its own; merge takes a session started on a branch (create_session with branch, or the worktrees setting).`,
+      );
     const detached = wt.base === wt.base_commit;
     const into = (req.into ?? (detached ? "" : wt.base)).trim();
-    if (!into) throw bad(`${wt.branch} was made from a detached HEAD (${wt.base_commit.slice(0, 12)}); name the branch to merge into (into).`);
-    if (into === wt.branch) throw bad(`into names the session's own branch ${wt.branch}; name the branch to merge it into.`);
-    if (into.startsWith("-") || !(await yes(git, wt.repo, ["rev-parse", "-q", "--verify", `refs/heads/${into}^{commit}`]))) {
+    if (!into)
+      throw bad(
+        `${wt.branch} was made from a detached HEAD (${wt.base_commit.slice(0, 12)}); name the branch to merge into (into).`,
+      );
+    if (into === wt.branch)
+      throw bad(`into names the session's own branch ${wt.branch}; name the branch to merge it into.`);
+    if (
+      into.startsWith("-") ||
+      !(await yes(git, wt.repo, ["rev-parse", "-q", "--verify", `refs/heads/${into}^{commit}`]))
+    ) {
       throw bad(`No branch ${into.slice(0, 100)} in ${wt.repo}; into names a local branch.`);
     }
     const tip = await git(["rev-parse", "-q", "--verify", `refs/heads/${wt.branch}^{commit}`], { cwd: wt.repo });
     if (!tip.ok) throw bad(`Branch ${wt.branch} no longer exists in ${wt.repo}.`);
     const uncommitted = wt.removed_at === null ? (await statusOf(git, wt.path)).length : 0;
-    const left = uncommitted ? `${uncommitted} uncommitted ${uncommitted === 1 ? "change" : "changes"} in its worktree ${uncommitted === 1 ? "is" : "are"} not part of a merge (commit first)` : "";
+    const left = uncommitted
+      ? `${uncommitted} uncommitted ${uncommitted === 1 ? "change" : "changes"} in its worktree ${uncommitted === 1 ? "is" : "are"} not part of a merge (commit first)`
+      : "";
     if (await yes(git, wt.repo, ["merge-base", "--is-ancestor", tip.stdout.trim(), `refs/heads/${into}`])) {
       throw bad(`${wt.branch} has no commit that ${into} lacks${left ? `; ${left}` : ""}.`);
     }
@@ -96,7 +108,15 @@ export class MergeQueue {
     if (test && test.length > TEST_MAX) throw bad(`test is at most ${TEST_MAX} characters.`);
     await gate?.();
     const id = newId("mrg");
-    this.store.insert({ id, repo: wt.repo, session_id: req.session, branch: wt.branch, into_branch: into, test, asked_at: clock.now() });
+    this.store.insert({
+      id,
+      repo: wt.repo,
+      session_id: req.session,
+      branch: wt.branch,
+      into_branch: into,
+      test,
+      asked_at: clock.now(),
+    });
     this.kick(wt.repo);
     return { mergeId: id, ...(left ? { note: `${left[0].toUpperCase()}${left.slice(1)}.` } : {}) };
   }
@@ -104,7 +124,11 @@ export class MergeQueue {
   /** The merge's answer once it settled, or `queued` with its position when the clock reaches `until` first. */
   async wait(mergeId: string, until: number, signal?: AbortSignal): Promise<MergeAnswer> {
     const row = this.store.get(mergeId);
-    if (!row) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No merge ${mergeId.slice(0, 80)} on this relay. Nothing was waited for.`);
+    if (!row)
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `No merge ${mergeId.slice(0, 80)} on this relay. Nothing was waited for.`,
+      );
     if (!isSettled(row)) {
       const timer = new AbortController();
       const stop = () => timer.abort();
@@ -135,7 +159,8 @@ export class MergeQueue {
   async resume(): Promise<void> {
     const waiting = this.store.waiting();
     for (const r of waiting.filter((w) => w.status === "running")) {
-      if (r.test_pgid && groupWorksIn(r.test_pgid, this.d.lifecycle.folders.scratch(r.repo))) await endGroup(r.test_pgid);
+      if (r.test_pgid && groupWorksIn(r.test_pgid, this.d.lifecycle.folders.scratch(r.repo)))
+        await endGroup(r.test_pgid);
       this.store.requeue(r.id);
     }
     for (const repo of new Set(waiting.map((w) => w.repo))) this.kick(repo);
@@ -172,14 +197,21 @@ export class MergeQueue {
             exclusive: (fn) => this.landing.run(repo, fn),
             runTest: (command, cwd) =>
               runTestCommand(command, cwd, {
-                clock, timeoutMs: this.d.testTimeoutMs ?? 30 * 60_000, mask: this.d.mask, signal: this.shutdown.signal,
+                clock,
+                timeoutMs: this.d.testTimeoutMs ?? 30 * 60_000,
+                mask: this.d.mask,
+                signal: this.shutdown.signal,
                 onStart: (pgid) => this.store.testStarted(id, pgid),
               }),
           },
           { id, repo, sessionId: row.session_id, branch: row.branch, into: row.into_branch, test: row.test },
         );
       } catch (e) {
-        outcome = { status: "refused", code: "REMOTE_RELAY_INVALID_INPUT", error: `git failed while merging ${row.branch} into ${row.into_branch}: ${e instanceof GitFailed ? e.message : String(e)}. ${NOTHING}` };
+        outcome = {
+          status: "refused",
+          code: "REMOTE_RELAY_INVALID_INPUT",
+          error: `git failed while merging ${row.branch} into ${row.into_branch}: ${e instanceof GitFailed ? e.message : String(e)}. ${NOTHING}`,
+        };
       }
       // Stopped by a shutdown: it stays running in the store, and is made again at the next start.
       if (this.shutdown.signal.aborted) return;
@@ -202,7 +234,8 @@ export class MergeQueue {
     w?.resolve();
     this.d.onSettled?.(mergeView(this.store.get(row.id)!));
     const wt = this.d.lifecycle.store.get(row.session_id);
-    if (outcome.status === "merged" && wt && wt.removed_at !== null) void this.d.lifecycle.deleteIfMerged(wt).catch(() => {});
+    if (outcome.status === "merged" && wt && wt.removed_at !== null)
+      void this.d.lifecycle.deleteIfMerged(wt).catch(() => {});
   }
 
   private settledPromise(id: string): Promise<void> {

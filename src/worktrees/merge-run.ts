@@ -46,9 +46,14 @@ export async function runMerge(d: MergeRunDeps, m: MergeJob): Promise<MergeOutco
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const [into, branch] = await tips(git, repo, [m.into, m.branch]);
     if (!into || !branch) {
-      return { status: "refused", code: "REMOTE_RELAY_INVALID_INPUT", error: `Branch ${!into ? m.into : m.branch} no longer exists in ${repo}. ${NOTHING}` };
+      return {
+        status: "refused",
+        code: "REMOTE_RELAY_INVALID_INPUT",
+        error: `Branch ${!into ? m.into : m.branch} no longer exists in ${repo}. ${NOTHING}`,
+      };
     }
-    if (await yes(git, repo, ["merge-base", "--is-ancestor", branch, into])) return { status: "merged", commit: into, fastForward: false, upToDate: true };
+    if (await yes(git, repo, ["merge-base", "--is-ancestor", branch, into]))
+      return { status: "merged", commit: into, fastForward: false, upToDate: true };
     // Before the tests (which may take long): a target that cannot be brought forward now.
     if (m.test) {
       const busy = await dirtyHolder(git, repo, m.into);
@@ -57,10 +62,17 @@ export async function runMerge(d: MergeRunDeps, m: MergeJob): Promise<MergeOutco
     const fastForward = await yes(git, repo, ["merge-base", "--is-ancestor", into, branch]);
     let commit = branch;
     if (!fastForward) {
-      const tree = await git(["merge-tree", "--write-tree", "-z", "--name-only", "--no-messages", into, branch], { cwd: repo });
+      const tree = await git(["merge-tree", "--write-tree", "-z", "--name-only", "--no-messages", into, branch], {
+        cwd: repo,
+      });
       const out = zList(tree.stdout);
       if (tree.code === 1) return { status: "conflict", files: [...new Set(out.slice(1))].sort() };
-      if (!tree.ok || !out[0]) return { status: "refused", code: "REMOTE_RELAY_INVALID_INPUT", error: `git could not merge ${m.branch} into ${m.into}: ${gitWords(tree)}. ${NOTHING}` };
+      if (!tree.ok || !out[0])
+        return {
+          status: "refused",
+          code: "REMOTE_RELAY_INVALID_INPUT",
+          error: `git could not merge ${m.branch} into ${m.into}: ${gitWords(tree)}. ${NOTHING}`,
+        };
       const env = await identity();
       const message = `Merge branch '${m.branch}' into ${m.into}\n\nOAR-Session: ${m.sessionId}\nOAR-Merge: ${m.id}\n`;
       commit = (await run(git, repo, ["commit-tree", out[0], "-p", into, "-p", branch, "-m", message], { env })).trim();
@@ -70,23 +82,45 @@ export async function runMerge(d: MergeRunDeps, m: MergeJob): Promise<MergeOutco
       const scratch = await scratchAt(d, repo, commit);
       const result = await d.runTest(m.test, scratch);
       if (result.exitCode !== 0) {
-        return { status: "tests_failed", tail: result.tail, truncated: result.truncated, exitCode: result.exitCode, ...(result.counts ? { counts: result.counts } : {}), ...(result.stopped ? { stopped: result.stopped } : {}) };
+        return {
+          status: "tests_failed",
+          tail: result.tail,
+          truncated: result.truncated,
+          exitCode: result.exitCode,
+          ...(result.counts ? { counts: result.counts } : {}),
+          ...(result.stopped ? { stopped: result.stopped } : {}),
+        };
       }
       counts = result.counts;
     }
     const landed = await d.exclusive(() => land(d, m, into, commit, identity));
     if (landed === "moved") continue;
     if (landed !== null && typeof landed === "object") return landed;
-    return { status: "merged", commit, fastForward, ...(landed ? { updatedFolder: landed } : {}), ...(counts ? { counts } : {}) };
+    return {
+      status: "merged",
+      commit,
+      fastForward,
+      ...(landed ? { updatedFolder: landed } : {}),
+      ...(counts ? { counts } : {}),
+    };
   }
-  return { status: "refused", code: "REMOTE_RELAY_BUSY", error: `${m.into} kept moving while the merge was made and tested (${ATTEMPTS} times); ask again when it is still. ${NOTHING}` };
+  return {
+    status: "refused",
+    code: "REMOTE_RELAY_BUSY",
+    error: `${m.into} kept moving while the merge was made and tested (${ATTEMPTS} times); ask again when it is still. ${NOTHING}`,
+  };
 }
 
 /** The commits the branches point at (null for one that does not exist), in one git process. */
 async function tips(git: Git, repo: string, branches: string[]): Promise<(string | null)[]> {
   const refs = branches.map((b) => `refs/heads/${b}`);
   const out = await run(git, repo, ["for-each-ref", "--format=%(refname) %(objectname)", ...refs]);
-  const at = new Map(out.split("\n").filter(Boolean).map((l) => l.split(" ") as [string, string]));
+  const at = new Map(
+    out
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => l.split(" ") as [string, string]),
+  );
   return refs.map((r) => at.get(r) ?? null);
 }
 
@@ -95,7 +129,12 @@ const tip = async (git: Git, repo: string, branch: string) => (await tips(git, r
 /** REMOTE_RELAY_BUSY when `into` is checked out in a folder with uncommitted changes to
  * tracked files (new untracked files do not stop it; one the merge would overwrite does, when
  * the folder is brought forward). */
-export async function dirtyHolder(git: Git, repo: string, into: string, known?: Checkout): Promise<MergeOutcome | null> {
+export async function dirtyHolder(
+  git: Git,
+  repo: string,
+  into: string,
+  known?: Checkout,
+): Promise<MergeOutcome | null> {
   const holder = known ?? holderOf(await checkouts(git, repo), into);
   if (!holder || !existsSync(holder.path)) return null;
   const n = (await statusOf(git, holder.path, false)).length;
@@ -113,23 +152,36 @@ async function scratchAt(d: MergeRunDeps, repo: string, commit: string): Promise
   const { git } = d;
   const scratch = d.folders.scratch(repo);
   if (existsSync(join(scratch, ".git"))) {
-    const co = await git([...NO_HOOKS, "checkout", "-q", "-f", "--detach", commit], { cwd: scratch, timeoutMs: 10 * 60_000 });
+    const co = await git([...NO_HOOKS, "checkout", "-q", "-f", "--detach", commit], {
+      cwd: scratch,
+      timeoutMs: 10 * 60_000,
+    });
     if (co.ok && (await git(["clean", "-ffdq"], { cwd: scratch })).ok) return scratch;
   }
   // Missing or broken: made again.
   await git(["worktree", "remove", "--force", "--force", scratch], { cwd: repo });
   rmSync(scratch, { recursive: true, force: true });
-  await run(git, repo, [...NO_HOOKS, "worktree", "add", "-f", "--detach", "-q", scratch, commit], { timeoutMs: 10 * 60_000 });
+  await run(git, repo, [...NO_HOOKS, "worktree", "add", "-f", "--detach", "-q", scratch, commit], {
+    timeoutMs: 10 * 60_000,
+  });
   return scratch;
 }
 
 /** Moves `into` from `from` to `commit`. Returns the folder brought forward (or null when
  * none has it), "moved" when `into` no longer is at `from`, or a refusal. */
-async function land(d: MergeRunDeps, m: MergeJob, from: string, commit: string, identity: () => Promise<Record<string, string>>): Promise<string | null | "moved" | MergeOutcome> {
+async function land(
+  d: MergeRunDeps,
+  m: MergeJob,
+  from: string,
+  commit: string,
+  identity: () => Promise<Record<string, string>>,
+): Promise<string | null | "moved" | MergeOutcome> {
   const { git } = d;
   const holder = holderOf(await checkouts(git, m.repo), m.into);
   if (!holder) {
-    const r = await git(["update-ref", "-m", `merge ${m.branch} (OAR ${m.id})`, `refs/heads/${m.into}`, commit, from], { cwd: m.repo });
+    const r = await git(["update-ref", "-m", `merge ${m.branch} (OAR ${m.id})`, `refs/heads/${m.into}`, commit, from], {
+      cwd: m.repo,
+    });
     return r.ok ? null : "moved";
   }
   const busy = await dirtyHolder(git, m.repo, m.into, holder);

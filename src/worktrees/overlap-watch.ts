@@ -65,7 +65,7 @@ export class OverlapWatch {
   /** The overlaps of the last check that involve `sessionId` (the page marks both sessions). */
   currentFor(sessionId: string): Overlap[] {
     const row = this.d.worktrees.get(sessionId);
-    return (row ? this.latest.get(row.repo) ?? [] : []).filter((o) => o.a === sessionId || o.b === sessionId);
+    return (row ? (this.latest.get(row.repo) ?? []) : []).filter((o) => o.a === sessionId || o.b === sessionId);
   }
 
   private async run(repo: string, fresh: Set<string>): Promise<Overlap[]> {
@@ -84,13 +84,18 @@ export class OverlapWatch {
         .filter((w) => fresh.has(w.session_id) || !this.paths.has(w.session_id))
         .map(async (w) => {
           try {
-            this.paths.set(w.session_id, await changedPaths(git, { path: w.path, base: w.base, baseCommit: w.base_commit }));
+            this.paths.set(
+              w.session_id,
+              await changedPaths(git, { path: w.path, base: w.base, baseCommit: w.base_commit }),
+            );
           } catch {
             // Unreadable just now (being removed): it keeps what it was last seen to change.
           }
         }),
     );
-    const parties: Party[] = live.filter((w) => this.paths.has(w.session_id)).map((w) => ({ key: w.session_id, paths: this.paths.get(w.session_id)! }));
+    const parties: Party[] = live
+      .filter((w) => this.paths.has(w.session_id))
+      .map((w) => ({ key: w.session_id, paths: this.paths.get(w.session_id)! }));
     try {
       parties.push({ key: MAIN, paths: await uncommittedPaths(git, repo) });
     } catch {}
@@ -99,10 +104,22 @@ export class OverlapWatch {
 
   /** Stores the pairs; returns those not stored before. */
   private remember(pairs: Overlap[]): Overlap[] {
-    const insert = this.d.db.prepare("INSERT OR IGNORE INTO worktree_overlaps (repo, a, b, paths_key, paths_json, created_at) VALUES (?, ?, ?, ?, ?, ?)");
+    const insert = this.d.db.prepare(
+      "INSERT OR IGNORE INTO worktree_overlaps (repo, a, b, paths_key, paths_json, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    );
     const now = this.d.clock.now();
     return this.d.db.transaction(() =>
-      pairs.filter((o) => insert.run(o.repo, o.a, o.b, createHash("sha256").update(o.paths.join("\n")).digest("hex"), JSON.stringify(o.paths), now).changes === 1),
+      pairs.filter(
+        (o) =>
+          insert.run(
+            o.repo,
+            o.a,
+            o.b,
+            createHash("sha256").update(o.paths.join("\n")).digest("hex"),
+            JSON.stringify(o.paths),
+            now,
+          ).changes === 1,
+      ),
     )();
   }
 

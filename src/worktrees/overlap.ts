@@ -25,7 +25,10 @@ export function findOverlaps(parties: Party[]): OverlapPair[] {
   const sorted = [...parties].sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
   for (let i = 0; i < sorted.length; i++) {
     for (let j = i + 1; j < sorted.length; j++) {
-      const [small, large] = sorted[i].paths.size <= sorted[j].paths.size ? [sorted[i].paths, sorted[j].paths] : [sorted[j].paths, sorted[i].paths];
+      const [small, large] =
+        sorted[i].paths.size <= sorted[j].paths.size
+          ? [sorted[i].paths, sorted[j].paths]
+          : [sorted[j].paths, sorted[i].paths];
       const shared: string[] = [];
       for (const p of small) if (large.has(p)) shared.push(p);
       if (shared.length) out.push({ a: sorted[i].key, b: sorted[j].key, paths: shared.sort() });
@@ -42,7 +45,8 @@ export function pathList(paths: string[], max = 20): string {
 
 export type Side = { id: string; title: string } | { mainFolder: string };
 
-const ref = (s: Side) => ("mainFolder" in s ? `uncommitted changes in the main folder ${s.mainFolder}` : sessionRef(s.title, s.id));
+const ref = (s: Side) =>
+  "mainFolder" in s ? `uncommitted changes in the main folder ${s.mainFolder}` : sessionRef(s.title, s.id);
 
 /** The event as the watchers of `self` read it (without the `[relay event] ` prefix):
  * `session "A" (ses_…): overlap with session "B" (ses_…): src/x.ts, src/y.ts`. */

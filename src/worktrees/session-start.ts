@@ -25,7 +25,10 @@ export interface NewSessionWorktree {
 /** The plan for the new session's worktree, or null when it works in `folder` itself. Refuses
  * (INVALID_INPUT, with the reason) only what was asked for by name: a branch, or the owner's
  * tick; the setting alone gives a worktree where the folder is in a repository that can have one. */
-export async function planSessionWorktree(lc: Pick<WorktreeLifecycle, "plan">, o: NewSessionWorktree): Promise<WorktreePlan | null> {
+export async function planSessionWorktree(
+  lc: Pick<WorktreeLifecycle, "plan">,
+  o: NewSessionWorktree,
+): Promise<WorktreePlan | null> {
   if (o.branch) return lc.plan(o.folder, o.branch, o.nothing);
   if (o.wanted === true) return lc.plan(o.folder, null, o.nothing);
   const bySetting = o.setting === "all" || (o.setting === "agents" && o.byAgent);

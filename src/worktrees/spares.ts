@@ -65,7 +65,10 @@ export class Spares {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     for (const name of readdirSync(dir)) if (name.startsWith(PARTIAL)) await this.discard(repo, join(dir, name));
     const partial = join(dir, PARTIAL + randomBytes(4).toString("hex"));
-    const add = await git([...NO_HOOKS, "worktree", "add", "--detach", "-q", partial, commit], { cwd: repo, timeoutMs: 10 * 60_000 });
+    const add = await git([...NO_HOOKS, "worktree", "add", "--detach", "-q", partial, commit], {
+      cwd: repo,
+      timeoutMs: 10 * 60_000,
+    });
     if (!add.ok) return this.discard(repo, partial);
     // A fresh index holds entries "racily clean" (written in the same tick as the files):
     // refreshed now, the switch that takes the spare need not read every file again.

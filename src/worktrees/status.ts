@@ -19,5 +19,14 @@ export function parseStatus(out: string): StatusEntry[] {
 
 /** Uncommitted entries of `folder`: tracked changes, and new untracked files unless `untracked` is false. */
 export async function statusOf(git: Git, folder: string, untracked = true): Promise<StatusEntry[]> {
-  return parseStatus(await run(git, folder, ["--no-optional-locks", "status", "--porcelain", "-z", "--no-renames", `--untracked-files=${untracked ? "all" : "no"}`]));
+  return parseStatus(
+    await run(git, folder, [
+      "--no-optional-locks",
+      "status",
+      "--porcelain",
+      "-z",
+      "--no-renames",
+      `--untracked-files=${untracked ? "all" : "no"}`,
+    ]),
+  );
 }

@@ -33,7 +33,12 @@ export interface TestRunOptions {
 
 export function runTestCommand(command: string, cwd: string, o: TestRunOptions): Promise<TestRun> {
   return new Promise((resolve) => {
-    const child = spawn("/bin/sh", ["-c", command], { cwd, detached: true, stdio: ["ignore", "pipe", "pipe"], env: commandEnv() });
+    const child = spawn("/bin/sh", ["-c", command], {
+      cwd,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: commandEnv(),
+    });
     const chunks: Buffer[] = [];
     let size = 0;
     let dropped = false;
@@ -66,7 +71,8 @@ export function runTestCommand(command: string, cwd: string, o: TestRunOptions):
       let text = Buffer.concat(chunks).toString("utf8") + extra;
       if (o.mask) text = o.mask(text);
       const lines = toPlainLines(text);
-      if (stopped === "timeout") lines.push(`[the test command was stopped after ${Math.round(o.timeoutMs / 60_000)} min]`);
+      if (stopped === "timeout")
+        lines.push(`[the test command was stopped after ${Math.round(o.timeoutMs / 60_000)} min]`);
       const { tail, truncated } = tailLines(lines, TAIL_DEFAULT);
       const counts = testCounts(lines);
       resolve({ exitCode, stopped, tail, truncated: truncated || dropped, ...(counts ? { counts } : {}) });

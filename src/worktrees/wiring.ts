@@ -49,7 +49,11 @@ export class WorktreeWiring {
 
   constructor(private readonly d: WorktreeWiringDeps) {
     this.worktrees = new Worktrees({
-      db: d.db, clock: d.clock, git, dataDir: d.dataDir, relayName: d.relayName,
+      db: d.db,
+      clock: d.clock,
+      git,
+      dataDir: d.dataDir,
+      relayName: d.relayName,
       titleOf: (id) => d.session(id)?.title ?? null,
       mask: (t) => d.mask(t),
       onOverlap: (o) => this.tell(o),
@@ -64,14 +68,19 @@ export class WorktreeWiring {
 
   /** What archiving or deleting the session did to its worktree (its `note`), once done. */
   endedNote(sessionId: string): Promise<string | undefined> {
-    return (this.ending.get(sessionId) ?? Promise.resolve(null)).then((r) => r?.note || undefined, () => undefined);
+    return (this.ending.get(sessionId) ?? Promise.resolve(null)).then(
+      (r) => r?.note || undefined,
+      () => undefined,
+    );
   }
 
   private end(sessionId: string, reason: "archived" | "deleted"): void {
     const p = this.worktrees.ended(sessionId, reason);
     p.catch((err) => console.error(`[worktrees] ending ${sessionId}:`, err));
     this.ending.set(sessionId, p);
-    void p.finally(() => setTimeout(() => this.ending.get(sessionId) === p && this.ending.delete(sessionId), 60_000).unref());
+    void p.finally(() =>
+      setTimeout(() => this.ending.get(sessionId) === p && this.ending.delete(sessionId), 60_000).unref(),
+    );
   }
 
   /** A change the relay saw in the session's folder: its worktree (or the main folder it
@@ -101,7 +110,10 @@ export class WorktreeWiring {
 
   /** `overlap` for the watchers of both sides, a watcher of both once. */
   private tell(o: Overlap): void {
-    const key = `overlap:${o.a}:${o.b}:${createHash("sha256").update(`${o.repo}\0${o.paths.join("\n")}`).digest("hex").slice(0, 16)}`;
+    const key = `overlap:${o.a}:${o.b}:${createHash("sha256")
+      .update(`${o.repo}\0${o.paths.join("\n")}`)
+      .digest("hex")
+      .slice(0, 16)}`;
     const told = new Set<string>();
     const say = (self: string, line: string) => {
       for (const w of this.d.raise(self, { key, line }, told)) told.add(w);
@@ -120,7 +132,9 @@ export class WorktreeWiring {
 
   /** Sessions working in the repository's main folder (not in a worktree of it). */
   private sessionsInMainFolder(repo: string): SessionFacts[] {
-    const rows = this.d.db.prepare("SELECT id, title, cwd FROM sessions WHERE archived_at IS NULL AND deleted_at IS NULL").all() as SessionFacts[];
+    const rows = this.d.db
+      .prepare("SELECT id, title, cwd FROM sessions WHERE archived_at IS NULL AND deleted_at IS NULL")
+      .all() as SessionFacts[];
     return rows.filter((s) => {
       const real = safeResolve(s.cwd);
       return (real === repo || isInside(repo, real)) && !this.worktrees.lifecycle.store.get(s.id);
@@ -139,7 +153,11 @@ export class WorktreeWiring {
   readFile(sessionId: string, path: string, line?: number | null, limit?: number | null): string {
     const folder = this.folderOf(sessionId);
     const got = readInside(folder, absoluteIn(folder, path));
-    if ("refused" in got) throw new RelayError(got.refused === "outside" ? "REMOTE_RELAY_FORBIDDEN" : "REMOTE_RELAY_NOT_FOUND", got.refused === "outside" ? `${path} is outside the session's folder ${folder}.` : `${path} does not exist.`);
+    if ("refused" in got)
+      throw new RelayError(
+        got.refused === "outside" ? "REMOTE_RELAY_FORBIDDEN" : "REMOTE_RELAY_NOT_FOUND",
+        got.refused === "outside" ? `${path} is outside the session's folder ${folder}.` : `${path} does not exist.`,
+      );
     const text = got.bytes.toString("utf8");
     if (!line && !limit) return text;
     const lines = text.split("\n");
@@ -153,7 +171,11 @@ export class WorktreeWiring {
     const folder = this.folderOf(sessionId);
     const abs = absoluteIn(folder, path);
     const real = leadsInside(folder, abs);
-    if (!real) throw new RelayError("REMOTE_RELAY_FORBIDDEN", `${path} is outside the session's folder ${folder}. Nothing was written.`);
+    if (!real)
+      throw new RelayError(
+        "REMOTE_RELAY_FORBIDDEN",
+        `${path} is outside the session's folder ${folder}. Nothing was written.`,
+      );
     const hit = this.claimAgainst(sessionId, real);
     if (hit) throw new RelayError("REMOTE_RELAY_CLAIMED", claimedWords(hit.claim, hit.path), { claim: hit.claim });
     mkdirSync(dirname(real), { recursive: true });
@@ -174,7 +196,11 @@ export class WorktreeWiring {
     if (!s) return null;
     const paths = [
       ...(call.locations ?? []).map((l) => l?.path),
-      ...(call.content ?? []).map((c) => (c && typeof c === "object" && (c as { type?: unknown }).type === "diff" ? (c as { path?: unknown }).path : undefined)),
+      ...(call.content ?? []).map((c) =>
+        c && typeof c === "object" && (c as { type?: unknown }).type === "diff"
+          ? (c as { path?: unknown }).path
+          : undefined,
+      ),
     ].filter((p): p is string => typeof p === "string" && p !== "");
     for (const p of paths) {
       const hit = this.claimAgainst(sessionId, absoluteIn(s.cwd, p));

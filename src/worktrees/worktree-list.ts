@@ -38,4 +38,5 @@ export async function checkouts(git: Git, cwd: string): Promise<Checkout[]> {
 }
 
 /** The folder where `branch` is checked out, if any. */
-export const holderOf = (list: Checkout[], branch: string): Checkout | undefined => list.find((c) => c.branch === branch);
+export const holderOf = (list: Checkout[], branch: string): Checkout | undefined =>
+  list.find((c) => c.branch === branch);

@@ -27,12 +27,20 @@ export interface WorktreeView {
   baseCommit: string;
 }
 
-export const worktreeView = (r: WorktreeRow): WorktreeView => ({ repo: r.repo, path: r.path, branch: r.branch, base: r.base, baseCommit: r.base_commit });
+export const worktreeView = (r: WorktreeRow): WorktreeView => ({
+  repo: r.repo,
+  path: r.path,
+  branch: r.branch,
+  base: r.base,
+  baseCommit: r.base_commit,
+});
 
 export class WorktreeStore {
   constructor(private readonly db: Db) {}
 
-  insert(r: Omit<WorktreeRow, "removed_at" | "merged_at" | "merged_into" | "merged_commit" | "branch_deleted_at">): void {
+  insert(
+    r: Omit<WorktreeRow, "removed_at" | "merged_at" | "merged_into" | "merged_commit" | "branch_deleted_at">,
+  ): void {
     this.db
       .prepare(`INSERT INTO worktrees (session_id, repo, path, branch, base, base_commit, made_branch, created_at)
         VALUES (@session_id, @repo, @path, @branch, @base, @base_commit, @made_branch, @created_at)`)
@@ -45,22 +53,30 @@ export class WorktreeStore {
 
   /** Worktrees whose folder still exists, of one repository (or all). */
   live(repo?: string): WorktreeRow[] {
-    return (repo === undefined
-      ? this.db.prepare("SELECT * FROM worktrees WHERE removed_at IS NULL ORDER BY created_at").all()
-      : this.db.prepare("SELECT * FROM worktrees WHERE repo = ? AND removed_at IS NULL ORDER BY created_at").all(repo)) as WorktreeRow[];
+    return (
+      repo === undefined
+        ? this.db.prepare("SELECT * FROM worktrees WHERE removed_at IS NULL ORDER BY created_at").all()
+        : this.db.prepare("SELECT * FROM worktrees WHERE repo = ? AND removed_at IS NULL ORDER BY created_at").all(repo)
+    ) as WorktreeRow[];
   }
 
   /** The live worktree at `path`, if the relay made one there. */
   byPath(path: string): WorktreeRow | undefined {
-    return this.db.prepare("SELECT * FROM worktrees WHERE path = ? AND removed_at IS NULL").get(path) as WorktreeRow | undefined;
+    return this.db.prepare("SELECT * FROM worktrees WHERE path = ? AND removed_at IS NULL").get(path) as
+      | WorktreeRow
+      | undefined;
   }
 
   markRemoved(sessionId: string, at: number): void {
-    this.db.prepare("UPDATE worktrees SET removed_at = ? WHERE session_id = ? AND removed_at IS NULL").run(at, sessionId);
+    this.db
+      .prepare("UPDATE worktrees SET removed_at = ? WHERE session_id = ? AND removed_at IS NULL")
+      .run(at, sessionId);
   }
 
   markMerged(sessionId: string, into: string, commit: string, at: number): void {
-    this.db.prepare("UPDATE worktrees SET merged_at = ?, merged_into = ?, merged_commit = ? WHERE session_id = ?").run(at, into, commit, sessionId);
+    this.db
+      .prepare("UPDATE worktrees SET merged_at = ?, merged_into = ?, merged_commit = ? WHERE session_id = ?")
+      .run(at, into, commit, sessionId);
   }
 
   markBranchDeleted(sessionId: string, at: number): void {

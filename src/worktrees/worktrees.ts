@@ -41,7 +41,14 @@ export class Worktrees {
     this.claims = new Claims(d);
     const landing = new KeyedLock();
     this.overlaps = new OverlapWatch({ ...d, worktrees: this.lifecycle.store, onOverlap: d.onOverlap, landing });
-    this.merges = new MergeQueue({ ...d, lifecycle: this.lifecycle, claims: this.claims, testTimeoutMs: d.mergeTestTimeoutMs, onSettled: d.onMergeSettled, landing });
+    this.merges = new MergeQueue({
+      ...d,
+      lifecycle: this.lifecycle,
+      claims: this.claims,
+      testTimeoutMs: d.mergeTestTimeoutMs,
+      onSettled: d.onMergeSettled,
+      landing,
+    });
   }
 
   /** The session's `worktree`, or null for a session without one. */
@@ -73,7 +80,8 @@ export class Worktrees {
    * claims): inside a live worktree, or inside a repository that has a live claim. */
   whereIs(file: string): { repo: string; path: string } | null {
     const abs = realPathOf(resolve(file));
-    for (const w of this.lifecycle.store.live()) if (isInside(w.path, abs)) return { repo: w.repo, path: abs.slice(w.path.length + 1) };
+    for (const w of this.lifecycle.store.live())
+      if (isInside(w.path, abs)) return { repo: w.repo, path: abs.slice(w.path.length + 1) };
     for (const repo of this.claims.repos()) if (isInside(repo, abs)) return { repo, path: abs.slice(repo.length + 1) };
     return null;
   }

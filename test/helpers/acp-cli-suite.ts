@@ -78,33 +78,51 @@ export function cliSuite(s: CliSuite): { relay: () => TestRelay; session: () => 
     await server?.close();
   });
 
-  test(`${s.name}: the probe finds it signed in, with the models and capabilities its agent advertised`, { skip, timeout: TURN_MS }, async () => {
+  test(`${s.name}: the probe finds it signed in, with the models and capabilities its agent advertised`, {
+    skip,
+    timeout: TURN_MS,
+  }, async () => {
     const p = await probedProvider(relay, s.provider);
     assert.equal(p.available, true, p.reason);
     assert.ok(p.models.includes(s.models.a) && p.models.includes(s.models.b), JSON.stringify(p.models));
     assert.deepEqual(p.capabilities, s.capabilities);
   });
 
-  test(`${s.name}: agent mode: it calls relay_tool, sends to a scripted session, and the reply reaches the owner with its usage; no card`, { skip, timeout: 2 * TURN_MS }, async () => {
+  test(`${s.name}: agent mode: it calls relay_tool, sends to a scripted session, and the reply reaches the owner with its usage; no card`, {
+    skip,
+    timeout: 2 * TURN_MS,
+  }, async () => {
     server.reset();
     session = await createSession(relay, { provider: s.provider, model: s.models.a, title: `${s.name} worker` });
-    const reply = await say(relay, session, planPrompt([
-      { action: "list_sessions", relay: "this" },
-      { action: "send", relay: "this", session: helper, text: `/reply pong for ${s.provider}`, wait_seconds: 90 },
-    ]));
+    const reply = await say(
+      relay,
+      session,
+      planPrompt([
+        { action: "list_sessions", relay: "this" },
+        { action: "send", relay: "this", session: helper, text: `/reply pong for ${s.provider}`, wait_seconds: 90 },
+      ]),
+    );
     assert.notEqual(reply.meta?.status, "error", reply.meta?.error ?? reply.text);
     assert.match(reply.text, /step 1: sessions=\d+/);
     assert.match(reply.text, new RegExp(`step 2: status=done reply="pong for ${s.provider}`));
     assert.equal((await relay.api("GET", `/api/cards?session=${session}`)).json.cards.length, 0);
     const h = await relay.session(helper);
-    assert.ok(h.messages.some((m: any) => m.from?.session === session && new RegExp(`pong for ${s.provider}`).test(m.text)));
+    assert.ok(
+      h.messages.some((m: any) => m.from?.session === session && new RegExp(`pong for ${s.provider}`).test(m.text)),
+    );
     assert.equal(relayActivity(reply, "send")?.status, "completed", JSON.stringify(reply.meta?.activity));
     assert.deepEqual([...new Set(server.modelsAsked())], [s.models.a]);
-    assert.ok(reply.meta?.usage?.inputTokens > 0 && reply.meta.usage.outputTokens > 0, JSON.stringify(reply.meta?.usage));
+    assert.ok(
+      reply.meta?.usage?.inputTokens > 0 && reply.meta.usage.outputTokens > 0,
+      JSON.stringify(reply.meta?.usage),
+    );
     assert.equal((await usageOf(relay, s.provider)).status, "tracked");
   });
 
-  test(`${s.name}: ask mode: its permission request is a card; Allow runs the tool`, { skip, timeout: 2 * TURN_MS }, async () => {
+  test(`${s.name}: ask mode: its permission request is a card; Allow runs the tool`, {
+    skip,
+    timeout: 2 * TURN_MS,
+  }, async () => {
     assert.equal((await relay.api("PATCH", `/api/sessions/${session}`, { mode: "ask" })).status, 200);
     const m = await post(relay, session, planPrompt([{ action: "list_sessions", relay: "this" }]));
     const card = await permissionCard(relay, session);
@@ -115,7 +133,10 @@ export function cliSuite(s: CliSuite): { relay: () => TestRelay; session: () => 
     assert.match((await replyTo(relay, session, m)).text, /step 1: sessions=\d+/);
   });
 
-  test(`${s.name}: after a relay SIGKILL the kept worker is taken back and answers the next prompt`, { skip, timeout: 2 * TURN_MS }, async () => {
+  test(`${s.name}: after a relay SIGKILL the kept worker is taken back and answers the next prompt`, {
+    skip,
+    timeout: 2 * TURN_MS,
+  }, async () => {
     // Its worker (and the scripted helper's, when the send reached it).
     const pids = keptPids(relay).sort();
     assert.ok(pids.length >= 1, "its agent process is with the keeper");
@@ -124,7 +145,11 @@ export function cliSuite(s: CliSuite): { relay: () => TestRelay; session: () => 
     await probedProvider(relay, s.provider);
     assert.equal((await relay.api("PATCH", `/api/sessions/${session}`, { mode: "agent" })).status, 200);
     server.reset();
-    const reply = await say(relay, session, planPrompt([{ action: "list_sessions", relay: "this" }], "After the restart: list the sessions with relay_tool."));
+    const reply = await say(
+      relay,
+      session,
+      planPrompt([{ action: "list_sessions", relay: "this" }], "After the restart: list the sessions with relay_tool."),
+    );
     assert.notEqual(reply.meta?.status, "error", reply.meta?.error ?? reply.text);
     assert.match(reply.text, /step 1: sessions=\d+/);
     assert.deepEqual(keptPids(relay).sort(), pids, "the same agent process ran the turn");
@@ -137,19 +162,28 @@ export function cliSuite(s: CliSuite): { relay: () => TestRelay; session: () => 
     assert.notEqual(reply.meta?.status, "error", reply.meta?.error ?? reply.text);
     assert.deepEqual([...new Set(server.modelsAsked())], [s.models.b], reply.text);
     // Its usage, however it reports it (reported-usage.ts), is kept with the reply.
-    assert.ok(reply.meta?.usage?.inputTokens > 0 && reply.meta.usage.outputTokens > 0, JSON.stringify(reply.meta?.usage));
+    assert.ok(
+      reply.meta?.usage?.inputTokens > 0 && reply.meta.usage.outputTokens > 0,
+      JSON.stringify(reply.meta?.usage),
+    );
   });
 
   if (s.resumesThrough) {
     const how = s.resumesThrough;
-    test(`${s.name}: Kill session: the next worker continues the conversation through ${how}, and the session says resumed`, { skip, timeout: 2 * TURN_MS }, async () => {
+    test(`${s.name}: Kill session: the next worker continues the conversation through ${how}, and the session says resumed`, {
+      skip,
+      timeout: 2 * TURN_MS,
+    }, async () => {
       assert.equal((await relay.session(session)).agentStart.how, "new");
       const pids = keptPids(relay);
       assert.equal((await relay.api("POST", `/api/sessions/${session}/kill`)).json.killed, true);
       server.reset();
       const reply = await say(relay, session, "Say hello once more.");
       assert.notEqual(reply.meta?.status, "error", reply.meta?.error ?? reply.text);
-      assert.ok(keptPids(relay).some((p) => !pids.includes(p)), "a new agent process ran the turn");
+      assert.ok(
+        keptPids(relay).some((p) => !pids.includes(p)),
+        "a new agent process ran the turn",
+      );
       // The model is sent the conversation before the kill (the model change case's prompt).
       assert.match(server.lastSent!(), /Say hello\..*Say hello once more\./s);
       const start = (await relay.session(session)).agentStart;
@@ -160,7 +194,10 @@ export function cliSuite(s: CliSuite): { relay: () => TestRelay; session: () => 
 
   if (s.refusedKey) {
     const k = s.refusedKey;
-    test(`${s.name}: a refused key ends the turn with the sign-in reason in words`, { skip, timeout: 2 * TURN_MS }, async () => {
+    test(`${s.name}: a refused key ends the turn with the sign-in reason in words`, {
+      skip,
+      timeout: 2 * TURN_MS,
+    }, async () => {
       k.refuse();
       try {
         const reply = await say(relay, session, "Say hello.");
@@ -174,7 +211,10 @@ export function cliSuite(s: CliSuite): { relay: () => TestRelay; session: () => 
 
   if (s.signedOut) {
     const out = s.signedOut;
-    test(`${s.name}: nobody signed in: unavailable with the command to run, and a session on it is refused`, { skip, timeout: 2 * TURN_MS }, async () => {
+    test(`${s.name}: nobody signed in: unavailable with the command to run, and a session on it is refused`, {
+      skip,
+      timeout: 2 * TURN_MS,
+    }, async () => {
       const bare = await TestRelay.start({ name: "bare", env: out.env() });
       try {
         const p = await probedProvider(bare, s.provider);

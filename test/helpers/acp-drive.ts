@@ -29,7 +29,11 @@ export class AcpDrive {
   sessionId = "";
 
   constructor(command: string, args: string[], opts: DriveOptions = {}) {
-    this.child = spawn(command, args, { cwd: opts.cwd ?? process.cwd(), env: { ...process.env, ...opts.env } as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "pipe"] });
+    this.child = spawn(command, args, {
+      cwd: opts.cwd ?? process.cwd(),
+      env: { ...process.env, ...opts.env } as NodeJS.ProcessEnv,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     this.child.stderr!.on("data", (d: Buffer) => (this.stderr = (this.stderr + d.toString()).slice(-8000)));
     const stream = acp.ndJsonStream(
       Writable.toWeb(this.child.stdin!) as unknown as WritableStream<Uint8Array>,
@@ -44,7 +48,9 @@ export class AcpDrive {
       .onNotification("*" as any, ({ method, params }: any) => record("notification", method, params))
       .onRequest("session/request_permission", async ({ params }) => {
         record("request", "session/request_permission", params);
-        const pick = opts.onPermission ? await opts.onPermission(params) : (params.options.find((o) => o.kind === "reject_once") ?? params.options[0]).optionId;
+        const pick = opts.onPermission
+          ? await opts.onPermission(params)
+          : (params.options.find((o) => o.kind === "reject_once") ?? params.options[0]).optionId;
         return { outcome: { outcome: "selected", optionId: pick } };
       })
       .onRequest("*", async ({ method, params }) => {
@@ -63,13 +69,25 @@ export class AcpDrive {
   }
 
   initialize(): Promise<any> {
-    return this.request("initialize", { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false } });
+    return this.request("initialize", {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    });
   }
 
   async newSession(cwd: string, mcp?: { url: string; headers: Record<string, string> }): Promise<any> {
     const res = await this.request("session/new", {
       cwd,
-      mcpServers: mcp ? [{ type: "http", name: "relay", url: mcp.url, headers: Object.entries(mcp.headers).map(([name, value]) => ({ name, value })) }] : [],
+      mcpServers: mcp
+        ? [
+            {
+              type: "http",
+              name: "relay",
+              url: mcp.url,
+              headers: Object.entries(mcp.headers).map(([name, value]) => ({ name, value })),
+            },
+          ]
+        : [],
     });
     this.sessionId = res.sessionId;
     return res;
@@ -81,7 +99,9 @@ export class AcpDrive {
 
   /** Updates of one kind (`sessionUpdate`), in order. */
   updates(kind?: string): any[] {
-    return this.seen.filter((s) => s.method === "session/update" && (!kind || s.params.update.sessionUpdate === kind)).map((s) => s.params.update);
+    return this.seen
+      .filter((s) => s.method === "session/update" && (!kind || s.params.update.sessionUpdate === kind))
+      .map((s) => s.params.update);
   }
 
   /** Text of agent_message_chunk updates since index `from` of `seen`. */
@@ -99,7 +119,8 @@ export class AcpDrive {
     for (;;) {
       const hit = this.seen.find(pred);
       if (hit) return hit;
-      if (Date.now() > end || this.child.exitCode !== null) throw new Error(`not seen in ${timeoutMs} ms; stderr: ${this.stderr.slice(-1500)}`);
+      if (Date.now() > end || this.child.exitCode !== null)
+        throw new Error(`not seen in ${timeoutMs} ms; stderr: ${this.stderr.slice(-1500)}`);
       await new Promise((r) => setTimeout(r, 25));
     }
   }

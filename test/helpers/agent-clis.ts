@@ -17,7 +17,9 @@ export interface AgentCli {
   bin: string;
 }
 
-export const AGENT_CLIS: readonly AgentCli[] = JSON.parse(readFileSync(join(ROOT, "scripts", "agent-clis.json"), "utf8"));
+export const AGENT_CLIS: readonly AgentCli[] = JSON.parse(
+  readFileSync(join(ROOT, "scripts", "agent-clis.json"), "utf8"),
+);
 
 export const AGENTS_CACHE = process.env.OAR_AGENTS_CACHE || join(homedir(), ".cache", "oar-agents");
 
@@ -58,7 +60,10 @@ export function agentPath(providers?: readonly AgentCli["provider"][], base = pr
  * that would let the machine's own set-up leak in are removed; `extra` adds a provider's
  * offline set-up (ANTHROPIC_BASE_URL, COPILOT_PROVIDER_BASE_URL, OAR_GROK_BASE_URL, …).
  */
-export function agentRelayEnv(providers: readonly AgentCli["provider"][], extra: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+export function agentRelayEnv(
+  providers: readonly AgentCli["provider"][],
+  extra: Record<string, string | undefined> = {},
+): Record<string, string | undefined> {
   const home = mkdtempSync(join(tmpdir(), "oar-agent-home-"));
   return {
     // Only the CLIs under test: the relay probes every installed CLI at start, and each cold

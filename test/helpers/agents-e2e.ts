@@ -36,7 +36,13 @@ export async function say(relay: TestRelay, sessionId: string, text: string, tim
 
 /** The pending permission card of a session (kind `permission`), once raised. */
 export function permissionCard(relay: TestRelay, sessionId: string, timeoutMs = TURN_MS): Promise<any> {
-  return relay.waitFor(async () => (await relay.api("GET", `/api/cards?session=${sessionId}`)).json.cards.find((c: any) => c.kind === "permission" && c.status === "pending"), timeoutMs);
+  return relay.waitFor(
+    async () =>
+      (await relay.api("GET", `/api/cards?session=${sessionId}`)).json.cards.find(
+        (c: any) => c.kind === "permission" && c.status === "pending",
+      ),
+    timeoutMs,
+  );
 }
 
 /** The provider's entry in GET /api/providers once a probe has checked it. A probe that

@@ -104,7 +104,10 @@ export class BudgetKit {
 }
 
 /** Runs fn with a kit, closing it after. */
-export async function withKit(opts: Parameters<typeof BudgetKit.open>[0], fn: (kit: BudgetKit) => Promise<void> | void): Promise<void> {
+export async function withKit(
+  opts: Parameters<typeof BudgetKit.open>[0],
+  fn: (kit: BudgetKit) => Promise<void> | void,
+): Promise<void> {
   const kit = BudgetKit.open(opts);
   try {
     await fn(kit);

@@ -7,24 +7,34 @@ import { join } from "node:path";
  * speaking the Responses API; no retries, so a refused key fails at once. */
 export function codexConfig(home: string, baseUrl: string, model = "gpt-test", keyVar = "OAR_TEST_MODEL_KEY"): void {
   mkdirSync(join(home, ".codex"), { recursive: true });
-  writeFileSync(join(home, ".codex", "config.toml"), [
-    `model = "${model}"`,
-    `model_provider = "oar-test"`,
-    `[model_providers.oar-test]`,
-    `name = "OAR test"`,
-    `base_url = "${baseUrl}"`,
-    `env_key = "${keyVar}"`,
-    `wire_api = "responses"`,
-    `request_max_retries = 0`,
-    `stream_max_retries = 0`,
-    "",
-  ].join("\n"));
+  writeFileSync(
+    join(home, ".codex", "config.toml"),
+    [
+      `model = "${model}"`,
+      `model_provider = "oar-test"`,
+      `[model_providers.oar-test]`,
+      `name = "OAR test"`,
+      `base_url = "${baseUrl}"`,
+      `env_key = "${keyVar}"`,
+      `wire_api = "responses"`,
+      `request_max_retries = 0`,
+      `stream_max_retries = 0`,
+      "",
+    ].join("\n"),
+  );
 }
 
 /** opencode: an OpenAI-compatible provider `oar` with two models, as OPENCODE_CONFIG_CONTENT. */
 export function opencodeConfig(baseUrl: string, key: string): string {
   return JSON.stringify({
-    provider: { oar: { npm: "@ai-sdk/openai-compatible", name: "OAR test", options: { baseURL: baseUrl, apiKey: key }, models: { "gpt-test": { name: "GPT test" }, "gpt-test-2": { name: "GPT test 2" } } } },
+    provider: {
+      oar: {
+        npm: "@ai-sdk/openai-compatible",
+        name: "OAR test",
+        options: { baseURL: baseUrl, apiKey: key },
+        models: { "gpt-test": { name: "GPT test" }, "gpt-test-2": { name: "GPT test 2" } },
+      },
+    },
     model: "oar/gpt-test",
   });
 }
@@ -39,7 +49,10 @@ export const OPENCODE_OFFLINE = { OPENCODE_DISABLE_MODELS_FETCH: "1" };
 export function qwenSetup(home: string, baseUrl: string, key: string): Record<string, string> {
   mkdirSync(join(home, ".qwen"), { recursive: true });
   const model = (id: string) => ({ id, name: id, baseUrl, envKey: "OPENAI_API_KEY" });
-  writeFileSync(join(home, ".qwen", "settings.json"), JSON.stringify({ modelProviders: { openai: [model("gpt-test"), model("gpt-test-2")] } }));
+  writeFileSync(
+    join(home, ".qwen", "settings.json"),
+    JSON.stringify({ modelProviders: { openai: [model("gpt-test"), model("gpt-test-2")] } }),
+  );
   return { OPENAI_API_KEY: key, OPENAI_BASE_URL: baseUrl, OPENAI_MODEL: "gpt-test" };
 }
 

@@ -40,7 +40,10 @@ export function waitIdle(relay: TestRelay, sessionId: string, timeoutMs = 60_000
 /** Reads GET /api/stream (Server-Sent Events) with fetch; collects the `change` events. */
 export async function openStream(relay: TestRelay) {
   const ac = new AbortController();
-  const res = await fetch(`${relay.url}/api/stream`, { headers: { authorization: `Bearer ${relay.token}` }, signal: ac.signal });
+  const res = await fetch(`${relay.url}/api/stream`, {
+    headers: { authorization: `Bearer ${relay.token}` },
+    signal: ac.signal,
+  });
   if (res.status !== 200 || !res.body) throw new Error(`stream: ${res.status}`);
   const events: any[] = [];
   let hello = false;
@@ -55,7 +58,11 @@ export async function openStream(relay: TestRelay) {
           const block = buf.slice(0, end);
           buf = buf.slice(end + 2);
           const event = /^event: (.*)$/m.exec(block)?.[1];
-          const data = block.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n");
+          const data = block
+            .split("\n")
+            .filter((l) => l.startsWith("data: "))
+            .map((l) => l.slice(6))
+            .join("\n");
           if (event === "hello") hello = true;
           if (event === "change") events.push(JSON.parse(data));
         }

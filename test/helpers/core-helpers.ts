@@ -15,7 +15,10 @@ TestRelay.prototype.say = function (sessionId: string, text: string, timeoutMs =
   return say.call(this, sessionId, text, Math.max(timeoutMs, SLOW_MS));
 };
 const waitFor = TestRelay.prototype.waitFor;
-TestRelay.prototype.waitFor = function <T>(fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = SLOW_MS) {
+TestRelay.prototype.waitFor = function <T>(
+  fn: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  timeoutMs = SLOW_MS,
+) {
   return waitFor.call(this, fn, Math.max(timeoutMs, SLOW_MS)) as Promise<T>;
 };
 
@@ -34,7 +37,10 @@ export function toolResults(reply: { text: string }): any[] {
 /** Allows every approval card raised in `sessionId` until `until` settles. */
 export async function allowCardsUntil(relay: TestRelay, sessionId: string, until: Promise<unknown>): Promise<string[]> {
   let settled = false;
-  until.then(() => (settled = true), () => (settled = true));
+  until.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
   const allowed: string[] = [];
   while (!settled) {
     const r = await relay.api("GET", `/api/cards?session=${sessionId}`);
@@ -48,7 +54,12 @@ export async function allowCardsUntil(relay: TestRelay, sessionId: string, until
 }
 
 /** Runs `/tool JSON` as the owner's message in `sessionId` (a real turn), allowing any card. */
-export async function agentTool(relay: TestRelay, sessionId: string, args: Record<string, unknown>, timeoutMs = SLOW_MS): Promise<any> {
+export async function agentTool(
+  relay: TestRelay,
+  sessionId: string,
+  args: Record<string, unknown>,
+  timeoutMs = SLOW_MS,
+): Promise<any> {
   const reply = relay.say(sessionId, `/tool ${JSON.stringify(args)}`, timeoutMs);
   await allowCardsUntil(relay, sessionId, reply);
   const results = toolResults(await reply);
@@ -85,7 +96,12 @@ export function workerPids(relay: TestRelay): number[] {
 const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
 /** One raw JSON-RPC POST to /mcp; the body is parsed from JSON or from the SSE `data:` line. */
-export async function rawMcp(relay: TestRelay, token: string | null, body: unknown, sessionId?: string): Promise<{ status: number; sessionId: string | null; json: any }> {
+export async function rawMcp(
+  relay: TestRelay,
+  token: string | null,
+  body: unknown,
+  sessionId?: string,
+): Promise<{ status: number; sessionId: string | null; json: any }> {
   const r = await fetch(`${relay.url}/mcp`, {
     method: "POST",
     headers: {
@@ -97,7 +113,11 @@ export async function rawMcp(relay: TestRelay, token: string | null, body: unkno
   });
   const text = await r.text();
   let json: any = null;
-  const data = text.split("\n").filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).pop();
+  const data = text
+    .split("\n")
+    .filter((l) => l.startsWith("data: "))
+    .map((l) => l.slice(6))
+    .pop();
   try {
     json = JSON.parse(data ?? text);
   } catch {
@@ -109,10 +129,13 @@ export async function rawMcp(relay: TestRelay, token: string | null, body: unkno
 /** Opens an MCP session with raw requests; returns its id. */
 export async function rawMcpOpen(relay: TestRelay, token: string): Promise<string> {
   const init = await rawMcp(relay, token, {
-    jsonrpc: "2.0", id: 1, method: "initialize",
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
     params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
   });
-  if (init.status !== 200 || !init.sessionId) throw new Error(`initialize failed: ${init.status} ${JSON.stringify(init.json)}`);
+  if (init.status !== 200 || !init.sessionId)
+    throw new Error(`initialize failed: ${init.status} ${JSON.stringify(init.json)}`);
   await rawMcp(relay, token, { jsonrpc: "2.0", method: "notifications/initialized" }, init.sessionId);
   return init.sessionId;
 }

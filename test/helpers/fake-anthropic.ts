@@ -37,7 +37,12 @@ export interface MessagesAnswer {
   text?: string;
   thinking?: string;
   toolUses?: ToolUseAnswer[];
-  usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
+  usage?: {
+    input_tokens?: number;
+    output_tokens?: number;
+    cache_read_input_tokens?: number;
+    cache_creation_input_tokens?: number;
+  };
   stopReason?: string;
   delayMs?: number;
   chunkDelayMs?: number;
@@ -51,8 +56,16 @@ export type Answer = MessagesAnswer | ErrorAnswer;
 export type MessagesScript = (call: MessagesCall, server: FakeAnthropic) => Answer | Promise<Answer>;
 
 export const errors = {
-  unauthorized: (): ErrorAnswer => ({ error: { status: 401, type: "authentication_error", message: "invalid x-api-key" } }),
-  rateLimited: (): ErrorAnswer => ({ error: { status: 429, type: "rate_limit_error", message: "Number of request tokens has exceeded your per-minute rate limit" } }),
+  unauthorized: (): ErrorAnswer => ({
+    error: { status: 401, type: "authentication_error", message: "invalid x-api-key" },
+  }),
+  rateLimited: (): ErrorAnswer => ({
+    error: {
+      status: 429,
+      type: "rate_limit_error",
+      message: "Number of request tokens has exceeded your per-minute rate limit",
+    },
+  }),
   overloaded: (): ErrorAnswer => ({ error: { status: 529, type: "overloaded_error", message: "Overloaded" } }),
   serverError: (): ErrorAnswer => ({ error: { status: 500, type: "api_error", message: "Internal server error" } }),
 };
@@ -118,7 +131,10 @@ export class FakeAnthropic {
     return this.calls.filter((c) => c.kind === "main");
   }
 
-  waitForCall(pred: (c: MessagesCall) => boolean = (c) => c.kind === "main", timeoutMs = 60_000): Promise<MessagesCall> {
+  waitForCall(
+    pred: (c: MessagesCall) => boolean = (c) => c.kind === "main",
+    timeoutMs = 60_000,
+  ): Promise<MessagesCall> {
     return until(() => this.calls.find(pred), timeoutMs, "a Messages request");
   }
 
@@ -166,10 +182,23 @@ export class FakeAnthropic {
       return sendJson(res, 200, { input_tokens: Math.ceil(JSON.stringify(req.body ?? {}).length / 4) });
     }
     if (req.method === "GET" && req.path.endsWith("/v1/models")) {
-      const data = this.models.map((id) => ({ type: "model", id, display_name: id, created_at: "2026-01-01T00:00:00Z" }));
-      return sendJson(res, 200, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null });
+      const data = this.models.map((id) => ({
+        type: "model",
+        id,
+        display_name: id,
+        created_at: "2026-01-01T00:00:00Z",
+      }));
+      return sendJson(res, 200, {
+        data,
+        has_more: false,
+        first_id: data[0]?.id ?? null,
+        last_id: data.at(-1)?.id ?? null,
+      });
     }
-    sendJson(res, 404, { type: "error", error: { type: "not_found_error", message: `Not found: ${req.method} ${req.path}` } });
+    sendJson(res, 404, {
+      type: "error",
+      error: { type: "not_found_error", message: `Not found: ${req.method} ${req.path}` },
+    });
   }
 }
 
@@ -187,8 +216,11 @@ function isClassifier(system: string, body: any): boolean {
 }
 
 function classifierText(call: MessagesCall, verdict: "allow" | "block"): string {
-  if (/<severity>/i.test(JSON.stringify(call.messages).slice(-4000)) && !/<block>/.test(call.system)) return `<severity>${verdict === "allow" ? 0 : 90}</severity>`;
-  return verdict === "allow" ? "<block>no</block>" : "<block>yes</block><category>Test Block</category><reason>[Test Block] blocked by the test</reason>";
+  if (/<severity>/i.test(JSON.stringify(call.messages).slice(-4000)) && !/<block>/.test(call.system))
+    return `<severity>${verdict === "allow" ? 0 : 90}</severity>`;
+  return verdict === "allow"
+    ? "<block>no</block>"
+    : "<block>yes</block><category>Test Block</category><reason>[Test Block] blocked by the test</reason>";
 }
 
 function writeError(res: ServerResponse, a: ErrorAnswer): void {
@@ -201,14 +233,16 @@ function blocksOf(a: MessagesAnswer) {
   const blocks: any[] = [];
   if (a.thinking) blocks.push({ type: "thinking", thinking: a.thinking, signature: "fake-signature" });
   if (a.text) blocks.push({ type: "text", text: a.text });
-  for (const t of a.toolUses ?? []) blocks.push({ type: "tool_use", id: t.id ?? `toolu_fake_${++idSeq}`, name: t.name, input: t.input ?? {} });
+  for (const t of a.toolUses ?? [])
+    blocks.push({ type: "tool_use", id: t.id ?? `toolu_fake_${++idSeq}`, name: t.name, input: t.input ?? {} });
   return blocks;
 }
 
 function usageOf(call: MessagesCall, a: MessagesAnswer) {
   return {
     input_tokens: a.usage?.input_tokens ?? Math.ceil(JSON.stringify(call.messages).length / 4),
-    output_tokens: a.usage?.output_tokens ?? Math.ceil(((a.text ?? "").length + JSON.stringify(a.toolUses ?? []).length) / 4) + 1,
+    output_tokens:
+      a.usage?.output_tokens ?? Math.ceil(((a.text ?? "").length + JSON.stringify(a.toolUses ?? []).length) / 4) + 1,
     cache_read_input_tokens: a.usage?.cache_read_input_tokens ?? 0,
     cache_creation_input_tokens: a.usage?.cache_creation_input_tokens ?? 0,
   };
@@ -218,8 +252,14 @@ const stopOf = (a: MessagesAnswer) => a.stopReason ?? (a.toolUses?.length ? "too
 
 function writeWhole(res: ServerResponse, call: MessagesCall, a: MessagesAnswer): void {
   sendJson(res, 200, {
-    id: `msg_fake_${call.n}`, type: "message", role: "assistant", model: call.model,
-    content: blocksOf(a), stop_reason: stopOf(a), stop_sequence: null, usage: usageOf(call, a),
+    id: `msg_fake_${call.n}`,
+    type: "message",
+    role: "assistant",
+    model: call.model,
+    content: blocksOf(a),
+    stop_reason: stopOf(a),
+    stop_sequence: null,
+    usage: usageOf(call, a),
   });
 }
 
@@ -231,24 +271,42 @@ async function writeStream(res: ServerResponse, call: MessagesCall, a: MessagesA
   };
   const usage = usageOf(call, a);
   await send("message_start", {
-    message: { id: `msg_fake_${call.n}`, type: "message", role: "assistant", model: call.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+    message: {
+      id: `msg_fake_${call.n}`,
+      type: "message",
+      role: "assistant",
+      model: call.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { ...usage, output_tokens: 1 },
+    },
   });
   out.send({ type: "ping" }, "ping");
   for (const [index, b] of blocksOf(a).entries()) {
     if (b.type === "text") {
       await send("content_block_start", { index, content_block: { type: "text", text: "" } });
-      for (const p of pieces(b.text)) await send("content_block_delta", { index, delta: { type: "text_delta", text: p } });
+      for (const p of pieces(b.text))
+        await send("content_block_delta", { index, delta: { type: "text_delta", text: p } });
     } else if (b.type === "thinking") {
       await send("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } });
-      for (const p of pieces(b.thinking)) await send("content_block_delta", { index, delta: { type: "thinking_delta", thinking: p } });
+      for (const p of pieces(b.thinking))
+        await send("content_block_delta", { index, delta: { type: "thinking_delta", thinking: p } });
       await send("content_block_delta", { index, delta: { type: "signature_delta", signature: b.signature } });
     } else {
-      await send("content_block_start", { index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } });
-      for (const p of pieces(JSON.stringify(b.input), 24)) await send("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: p } });
+      await send("content_block_start", {
+        index,
+        content_block: { type: "tool_use", id: b.id, name: b.name, input: {} },
+      });
+      for (const p of pieces(JSON.stringify(b.input), 24))
+        await send("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: p } });
     }
     await send("content_block_stop", { index });
   }
-  await send("message_delta", { delta: { stop_reason: stopOf(a), stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+  await send("message_delta", {
+    delta: { stop_reason: stopOf(a), stop_sequence: null },
+    usage: { output_tokens: usage.output_tokens },
+  });
   await send("message_stop", {});
   out.end();
 }
@@ -269,7 +327,8 @@ export function lastUserText(call: MessagesCall): string {
 /** tool_result blocks in the last user message, with the tool's name looked up from its tool_use. */
 export function toolResults(call: MessagesCall): { id: string; name?: string; text: string; isError: boolean }[] {
   const names = new Map<string, string>();
-  for (const m of call.messages) if (Array.isArray(m.content)) for (const b of m.content) if (b.type === "tool_use") names.set(b.id, b.name);
+  for (const m of call.messages)
+    if (Array.isArray(m.content)) for (const b of m.content) if (b.type === "tool_use") names.set(b.id, b.name);
   const last = call.messages.at(-1);
   if (last?.role !== "user" || !Array.isArray(last.content)) return [];
   return last.content
@@ -284,5 +343,7 @@ export function toolResults(call: MessagesCall): { id: string; name?: string; te
 
 /** All tool names the assistant has called in this conversation so far. */
 export function toolsCalled(call: MessagesCall): string[] {
-  return call.messages.flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b: any) => b.type === "tool_use").map((b: any) => b.name) : []));
+  return call.messages.flatMap((m) =>
+    Array.isArray(m.content) ? m.content.filter((b: any) => b.type === "tool_use").map((b: any) => b.name) : [],
+  );
 }

@@ -12,12 +12,20 @@ export const CLI_NAMES = { claude: "claude-agent-acp", copilot: "copilot", grok:
 export type FakeProfile = keyof typeof CLI_NAMES;
 
 /** A folder holding the three fake CLIs; `signedOut` ones behave as not signed in. */
-export function fakeCliDir(opts: { signedOut?: FakeProfile[]; only?: FakeProfile[]; env?: Record<string, string> } = {}): string {
+export function fakeCliDir(
+  opts: { signedOut?: FakeProfile[]; only?: FakeProfile[]; env?: Record<string, string> } = {},
+): string {
   const dir = mkdtempSync(join(tmpdir(), "oar-fake-cli-"));
   for (const [profile, name] of Object.entries(CLI_NAMES) as [FakeProfile, string][]) {
     if (opts.only && !opts.only.includes(profile)) continue;
-    const env = { FAKE_ACP_PROFILE: profile, ...(opts.signedOut?.includes(profile) ? { FAKE_ACP_SIGNED_OUT: "1" } : {}), ...(opts.env ?? {}) };
-    const vars = Object.entries(env).map(([k, v]) => `${k}='${v}'`).join(" ");
+    const env = {
+      FAKE_ACP_PROFILE: profile,
+      ...(opts.signedOut?.includes(profile) ? { FAKE_ACP_SIGNED_OUT: "1" } : {}),
+      ...(opts.env ?? {}),
+    };
+    const vars = Object.entries(env)
+      .map(([k, v]) => `${k}='${v}'`)
+      .join(" ");
     writeFileSync(join(dir, name), `#!/bin/sh\n${vars} exec '${process.execPath}' --import '${TSX}' '${AGENT}' "$@"\n`);
     chmodSync(join(dir, name), 0o755);
   }
@@ -27,10 +35,14 @@ export function fakeCliDir(opts: { signedOut?: FakeProfile[]; only?: FakeProfile
 /** Runs `fn` (a relay start) with `dir` first on PATH and `env` set, restoring both after. */
 export async function withEnv<T>(env: Record<string, string | undefined>, fn: () => Promise<T>): Promise<T> {
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  for (const [k, v] of Object.entries(env)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+  for (const [k, v] of Object.entries(env))
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
   try {
     return await fn();
   } finally {
-    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
   }
 }

@@ -35,10 +35,15 @@ export interface GeminiAnswer {
 export interface GeminiError {
   error: { status: number; message: string; reason: string };
 }
-export type GeminiScript = (call: GeminiCall, server: FakeGemini) => GeminiAnswer | GeminiError | Promise<GeminiAnswer | GeminiError>;
+export type GeminiScript = (
+  call: GeminiCall,
+  server: FakeGemini,
+) => GeminiAnswer | GeminiError | Promise<GeminiAnswer | GeminiError>;
 
 export const geminiErrors = {
-  badKey: (): GeminiError => ({ error: { status: 400, message: "API key not valid. Please pass a valid API key.", reason: "INVALID_ARGUMENT" } }),
+  badKey: (): GeminiError => ({
+    error: { status: 400, message: "API key not valid. Please pass a valid API key.", reason: "INVALID_ARGUMENT" },
+  }),
 };
 
 export class FakeGemini {
@@ -58,7 +63,9 @@ export class FakeGemini {
     this.script = opts.script ?? (() => ({ text: "ok" }));
   }
 
-  static async start(opts: { apiKey?: string | null; models?: string[]; script?: GeminiScript } = {}): Promise<FakeGemini> {
+  static async start(
+    opts: { apiKey?: string | null; models?: string[]; script?: GeminiScript } = {},
+  ): Promise<FakeGemini> {
     let self!: FakeGemini;
     const { server, port } = await listenLoopback((req, res) => self.route(req, res));
     self = new FakeGemini(server, port, opts);
@@ -88,7 +95,9 @@ export class FakeGemini {
   }
 
   private authorized(req: RawRequest): boolean {
-    return this.apiKey === null || req.headers["x-goog-api-key"] === this.apiKey || req.query.get("key") === this.apiKey;
+    return (
+      this.apiKey === null || req.headers["x-goog-api-key"] === this.apiKey || req.query.get("key") === this.apiKey
+    );
   }
 
   private async route(req: RawRequest, res: ServerResponse): Promise<void> {
@@ -96,11 +105,20 @@ export class FakeGemini {
     const m = /\/models\/([^/:]+):(streamGenerateContent|generateContent|countTokens)$/.exec(req.path);
     if (req.method === "POST" && m && m[2] !== "countTokens") {
       const body = req.body ?? {};
-      const tools: string[] = (Array.isArray(body.tools) ? body.tools : []).flatMap((t: any) => (t?.functionDeclarations ?? []).map((f: any) => f?.name)).filter(Boolean);
+      const tools: string[] = (Array.isArray(body.tools) ? body.tools : [])
+        .flatMap((t: any) => (t?.functionDeclarations ?? []).map((f: any) => f?.name))
+        .filter(Boolean);
       const stream = m[2] === "streamGenerateContent";
       const call: GeminiCall = {
-        n: ++this.seq, model: decodeURIComponent(m[1]), stream, contents: Array.isArray(body.contents) ? body.contents : [],
-        tools, kind: stream && tools.length ? "main" : "side", body, headers: req.headers, authorized: ok,
+        n: ++this.seq,
+        model: decodeURIComponent(m[1]),
+        stream,
+        contents: Array.isArray(body.contents) ? body.contents : [],
+        tools,
+        kind: stream && tools.length ? "main" : "side",
+        body,
+        headers: req.headers,
+        authorized: ok,
       };
       this.calls.push(call);
       if (!ok) return writeError(res, geminiErrors.badKey());
@@ -110,9 +128,16 @@ export class FakeGemini {
       return stream ? writeStream(res, call, answer) : sendJson(res, 200, lastChunk(call, answer, answerParts(answer)));
     }
     if (!ok) return writeError(res, geminiErrors.badKey());
-    if (req.method === "POST" && m) return sendJson(res, 200, { totalTokens: Math.ceil(JSON.stringify(req.body ?? {}).length / 4) });
+    if (req.method === "POST" && m)
+      return sendJson(res, 200, { totalTokens: Math.ceil(JSON.stringify(req.body ?? {}).length / 4) });
     if (req.method === "GET" && req.path.endsWith("/models")) {
-      return sendJson(res, 200, { models: this.models.map((id) => ({ name: `models/${id}`, displayName: id, supportedGenerationMethods: ["generateContent", "countTokens"] })) });
+      return sendJson(res, 200, {
+        models: this.models.map((id) => ({
+          name: `models/${id}`,
+          displayName: id,
+          supportedGenerationMethods: ["generateContent", "countTokens"],
+        })),
+      });
     }
     sendJson(res, 404, { error: { code: 404, message: `Not found: ${req.method} ${req.path}`, status: "NOT_FOUND" } });
   }
@@ -146,7 +171,11 @@ async function writeStream(res: ServerResponse, call: GeminiCall, a: GeminiAnswe
   const out = sse(res);
   const texts = pieces(a.text ?? "", 16);
   // Text arrives in pieces; function calls come whole in the last event, as Gemini sends them.
-  for (const t of texts.slice(0, -1)) out.send({ candidates: [{ content: { role: "model", parts: [{ text: t }] }, index: 0 }], modelVersion: call.model });
+  for (const t of texts.slice(0, -1))
+    out.send({
+      candidates: [{ content: { role: "model", parts: [{ text: t }] }, index: 0 }],
+      modelVersion: call.model,
+    });
   const calls = (a.functionCalls ?? []).map((f) => ({ functionCall: { name: f.name, args: f.args ?? {} } }));
   out.send(lastChunk(call, a, [...(texts.length ? [{ text: texts.at(-1) }] : []), ...calls]));
   out.end();

@@ -20,7 +20,8 @@ export async function listenLoopback(route: Route): Promise<{ server: Server; po
     readRequest(req)
       .then((raw) => route(raw, res))
       .catch((err) => {
-        if (!res.headersSent) sendJson(res, 500, { error: { message: `fake server failed: ${String(err?.stack ?? err)}` } });
+        if (!res.headersSent)
+          sendJson(res, 500, { error: { message: `fake server failed: ${String(err?.stack ?? err)}` } });
         else res.end();
       });
   });
@@ -35,7 +36,8 @@ async function readRequest(req: IncomingMessage): Promise<RawRequest> {
   const buf = Buffer.concat(chunks);
   const url = new URL(req.url ?? "/", "http://127.0.0.1");
   const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v;
+  for (const [k, v] of Object.entries(req.headers))
+    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v;
   const type = headers["content-type"] ?? "";
   let body: any = null;
   if (buf.length && type.startsWith("multipart/form-data")) {
@@ -43,7 +45,10 @@ async function readRequest(req: IncomingMessage): Promise<RawRequest> {
     const form = await new Response(buf, { headers: { "content-type": type } }).formData();
     body = {};
     for (const [k, v] of form.entries()) {
-      const value = typeof v === "string" ? v : { filename: (v as File).name, type: v.type, size: v.size, bytes: Buffer.from(await v.arrayBuffer()) };
+      const value =
+        typeof v === "string"
+          ? v
+          : { filename: (v as File).name, type: v.type, size: v.size, bytes: Buffer.from(await v.arrayBuffer()) };
       if (k in body) body[k] = [...[body[k]].flat(), value];
       else body[k] = value;
     }
@@ -57,13 +62,22 @@ async function readRequest(req: IncomingMessage): Promise<RawRequest> {
   return { method: req.method ?? "GET", path: url.pathname, query: url.searchParams, headers, body };
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(body));
 }
 
 /** Starts an SSE response; `event` is written only when given (Anthropic names events, OpenAI does not). */
-export function sse(res: ServerResponse): { send(data: unknown, event?: string): void; raw(line: string): void; end(): void } {
+export function sse(res: ServerResponse): {
+  send(data: unknown, event?: string): void;
+  raw(line: string): void;
+  end(): void;
+} {
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
   return {
     send(data, event) {

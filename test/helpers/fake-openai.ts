@@ -70,12 +70,35 @@ export interface FakeOpenAIOptions {
 }
 
 /** A 1×1 transparent PNG. */
-export const TINY_PNG_B64 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+export const TINY_PNG_B64 =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
 export const errors = {
-  unauthorized: (): ErrorAnswer => ({ error: { status: 401, message: "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.", type: "invalid_request_error", code: "invalid_api_key" } }),
-  rateLimited: (retryAfterSeconds = 1): ErrorAnswer => ({ error: { status: 429, message: "Rate limit reached for requests. Please try again later.", type: "requests", code: "rate_limit_exceeded" }, retryAfterSeconds }),
-  serverError: (): ErrorAnswer => ({ error: { status: 500, message: "The server had an error while processing your request. Sorry about that!", type: "server_error", code: null } }),
+  unauthorized: (): ErrorAnswer => ({
+    error: {
+      status: 401,
+      message: "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.",
+      type: "invalid_request_error",
+      code: "invalid_api_key",
+    },
+  }),
+  rateLimited: (retryAfterSeconds = 1): ErrorAnswer => ({
+    error: {
+      status: 429,
+      message: "Rate limit reached for requests. Please try again later.",
+      type: "requests",
+      code: "rate_limit_exceeded",
+    },
+    retryAfterSeconds,
+  }),
+  serverError: (): ErrorAnswer => ({
+    error: {
+      status: 500,
+      message: "The server had an error while processing your request. Sorry about that!",
+      type: "server_error",
+      code: null,
+    },
+  }),
 };
 
 export class FakeOpenAI {
@@ -161,7 +184,9 @@ export class FakeOpenAI {
         model: String(body.model ?? ""),
         stream: !!body.stream,
         messages: Array.isArray(body.messages) ? body.messages : [],
-        tools: Array.isArray(body.tools) ? body.tools.map((t: any) => t?.function?.name ?? t?.name).filter(Boolean) : [],
+        tools: Array.isArray(body.tools)
+          ? body.tools.map((t: any) => t?.function?.name ?? t?.name).filter(Boolean)
+          : [],
         body,
         headers: req.headers,
         authorized: ok,
@@ -175,15 +200,27 @@ export class FakeOpenAI {
     }
     if (!ok) return writeError(res, errors.unauthorized());
     if (req.method === "GET" && req.path.endsWith("/models")) {
-      return sendJson(res, 200, { object: "list", data: this.models.map((id) => ({ id, object: "model", created: 1_700_000_000, owned_by: "fake" })) });
+      return sendJson(res, 200, {
+        object: "list",
+        data: this.models.map((id) => ({ id, object: "model", created: 1_700_000_000, owned_by: "fake" })),
+      });
     }
     if (req.method === "GET" && req.path.endsWith("/api-key")) {
       // xAI's key info (Grok asks it at start to decide whether its key is good).
       const key = this.apiKey ?? "any";
       return sendJson(res, 200, {
-        redacted_api_key: `${key.slice(0, 3)}…${key.slice(-2)}`, user_id: "user-fake", name: "fake key", create_time: "2026-01-01T00:00:00Z",
-        modify_time: "2026-01-01T00:00:00Z", modified_by: "user-fake", team_id: "team-fake", acls: ["api-key:model:*", "api-key:endpoint:*"],
-        api_key_id: "key-fake", team_blocked: false, api_key_blocked: false, api_key_disabled: false,
+        redacted_api_key: `${key.slice(0, 3)}…${key.slice(-2)}`,
+        user_id: "user-fake",
+        name: "fake key",
+        create_time: "2026-01-01T00:00:00Z",
+        modify_time: "2026-01-01T00:00:00Z",
+        modified_by: "user-fake",
+        team_id: "team-fake",
+        acls: ["api-key:model:*", "api-key:endpoint:*"],
+        api_key_id: "key-fake",
+        team_blocked: false,
+        api_key_blocked: false,
+        api_key_disabled: false,
       });
     }
     if (req.method === "POST" && (req.path.endsWith("/images/generations") || req.path.endsWith("/images/edits"))) {
@@ -195,30 +232,56 @@ export class FakeOpenAI {
       return sendJson(res, 200, {
         created: Math.floor(Date.now() / 1000),
         data: Array.from({ length: n }, () => item),
-        usage: { total_tokens: 100, input_tokens: 50, output_tokens: 50, input_tokens_details: { text_tokens: 50, image_tokens: 0 } },
+        usage: {
+          total_tokens: 100,
+          input_tokens: 50,
+          output_tokens: 50,
+          input_tokens_details: { text_tokens: 50, image_tokens: 0 },
+        },
       });
     }
-    sendJson(res, 404, { error: { message: `Unknown request URL: ${req.method} ${req.path}`, type: "invalid_request_error", code: "unknown_url" } });
+    sendJson(res, 404, {
+      error: {
+        message: `Unknown request URL: ${req.method} ${req.path}`,
+        type: "invalid_request_error",
+        code: "unknown_url",
+      },
+    });
   }
 }
 
 function writeError(res: ServerResponse, a: ErrorAnswer): void {
   const { status, message = "error", type = "invalid_request_error", code = null } = a.error;
-  sendJson(res, status, { error: { message, type, param: null, code } }, a.retryAfterSeconds !== undefined ? { "retry-after": String(a.retryAfterSeconds) } : {});
+  sendJson(
+    res,
+    status,
+    { error: { message, type, param: null, code } },
+    a.retryAfterSeconds !== undefined ? { "retry-after": String(a.retryAfterSeconds) } : {},
+  );
 }
 
 let toolSeq = 0;
 const toolCallsOf = (a: ChatAnswer) =>
-  (a.toolCalls ?? []).map((t) => ({ id: t.id ?? `call_${++toolSeq}`, type: "function" as const, function: { name: t.name, arguments: typeof t.arguments === "string" ? t.arguments : JSON.stringify(t.arguments ?? {}) } }));
+  (a.toolCalls ?? []).map((t) => ({
+    id: t.id ?? `call_${++toolSeq}`,
+    type: "function" as const,
+    function: {
+      name: t.name,
+      arguments: typeof t.arguments === "string" ? t.arguments : JSON.stringify(t.arguments ?? {}),
+    },
+  }));
 
 function usageOf(call: ChatCall, a: ChatAnswer) {
   const prompt = a.usage?.prompt_tokens ?? Math.ceil(JSON.stringify(call.messages).length / 4);
-  const completion = a.usage?.completion_tokens ?? Math.ceil(((a.text ?? "").length + (a.reasoning ?? "").length) / 4) + 1;
+  const completion =
+    a.usage?.completion_tokens ?? Math.ceil(((a.text ?? "").length + (a.reasoning ?? "").length) / 4) + 1;
   return {
     prompt_tokens: prompt,
     completion_tokens: completion,
     total_tokens: prompt + completion,
-    ...(a.usage?.cached_tokens !== undefined ? { prompt_tokens_details: { cached_tokens: a.usage.cached_tokens } } : {}),
+    ...(a.usage?.cached_tokens !== undefined
+      ? { prompt_tokens_details: { cached_tokens: a.usage.cached_tokens } }
+      : {}),
   };
 }
 
@@ -231,18 +294,30 @@ function writeWhole(res: ServerResponse, call: ChatCall, a: ChatAnswer): void {
     object: "chat.completion",
     created: Math.floor(Date.now() / 1000),
     model: call.model,
-    choices: [{
-      index: 0,
-      message: { role: "assistant", content: a.text ?? (tools.length ? null : ""), ...(a.reasoning ? { reasoning_content: a.reasoning } : {}), ...(tools.length ? { tool_calls: tools } : {}) },
-      finish_reason: finishOf(a),
-    }],
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: a.text ?? (tools.length ? null : ""),
+          ...(a.reasoning ? { reasoning_content: a.reasoning } : {}),
+          ...(tools.length ? { tool_calls: tools } : {}),
+        },
+        finish_reason: finishOf(a),
+      },
+    ],
     usage: usageOf(call, a),
   });
 }
 
 async function writeStream(res: ServerResponse, call: ChatCall, a: ChatAnswer): Promise<void> {
   const out = sse(res);
-  const base = { id: `chatcmpl-${call.n}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: call.model };
+  const base = {
+    id: `chatcmpl-${call.n}`,
+    object: "chat.completion.chunk",
+    created: Math.floor(Date.now() / 1000),
+    model: call.model,
+  };
   const chunk = async (delta: object, finish: string | null = null, extra: object = {}) => {
     out.send({ ...base, choices: [{ index: 0, delta, finish_reason: finish }], ...extra });
     if (a.chunkDelayMs) await sleep(a.chunkDelayMs);
@@ -252,8 +327,11 @@ async function writeStream(res: ServerResponse, call: ChatCall, a: ChatAnswer): 
   for (const p of pieces(a.text ?? "")) await chunk({ content: p });
   const tools = toolCallsOf(a);
   for (const [index, t] of tools.entries()) {
-    await chunk({ tool_calls: [{ index, id: t.id, type: "function", function: { name: t.function.name, arguments: "" } }] });
-    for (const p of pieces(t.function.arguments, 24)) await chunk({ tool_calls: [{ index, function: { arguments: p } }] });
+    await chunk({
+      tool_calls: [{ index, id: t.id, type: "function", function: { name: t.function.name, arguments: "" } }],
+    });
+    for (const p of pieces(t.function.arguments, 24))
+      await chunk({ tool_calls: [{ index, function: { arguments: p } }] });
   }
   const usage = usageOf(call, a);
   if (call.body?.stream_options?.include_usage) {
@@ -277,7 +355,7 @@ export function lastUserText(call: ChatCall): string {
 
 export function contentText(content: unknown): string {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((p: any) => (typeof p === "string" ? p : p?.text ?? "")).join("");
+  if (Array.isArray(content)) return content.map((p: any) => (typeof p === "string" ? p : (p?.text ?? ""))).join("");
   return "";
 }
 

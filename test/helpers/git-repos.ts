@@ -20,7 +20,8 @@ export function isolateGit(): void {
   writeFileSync(empty, "");
   process.env.GIT_CONFIG_GLOBAL = empty;
   process.env.GIT_CONFIG_NOSYSTEM = "1";
-  for (const k of ["GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"]) delete process.env[k];
+  for (const k of ["GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"])
+    delete process.env[k];
 }
 
 /** git in `cwd`, signed by the test's identity; stdout. */
@@ -52,7 +53,9 @@ export function cleanTemps(): void {
 }
 
 /** A repository on branch main with one commit holding `files`. */
-export function makeRepo(files: Record<string, string> = { "README.md": "hello\n", "src/a.ts": "export const a = 1;\n" }): string {
+export function makeRepo(
+  files: Record<string, string> = { "README.md": "hello\n", "src/a.ts": "export const a = 1;\n" },
+): string {
   const root = join(tempDir(), "repo");
   mkdirSync(root);
   g(root, "init", "-q", "-b", "main");
@@ -62,7 +65,12 @@ export function makeRepo(files: Record<string, string> = { "README.md": "hello\n
 }
 
 /** What the domain needs: a real SQLite file, a clock and git. */
-export function domainDeps(clock: Clock = new ManualClock(Date.parse("2026-12-01T10:00:00Z"))): { db: Db; clock: Clock; git: typeof gitRunner; dataDir: string } {
+export function domainDeps(clock: Clock = new ManualClock(Date.parse("2026-12-01T10:00:00Z"))): {
+  db: Db;
+  clock: Clock;
+  git: typeof gitRunner;
+  dataDir: string;
+} {
   const dataDir = tempDir("oar-data-");
   return { db: openDb(join(dataDir, "relay.db")), clock, git: gitRunner, dataDir };
 }

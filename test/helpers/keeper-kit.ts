@@ -49,10 +49,12 @@ export class KeeperDir {
   private pids = new Set<number>();
 
   connect(opts: { start?: boolean; orphanMs?: number } = {}): Promise<KeeperClient | null> {
-    return KeeperClient.connect(this.dir, { start: opts.start ?? true, orphanMs: opts.orphanMs ?? 60_000 }).then((c) => {
-      if (c) this.pids.add(c.keeperPid);
-      return c;
-    });
+    return KeeperClient.connect(this.dir, { start: opts.start ?? true, orphanMs: opts.orphanMs ?? 60_000 }).then(
+      (c) => {
+        if (c) this.pids.add(c.keeperPid);
+        return c;
+      },
+    );
   }
 
   /** Remember an agent pid so close() checks it is gone. */
@@ -63,9 +65,16 @@ export class KeeperDir {
   async close(): Promise<void> {
     const k = keeperPidOf(this.dir);
     if (k) this.pids.add(k);
-    for (const p of this.pids) if (alive(p)) try { process.kill(p, "SIGTERM"); } catch {}
+    for (const p of this.pids)
+      if (alive(p))
+        try {
+          process.kill(p, "SIGTERM");
+        } catch {}
     await until("keeper and agents gone", () => [...this.pids].every((p) => !alive(p)), 30_000).catch(() => {
-      for (const p of this.pids) try { process.kill(p, "SIGKILL"); } catch {}
+      for (const p of this.pids)
+        try {
+          process.kill(p, "SIGKILL");
+        } catch {}
     });
     rmSync(this.dir, { recursive: true, force: true });
   }
@@ -81,7 +90,10 @@ export class Rpc {
   readonly requests: Msg[] = [];
   results: { result?: unknown; error?: unknown }[] = [];
 
-  constructor(readonly pipe: AgentPipe, opts: { firstId?: number; onRequest?: (m: Msg) => unknown } = {}) {
+  constructor(
+    readonly pipe: AgentPipe,
+    opts: { firstId?: number; onRequest?: (m: Msg) => unknown } = {},
+  ) {
     this.nextId = opts.firstId ?? 0;
     pipe.onLine((line, info) => {
       const msg = JSON.parse(line) as Msg;
@@ -112,13 +124,21 @@ export class Rpc {
   /** The reply text from agent_message_chunk updates seen (optionally only replayed ones). */
   text(filter: (s: { replay: boolean; delivered: boolean }) => boolean = () => true): string {
     return this.seen
-      .filter((s) => filter(s) && s.msg.method === "session/update" && s.msg.params?.update?.sessionUpdate === "agent_message_chunk")
+      .filter(
+        (s) =>
+          filter(s) &&
+          s.msg.method === "session/update" &&
+          s.msg.params?.update?.sessionUpdate === "agent_message_chunk",
+      )
       .map((s) => s.msg.params.update.content.text)
       .join("");
   }
 
   async openSession(cwd = process.cwd()): Promise<string> {
-    const init = await this.request("initialize", { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false } });
+    const init = await this.request("initialize", {
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+    });
     if (init.error) throw new Error(JSON.stringify(init.error));
     const s = await this.request("session/new", { cwd, mcpServers: [] });
     if (s.error) throw new Error(JSON.stringify(s.error));

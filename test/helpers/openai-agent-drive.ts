@@ -23,8 +23,19 @@ export interface Drive {
 
 export function startAgent(provider: "deepseek" | "openai-compatible", settings: Record<string, unknown>): Drive {
   const spec = openAiAgentLaunch(provider, settings);
-  const child = spawn(spec.command, spec.args, { env: { ...process.env, ...spec.env }, stdio: ["pipe", "pipe", "pipe"] });
-  const d = { updates: [], tasks: [], taskOutput: new Map(), permissions: [], answer: () => "allow_once", stderr: "", child } as unknown as Drive;
+  const child = spawn(spec.command, spec.args, {
+    env: { ...process.env, ...spec.env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const d = {
+    updates: [],
+    tasks: [],
+    taskOutput: new Map(),
+    permissions: [],
+    answer: () => "allow_once",
+    stderr: "",
+    child,
+  } as unknown as Drive;
   child.stderr!.on("data", (b) => (d.stderr += b));
   const obj = (p: unknown) => (p && typeof p === "object" ? (p as Record<string, unknown>) : {});
   const app = acp
@@ -38,18 +49,28 @@ export function startAgent(provider: "deepseek" | "openai-compatible", settings:
     .onRequest("session/request_permission", async ({ params }) => {
       d.permissions.push(params);
       const pick = d.answer(params);
-      return pick === "cancel" ? { outcome: { outcome: "cancelled" } } : { outcome: { outcome: "selected", optionId: pick } };
+      return pick === "cancel"
+        ? { outcome: { outcome: "cancelled" } }
+        : { outcome: { outcome: "selected", optionId: pick } };
     });
   d.conn = app.connect(
-    acp.ndJsonStream(Writable.toWeb(child.stdin!) as unknown as WritableStream<Uint8Array>, Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>),
+    acp.ndJsonStream(
+      Writable.toWeb(child.stdin!) as unknown as WritableStream<Uint8Array>,
+      Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>,
+    ),
   );
   let initialized: Promise<unknown> | null = null;
-  const init = () => (initialized ??= d.conn.agent.request("initialize", { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} }));
+  const init = () =>
+    (initialized ??= d.conn.agent.request("initialize", {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: {},
+    }));
   d.newSession = async (cwd, meta = {}, mcpServers = []) => {
     await init();
     return d.conn.agent.request("session/new", { cwd, mcpServers, _meta: { oar: meta } });
   };
-  d.prompt = (sessionId, text, meta = {}) => d.conn.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }], _meta: { oar: meta } });
+  d.prompt = (sessionId, text, meta = {}) =>
+    d.conn.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text }], _meta: { oar: meta } });
   d.close = () => {
     d.conn.close();
     child.kill("SIGKILL");
@@ -62,10 +83,17 @@ export function toolCalls(updates: any[]): any[] {
   const byId = new Map<string, any>();
   for (const u of updates) {
     if (u.sessionUpdate === "tool_call") byId.set(u.toolCallId, { ...u });
-    else if (u.sessionUpdate === "tool_call_update") Object.assign(byId.get(u.toolCallId) ?? {}, Object.fromEntries(Object.entries(u).filter(([, v]) => v !== undefined && v !== null)));
+    else if (u.sessionUpdate === "tool_call_update")
+      Object.assign(
+        byId.get(u.toolCallId) ?? {},
+        Object.fromEntries(Object.entries(u).filter(([, v]) => v !== undefined && v !== null)),
+      );
   }
   return [...byId.values()];
 }
 
 export const textOf = (updates: any[], kind = "agent_message_chunk") =>
-  updates.filter((u) => u.sessionUpdate === kind).map((u) => u.content.text).join("");
+  updates
+    .filter((u) => u.sessionUpdate === kind)
+    .map((u) => u.content.text)
+    .join("");

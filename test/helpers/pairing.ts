@@ -5,13 +5,19 @@ import { readFileSync } from "node:fs";
 import { TestRelay, freePort, type McpSession } from "./relay-process.ts";
 
 /** The version a relay of this checkout presents. */
-export const OAR_VERSION: string = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")).version;
+export const OAR_VERSION: string = JSON.parse(
+  readFileSync(new URL("../../package.json", import.meta.url), "utf8"),
+).version;
 
 /** Pairs `a` with `b` (one way: a may call b) under `name` (default: b's own name). */
 export async function pair(a: TestRelay, b: TestRelay, opts: { name?: string; url?: string } = {}): Promise<any> {
   const t = await b.api("POST", "/api/pairing-tokens", { label: "test" });
   if (t.status !== 201) throw new Error(`token: ${t.status} ${JSON.stringify(t.json)}`);
-  const r = await a.api("POST", "/api/relays", { name: opts.name ?? b.opts.name, url: opts.url ?? b.url, token: t.json.token });
+  const r = await a.api("POST", "/api/relays", {
+    name: opts.name ?? b.opts.name,
+    url: opts.url ?? b.url,
+    token: t.json.token,
+  });
   if (r.status !== 201) throw new Error(`pair: ${r.status} ${JSON.stringify(r.json)}`);
   return r.json;
 }
@@ -93,7 +99,13 @@ export interface PairedRelays {
   stop(): Promise<void>;
 }
 
-export async function pairedRelays(opts: { conv: string; target: string; mention?: string; proxy?: boolean; testClock?: boolean }): Promise<PairedRelays> {
+export async function pairedRelays(opts: {
+  conv: string;
+  target: string;
+  mention?: string;
+  proxy?: boolean;
+  testClock?: boolean;
+}): Promise<PairedRelays> {
   const a = await TestRelay.start({ name: "desk", testClock: opts.testClock });
   const b = await TestRelay.start({ name: "bbox", testClock: opts.testClock });
   const proxy = opts.proxy ? await LinkProxy.start(() => b.url) : undefined;
@@ -120,7 +132,9 @@ export class HandPeer {
   static async pair(relay: TestRelay, name: string): Promise<HandPeer> {
     const t = await relay.api("POST", "/api/pairing-tokens", { label: "by hand" });
     const res = await fetch(`${relay.url}/peer/v1/pair`, {
-      method: "POST", headers: { "content-type": "application/json", "oar-version": OAR_VERSION }, body: JSON.stringify({ token: t.json.token, name }),
+      method: "POST",
+      headers: { "content-type": "application/json", "oar-version": OAR_VERSION },
+      body: JSON.stringify({ token: t.json.token, name }),
     });
     const json = (await res.json()) as { credential?: string };
     if (!json.credential) throw new Error(`pair by hand: ${res.status} ${JSON.stringify(json)}`);
@@ -130,7 +144,11 @@ export class HandPeer {
   async request(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
     const res = await fetch(`${this.relay.url}/peer/v1${path}`, {
       method,
-      headers: { authorization: `Bearer ${this.credential}`, "oar-version": OAR_VERSION, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        authorization: `Bearer ${this.credential}`,
+        "oar-version": OAR_VERSION,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await res.text();
@@ -142,12 +160,25 @@ export class HandPeer {
   }
 
   /** POST /call as conversation `session` there; `origin` the relays its prompt crossed. */
-  async call(action: string, args: Record<string, unknown>, opts: { session?: string; origin?: string[]; approved?: boolean; mode?: "agent" | "ask" | "plan" } = {}): Promise<any> {
+  async call(
+    action: string,
+    args: Record<string, unknown>,
+    opts: { session?: string; origin?: string[]; approved?: boolean; mode?: "agent" | "ask" | "plan" } = {},
+  ): Promise<any> {
     const r = await this.request("POST", "/call", {
-      action, args,
+      action,
+      args,
       caller: {
-        session: opts.session ?? "ses_handpeer0001", title: "By hand", model: "scripted-1", provider: "scripted", effort: null, mode: opts.mode ?? "agent",
-        cwd: "/nonexistent", startedByAgent: false, mayCreateSessions: false, loopEpoch: 0,
+        session: opts.session ?? "ses_handpeer0001",
+        title: "By hand",
+        model: "scripted-1",
+        provider: "scripted",
+        effort: null,
+        mode: opts.mode ?? "agent",
+        cwd: "/nonexistent",
+        startedByAgent: false,
+        mayCreateSessions: false,
+        loopEpoch: 0,
       },
       origin: { relays: opts.origin ?? ["hand"], ownerUnlocked: [] },
       unlocked: [],

@@ -45,14 +45,23 @@ export function codexAgent(call: ResponsesCall): ResponsesAnswer {
   let start = -1;
   for (let i = input.length - 1; i >= 0; i--) {
     const m = input[i];
-    if (m.type === "message" && m.role === "user" && !/^<(environment_context|permissions)/.test(partsText(m.content).trim())) {
+    if (
+      m.type === "message" &&
+      m.role === "user" &&
+      !/^<(environment_context|permissions)/.test(partsText(m.content).trim())
+    ) {
       start = i;
       break;
     }
   }
   const plan = readPlan(partsText(input[start]?.content));
   if (!plan) return { text: "No plan in this prompt." };
-  const relayCalls = new Set(input.slice(start + 1).filter((i: any) => i.type === "function_call" && i.name === "relay_tool").map((i: any) => i.call_id));
+  const relayCalls = new Set(
+    input
+      .slice(start + 1)
+      .filter((i: any) => i.type === "function_call" && i.name === "relay_tool")
+      .map((i: any) => i.call_id),
+  );
   const results = input
     .slice(start + 1)
     .filter((i: any) => i.type === "function_call_output" && relayCalls.has(i.call_id))
@@ -60,7 +69,11 @@ export function codexAgent(call: ResponsesCall): ResponsesAnswer {
   if (results.length >= plan.length) return { text: finalText(results) };
   const tool = call.tools.find((t) => t.endsWith(".relay_tool"));
   if (!tool) return { text: `relay_tool is not offered (tools: ${call.tools.join(", ")})` };
-  return { toolCalls: [{ name: "relay_tool", namespace: tool.slice(0, -".relay_tool".length), arguments: plan[results.length] }] };
+  return {
+    toolCalls: [
+      { name: "relay_tool", namespace: tool.slice(0, -".relay_tool".length), arguments: plan[results.length] },
+    ],
+  };
 }
 
 /** Qwen Code: relay_tool is deferred; the model reviews it with `tool_search` (`select:NAME`),
@@ -77,11 +90,14 @@ export function qwenAgent(call: ChatCall): ChatAnswer {
   const refused = (t: string) => /Run tool_search again/.test(t);
   const relayResults = bridged.filter((r) => !refused(r.text)).map((r) => r.text);
   if (relayResults.length >= plan.length) return { text: finalText(relayResults) };
-  if (!call.tools.includes("tool_search") || !call.tools.includes("tool_call")) return { text: `tool_search is not offered (tools: ${call.tools.join(", ")})` };
+  if (!call.tools.includes("tool_search") || !call.tools.includes("tool_call"))
+    return { text: `tool_search is not offered (tools: ${call.tools.join(", ")})` };
   const name = /\b(mcp__relay__relay_tool)\b/.exec(JSON.stringify(call.messages))?.[1] ?? "mcp__relay__relay_tool";
   if (bridged.filter((r) => refused(r.text)).length > 3) return { text: finalText(bridged.map((r) => r.text)) };
-  const retry = bridged.length > 0 && refused(bridged.at(-1)!.text) && bridged.filter((r) => refused(r.text)).length <= 3;
+  const retry =
+    bridged.length > 0 && refused(bridged.at(-1)!.text) && bridged.filter((r) => refused(r.text)).length <= 3;
   const reviewed = [...calls.values()].some((c) => c.name === "tool_search");
-  if (!reviewed || retry && [...calls.values()].at(-1)?.name !== "tool_search") return { toolCalls: [{ name: "tool_search", arguments: { query: `select:${name}` } }] };
+  if (!reviewed || (retry && [...calls.values()].at(-1)?.name !== "tool_search"))
+    return { toolCalls: [{ name: "tool_search", arguments: { query: `select:${name}` } }] };
   return { toolCalls: [{ name: "tool_call", arguments: { name, arguments: plan[relayResults.length] } }] };
 }

@@ -41,7 +41,8 @@ export function summarize(text: string): string {
     return `not run: ${text.replace(/\s+/g, " ").slice(0, 160)}`;
   }
   if (r.ok === false) return `error ${r.code}`;
-  if (r.status) return `status=${r.status}${r.reply?.text !== undefined ? ` reply=${JSON.stringify(r.reply.text)}` : ""}${r.error ? ` error=${JSON.stringify(r.error)}` : ""}`;
+  if (r.status)
+    return `status=${r.status}${r.reply?.text !== undefined ? ` reply=${JSON.stringify(r.reply.text)}` : ""}${r.error ? ` error=${JSON.stringify(r.error)}` : ""}`;
   if (Array.isArray(r.sessions)) return `sessions=${r.sessions.length}`;
   if (Array.isArray(r.messages)) return `messages=${r.messages.length}`;
   return `ok ${String(r.summary ?? "").slice(0, 120)}`;
@@ -83,13 +84,18 @@ export function claudeAgent(call: MessagesCall): MessagesAnswer {
   if (results.length >= plan.length) return { text: finalText(results) };
   if (call.tools.includes(CLAUDE_RELAY)) return { toolUses: [{ name: CLAUDE_RELAY, input: plan[results.length] }] };
   // Deferred: load it by name first (Claude Code's ToolSearch).
-  if (call.tools.includes("ToolSearch")) return { toolUses: [{ name: "ToolSearch", input: { query: `select:${CLAUDE_RELAY}`, max_results: 1 } }] };
+  if (call.tools.includes("ToolSearch"))
+    return { toolUses: [{ name: "ToolSearch", input: { query: `select:${CLAUDE_RELAY}`, max_results: 1 } }] };
   return { text: `relay_tool is not offered (tools: ${call.tools.join(", ")})` };
 }
 
 // ---- OpenAI chat completions (Copilot, Grok) ----
 
-export function openaiTurn(call: ChatCall): { plan: Step[] | null; calls: Map<string, { name: string; args: any }>; results: { id: string; text: string }[] } {
+export function openaiTurn(call: ChatCall): {
+  plan: Step[] | null;
+  calls: Map<string, { name: string; args: any }>;
+  results: { id: string; text: string }[];
+} {
   const start = call.messages.map((m) => m.role).lastIndexOf("user");
   const plan = readPlan(contentText(call.messages[start]?.content));
   const calls = new Map<string, { name: string; args: any }>();
@@ -130,5 +136,9 @@ export function grokAgent(call: ChatCall): ChatAnswer {
     .map((r) => r.text);
   if (relayResults.length >= plan.length) return { text: finalText(relayResults) };
   if (!call.tools.includes("use_tool")) return { text: `use_tool is not offered (tools: ${call.tools.join(", ")})` };
-  return { toolCalls: [{ name: "use_tool", arguments: { tool_name: "relay__relay_tool", tool_input: plan[relayResults.length] } }] };
+  return {
+    toolCalls: [
+      { name: "use_tool", arguments: { tool_name: "relay__relay_tool", tool_input: plan[relayResults.length] } },
+    ],
+  };
 }

@@ -70,7 +70,10 @@ export class TestRelay {
     const relay = new TestRelay(dataDir, opts);
     await relay.boot();
     if (opts.agentSessions !== false || opts.settings) {
-      await relay.api("PATCH", "/api/settings", { ...(opts.agentSessions !== false ? { agentSessions: true } : {}), ...(opts.settings ?? {}) });
+      await relay.api("PATCH", "/api/settings", {
+        ...(opts.agentSessions !== false ? { agentSessions: true } : {}),
+        ...(opts.settings ?? {}),
+      });
     }
     return relay;
   }
@@ -97,7 +100,11 @@ export class TestRelay {
     if (this.opts.tls) args.push("--tls-cert", this.opts.tls.certFile, "--tls-key", this.opts.tls.keyFile);
     this.output = "";
     // The keeper's orphan bound (agents outlive the relay) is short in tests unless a test sets it.
-    this.proc = spawn(BIN, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env: withEnv({ OAR_KEEPER_ORPHAN_MS: "60000", ...process.env }, this.opts.env) });
+    this.proc = spawn(BIN, args, {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: withEnv({ OAR_KEEPER_ORPHAN_MS: "60000", ...process.env }, this.opts.env),
+    });
     this.proc.stdout!.on("data", (d) => (this.output += d));
     this.proc.stderr!.on("data", (d) => (this.output += d));
     this.url = `${this.opts.tls ? "https" : "http"}://127.0.0.1:${port}`;
@@ -117,8 +124,18 @@ export class TestRelay {
     throw new Error(`relay did not start: ${this.output.slice(-2000)}`);
   }
 
-  async api<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResult<T>> {
-    const r = await this.request(method, this.url + path, { authorization: `Bearer ${this.token}`, "content-type": "application/json", ...headers }, body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body));
+  async api<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResult<T>> {
+    const r = await this.request(
+      method,
+      this.url + path,
+      { authorization: `Bearer ${this.token}`, "content-type": "application/json", ...headers },
+      body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+    );
     const text = r.text;
     let json: any = null;
     try {
@@ -131,7 +148,12 @@ export class TestRelay {
 
   /** One request: fetch over http; over https, node:https trusting the relay's own certificate
    * (fetch takes no CA of its own). */
-  async request(method: string, url: string, headers: Record<string, string>, body?: string): Promise<{ status: number; text: string }> {
+  async request(
+    method: string,
+    url: string,
+    headers: Record<string, string>,
+    body?: string,
+  ): Promise<{ status: number; text: string }> {
     if (!this.opts.tls) {
       const r = await fetch(url, { method, headers, body });
       return { status: r.status, text: await r.text() };
@@ -194,7 +216,10 @@ export class TestRelay {
   }
 
   /** Polls (real time) until fn returns something truthy: for work real processes do. */
-  async waitFor<T>(fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 20_000): Promise<T> {
+  async waitFor<T>(
+    fn: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+    timeoutMs = 20_000,
+  ): Promise<T> {
     const end = Date.now() + timeoutMs;
     for (;;) {
       const v = await fn();
@@ -268,7 +293,10 @@ export class McpSession {
 
   /** Calls relay_tool (or another tool name) and returns the parsed JSON result plus isError. */
   async call(args: Record<string, unknown>, tool = "relay_tool"): Promise<any> {
-    const r = (await this.client.callTool({ name: tool, arguments: args }, undefined, { timeout: 120_000, resetTimeoutOnProgress: true })) as any;
+    const r = (await this.client.callTool({ name: tool, arguments: args }, undefined, {
+      timeout: 120_000,
+      resetTimeoutOnProgress: true,
+    })) as any;
     const json = JSON.parse(r.content[0].text);
     Object.defineProperty(json, "isError", { value: !!r.isError, enumerable: false });
     return json;

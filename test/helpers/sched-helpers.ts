@@ -9,7 +9,10 @@ export const toolLine = (args: Record<string, unknown>): string => `/tool ${JSON
 
 /** The JSON of the `tool: …` lines of a scripted reply. */
 export function toolResults(reply: { text: string }): any[] {
-  return reply.text.split("\n").filter((l) => l.startsWith("tool: ")).map((l) => JSON.parse(l.slice("tool: ".length)));
+  return reply.text
+    .split("\n")
+    .filter((l) => l.startsWith("tool: "))
+    .map((l) => JSON.parse(l.slice("tool: ".length)));
 }
 
 export async function messages(relay: TestRelay, sessionId: string, role?: string): Promise<any[]> {
@@ -46,10 +49,18 @@ export async function pendingCards(relay: TestRelay, sessionId: string): Promise
 
 /** Runs `/tool JSON` in a real turn of `sessionId` (the owner's message), deciding any
  * approval card it raises with `decision`; returns the tool result. */
-export async function toolInTurn(relay: TestRelay, sessionId: string, args: Record<string, unknown>, decision: "allow" | "deny" = "allow"): Promise<any> {
+export async function toolInTurn(
+  relay: TestRelay,
+  sessionId: string,
+  args: Record<string, unknown>,
+  decision: "allow" | "deny" = "allow",
+): Promise<any> {
   const reply = relay.say(sessionId, toolLine(args), 60_000);
   let settled = false;
-  reply.then(() => (settled = true), () => (settled = true));
+  reply.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
   while (!settled) {
     for (const c of await pendingCards(relay, sessionId)) await relay.api("POST", `/api/cards/${c.id}`, { decision });
     await new Promise((r) => setTimeout(r, 40));

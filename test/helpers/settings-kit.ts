@@ -11,7 +11,8 @@ export function toolResults(reply: { text: string }): any[] {
 }
 
 /** One `/tool` line per call. */
-export const toolLines = (...calls: Record<string, unknown>[]): string => calls.map((c) => `/tool ${JSON.stringify(c)}`).join("\n");
+export const toolLines = (...calls: Record<string, unknown>[]): string =>
+  calls.map((c) => `/tool ${JSON.stringify(c)}`).join("\n");
 
 export interface SayResult {
   reply: any;
@@ -36,7 +37,9 @@ export async function sayDeciding(
   const replyP = relay.say(session, text, 30_000).finally(() => (done = true));
   const decider = (async () => {
     while (!done) {
-      const pending = (await relay.api("GET", `/api/cards?session=${session}`)).json.cards.filter((c: any) => c.status === "pending" && !seen.has(c.id));
+      const pending = (await relay.api("GET", `/api/cards?session=${session}`)).json.cards.filter(
+        (c: any) => c.status === "pending" && !seen.has(c.id),
+      );
       for (const card of pending) {
         seen.add(card.id);
         cards.push(card);

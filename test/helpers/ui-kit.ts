@@ -3,7 +3,16 @@
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { TestRelay, type StartOpts } from "./relay-process.ts";
 
-export const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 /** Turns that wait on the page include worker start-up on a busy machine. */
 export const SLOW = 90_000;
 
@@ -20,7 +29,15 @@ export interface UiKit {
   close(): Promise<void>;
 }
 
-export async function startUi(opts: { relay?: StartOpts; viewport?: { width: number; height: number }; permissions?: string[]; initScript?: string; relayInstance?: TestRelay } = {}): Promise<UiKit> {
+export async function startUi(
+  opts: {
+    relay?: StartOpts;
+    viewport?: { width: number; height: number };
+    permissions?: string[];
+    initScript?: string;
+    relayInstance?: TestRelay;
+  } = {},
+): Promise<UiKit> {
   const relay = opts.relayInstance ?? (await TestRelay.start(opts.relay));
   const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
   const context = await browser.newContext({ viewport: opts.viewport ?? { width: 1280, height: 820 } });
@@ -39,7 +56,12 @@ export async function startUi(opts: { relay?: StartOpts; viewport?: { width: num
     if (m.type() === "error" && !m.text().startsWith("Failed to load resource")) pageErrors.push(m.text());
   });
   return {
-    relay, browser, context, page, requests, pageErrors,
+    relay,
+    browser,
+    context,
+    page,
+    requests,
+    pageErrors,
     async open(hash = "") {
       await page.goto(`${relay.url}/#token=${relay.token}${hash ? `&${hash}` : ""}`);
       await page.locator('#live[data-state="open"]').waitFor();
@@ -52,4 +74,5 @@ export async function startUi(opts: { relay?: StartOpts; viewport?: { width: num
 }
 
 export const sessionLink = (page: Page, id: string) => page.locator(`a.sess[data-session="${id}"]`);
-export const convTitle = (page: Page, name: string) => page.getByRole("main").getByRole("heading", { name, exact: true });
+export const convTitle = (page: Page, name: string) =>
+  page.getByRole("main").getByRole("heading", { name, exact: true });

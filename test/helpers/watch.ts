@@ -10,7 +10,12 @@ export const FIRST = "[relay event \u00b7 automated message from OAR, not from t
 
 /** Runs `/tool {json}` in a turn of `sessionId`, allowing any approval card it raises;
  * returns the parsed tool result and the cards seen. */
-export async function toolInTurn(relay: TestRelay, sessionId: string, args: Record<string, unknown>, decide: "allow" | "deny" = "allow"): Promise<{ result: any; cards: any[] }> {
+export async function toolInTurn(
+  relay: TestRelay,
+  sessionId: string,
+  args: Record<string, unknown>,
+  decide: "allow" | "deny" = "allow",
+): Promise<{ result: any; cards: any[] }> {
   const r = await relay.api("POST", `/api/sessions/${sessionId}/messages`, { text: `/tool ${JSON.stringify(args)}` });
   if (r.status !== 201) throw new Error(`message refused: ${JSON.stringify(r.json)}`);
   const cards: any[] = [];
@@ -25,7 +30,9 @@ export async function toolInTurn(relay: TestRelay, sessionId: string, args: Reco
     if (i < 0 || s.state === "running_turn") return undefined;
     return s.messages.slice(i + 1).find((m: any) => m.role === "agent");
   }, SLOW);
-  const line = String(reply.text).split("\n").find((l: string) => l.startsWith("tool: "));
+  const line = String(reply.text)
+    .split("\n")
+    .find((l: string) => l.startsWith("tool: "));
   if (!line) throw new Error(`no tool line in reply: ${reply.text}`);
   return { result: JSON.parse(line.slice(6)), cards };
 }

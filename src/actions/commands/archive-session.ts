@@ -1,6 +1,9 @@
 import type { ActionServices } from "../services.ts";
 
-export type ArchiveDeps = Pick<ActionServices, "turns" | "sessions" | "questions" | "schedules" | "workers" | "clock" | "bus" | "transaction">;
+export type ArchiveDeps = Pick<
+  ActionServices,
+  "turns" | "sessions" | "questions" | "schedules" | "workers" | "clock" | "bus" | "transaction"
+>;
 
 /** Archives a session: its turn stops, its worker ends; it stays listed under scope "all". */
 export function archiveSession(d: ArchiveDeps, id: string): void {

@@ -7,15 +7,16 @@ const SUMMARY_MESSAGES = 20;
 const SUMMARY_CHARS = 600;
 
 /** What compaction moves and who it tells: the stores whose rows follow the conversation. */
-export type CompactDeps = ArchiveDeps & Pick<ActionServices, "transaction" | "bus" | "turns"> & {
-  sessions: Pick<ActionServices["sessions"], "get" | "state" | "create" | "update" | "moveStarted" | "messages">;
-  groups: Pick<ActionServices["groups"], "moveHead">;
-  schedules: Pick<ActionServices["schedules"], "moveConversation">;
-  asks: Pick<ActionServices["asks"], "moveConversation">;
-  watching: Pick<ActionServices["watching"], "transfer">;
-  /** Subscriptions held on paired relays (pairing/compaction.ts). */
-  mirrors: { move(from: string, to: string): unknown };
-};
+export type CompactDeps = ArchiveDeps &
+  Pick<ActionServices, "transaction" | "bus" | "turns"> & {
+    sessions: Pick<ActionServices["sessions"], "get" | "state" | "create" | "update" | "moveStarted" | "messages">;
+    groups: Pick<ActionServices["groups"], "moveHead">;
+    schedules: Pick<ActionServices["schedules"], "moveConversation">;
+    asks: Pick<ActionServices["asks"], "moveConversation">;
+    watching: Pick<ActionServices["watching"], "transfer">;
+    /** Subscriptions held on paired relays (pairing/compaction.ts). */
+    mirrors: { move(from: string, to: string): unknown };
+  };
 
 /** Compaction (contract §3): a new conversation continues this one from a summary. What
  * the old conversation held moves with it — its subscriptions as watcher, its schedules,
@@ -23,16 +24,33 @@ export type CompactDeps = ArchiveDeps & Pick<ActionServices, "transaction" | "bu
  * is archived. */
 export function compactSession(d: CompactDeps, id: string): SessionRow {
   const old = d.sessions.get(id);
-  if (!old) throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No session "${id.slice(0, 80)}" on this relay. Nothing was compacted.`);
-  if (old.archived_at) throw new RelayError("REMOTE_RELAY_ARCHIVED", `Session "${old.title}" is archived. Nothing was compacted.`);
+  if (!old)
+    throw new RelayError(
+      "REMOTE_RELAY_NOT_FOUND",
+      `No session "${id.slice(0, 80)}" on this relay. Nothing was compacted.`,
+    );
+  if (old.archived_at)
+    throw new RelayError("REMOTE_RELAY_ARCHIVED", `Session "${old.title}" is archived. Nothing was compacted.`);
   if (d.sessions.state(old.id) === "running_turn") {
-    throw new RelayError("REMOTE_RELAY_BUSY", `Session "${old.title}" has a turn queued or running; compact it once the turn has ended. Nothing was compacted.`);
+    throw new RelayError(
+      "REMOTE_RELAY_BUSY",
+      `Session "${old.title}" has a turn queued or running; compact it once the turn has ended. Nothing was compacted.`,
+    );
   }
   const summary = summaryOf(d, old);
   const next = d.transaction(() => {
     const s = d.sessions.create({
-      provider: old.provider, model: old.model, effort: old.effort, mode: old.mode, cwd: old.cwd, title: old.title,
-      repo: old.repo, branch: old.branch, viaSession: old.via_session, mayCreateSessions: !!old.may_create_sessions, groupId: old.group_id,
+      provider: old.provider,
+      model: old.model,
+      effort: old.effort,
+      mode: old.mode,
+      cwd: old.cwd,
+      title: old.title,
+      repo: old.repo,
+      branch: old.branch,
+      viaSession: old.via_session,
+      mayCreateSessions: !!old.may_create_sessions,
+      groupId: old.group_id,
     });
     d.sessions.update(s.id, { extra_json: old.extra_json });
     d.sessions.moveStarted(old.id, s.id);

@@ -16,7 +16,8 @@ import type { WorktreePlan } from "../../worktrees/lifecycle.ts";
 
 const NOTHING = "Nothing was created.";
 
-export interface NewSessionDeps extends Pick<ActionServices, "identity" | "settings" | "folders" | "probes" | "bus" | "transaction" | "clock"> {
+export interface NewSessionDeps
+  extends Pick<ActionServices, "identity" | "settings" | "folders" | "probes" | "bus" | "transaction" | "clock"> {
   worktrees: { lifecycle: Pick<ActionServices["worktrees"]["lifecycle"], "plan" | "create"> };
   sessions: Pick<ActionServices["sessions"], "create" | "update" | "get">;
 }
@@ -51,9 +52,12 @@ export interface NewSessionPlan {
 }
 
 export function checkFolder(cwd: string, tail: string): string {
-  if (!isAbsolute(cwd)) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `cwd "${cwd}" is not an absolute path. ${tail}`);
-  if (!existsSync(cwd)) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `cwd "${cwd}" does not exist on this relay. ${tail}`);
-  if (!statSync(cwd).isDirectory()) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `cwd "${cwd}" is not a directory. ${tail}`);
+  if (!isAbsolute(cwd))
+    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `cwd "${cwd}" is not an absolute path. ${tail}`);
+  if (!existsSync(cwd))
+    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `cwd "${cwd}" does not exist on this relay. ${tail}`);
+  if (!statSync(cwd).isDirectory())
+    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `cwd "${cwd}" is not a directory. ${tail}`);
   return cwd;
 }
 
@@ -61,30 +65,68 @@ export function checkFolder(cwd: string, tail: string): string {
 export async function planNewSession(d: NewSessionDeps, ask: NewSessionAsk, by: Starter): Promise<NewSessionPlan> {
   const agent = "agent" in by ? by.agent : null;
   const provider = getProvider(ask.provider);
-  if (!provider) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Unknown provider "${ask.provider}". Providers: ${providerList().map((p) => p.id).join(", ")}. ${NOTHING}`);
-  if (agent && provider.id === "openai-image") throw new RelayError("REMOTE_RELAY_UNSUPPORTED", `OpenAI Image conversations cannot be started with create_session. ${NOTHING}`);
+  if (!provider)
+    throw new RelayError(
+      "REMOTE_RELAY_INVALID_INPUT",
+      `Unknown provider "${ask.provider}". Providers: ${providerList()
+        .map((p) => p.id)
+        .join(", ")}. ${NOTHING}`,
+    );
+  if (agent && provider.id === "openai-image")
+    throw new RelayError(
+      "REMOTE_RELAY_UNSUPPORTED",
+      `OpenAI Image conversations cannot be started with create_session. ${NOTHING}`,
+    );
   await d.probes.firstChecks([provider.id]);
   const avail = providerAvailability(provider.id, { settings: d.settings.get() as unknown as Record<string, unknown> });
   if (!avail.available) {
     const where = agent ? `relay "${d.identity.name}"` : "this relay";
-    throw new RelayError("REMOTE_RELAY_PROVIDER_UNAVAILABLE", `${provider.name} is not available on ${where}: ${avail.reason}. ${NOTHING}`, agent && avail.code ? { remoteCode: avail.code } : {});
+    throw new RelayError(
+      "REMOTE_RELAY_PROVIDER_UNAVAILABLE",
+      `${provider.name} is not available on ${where}: ${avail.reason}. ${NOTHING}`,
+      agent && avail.code ? { remoteCode: avail.code } : {},
+    );
   }
   const inherited = agent && provider.id === agent.provider ? agent.model : undefined;
-  const model = checkModel(provider.id, ask.model ?? inherited, { relayName: d.identity.name, action: "create_session" });
+  const model = checkModel(provider.id, ask.model ?? inherited, {
+    relayName: d.identity.name,
+    action: "create_session",
+  });
   const effort = ask.effort ?? provider.efforts.find((e) => e === agent?.effort) ?? null;
   if (agent && effort && !provider.efforts.includes(effort)) {
-    throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `effort "${effort}" is not offered by ${provider.name}: ${provider.efforts.join(", ")}. ${NOTHING}`);
+    throw new RelayError(
+      "REMOTE_RELAY_INVALID_INPUT",
+      `effort "${effort}" is not offered by ${provider.name}: ${provider.efforts.join(", ")}. ${NOTHING}`,
+    );
   }
   // Claude Cloud works on a clone of repo at branch (contract §9.2), never in a folder.
   const cloud = provider.id === "claude-cloud";
-  if (cloud && ask.cwd) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `Claude Cloud sessions take repo and branch instead of cwd: the relay clones the branch into a workspace of its own. ${NOTHING}`);
-  if (!cloud && ask.repo) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `repo is for Claude Cloud sessions; ${provider.name} works in a folder (cwd), on a branch of its repository with branch. ${NOTHING}`);
-  if (!cloud && ask.branch && !worksInFolder(provider.id)) throw new RelayError("REMOTE_RELAY_INVALID_INPUT", `branch is for providers that work in a folder of this relay; ${provider.name} does not. ${NOTHING}`);
+  if (cloud && ask.cwd)
+    throw new RelayError(
+      "REMOTE_RELAY_INVALID_INPUT",
+      `Claude Cloud sessions take repo and branch instead of cwd: the relay clones the branch into a workspace of its own. ${NOTHING}`,
+    );
+  if (!cloud && ask.repo)
+    throw new RelayError(
+      "REMOTE_RELAY_INVALID_INPUT",
+      `repo is for Claude Cloud sessions; ${provider.name} works in a folder (cwd), on a branch of its repository with branch. ${NOTHING}`,
+    );
+  if (!cloud && ask.branch && !worksInFolder(provider.id))
+    throw new RelayError(
+      "REMOTE_RELAY_INVALID_INPUT",
+      `branch is for providers that work in a folder of this relay; ${provider.name} does not. ${NOTHING}`,
+    );
   // The repository is asked before any card: a bad address or branch is refused at once.
-  if (cloud) return { provider, model, effort, cwd: "", cloud: await planCloud(ask.repo, ask.branch, NOTHING), worktree: null };
+  if (cloud)
+    return { provider, model, effort, cwd: "", cloud: await planCloud(ask.repo, ask.branch, NOTHING), worktree: null };
   const cwd = checkFolder(ask.cwd ?? agent?.cwd ?? d.identity.defaultCwd, NOTHING);
   const worktree = await planSessionWorktree(d.worktrees.lifecycle, {
-    folder: cwd, branch: ask.branch, byAgent: !!agent, wanted: ask.worktree, setting: d.settings.get().worktrees, nothing: NOTHING,
+    folder: cwd,
+    branch: ask.branch,
+    byAgent: !!agent,
+    wanted: ask.worktree,
+    setting: d.settings.get().worktrees,
+    nothing: NOTHING,
   });
   return { provider, model, effort, cwd, cloud: null, worktree };
 }
@@ -103,13 +145,23 @@ export interface NewSessionOptions {
 /** Writes the planned session: clones first (Claude Cloud), then the row, `within` and the
  * clone's place in one transaction; a clone that was not placed is removed. */
 export async function newSession(d: NewSessionDeps, plan: NewSessionPlan, o: NewSessionOptions): Promise<SessionRow> {
-  const staged: Staged | null = plan.cloud ? await cloneCloud(d.identity.dataDir, plan.cloud, NOTHING, d.identity.name) : null;
+  const staged: Staged | null = plan.cloud
+    ? await cloneCloud(d.identity.dataDir, plan.cloud, NOTHING, d.identity.name)
+    : null;
   let id: string;
   try {
     id = d.transaction(() => {
       const s = d.sessions.create({
-        provider: plan.provider.id, model: plan.model.model, effort: plan.effort, mode: o.mode, cwd: staged?.dir ?? plan.cwd, title: o.title,
-        repo: plan.cloud?.repo.display ?? null, branch: plan.cloud?.branch ?? null, viaSession: o.viaSession, mayCreateSessions: o.mayCreateSessions,
+        provider: plan.provider.id,
+        model: plan.model.model,
+        effort: plan.effort,
+        mode: o.mode,
+        cwd: staged?.dir ?? plan.cwd,
+        title: o.title,
+        repo: plan.cloud?.repo.display ?? null,
+        branch: plan.cloud?.branch ?? null,
+        viaSession: o.viaSession,
+        mayCreateSessions: o.mayCreateSessions,
       });
       o.within?.(s);
       // Last: a refusal above leaves the clone in staging, where discard() removes it.
@@ -126,7 +178,13 @@ export async function newSession(d: NewSessionDeps, plan: NewSessionPlan, o: New
       d.sessions.update(id, { deleted_at: d.clock.now() });
       d.bus.emit({ type: "session.deleted", sessionId: id });
     };
-    const made = await makeSessionWorktree(d.worktrees.lifecycle, plan.worktree, { id, title: d.sessions.get(id)!.title }, discard, NOTHING);
+    const made = await makeSessionWorktree(
+      d.worktrees.lifecycle,
+      plan.worktree,
+      { id, title: d.sessions.get(id)!.title },
+      discard,
+      NOTHING,
+    );
     d.sessions.update(id, { cwd: made.path, branch: made.branch });
   }
   d.bus.emit({ type: "session.updated", sessionId: id });

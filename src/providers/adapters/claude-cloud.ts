@@ -20,7 +20,8 @@ export const claudeCloud: ProviderAdapter = {
   },
   // Not "run …": the relay appends "as <relay user>" to those, but the token is made by the
   // owner wherever they are signed in to Claude and lives in the relay's settings.
-  signIn: "add the token `claude setup-token` prints (run it wherever you are signed in to Claude) as the cloud token in Settings → Providers",
+  signIn:
+    "add the token `claude setup-token` prints (run it wherever you are signed in to Claude) as the cloud token in Settings → Providers",
   // The adapter maps a CLAUDE_CODE_OAUTH_TOKEN login (`claude auth status`: loggedIn true,
   // authMethod "oauth_token", no plan, no key source) to `_auth/status_update { kind: "none",
   // "Not logged in" }`, so that notice cannot tell signed out here: only a signed-in kind

@@ -24,6 +24,8 @@ export const codex: ProviderAdapter = {
   },
   signIn: "run `codex-acp login` (or start the relay with CODEX_API_KEY set)",
   withheld: (relay, worker) =>
-    !relay.CODEX_API_KEY && relay.OPENAI_API_KEY && !worker.OPENAI_API_KEY ? "the relay's OPENAI_API_KEY is kept from Codex, as it is another provider's secret setting too (such as openaiApiKey, OpenAI Image's key): set CODEX_API_KEY for Codex" : null,
+    !relay.CODEX_API_KEY && relay.OPENAI_API_KEY && !worker.OPENAI_API_KEY
+      ? "the relay's OPENAI_API_KEY is kept from Codex, as it is another provider's secret setting too (such as openaiApiKey, OpenAI Image's key): set CODEX_API_KEY for Codex"
+      : null,
   modes: { agent: ["agent-full-access"], ask: ["read-only"], plan: ["read-only"] },
 };

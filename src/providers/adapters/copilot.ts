@@ -9,7 +9,13 @@ export const copilot: ProviderAdapter = {
   id: "copilot",
   binary: "copilot",
   secretSettings: ["copilotToken"],
-  secretEnv: ["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN", "COPILOT_PROVIDER_API_KEY", "COPILOT_PROVIDER_BEARER_TOKEN"],
+  secretEnv: [
+    "COPILOT_GITHUB_TOKEN",
+    "GH_TOKEN",
+    "GITHUB_TOKEN",
+    "COPILOT_PROVIDER_API_KEY",
+    "COPILOT_PROVIDER_BEARER_TOKEN",
+  ],
   launch(ctx) {
     if (!ctx.binary) return null;
     const token = ctx.settings.copilotToken;
@@ -19,5 +25,6 @@ export const copilot: ProviderAdapter = {
   modes: { agent: ["#agent"], ask: ["#agent"], plan: ["#plan"] },
   // Offline (a BYOK provider) it lists no models but takes session/set_model with any id.
   setModelUnadvertised: true,
-  replyFailure: (reply) => /(^|\n|\.\.\.)\s*Error: Authentication failed\b[^\n]*/.exec(reply)?.[0].replace(/^[\s.]*/, "") ?? null,
+  replyFailure: (reply) =>
+    /(^|\n|\.\.\.)\s*Error: Authentication failed\b[^\n]*/.exec(reply)?.[0].replace(/^[\s.]*/, "") ?? null,
 };

@@ -7,7 +7,14 @@ import type { ProviderAdapter } from "./types.ts";
 // provider's secret setting.
 
 /** Secret variables of providers that have no adapter module (yet), so they are kept out too. */
-const OTHER_SECRET_ENV: readonly string[] = ["DEEPSEEK_API_KEY", "OPENAI_API_KEY", "OPENAI_COMPATIBLE_API_KEY", "CLAUDE_CLOUD_TOKEN", "GEMINI_API_KEY", "GOOGLE_API_KEY"];
+const OTHER_SECRET_ENV: readonly string[] = [
+  "DEEPSEEK_API_KEY",
+  "OPENAI_API_KEY",
+  "OPENAI_COMPATIBLE_API_KEY",
+  "CLAUDE_CLOUD_TOKEN",
+  "GEMINI_API_KEY",
+  "GOOGLE_API_KEY",
+];
 
 export function workerEnv(
   own: ProviderAdapter | undefined,

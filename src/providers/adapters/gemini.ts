@@ -19,7 +19,11 @@ export const gemini: ProviderAdapter = {
   launch(ctx) {
     if (!ctx.binary) return null;
     // It would start itself again as a child with a larger heap: one process is enough here.
-    return { command: ctx.binary, args: ["--acp"], env: { GEMINI_CLI_TRUST_WORKSPACE: "true", GEMINI_CLI_NO_RELAUNCH: "true" } };
+    return {
+      command: ctx.binary,
+      args: ["--acp"],
+      env: { GEMINI_CLI_TRUST_WORKSPACE: "true", GEMINI_CLI_NO_RELAUNCH: "true" },
+    };
   },
   signIn: "run `gemini` and choose Log in with Google (or start the relay with GEMINI_API_KEY set)",
   modes: { agent: ["yolo"], ask: ["default"], plan: ["plan"] },

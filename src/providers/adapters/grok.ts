@@ -23,5 +23,9 @@ export const grok: ProviderAdapter = {
     };
   },
   signIn: "run `grok login` (or add an xAI API key in Settings → Providers)",
-  waitsForBeforeFirstPrompt: { method: "_x.ai/mcp_initialized", timeoutMs: 20_000, why: "its MCP connection (relay_tool)" },
+  waitsForBeforeFirstPrompt: {
+    method: "_x.ai/mcp_initialized",
+    timeoutMs: 20_000,
+    why: "its MCP connection (relay_tool)",
+  },
 };

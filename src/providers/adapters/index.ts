@@ -16,7 +16,23 @@ export type { ProviderAdapter, LaunchSpec, LaunchContext, Advertised } from "./t
 
 // The adapters this relay has. Other provider modules (DeepSeek, OpenAI-compatible, OpenAI
 // Image, Claude Cloud) add theirs here: one import and one line.
-const ADAPTERS = new Map<string, ProviderAdapter>([claude, claudeApi, copilot, grok, scripted, deepseekAdapter, openaiCompatibleAdapter, claudeCloud, openaiImage, gemini, codex, opencode, qwen].map((a) => [a.id, a]));
+const ADAPTERS = new Map<string, ProviderAdapter>(
+  [
+    claude,
+    claudeApi,
+    copilot,
+    grok,
+    scripted,
+    deepseekAdapter,
+    openaiCompatibleAdapter,
+    claudeCloud,
+    openaiImage,
+    gemini,
+    codex,
+    opencode,
+    qwen,
+  ].map((a) => [a.id, a]),
+);
 
 export function adapterFor(id: string): ProviderAdapter | undefined {
   return ADAPTERS.get(id) ?? customAdapter(id);

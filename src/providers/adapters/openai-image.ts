@@ -13,7 +13,10 @@ export const openaiImage: ProviderAdapter = {
   launch(ctx) {
     const key = ctx.settings.openaiApiKey;
     if (typeof key !== "string" || !key) return null;
-    const base = typeof ctx.settings.openaiBaseUrl === "string" && ctx.settings.openaiBaseUrl ? ctx.settings.openaiBaseUrl : "https://api.openai.com/v1";
+    const base =
+      typeof ctx.settings.openaiBaseUrl === "string" && ctx.settings.openaiBaseUrl
+        ? ctx.settings.openaiBaseUrl
+        : "https://api.openai.com/v1";
     return { ...ownProgram(AGENT), env: { OPENAI_API_KEY: key, OPENAI_BASE_URL: base } };
   },
   signIn: "add an OpenAI API key in Settings → Providers",

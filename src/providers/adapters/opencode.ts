@@ -27,7 +27,11 @@ export const opencode: ProviderAdapter = {
   secretEnv: [],
   launch(ctx) {
     if (!ctx.binary) return null;
-    return { command: ctx.binary, args: ["acp"], env: { OPENCODE_CONFIG_CONTENT: opencodeConfig(process.env.OPENCODE_CONFIG_CONTENT) } };
+    return {
+      command: ctx.binary,
+      args: ["acp"],
+      env: { OPENCODE_CONFIG_CONTENT: opencodeConfig(process.env.OPENCODE_CONFIG_CONTENT) },
+    };
   },
   signIn: "run `opencode auth login`",
   modes: { agent: ["build"], ask: ["build"], plan: ["plan"] },

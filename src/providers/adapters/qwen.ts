@@ -21,8 +21,14 @@ export const qwen: ProviderAdapter = {
   // then fails for good ("MCP server(s) failed to start: relay"). Its daemon-control extension
   // `…/mcp/reload` connects the live sessions' servers that are not connected (and leaves the
   // connected ones be; its `forceReconnectWhich` would restart them, cutting a running call).
-  mcpRetry: { failed: /MCP server\(s\) failed to start: .*\brelay\b/, method: "qwen/control/workspace/mcp/reload", params: {}, timeoutMs: 60_000 },
-  signIn: "run `qwen` and sign in with /auth (or start the relay with OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_MODEL set)",
+  mcpRetry: {
+    failed: /MCP server\(s\) failed to start: .*\brelay\b/,
+    method: "qwen/control/workspace/mcp/reload",
+    params: {},
+    timeoutMs: 60_000,
+  },
+  signIn:
+    "run `qwen` and sign in with /auth (or start the relay with OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_MODEL set)",
   modes: { agent: ["yolo"], ask: ["default"], plan: ["plan"] },
   // Its ids carry where the model comes from ("$runtime|openai|gpt-4o(openai)"): the relay lists the model's own id.
   modelId: (m) => m.id.replace(/^\$runtime\|[^|]*\|/, "").replace(/\([^()]*\)$/, "") || m.id,

@@ -14,13 +14,23 @@
 import { connect as netConnect, type Socket } from "node:net";
 import { randomBytes } from "node:crypto";
 import { lstatSync } from "node:fs";
-import { LineSplitter, PROTOCOL_VERSION, corkedWrite, encode, readKeeperMessage, socketPath, type KeeperMessage, type RelayMessage, type WireWorker } from "./protocol.ts";
+import {
+  LineSplitter,
+  PROTOCOL_VERSION,
+  corkedWrite,
+  encode,
+  readKeeperMessage,
+  socketPath,
+  type KeeperMessage,
+  type RelayMessage,
+  type WireWorker,
+} from "./protocol.ts";
 import { startKeeper } from "./start-keeper.ts";
 
 export interface AgentPipe {
-  readonly id: string;             // the relay session id the worker belongs to
-  readonly pid: number;            // the agent process (leads its own process group)
-  write(line: string): void;       // one JSON-RPC line for the agent (no trailing newline)
+  readonly id: string; // the relay session id the worker belongs to
+  readonly pid: number; // the agent process (leads its own process group)
+  write(line: string): void; // one JSON-RPC line for the agent (no trailing newline)
   /** Lines from the agent. `replay`: part of the running turn's log sent again after an
    * attach; `delivered`: that line had already been sent to a previous relay connection. */
   onLine(fn: (line: string, info: { replay: boolean; delivered: boolean }) => void): void;
@@ -29,8 +39,8 @@ export interface AgentPipe {
   readonly exited: Promise<{ code: number | null; signal: string | null }>;
   stderrTail(): string;
   setState(state: Record<string, unknown>): void;
-  kill(): void;                    // SIGKILL the agent's process group
-  end(): void;                     // close its stdin; SIGKILL the group 2 s later if alive
+  kill(): void; // SIGKILL the agent's process group
+  end(): void; // close its stdin; SIGKILL the group 2 s later if alive
 }
 
 export interface KeptWorker {
@@ -63,7 +73,12 @@ class KeptPipe implements AgentPipe {
   private resolveExit!: (e: { code: number | null; signal: string | null }) => void;
   readonly exited: Promise<{ code: number | null; signal: string | null }>;
 
-  constructor(readonly id: string, readonly key: string, public pidValue: number, private send: (m: RelayMessage) => void) {
+  constructor(
+    readonly id: string,
+    readonly key: string,
+    public pidValue: number,
+    private send: (m: RelayMessage) => void,
+  ) {
     this.exited = new Promise((r) => (this.resolveExit = r));
   }
 
@@ -158,7 +173,8 @@ function ownedByUs(path: string): boolean {
 class KeeperGone extends Error {}
 
 function tryConnect(path: string): Promise<Socket | null> {
-  if (process.getuid && !ownedByUs(path)) return Promise.reject(new Error(`${path} belongs to another user: not connecting to it`));
+  if (process.getuid && !ownedByUs(path))
+    return Promise.reject(new Error(`${path} belongs to another user: not connecting to it`));
   return new Promise((resolve) => {
     const s = netConnect(path);
     s.once("connect", () => {
@@ -203,7 +219,8 @@ export class KeeperClient {
   private constructor(private socket: Socket) {
     this.closed = new Promise((resolve) => {
       socket.on("close", () => {
-        for (const p of this.pipes.values()) if (!this.detached) p.gone(null, null, `${p.stderrTail()}\nthe keeper went away`.trim());
+        for (const p of this.pipes.values())
+          if (!this.detached) p.gone(null, null, `${p.stderrTail()}\nthe keeper went away`.trim());
         for (const s of this.spawning.values()) s.reject(new Error("the keeper went away while starting the agent"));
         this.pipes.clear();
         this.spawning.clear();
@@ -268,7 +285,13 @@ export class KeeperClient {
 
   /** The workers the keeper held when this client said hello. */
   kept(): KeptWorker[] {
-    return this.workers.map((w) => ({ id: w.session, pid: w.pid, alive: w.alive, state: w.state, resumable: w.resumable }));
+    return this.workers.map((w) => ({
+      id: w.session,
+      pid: w.pid,
+      alive: w.alive,
+      state: w.state,
+      resumable: w.resumable,
+    }));
   }
 
   spawn(id: string, spec: SpawnSpec): Promise<AgentPipe> {
@@ -278,7 +301,15 @@ export class KeeperClient {
     return new Promise((resolve, reject) => {
       if (this.socket.destroyed || this.detached) return reject(new Error("the keeper connection is closed"));
       this.spawning.set(key, { resolve, reject });
-      this.send({ t: "spawn", id: key, session: id, command: spec.command, args: spec.args, env: spec.env, cwd: spec.cwd });
+      this.send({
+        t: "spawn",
+        id: key,
+        session: id,
+        command: spec.command,
+        args: spec.args,
+        env: spec.env,
+        cwd: spec.cwd,
+      });
     });
   }
 

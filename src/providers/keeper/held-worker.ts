@@ -34,9 +34,19 @@ export class HeldWorker {
   exit: { code: number | null; signal: string | null } | null = null;
   private taskGroups = new Set<number>();
 
-  constructor(readonly id: string, readonly session: string, spec: SpawnSpec, private events: WorkerEvents) {
+  constructor(
+    readonly id: string,
+    readonly session: string,
+    spec: SpawnSpec,
+    private events: WorkerEvents,
+  ) {
     this.rpc = new WorkerRpc(id, (method, params) => this.noticed(method, params));
-    this.child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+    this.child = spawn(spec.command, spec.args, {
+      cwd: spec.cwd,
+      env: spec.env,
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    });
     this.pid = this.child.pid ?? 0;
     this.child.stdin!.on("error", () => {}); // EPIPE after the agent died: its exit says it
     const lines = new LineSplitter((line) => this.rpc.fromAgent(line, this.events.outlet()));
@@ -56,7 +66,7 @@ export class HeldWorker {
       this.events.exited(this);
     };
     this.child.once("error", (err) => {
-      this.stderrTail = (this.stderrTail + `\n${err.message}`).slice(-STDERR_TAIL);
+      this.stderrTail = `${this.stderrTail}\n${err.message}`.slice(-STDERR_TAIL);
       gone(null, null);
     });
     this.child.once("exit", (code, signal) => {
@@ -76,14 +86,15 @@ export class HeldWorker {
   }
 
   private noticed(method: string, params: JsonObject): void {
-    if (method !== "_oar/task" || typeof params.pgid !== "number" || !Number.isInteger(params.pgid) || params.pgid <= 1) return;
+    if (method !== "_oar/task" || typeof params.pgid !== "number" || !Number.isInteger(params.pgid) || params.pgid <= 1)
+      return;
     if (params.status === "running") this.taskGroups.add(params.pgid);
     else this.taskGroups.delete(params.pgid);
   }
 
   write(line: string, gen: number): void {
     if (!this.alive || !this.child.stdin!.writable) return;
-    this.child.stdin!.write(this.rpc.fromRelay(line, gen) + "\n");
+    this.child.stdin!.write(`${this.rpc.fromRelay(line, gen)}\n`);
   }
 
   kill(): void {

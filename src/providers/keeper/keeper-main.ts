@@ -21,7 +21,9 @@ const i = process.argv.indexOf("--orphan-ms");
 const asked = i > 0 ? Number(process.argv[i + 1]) : NaN;
 const orphanMs = Number.isFinite(asked) && asked > 0 ? asked : DEFAULT_ORPHAN_MS;
 const early = setTimeout(() => {
-  process.stderr.write(`${new Date().toISOString()} keeper[${process.pid}] not listening after ${orphanMs} ms: ending\n`);
+  process.stderr.write(
+    `${new Date().toISOString()} keeper[${process.pid}] not listening after ${orphanMs} ms: ending\n`,
+  );
   process.exit(0);
 }, orphanMs);
 
@@ -64,10 +66,15 @@ if (existsSync(sock)) {
 
 // From here the server holds the bound, counted from the keeper's start.
 clearTimeout(early);
-const keeper = new KeeperServer(orphanMs, cleanUp, () => {
-  log("ended");
-  process.exit(0);
-}, Math.max(0, orphanMs - (Date.now() - started)));
+const keeper = new KeeperServer(
+  orphanMs,
+  cleanUp,
+  () => {
+    log("ended");
+    process.exit(0);
+  },
+  Math.max(0, orphanMs - (Date.now() - started)),
+);
 process.on("SIGTERM", () => void keeper.shutdown());
 process.on("SIGINT", () => void keeper.shutdown());
 process.on("SIGHUP", () => {});

@@ -5,7 +5,16 @@
 
 import { createServer, type Server, type Socket } from "node:net";
 import { HeldWorker } from "./held-worker.ts";
-import { LineSplitter, PROTOCOL_VERSION, corkedWrite, encode, readRelayMessage, type KeeperMessage, type RelayMessage, type WireWorker } from "./protocol.ts";
+import {
+  LineSplitter,
+  PROTOCOL_VERSION,
+  corkedWrite,
+  encode,
+  readRelayMessage,
+  type KeeperMessage,
+  type RelayMessage,
+  type WireWorker,
+} from "./protocol.ts";
 import type { Outlet } from "./worker-rpc.ts";
 
 export const log = (msg: string): void => {
@@ -31,7 +40,12 @@ export class KeeperServer {
   /** `release` runs as the keeper stops listening (socket and pid file go, so a new keeper
    * can start while this one is still ending its agents); `onShutdown` when all is done.
    * `firstBoundMs`: what is left of the orphan bound the keeper armed as it started. */
-  constructor(private orphanMs: number, private release: () => void, private onShutdown: () => void, firstBoundMs = orphanMs) {
+  constructor(
+    private orphanMs: number,
+    private release: () => void,
+    private onShutdown: () => void,
+    firstBoundMs = orphanMs,
+  ) {
     this.server = createServer((s) => this.connected(s));
     this.armOrphanBound(firstBoundMs);
   }
@@ -90,8 +104,7 @@ export class KeeperServer {
       w.state = m.state;
       // The relay clears its turnId once the turn's end is written (providers/workers.ts recorded).
       if (!m.state || typeof (m.state as { turnId?: unknown }).turnId !== "string") w.rpc.ack();
-    }
-    else if (m.t === "kill") w.kill();
+    } else if (m.t === "kill") w.kill();
     else if (m.t === "end") w.end();
   }
 
@@ -158,7 +171,13 @@ export class KeeperServer {
   private reportExit(conn: Conn, w: HeldWorker): void {
     this.workers.delete(w.id);
     conn.attached.delete(w.id);
-    conn.send({ t: "exit", id: w.id, code: w.exit?.code ?? null, signal: w.exit?.signal ?? null, stderr: w.stderrTail });
+    conn.send({
+      t: "exit",
+      id: w.id,
+      code: w.exit?.code ?? null,
+      signal: w.exit?.signal ?? null,
+      stderr: w.stderrTail,
+    });
   }
 
   private armOrphanBound(ms = this.orphanMs): void {

@@ -70,7 +70,7 @@ export type KeeperMessage =
   | { t: "exit"; id: string; code: number | null; signal: string | null; stderr: string }
   | { t: "promptResult"; id: string; response: { result?: unknown; error?: unknown } };
 
-export const encode = (m: RelayMessage | KeeperMessage): string => JSON.stringify(m) + "\n";
+export const encode = (m: RelayMessage | KeeperMessage): string => `${JSON.stringify(m)}\n`;
 
 const corked = new WeakSet<Socket>();
 
@@ -110,7 +110,12 @@ export function readRelayMessage(line: string): RelayMessage | null {
   switch (m.t) {
     case "hello":
       if (typeof m.v !== "number" || typeof m.relayPid !== "number") return null;
-      return { t: "hello", v: m.v, relayPid: m.relayPid, ...(typeof m.orphanMs === "number" && m.orphanMs > 0 ? { orphanMs: m.orphanMs } : {}) };
+      return {
+        t: "hello",
+        v: m.v,
+        relayPid: m.relayPid,
+        ...(typeof m.orphanMs === "number" && m.orphanMs > 0 ? { orphanMs: m.orphanMs } : {}),
+      };
     case "spawn":
       if (!isStr(id) || !isStr(m.session) || !isStr(m.command) || !isStr(m.cwd)) return null;
       if (!Array.isArray(m.args) || !m.args.every(isStr) || !isStrMap(m.env)) return null;
@@ -141,7 +146,12 @@ export function readKeeperMessage(line: string): KeeperMessage | null {
       return isStr(id) && typeof m.pid === "number" ? { t: "spawned", id, pid: m.pid } : null;
     case "out":
       if (!isStr(id) || !isStr(m.line)) return null;
-      return { t: "out", id, line: m.line, ...(m.replay === true ? { replay: true as const, delivered: m.delivered === true } : {}) };
+      return {
+        t: "out",
+        id,
+        line: m.line,
+        ...(m.replay === true ? { replay: true as const, delivered: m.delivered === true } : {}),
+      };
     case "stderr":
       return isStr(id) && isStr(m.chunk) ? { t: "stderr", id, chunk: m.chunk } : null;
     case "exit":
@@ -163,14 +173,16 @@ export function readKeeperMessage(line: string): KeeperMessage | null {
 function readWireWorker(w: JsonObject): WireWorker[] {
   if (!isStr(w.id) || !isStr(w.session) || typeof w.pid !== "number") return [];
   const r = w.resumable;
-  return [{
-    id: w.id,
-    session: w.session,
-    pid: w.pid,
-    alive: w.alive === true,
-    state: isObj(w.state) ? w.state : null,
-    resumable: isObj(r) && "promptParams" in r ? { promptParams: r.promptParams } : null,
-  }];
+  return [
+    {
+      id: w.id,
+      session: w.session,
+      pid: w.pid,
+      alive: w.alive === true,
+      state: isObj(w.state) ? w.state : null,
+      resumable: isObj(r) && "promptParams" in r ? { promptParams: r.promptParams } : null,
+    },
+  ];
 }
 
 /** Splits a byte stream into lines; a partial last line waits for the rest. */

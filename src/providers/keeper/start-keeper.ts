@@ -44,7 +44,11 @@ function logTail(path: string): string {
  * rejects (with its log's tail) when it ended first or did not answer in time (then it is
  * ended: a keeper that never listens would hold nothing and never end by itself). Exit code
  * 3 means another keeper answers already (a race): its socket is used instead. */
-export async function startKeeper(dataDir: string, orphanMs: number | undefined, connect: () => Promise<Socket | null>): Promise<Socket> {
+export async function startKeeper(
+  dataDir: string,
+  orphanMs: number | undefined,
+  connect: () => Promise<Socket | null>,
+): Promise<Socket> {
   const dir = resolve(dataDir);
   const log = logFile(dir);
   const fresh = !existsSync(log) || statSync(log).size > LOG_MAX;

@@ -86,7 +86,10 @@ export class WorkerRpc {
   private agentRequests = new Map<string, { line: string; delivered: boolean }>();
   private buffer = new BoundedLines(BUFFER_BYTES);
 
-  constructor(private id: string, private onNotice?: (method: string, params: JsonObject) => void) {}
+  constructor(
+    private id: string,
+    private onNotice?: (method: string, params: JsonObject) => void,
+  ) {}
 
   /** A session/prompt of a connection that is gone is outstanding or its answer is kept. */
   resumable(currentGen: number | null): { promptParams: unknown } | null {
@@ -111,7 +114,14 @@ export class WorkerRpc {
       const k = this.nextId++;
       const prompt = m.method === "session/prompt";
       this.pending.set(k, { gen, relayId: m.id, prompt });
-      if (prompt) this.turn = { keeperId: k, params: m.params, log: new BoundedLines(TURN_LOG_BYTES), result: null, handedTo: null };
+      if (prompt)
+        this.turn = {
+          keeperId: k,
+          params: m.params,
+          log: new BoundedLines(TURN_LOG_BYTES),
+          result: null,
+          handedTo: null,
+        };
       return JSON.stringify({ ...m, id: k });
     }
     if (hasId(m)) {
@@ -163,7 +173,12 @@ export class WorkerRpc {
     this.pending.delete(k);
     const isTurn = this.turn?.keeperId === k;
     if (to && to.gen === p.gen) {
-      if (isTurn) this.turn = { ...this.turn!, result: "error" in m ? { error: m.error } : { result: m.result }, handedTo: to.gen };
+      if (isTurn)
+        this.turn = {
+          ...this.turn!,
+          result: "error" in m ? { error: m.error } : { result: m.result },
+          handedTo: to.gen,
+        };
       to.send({ t: "out", id: this.id, line: JSON.stringify({ ...m, id: p.relayId }) });
       return;
     }

@@ -25,7 +25,8 @@ const oarMeta = (meta: { [k: string]: unknown } | null | undefined): OarMeta => 
   return oar && typeof oar === "object" ? (oar as OarMeta) : {};
 };
 const nonEmpty = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
-const windowFrom = (v: unknown): "auto" | number | undefined => (v === "auto" ? "auto" : typeof v === "number" && v >= 0 ? v : undefined);
+const windowFrom = (v: unknown): "auto" | number | undefined =>
+  v === "auto" ? "auto" : typeof v === "number" && v >= 0 ? v : undefined;
 
 /** Settings the relay sends with session/new or a prompt (`_meta.oar`). */
 function applyMeta(s: AgentSession, meta: OarMeta): void {
@@ -46,8 +47,24 @@ const EFFORTS = ["low", "medium", "high"];
 function configOptions(s: AgentSession): acp.SessionConfigOption[] {
   const out: acp.SessionConfigOption[] = [];
   // Only the endpoint's own list: the relay takes these ids as the provider's model list.
-  if (s.models.length) out.push({ type: "select", id: "model", name: "Model", category: "model", currentValue: s.model, options: s.models.map((id) => ({ value: id, name: id })) });
-  if (cfg.takesEffort) out.push({ type: "select", id: "effort", name: "Reasoning effort", category: "thought_level", currentValue: s.effort ?? "medium", options: EFFORTS.map((e) => ({ value: e, name: e })) });
+  if (s.models.length)
+    out.push({
+      type: "select",
+      id: "model",
+      name: "Model",
+      category: "model",
+      currentValue: s.model,
+      options: s.models.map((id) => ({ value: id, name: id })),
+    });
+  if (cfg.takesEffort)
+    out.push({
+      type: "select",
+      id: "effort",
+      name: "Reasoning effort",
+      category: "thought_level",
+      currentValue: s.effort ?? "medium",
+      options: EFFORTS.map((e) => ({ value: e, name: e })),
+    });
   return out;
 }
 
@@ -102,7 +119,8 @@ const requests = {
   "session/set_mode": (params: acp.SetSessionModeRequest) => {
     const s = sessions.get(params.sessionId);
     if (!s) throw RequestError.resourceNotFound(params.sessionId);
-    if (!isMode(params.modeId)) throw RequestError.invalidParams(undefined, `Unknown mode '${params.modeId}'; modes: agent, ask, plan.`);
+    if (!isMode(params.modeId))
+      throw RequestError.invalidParams(undefined, `Unknown mode '${params.modeId}'; modes: agent, ask, plan.`);
     s.mode = params.modeId;
     return {};
   },
@@ -112,14 +130,16 @@ const requests = {
     const value = (params as { value?: unknown }).value;
     if (params.configId === "model" && typeof value === "string" && value) s.model = value;
     else if (params.configId === "effort" && typeof value === "string" && EFFORTS.includes(value)) s.effort = value;
-    else if (params.configId === "auto_compact_window" && windowFrom(value) !== undefined) s.window = windowFrom(value)!;
+    else if (params.configId === "auto_compact_window" && windowFrom(value) !== undefined)
+      s.window = windowFrom(value)!;
     else throw RequestError.invalidParams(undefined, `Unknown option '${params.configId}' or value.`);
     return { configOptions: configOptions(s) };
   },
   "session/set_model": (params: { sessionId: string; modelId: string }) => {
     const s = sessions.get(params.sessionId);
     if (!s) throw RequestError.resourceNotFound(params.sessionId);
-    if (typeof params.modelId !== "string" || !params.modelId) throw RequestError.invalidParams(undefined, "modelId is required.");
+    if (typeof params.modelId !== "string" || !params.modelId)
+      throw RequestError.invalidParams(undefined, "modelId is required.");
     s.model = params.modelId;
     return {};
   },
@@ -129,7 +149,9 @@ const requests = {
     applyMeta(s, oarMeta(params._meta));
     // "default": a session created before the endpoint's list was known runs on its first model.
     if (s.model === "default" && s.models.length) s.model = s.models[0];
-    const text = (params.prompt ?? []).flatMap((b) => (b.type === "text" ? [b.text] : b.type === "resource_link" ? [`[file: ${b.uri}]`] : [])).join("\n");
+    const text = (params.prompt ?? [])
+      .flatMap((b) => (b.type === "text" ? [b.text] : b.type === "resource_link" ? [`[file: ${b.uri}]`] : []))
+      .join("\n");
     const controller = new AbortController();
     const onAbort = () => controller.abort();
     signal.addEventListener("abort", onAbort, { once: true });
@@ -145,9 +167,20 @@ const requests = {
           io: {
             update: (update) => peer.notify("session/update", { sessionId: s.id, update }),
             notify: (method, p) => peer.notify(method, p),
-            requestPermission: (p, cancel) => peer.request("session/request_permission", p, { cancellationSignal: cancel, stopWaitingOnCancel: true }) as Promise<acp.RequestPermissionResponse>,
+            requestPermission: (p, cancel) =>
+              peer.request("session/request_permission", p, {
+                cancellationSignal: cancel,
+                stopWaitingOnCancel: true,
+              }) as Promise<acp.RequestPermissionResponse>,
             ...(clientWrites
-              ? { writeText: (path: string, content: string, cancel: AbortSignal) => peer.request("fs/write_text_file", { sessionId: s.id, path, content }, { cancellationSignal: cancel, stopWaitingOnCancel: true }) }
+              ? {
+                  writeText: (path: string, content: string, cancel: AbortSignal) =>
+                    peer.request(
+                      "fs/write_text_file",
+                      { sessionId: s.id, path, content },
+                      { cancellationSignal: cancel, stopWaitingOnCancel: true },
+                    ),
+                }
               : {}),
           },
         },
@@ -155,13 +188,32 @@ const requests = {
       );
       // ACP's usage_update carries the session's cumulative cost; the relay takes each turn's share.
       if (usage.costUsd !== null) s.costUsd = Math.round((s.costUsd + usage.costUsd) * 1e6) / 1e6;
-      const oarUsage = { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, cachedTokens: usage.cachedTokens, ...(usage.costUsd !== null ? { costUsd: usage.costUsd } : {}) };
+      const oarUsage = {
+        inputTokens: usage.inputTokens,
+        outputTokens: usage.outputTokens,
+        cachedTokens: usage.cachedTokens,
+        ...(usage.costUsd !== null ? { costUsd: usage.costUsd } : {}),
+      };
       await peer
-        .notify("session/update", { sessionId: s.id, update: { sessionUpdate: "usage_update", used: s.contextTokens, size: s.window === "auto" ? cfg.autoWindow ?? 0 : s.window, ...(usage.costUsd !== null ? { cost: { amount: s.costUsd, currency: "USD" } } : {}), _meta: { oar: { usage: oarUsage, model: s.model } } } })
+        .notify("session/update", {
+          sessionId: s.id,
+          update: {
+            sessionUpdate: "usage_update",
+            used: s.contextTokens,
+            size: s.window === "auto" ? (cfg.autoWindow ?? 0) : s.window,
+            ...(usage.costUsd !== null ? { cost: { amount: s.costUsd, currency: "USD" } } : {}),
+            _meta: { oar: { usage: oarUsage, model: s.model } },
+          },
+        })
         .catch(() => {});
       return {
         stopReason,
-        usage: { totalTokens: usage.inputTokens + usage.outputTokens, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, cachedReadTokens: usage.cachedTokens },
+        usage: {
+          totalTokens: usage.inputTokens + usage.outputTokens,
+          inputTokens: usage.inputTokens,
+          outputTokens: usage.outputTokens,
+          cachedReadTokens: usage.cachedTokens,
+        },
         _meta: { oar: { usage: oarUsage, model: s.model } },
       } as acp.PromptResponse;
     } catch (e) {

@@ -58,7 +58,9 @@ function retryAfterMs(headers: Headers | undefined): number | null {
 }
 
 const detail = (e: APIError) => {
-  const m = String(e.message ?? "").replace(/^\d{3}\s*/, "").trim();
+  const m = String(e.message ?? "")
+    .replace(/^\d{3}\s*/, "")
+    .trim();
   return m ? `: ${m.slice(0, 300)}` : "";
 };
 
@@ -69,7 +71,8 @@ function rootCause(e: Error): string {
   for (let i = 0; c && typeof c === "object" && i < 5; i++) {
     const x = c as { code?: unknown; message?: unknown; cause?: unknown };
     if (typeof x.code === "string") return x.code;
-    if (typeof x.message === "string" && x.message && x.message !== "fetch failed" && x.message !== "Connection error.") best = x.message;
+    if (typeof x.message === "string" && x.message && x.message !== "fetch failed" && x.message !== "Connection error.")
+      best = x.message;
     c = x.cause;
   }
   return best;
@@ -83,7 +86,8 @@ export function describeFailure(e: unknown, cfg: AgentConfig, model: string, ret
     const cause = rootCause(e);
     return `Could not reach ${where}: ${cause}. ${stopped} check the network, or that the endpoint runs and the base URL in ${cfg.settingsHint} is right, then send again.`;
   }
-  if (!(e instanceof APIError)) return `${cfg.name} failed: ${e instanceof Error ? e.message : String(e)}. ${stopped} send again to retry.`;
+  if (!(e instanceof APIError))
+    return `${cfg.name} failed: ${e instanceof Error ? e.message : String(e)}. ${stopped} send again to retry.`;
   const status = e.status ?? 0;
   if (status === 401 || status === 403) {
     return `${cfg.name} refused the API key (${status}${detail(e)}). ${stopped} set a valid key in ${cfg.settingsHint}, then send again.`;

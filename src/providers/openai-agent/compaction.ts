@@ -25,17 +25,22 @@ export function windowOf(session: AgentSession, cfg: AgentConfig): number | null
  * bulk) its last model step, so that tool calls and their results are never split. */
 function cutIndex(history: Message[]): number {
   let lastUser = -1;
-  for (let i = history.length - 1; i > 0; i--) if (history[i].role === "user") {
-    lastUser = i;
-    break;
-  }
+  for (let i = history.length - 1; i > 0; i--)
+    if (history[i].role === "user") {
+      lastUser = i;
+      break;
+    }
   if (lastUser > 1) return lastUser;
   for (let i = history.length - 1; i > 0; i--) if (history[i].role === "assistant") return i;
   return -1;
 }
 
 /** Summarizes the older part of the history in place; false when there is nothing to fold. */
-export async function compact(session: AgentSession, client: ModelClient, signal: AbortSignal): Promise<{ before: number; after: number } | null> {
+export async function compact(
+  session: AgentSession,
+  client: ModelClient,
+  signal: AbortSignal,
+): Promise<{ before: number; after: number } | null> {
   const cut = cutIndex(session.history);
   if (cut <= 1) return null;
   const [system, ...rest] = session.history;
@@ -46,7 +51,10 @@ export async function compact(session: AgentSession, client: ModelClient, signal
     signal,
   );
   const before = session.contextTokens;
-  const summary: Message = { role: "user", content: `${SUMMARY_MARK} ${before.toLocaleString("en-US")} tokens]\n${text.trim()}` };
+  const summary: Message = {
+    role: "user",
+    content: `${SUMMARY_MARK} ${before.toLocaleString("en-US")} tokens]\n${text.trim()}`,
+  };
   // Some APIs refuse two user messages in a row: a tail starting with the prompt takes the summary in.
   const first = tail[0];
   if (first?.role === "user" && typeof first.content === "string") {

@@ -43,35 +43,61 @@ export class ModelClient {
   }
 
   /** One streamed answer, retried on 429/5xx; throws TurnFailed with words, or the abort. */
-  async stream(req: ModelRequest, sink: StreamSink, signal: AbortSignal, onRetry?: (note: string) => void): Promise<ModelReply> {
+  async stream(
+    req: ModelRequest,
+    sink: StreamSink,
+    signal: AbortSignal,
+    onRetry?: (note: string) => void,
+  ): Promise<ModelReply> {
     return this.withRetries(req, signal, onRetry, async () => {
-      const s = (await this.api.chat.completions.create(this.params(req, true) as never, { signal })) as unknown as AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;
+      const s = (await this.api.chat.completions.create(this.params(req, true) as never, {
+        signal,
+      })) as unknown as AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>;
       return readStream(s, sink);
     });
   }
 
   /** One answer without streaming (summaries for compaction). */
-  async complete(req: ModelRequest, signal: AbortSignal): Promise<{ text: string; usage: OpenAI.CompletionUsage | null }> {
+  async complete(
+    req: ModelRequest,
+    signal: AbortSignal,
+  ): Promise<{ text: string; usage: OpenAI.CompletionUsage | null }> {
     return this.withRetries(req, signal, undefined, async () => {
-      const res = (await this.api.chat.completions.create(this.params(req, false) as never, { signal })) as OpenAI.Chat.Completions.ChatCompletion;
+      const res = (await this.api.chat.completions.create(this.params(req, false) as never, {
+        signal,
+      })) as OpenAI.Chat.Completions.ChatCompletion;
       return { text: res.choices[0]?.message?.content ?? "", usage: res.usage ?? null };
     });
   }
 
-  private async withRetries<T>(req: ModelRequest, signal: AbortSignal, onRetry: ((n: string) => void) | undefined, once: () => Promise<T>): Promise<T> {
+  private async withRetries<T>(
+    req: ModelRequest,
+    signal: AbortSignal,
+    onRetry: ((n: string) => void) | undefined,
+    once: () => Promise<T>,
+  ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await once();
       } catch (e) {
         if (signal.aborted || isAbort(e)) throw e;
-        if (!this.effortRefused && req.effort && e instanceof OpenAI.APIError && e.status === 400 && /reasoning_effort/i.test(e.message)) {
+        if (
+          !this.effortRefused &&
+          req.effort &&
+          e instanceof OpenAI.APIError &&
+          e.status === 400 &&
+          /reasoning_effort/i.test(e.message)
+        ) {
           this.effortRefused = true;
           continue;
         }
-        if (e instanceof OpenAI.APIError && e.status === 400 && /context|too long|maximum.*tokens/i.test(e.message)) throw e;
+        if (e instanceof OpenAI.APIError && e.status === 400 && /context|too long|maximum.*tokens/i.test(e.message))
+          throw e;
         const delay = retryDelay(e, attempt);
         if (delay === null) throw new TurnFailed(describeFailure(e, this.cfg, req.model, attempt), failureKind(e));
-        onRetry?.(`${this.cfg.name} answered ${(e as { status?: number }).status}; retrying in ${Math.round(delay / 100) / 10} s (attempt ${attempt + 2}).`);
+        onRetry?.(
+          `${this.cfg.name} answered ${(e as { status?: number }).status}; retrying in ${Math.round(delay / 100) / 10} s (attempt ${attempt + 2}).`,
+        );
         await sleep(delay, signal);
       }
     }

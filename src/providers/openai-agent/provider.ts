@@ -11,7 +11,8 @@ import { ownProgram } from "../../core/package-paths.ts";
 
 export const OPENAI_AGENT_PROVIDERS = ["deepseek", "openai-compatible"] as const;
 type AgentProvider = (typeof OPENAI_AGENT_PROVIDERS)[number];
-export const isOpenAiAgent = (id: string): id is AgentProvider => (OPENAI_AGENT_PROVIDERS as readonly string[]).includes(id);
+export const isOpenAiAgent = (id: string): id is AgentProvider =>
+  (OPENAI_AGENT_PROVIDERS as readonly string[]).includes(id);
 
 // From dist/ (no compiler in the worker) when the relay runs from it: core/package-paths.ts.
 const AGENT = "src/providers/openai-agent/agent.ts";
@@ -27,9 +28,19 @@ interface Endpoint {
 
 function endpointOf(id: AgentProvider, s: Settings): Endpoint {
   if (id === "deepseek") {
-    return { name: "DeepSeek", baseUrl: text(s.deepseekBaseUrl) ?? "https://api.deepseek.com", apiKey: text(s.deepseekApiKey), settingsHint: "Settings → Providers → DeepSeek" };
+    return {
+      name: "DeepSeek",
+      baseUrl: text(s.deepseekBaseUrl) ?? "https://api.deepseek.com",
+      apiKey: text(s.deepseekApiKey),
+      settingsHint: "Settings → Providers → DeepSeek",
+    };
   }
-  return { name: text(s.openaiCompatibleName) ?? "OpenAI-compatible", baseUrl: text(s.openaiCompatibleBaseUrl), apiKey: text(s.openaiCompatibleApiKey), settingsHint: "Settings → Providers → OpenAI-compatible" };
+  return {
+    name: text(s.openaiCompatibleName) ?? "OpenAI-compatible",
+    baseUrl: text(s.openaiCompatibleBaseUrl),
+    apiKey: text(s.openaiCompatibleApiKey),
+    settingsHint: "Settings → Providers → OpenAI-compatible",
+  };
 }
 
 /** The display name (the owner names an OpenAI-compatible endpoint). */
@@ -38,7 +49,11 @@ export function openAiAgentName(id: string, settings: Settings, fallback: string
 }
 
 /** The two adapters (adapters/types.ts): the same agent process, told which endpoint it serves. */
-function adapter(id: AgentProvider, secret: "deepseekApiKey" | "openaiCompatibleApiKey", signIn: string): ProviderAdapter {
+function adapter(
+  id: AgentProvider,
+  secret: "deepseekApiKey" | "openaiCompatibleApiKey",
+  signIn: string,
+): ProviderAdapter {
   return {
     id,
     secretSettings: [secret],
@@ -49,8 +64,16 @@ function adapter(id: AgentProvider, secret: "deepseekApiKey" | "openaiCompatible
     modes: { agent: ["agent"], ask: ["ask"], plan: ["plan"] },
   };
 }
-export const deepseekAdapter = adapter("deepseek", "deepseekApiKey", "add a DeepSeek API key in Settings → Providers → DeepSeek");
-export const openaiCompatibleAdapter = adapter("openai-compatible", "openaiCompatibleApiKey", "set the endpoint's base URL (and key, if it needs one) in Settings → Providers → OpenAI-compatible");
+export const deepseekAdapter = adapter(
+  "deepseek",
+  "deepseekApiKey",
+  "add a DeepSeek API key in Settings → Providers → DeepSeek",
+);
+export const openaiCompatibleAdapter = adapter(
+  "openai-compatible",
+  "openaiCompatibleApiKey",
+  "set the endpoint's base URL (and key, if it needs one) in Settings → Providers → OpenAI-compatible",
+);
 
 /** How the relay starts the agent process; its environment holds only this provider's secret. */
 export function openAiAgentLaunch(id: AgentProvider, settings: Settings) {
@@ -87,14 +110,18 @@ const inFlight = new Map<string, Promise<void>>();
 const FRESH_MS = 10 * 60_000;
 const RETRY_MS = 30_000;
 
-const probeKey = (e: Endpoint) => `${e.baseUrl}\0${createHash("sha256").update(e.apiKey ?? "").digest("hex")}`;
+const probeKey = (e: Endpoint) =>
+  `${e.baseUrl}\0${createHash("sha256")
+    .update(e.apiKey ?? "")
+    .digest("hex")}`;
 
 function configured(id: AgentProvider, e: Endpoint): boolean {
   return id === "deepseek" ? e.apiKey !== null : e.baseUrl !== null;
 }
 
 /** Providers the test switch OAR_FAKE_PROVIDERS (catalog.ts) runs on the scripted agent: never probed. */
-const faked = (id: string) => (process.env.OAR_FAKE_PROVIDERS ?? "").split(",").some((e) => e.split("=")[0].trim() === id);
+const faked = (id: string) =>
+  (process.env.OAR_FAKE_PROVIDERS ?? "").split(",").some((e) => e.split("=")[0].trim() === id);
 
 /** Probes each configured endpoint whose last probe is stale or for other settings; waits at most
  * `waitMs` (a probe still running finishes in the background and counts from then on). */
@@ -132,7 +159,8 @@ async function probe(id: AgentProvider, e: Endpoint, key: string): Promise<void>
       headers: { authorization: `Bearer ${e.apiKey ?? "none"}`, accept: "application/json" },
       signal: AbortSignal.timeout(5000),
     });
-    if (res.status === 401 || res.status === 403) result.reason = `${e.name} refused the API key (${res.status}): set a valid key in ${e.settingsHint}`;
+    if (res.status === 401 || res.status === 403)
+      result.reason = `${e.name} refused the API key (${res.status}): set a valid key in ${e.settingsHint}`;
     else if (res.ok) {
       const body = (await res.json()) as { data?: { id?: unknown }[] };
       result.models = (body.data ?? []).map((m) => m.id).filter((m): m is string => typeof m === "string" && m !== "");
@@ -144,11 +172,19 @@ async function probe(id: AgentProvider, e: Endpoint, key: string): Promise<void>
   }
   probes.set(id, result);
   // The relay's probe cache: the catalog's discovered model lists and GET /api/providers' checkedAt read it.
-  setProbeResult(id, { available: !result.reason, ...(result.reason ? { reason: result.reason } : {}), models: result.models?.length ? result.models : null, checkedAt: result.checkedAt });
+  setProbeResult(id, {
+    available: !result.reason,
+    ...(result.reason ? { reason: result.reason } : {}),
+    models: result.models?.length ? result.models : null,
+    checkedAt: result.checkedAt,
+  });
 }
 
 /** Availability for relay_info and create_session: set up, and not refused by its last probe. */
-export function openAiAgentAvailability(id: AgentProvider, settings: Settings): { available: boolean; reason?: string } {
+export function openAiAgentAvailability(
+  id: AgentProvider,
+  settings: Settings,
+): { available: boolean; reason?: string } {
   const e = endpointOf(id, settings);
   if (!configured(id, e)) {
     const what = id === "deepseek" ? "an API key" : "its base URL (and a key if the endpoint needs one)";

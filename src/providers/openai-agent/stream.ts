@@ -23,13 +23,19 @@ export interface StreamSink {
   thought(t: string): Promise<void> | void;
 }
 
-export async function readStream(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>, sink: StreamSink): Promise<ModelReply> {
+export async function readStream(
+  stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>,
+  sink: StreamSink,
+): Promise<ModelReply> {
   const reply: ModelReply = { content: "", reasoning: "", toolCalls: [], finishReason: null, usage: null };
   const calls = new Map<number, ToolCallOut>();
   for await (const chunk of stream) {
     if (chunk.usage) reply.usage = chunk.usage;
     for (const choice of chunk.choices ?? []) {
-      const delta = choice.delta as typeof choice.delta & { reasoning_content?: string | null; reasoning?: string | null };
+      const delta = choice.delta as typeof choice.delta & {
+        reasoning_content?: string | null;
+        reasoning?: string | null;
+      };
       const thinking = delta?.reasoning_content ?? delta?.reasoning;
       if (thinking) {
         reply.reasoning += thinking;

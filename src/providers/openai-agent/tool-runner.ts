@@ -38,13 +38,26 @@ function parseArgs(raw: string): Record<string, unknown> | string {
 }
 
 /** Runs the call; the returned text is what the model reads as the tool's result. */
-export async function runToolCall(session: AgentSession, call: ToolCallOut, tools: Map<string, Tool>, io: TurnIo, signal: AbortSignal): Promise<string> {
+export async function runToolCall(
+  session: AgentSession,
+  call: ToolCallOut,
+  tools: Map<string, Tool>,
+  io: TurnIo,
+  signal: AbortSignal,
+): Promise<string> {
   const toolCallId = call.id || `call_${randomBytes(6).toString("hex")}`;
   const tool = tools.get(call.name);
   const args = parseArgs(call.arguments);
   if (!tool || typeof args === "string") {
     const why = !tool ? `There is no tool '${call.name}'.` : `Tool ${call.name} was not run: ${args}.`;
-    await io.update({ sessionUpdate: "tool_call", toolCallId, title: call.name || "unknown tool", kind: "other", status: "failed", content: [text(why)] });
+    await io.update({
+      sessionUpdate: "tool_call",
+      toolCallId,
+      title: call.name || "unknown tool",
+      kind: "other",
+      status: "failed",
+      content: [text(why)],
+    });
     return why;
   }
   // Where it acts, links resolved (what a permission card shows); a path outside the folder
@@ -55,21 +68,53 @@ export async function runToolCall(session: AgentSession, call: ToolCallOut, tool
     locations = where();
   } catch (e) {
     const why = e instanceof ToolRefused ? e.message : `${tool.name} failed: ${(e as Error).message}`;
-    await io.update({ sessionUpdate: "tool_call", toolCallId, title: tool.title(args), kind: tool.kind, status: "failed", rawInput: args, content: [text(why)] });
+    await io.update({
+      sessionUpdate: "tool_call",
+      toolCallId,
+      title: tool.title(args),
+      kind: tool.kind,
+      status: "failed",
+      rawInput: args,
+      content: [text(why)],
+    });
     return why;
   }
-  await io.update({ sessionUpdate: "tool_call", toolCallId, title: tool.title(args), kind: tool.kind, status: "pending", rawInput: args, locations });
+  await io.update({
+    sessionUpdate: "tool_call",
+    toolCallId,
+    title: tool.title(args),
+    kind: tool.kind,
+    status: "pending",
+    rawInput: args,
+    locations,
+  });
 
   if (tool.writes && session.mode !== "agent" && !session.alwaysAllowed.has(tool.kind)) {
     const res = await io.requestPermission(
-      { sessionId: session.id, toolCall: { toolCallId, title: tool.title(args), kind: tool.kind, status: "pending", rawInput: args, locations }, options: PERMISSION_OPTIONS },
+      {
+        sessionId: session.id,
+        toolCall: {
+          toolCallId,
+          title: tool.title(args),
+          kind: tool.kind,
+          status: "pending",
+          rawInput: args,
+          locations,
+        },
+        options: PERMISSION_OPTIONS,
+      },
       signal,
     );
     const picked = res.outcome.outcome === "selected" ? res.outcome.optionId : null;
     if (picked === "allow_always") session.alwaysAllowed.add(tool.kind);
     if (picked !== "allow_once" && picked !== "allow_always") {
       const why = res.outcome.outcome === "cancelled" ? "The permission request was cancelled" : "The user denied it";
-      await io.update({ sessionUpdate: "tool_call_update", toolCallId, status: "failed", content: [text(`${why}; nothing was done.`)] });
+      await io.update({
+        sessionUpdate: "tool_call_update",
+        toolCallId,
+        status: "failed",
+        content: [text(`${why}; nothing was done.`)],
+      });
       return `${why} (${session.mode} mode); ${tool.name} was not run and nothing changed. Do not retry it unless the user asks.`;
     }
     // What was allowed is the target the card showed: a link changed meanwhile is not followed.
@@ -91,16 +136,29 @@ export async function runToolCall(session: AgentSession, call: ToolCallOut, tool
   let result: ToolResult;
   try {
     const writeText = io.writeText;
-    result = await tool.run(args, { cwd: session.cwd, sessionId: session.id, signal, notify: io.notify, ...(writeText ? { writeText: (p: string, c: string) => writeText(p, c, signal) } : {}) });
+    result = await tool.run(args, {
+      cwd: session.cwd,
+      sessionId: session.id,
+      signal,
+      notify: io.notify,
+      ...(writeText ? { writeText: (p: string, c: string) => writeText(p, c, signal) } : {}),
+    });
   } catch (e) {
     const message = e instanceof ToolRefused ? e.message : `${tool.name} failed: ${(e as Error).message}`;
     result = { text: message, failed: true };
   }
   if (tool.name === "update_plan") await io.update({ sessionUpdate: "plan", entries: planEntries(args) });
   const content: acp.ToolCallContent[] = [];
-  if (result.diff) content.push({ type: "diff", path: result.diff.path, oldText: result.diff.oldText, newText: result.diff.newText });
+  if (result.diff)
+    content.push({ type: "diff", path: result.diff.path, oldText: result.diff.oldText, newText: result.diff.newText });
   content.push(text(result.text.length > OUTPUT_SHOWN ? `${result.text.slice(0, OUTPUT_SHOWN)}\n[…]` : result.text));
-  await io.update({ sessionUpdate: "tool_call_update", toolCallId, status: result.failed ? "failed" : "completed", content, rawOutput: { text: result.text.slice(0, OUTPUT_SHOWN) } });
+  await io.update({
+    sessionUpdate: "tool_call_update",
+    toolCallId,
+    status: result.failed ? "failed" : "completed",
+    content,
+    rawOutput: { text: result.text.slice(0, OUTPUT_SHOWN) },
+  });
   return result.text;
 }
 

@@ -35,7 +35,10 @@ function functionsFor(session: AgentSession, tools: Map<string, Tool>): OpenAI.C
   // Plan mode: the model is offered only what reads; a write it still asks for needs permission.
   return [...tools.values()]
     .filter((t) => session.mode !== "plan" || !t.writes)
-    .map((t) => ({ type: "function" as const, function: { name: t.name, description: t.description, parameters: t.parameters } }));
+    .map((t) => ({
+      type: "function" as const,
+      function: { name: t.name, description: t.description, parameters: t.parameters },
+    }));
 }
 
 function addUsage(total: TokenCounts, u: OpenAI.CompletionUsage | null): void {
@@ -54,8 +57,12 @@ export async function runTurn(
 ): Promise<TurnOutcome> {
   const { cfg, client, tools, io } = deps;
   const counts: TokenCounts = { inputTokens: 0, outputTokens: 0, cachedTokens: 0 };
-  const outcome = (stopReason: acp.StopReason): TurnOutcome => ({ stopReason, usage: { ...counts, costUsd: costUsd(cfg.flavour, session.model, counts) } });
-  const thought = (t: string) => io.update({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: t } });
+  const outcome = (stopReason: acp.StopReason): TurnOutcome => ({
+    stopReason,
+    usage: { ...counts, costUsd: costUsd(cfg.flavour, session.model, counts) },
+  });
+  const thought = (t: string) =>
+    io.update({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: t } });
 
   // Thinking of earlier turns is not sent back (DeepSeek refuses it); this turn's is, during its tool loop.
   for (const m of session.history) delete m.reasoning_content;
@@ -66,10 +73,13 @@ export async function runTurn(
   for (let step = 0; step < MAX_STEPS; step++) {
     const window = windowOf(session, cfg);
     if (window !== null && session.contextTokens > window) {
-      await thought(`Context is ${session.contextTokens.toLocaleString("en-US")} tokens, past the window of ${window.toLocaleString("en-US")}: summarizing earlier turns.\n`);
+      await thought(
+        `Context is ${session.contextTokens.toLocaleString("en-US")} tokens, past the window of ${window.toLocaleString("en-US")}: summarizing earlier turns.\n`,
+      );
       const done = await runModel(() => compact(session, client, signal), signal);
       if (done === "cancelled") return outcome("cancelled");
-      if (done && done !== "again") await thought(`Compacted: about ${done.after.toLocaleString("en-US")} tokens now.\n`);
+      if (done && done !== "again")
+        await thought(`Compacted: about ${done.after.toLocaleString("en-US")} tokens now.\n`);
     }
     const partial: ModelReply = { content: "", reasoning: "", toolCalls: [], finishReason: null, usage: null };
     const reply = await runModel(
@@ -107,19 +117,27 @@ export async function runTurn(
       reply.toolCalls.forEach((c, i) => {
         c.id ||= `call_${step}_${i}`;
       });
-      (assistant as OpenAI.Chat.Completions.ChatCompletionAssistantMessageParam).tool_calls = reply.toolCalls.map((c) => ({
-        id: c.id,
-        type: "function" as const,
-        function: { name: c.name, arguments: c.arguments || "{}" },
-      }));
+      (assistant as OpenAI.Chat.Completions.ChatCompletionAssistantMessageParam).tool_calls = reply.toolCalls.map(
+        (c) => ({
+          id: c.id,
+          type: "function" as const,
+          function: { name: c.name, arguments: c.arguments || "{}" },
+        }),
+      );
     }
     session.history.push(assistant);
-    session.contextTokens = reply.usage ? reply.usage.prompt_tokens + reply.usage.completion_tokens : session.contextTokens + Math.ceil((reply.content.length + reply.reasoning.length) / 4);
+    session.contextTokens = reply.usage
+      ? reply.usage.prompt_tokens + reply.usage.completion_tokens
+      : session.contextTokens + Math.ceil((reply.content.length + reply.reasoning.length) / 4);
 
     if (reply.toolCalls.length === 0) return outcome(reply.finishReason === "length" ? "max_tokens" : "end_turn");
     for (const call of reply.toolCalls) {
       // Every call gets a result, even after a Stop, so the history stays valid for the next turn.
-      const result = signal.aborted ? "Not run: the user stopped the turn." : await runToolCall(session, call, tools, io, signal).catch((e) => (signal.aborted ? "Stopped by the user." : `${call.name} failed: ${(e as Error).message}`));
+      const result = signal.aborted
+        ? "Not run: the user stopped the turn."
+        : await runToolCall(session, call, tools, io, signal).catch((e) =>
+            signal.aborted ? "Stopped by the user." : `${call.name} failed: ${(e as Error).message}`,
+          );
       session.history.push({ role: "tool", tool_call_id: call.id, content: result });
       session.contextTokens += Math.ceil(result.length / 4);
     }
@@ -129,7 +147,11 @@ export async function runTurn(
 }
 
 /** Runs a model request; "cancelled" on Stop, "again" when `recover` fixed the failure. */
-async function runModel<T>(fn: () => Promise<T>, signal: AbortSignal, recover?: (e: unknown) => Promise<boolean>): Promise<T | "cancelled" | "again"> {
+async function runModel<T>(
+  fn: () => Promise<T>,
+  signal: AbortSignal,
+  recover?: (e: unknown) => Promise<boolean>,
+): Promise<T | "cancelled" | "again"> {
   try {
     return await fn();
   } catch (e) {

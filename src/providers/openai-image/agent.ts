@@ -9,7 +9,14 @@ import { existsSync, realpathSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type * as acp from "@agentclientprotocol/sdk";
 import { PROTOCOL_VERSION, RequestError, serveAcp, type Peer } from "../agent-acp.ts";
-import { configOptions, DEFAULT_OPTIONS, setOption, turnOptions, type ImageOptions, type TurnOptions } from "./options.ts";
+import {
+  configOptions,
+  DEFAULT_OPTIONS,
+  setOption,
+  turnOptions,
+  type ImageOptions,
+  type TurnOptions,
+} from "./options.ts";
 import { decide, type Intent } from "./intent.ts";
 import { basename, join } from "node:path";
 import { isInside, readInside } from "../../core/paths.ts";
@@ -60,7 +67,10 @@ function attachedImage(prompt: acp.ContentBlock[], cwd: string): string | null {
 }
 
 function replyText(intent: Intent, o: TurnOptions, saved: SavedImage[], cwd: string): string {
-  const what = intent.kind === "edit" ? `Edited ${intent.image.startsWith(cwd) ? intent.image.slice(cwd.length + 1) : intent.image}` : "Generated";
+  const what =
+    intent.kind === "edit"
+      ? `Edited ${intent.image.startsWith(cwd) ? intent.image.slice(cwd.length + 1) : intent.image}`
+      : "Generated";
   const head = `${what}: ${saved.length} image${saved.length === 1 ? "" : "s"} with ${o.model} (size ${o.size}, quality ${o.quality}).`;
   const lines = saved.map((i) => `- ${i.path} (${i.size ?? o.size}, ${i.bytes.toLocaleString("en-US")} bytes)`);
   return [head, ...lines].join("\n");
@@ -70,36 +80,72 @@ function replyText(intent: Intent, o: TurnOptions, saved: SavedImage[], cwd: str
 const refused = (message: string) => new RequestError(-32603, message, { oar: { kind: "config" } });
 
 /** The turn's end; with the tokens the Images API reported (ACP's prompt-response `usage`). */
-type PromptEnd = { stopReason: acp.StopReason; usage?: { inputTokens: number; outputTokens: number; totalTokens: number } };
+type PromptEnd = {
+  stopReason: acp.StopReason;
+  usage?: { inputTokens: number; outputTokens: number; totalTokens: number };
+};
 
 /** Relay header lines (an agent's prompt, a schedule) are for the reader, not for the image model. */
 const RELAY_HEADER = /^\[(?:Remote prompt from an agent|Prompt from an agent|relay schedule|relay event)\b[^\n]*\]\s*$/;
 
-async function runPrompt(session: Session, params: acp.PromptRequest, client: Peer, signal: AbortSignal): Promise<PromptEnd> {
+async function runPrompt(
+  session: Session,
+  params: acp.PromptRequest,
+  client: Peer,
+  signal: AbortSignal,
+): Promise<PromptEnd> {
   const meta = oarMeta(params._meta);
   session.options.model = str(meta.model) ?? session.options.model;
   session.effort = str(meta.effort) ?? session.effort;
-  const text = (params.prompt ?? []).flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n")
-    .split("\n").filter((l) => !RELAY_HEADER.test(l)).join("\n").trim();
-  if (!text) throw new RequestError(-32602, "The prompt is empty: describe the image to make or the change to the last one. No image was made.", { oar: { kind: "protocol" } });
+  const text = (params.prompt ?? [])
+    .flatMap((b) => (b.type === "text" ? [b.text] : []))
+    .join("\n")
+    .split("\n")
+    .filter((l) => !RELAY_HEADER.test(l))
+    .join("\n")
+    .trim();
+  if (!text)
+    throw new RequestError(
+      -32602,
+      "The prompt is empty: describe the image to make or the change to the last one. No image was made.",
+      { oar: { kind: "protocol" } },
+    );
   const apiKey = process.env.OPENAI_API_KEY;
-  if (!apiKey) throw new RequestError(-32603, "OpenAI Image has no API key: add one in Settings → Providers (openaiApiKey). No image was made.", { oar: { kind: "auth" } });
+  if (!apiKey)
+    throw new RequestError(
+      -32603,
+      "OpenAI Image has no API key: add one in Settings → Providers (openaiApiKey). No image was made.",
+      { oar: { kind: "auth" } },
+    );
   const { Cancelled, ImagesFailure, openaiClient, requestImages } = await imagesApi();
   const { root } = session.gallery;
   const folder = session.gallery.folder();
-  if (!folder) throw refused(`The images folder ${join(root, "images")} is a link that leads outside the session's folder ${root}: OpenAI Image writes images only inside it. Remove the link; no image was made.`);
+  if (!folder)
+    throw refused(
+      `The images folder ${join(root, "images")} is a link that leads outside the session's folder ${root}: OpenAI Image writes images only inside it. Remove the link; no image was made.`,
+    );
   const o = turnOptions(session.options, session.effort, text);
-  const intent = decide(text, session.cwd, session.gallery.last?.path ?? null, attachedImage(params.prompt, session.cwd));
+  const intent = decide(
+    text,
+    session.cwd,
+    session.gallery.last?.path ?? null,
+    attachedImage(params.prompt, session.cwd),
+  );
   // The one place an image is read for upload: inside the folder, links resolved, whatever
   // named it (the prompt, an attachment, or the gallery list, which anyone may edit).
   let upload: { bytes: Buffer; name: string } | null = null;
   if (intent.kind === "edit") {
     const read = readInside(root, intent.image);
-    const which = intent.named ? intent.image : `${intent.image} (the conversation's last image, as ${session.gallery.listName} names it)`;
+    const which = intent.named
+      ? intent.image
+      : `${intent.image} (the conversation's last image, as ${session.gallery.listName} names it)`;
     if ("refused" in read && read.refused === "outside") {
-      throw refused(`${which} leads outside the session's folder ${root}: OpenAI Image sends only files inside it to OpenAI. Nothing was sent and no image was made; name an image inside the folder, or ask for a new one.`);
+      throw refused(
+        `${which} leads outside the session's folder ${root}: OpenAI Image sends only files inside it to OpenAI. Nothing was sent and no image was made; name an image inside the folder, or ask for a new one.`,
+      );
     }
-    if ("refused" in read) throw refused(`${which} is no longer there. No image was made; name another image, or ask for a new one.`);
+    if ("refused" in read)
+      throw refused(`${which} is no longer there. No image was made; name another image, or ask for a new one.`);
     upload = { bytes: read.bytes, name: basename(read.path) };
   }
   log(`${intent.kind} with ${o.model} (${o.size}, ${o.quality}, n=${o.n})`);
@@ -110,7 +156,9 @@ async function runPrompt(session: Session, params: acp.PromptRequest, client: Pe
   } catch (err) {
     if (err instanceof Cancelled) return { stopReason: "cancelled" };
     // Worded for the owner; the relay keeps the words (turn-errors.ts). -32603: not ACP's "auth required".
-    throw new RequestError(-32603, (err as Error).message, { oar: { kind: err instanceof ImagesFailure ? err.kind : "protocol" } });
+    throw new RequestError(-32603, (err as Error).message, {
+      oar: { kind: err instanceof ImagesFailure ? err.kind : "protocol" },
+    });
   }
   if (signal.aborted) return { stopReason: "cancelled" };
   const saved = session.gallery.save(folder, result.b64s, result.format, new Date());
@@ -119,18 +167,32 @@ async function runPrompt(session: Session, params: acp.PromptRequest, client: Pe
       sessionId: session.id,
       update: {
         sessionUpdate: "agent_message_chunk",
-        content: { type: "resource_link", uri: pathToFileURL(img.path).href, name: img.path.split("/").pop()!, mimeType: img.mimeType, size: img.bytes, ...(img.size ? { _meta: { oar: { size: img.size } } } : {}) },
+        content: {
+          type: "resource_link",
+          uri: pathToFileURL(img.path).href,
+          name: img.path.split("/").pop()!,
+          mimeType: img.mimeType,
+          size: img.bytes,
+          ...(img.size ? { _meta: { oar: { size: img.size } } } : {}),
+        },
       },
     });
   }
   await client.notify("session/update", {
     sessionId: session.id,
-    update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: replyText(intent, o, saved, root) } },
+    update: {
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: replyText(intent, o, saved, root) },
+    },
   });
   const u = result.usage;
   const end: PromptEnd = { stopReason: "end_turn" };
   if (u?.inputTokens !== undefined || u?.outputTokens !== undefined) {
-    end.usage = { inputTokens: u?.inputTokens ?? 0, outputTokens: u?.outputTokens ?? 0, totalTokens: (u?.inputTokens ?? 0) + (u?.outputTokens ?? 0) };
+    end.usage = {
+      inputTokens: u?.inputTokens ?? 0,
+      outputTokens: u?.outputTokens ?? 0,
+      totalTokens: (u?.inputTokens ?? 0) + (u?.outputTokens ?? 0),
+    };
   }
   return end;
 }

@@ -63,7 +63,11 @@ export class Gallery {
 
   /** Writes the images of one answer (base64) into `folder` (see folder()) and remembers them. */
   save(folder: string, b64s: string[], format: string, now: Date): SavedImage[] {
-    const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").replace(/\.(\d+)Z$/, "-$1");
+    const stamp = now
+      .toISOString()
+      .replace(/[-:]/g, "")
+      .replace("T", "-")
+      .replace(/\.(\d+)Z$/, "-$1");
     const ext = format === "jpeg" ? "jpg" : EXT[format] ? format : "png";
     const saved = b64s.map((b64, i) => {
       const bytes = Buffer.from(b64, "base64");

@@ -23,7 +23,12 @@ export class ImagesFailure extends Error {
   }
 }
 
-const MIME: Record<string, string> = { ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp" };
+const MIME: Record<string, string> = {
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".webp": "image/webp",
+};
 
 export function openaiClient(apiKey: string, baseURL: string): OpenAI {
   return new OpenAI({ apiKey, baseURL, maxRetries: 2 });
@@ -31,7 +36,13 @@ export function openaiClient(apiKey: string, baseURL: string): OpenAI {
 
 /** One generate or edit request; `image` set means edit that image (its bytes, read from inside
  * the session's folder, and its file name). */
-export async function requestImages(client: OpenAI, prompt: string, o: TurnOptions, image: { bytes: Buffer; name: string } | null, signal: AbortSignal): Promise<ImagesResult> {
+export async function requestImages(
+  client: OpenAI,
+  prompt: string,
+  o: TurnOptions,
+  image: { bytes: Buffer; name: string } | null,
+  signal: AbortSignal,
+): Promise<ImagesResult> {
   const common = {
     prompt,
     model: o.model,
@@ -44,13 +55,26 @@ export async function requestImages(client: OpenAI, prompt: string, o: TurnOptio
   try {
     const res = image
       ? await client.images.edit(
-          { ...common, image: await toFile(image.bytes, image.name, { type: MIME[extname(image.name).toLowerCase()] ?? "image/png" }) },
+          {
+            ...common,
+            image: await toFile(image.bytes, image.name, {
+              type: MIME[extname(image.name).toLowerCase()] ?? "image/png",
+            }),
+          },
           { signal },
         )
       : await client.images.generate(common, { signal });
-    const b64s = (res.data ?? []).map((d) => d.b64_json).filter((b): b is string => typeof b === "string" && b.length > 0);
-    if (!b64s.length) throw new ImagesFailure("OpenAI answered without any image data; no image was made. Try the prompt again.", "protocol");
-    const usage = res.usage ? { inputTokens: res.usage.input_tokens, outputTokens: res.usage.output_tokens } : undefined;
+    const b64s = (res.data ?? [])
+      .map((d) => d.b64_json)
+      .filter((b): b is string => typeof b === "string" && b.length > 0);
+    if (!b64s.length)
+      throw new ImagesFailure(
+        "OpenAI answered without any image data; no image was made. Try the prompt again.",
+        "protocol",
+      );
+    const usage = res.usage
+      ? { inputTokens: res.usage.input_tokens, outputTokens: res.usage.output_tokens }
+      : undefined;
     return { b64s, format: res.output_format ?? "png", ...(usage ? { usage } : {}) };
   } catch (err) {
     if (signal.aborted || err instanceof APIUserAbortError) throw new Cancelled();
@@ -78,12 +102,16 @@ export function inWords(err: unknown, baseURL: string): string {
   if (status === 400 && (code === "content_policy_violation" || code === "moderation_blocked")) {
     return `OpenAI refused the prompt under its content policy (${code}): ${said} Rephrase the prompt; no image was made.`;
   }
-  if (status === 401) return `OpenAI did not accept the API key (401): ${said} Set a valid key in Settings → Providers (openaiApiKey); no image was made.`;
-  if (status === 403) return `OpenAI refused access (403): ${said} The key's organization may need verification for this model; no image was made.`;
+  if (status === 401)
+    return `OpenAI did not accept the API key (401): ${said} Set a valid key in Settings → Providers (openaiApiKey); no image was made.`;
+  if (status === 403)
+    return `OpenAI refused access (403): ${said} The key's organization may need verification for this model; no image was made.`;
   if (status === 429 && code === "insufficient_quota") {
     return `OpenAI says the account has no quota left (429 insufficient_quota): ${said} Add credit or raise the limit in the OpenAI account; no image was made.`;
   }
-  if (status === 429) return `OpenAI's rate limit was reached (429), also after retrying: ${said} Wait a minute and send the prompt again; no image was made.`;
-  if (status >= 500) return `OpenAI failed (${status}), also after retrying: ${said} Try again later; no image was made.`;
+  if (status === 429)
+    return `OpenAI's rate limit was reached (429), also after retrying: ${said} Wait a minute and send the prompt again; no image was made.`;
+  if (status >= 500)
+    return `OpenAI failed (${status}), also after retrying: ${said} Try again later; no image was made.`;
   return `OpenAI refused the request (${status}${code ? ` ${code}` : ""}): ${said} No image was made.`;
 }

@@ -19,7 +19,11 @@ export interface TurnOptions extends ImageOptions {
   n: number;
 }
 
-export const DEFAULT_OPTIONS: ImageOptions = { model: CATALOG["openai-image"].defaultModel, size: "auto", quality: "auto" };
+export const DEFAULT_OPTIONS: ImageOptions = {
+  model: CATALOG["openai-image"].defaultModel,
+  size: "auto",
+  quality: "auto",
+};
 
 const select = (values: readonly string[]) => values.map((v) => ({ value: v, name: v }));
 
@@ -28,8 +32,22 @@ export function configOptions(o: ImageOptions): acp.SessionConfigOption[] {
   const models = [...new Set([o.model, ...(CATALOG["openai-image"].models ?? [])])];
   return [
     { id: "model", name: "Model", category: "model", type: "select", currentValue: o.model, options: select(models) },
-    { id: "size", name: "Size", description: "Image size in pixels; auto lets the model choose.", type: "select", currentValue: o.size, options: select(SIZES) },
-    { id: "quality", name: "Quality", description: "Rendering quality; auto follows the session's effort.", type: "select", currentValue: o.quality, options: select(QUALITIES) },
+    {
+      id: "size",
+      name: "Size",
+      description: "Image size in pixels; auto lets the model choose.",
+      type: "select",
+      currentValue: o.size,
+      options: select(SIZES),
+    },
+    {
+      id: "quality",
+      name: "Quality",
+      description: "Rendering quality; auto follows the session's effort.",
+      type: "select",
+      currentValue: o.quality,
+      options: select(QUALITIES),
+    },
   ];
 }
 
@@ -38,7 +56,8 @@ export function setOption(o: ImageOptions, configId: string, value: unknown): st
   if (typeof value !== "string" || value === "") return `${configId} takes a text value`;
   if (configId === "model") o.model = value;
   else if (configId === "size") {
-    if (!SIZES.includes(value as never) && !/^\d{3,4}x\d{3,4}$/.test(value)) return `size "${value}" is not a size: ${SIZES.join(", ")} (or WIDTHxHEIGHT)`;
+    if (!SIZES.includes(value as never) && !/^\d{3,4}x\d{3,4}$/.test(value))
+      return `size "${value}" is not a size: ${SIZES.join(", ")} (or WIDTHxHEIGHT)`;
     o.size = value;
   } else if (configId === "quality") {
     if (!QUALITIES.includes(value as never)) return `quality "${value}" is not one of ${QUALITIES.join(", ")}`;
@@ -59,7 +78,11 @@ export function turnOptions(session: ImageOptions, effort: string | undefined, p
   return {
     model: session.model,
     size: size ? `${size[1]}x${size[2]}` : session.size,
-    quality: quality ? (quality[1] ?? quality[2]).toLowerCase() : session.quality !== "auto" ? session.quality : fromEffort,
+    quality: quality
+      ? (quality[1] ?? quality[2]).toLowerCase()
+      : session.quality !== "auto"
+        ? session.quality
+        : fromEffort,
     n: Math.min(Math.max(n, 1), MAX_IMAGES),
   };
 }

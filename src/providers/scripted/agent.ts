@@ -77,9 +77,9 @@ const done = serveAcp(
       initialize: (params: { protocolVersion?: number; clientCapabilities?: { fs?: { writeTextFile?: unknown } } }) => {
         clientWrites = params.clientCapabilities?.fs?.writeTextFile === true;
         return {
-        protocolVersion: params.protocolVersion ?? PROTOCOL_VERSION,
-        agentCapabilities: { loadSession: true, mcpCapabilities: { http: true } },
-        agentInfo: { name: "oar-scripted", version: "1.0.0" },
+          protocolVersion: params.protocolVersion ?? PROTOCOL_VERSION,
+          agentCapabilities: { loadSession: true, mcpCapabilities: { http: true } },
+          agentInfo: { name: "oar-scripted", version: "1.0.0" },
         };
       },
       "session/new": (params: acp.NewSessionRequest) => {
@@ -106,9 +106,7 @@ const done = serveAcp(
         session.effort = str(meta.effort) ?? session.effort;
         session.mode = str(meta.mode) ?? session.mode;
 
-        const script = (params.prompt ?? [])
-          .flatMap((block) => (block.type === "text" ? [block.text] : []))
-          .join("\n");
+        const script = (params.prompt ?? []).flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
 
         const controller = new AbortController();
         // A protocol-level $/cancel_request of this prompt cancels the turn as well.

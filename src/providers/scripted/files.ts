@@ -16,7 +16,13 @@ export interface FileIo {
 }
 
 /** Runs `/write PATH TEXT`; returns the reply line (a refusal), or null when written. */
-export async function writeFile(sessionId: string, cwd: string, rest: string, io: FileIo, signal: AbortSignal): Promise<string | null> {
+export async function writeFile(
+  sessionId: string,
+  cwd: string,
+  rest: string,
+  io: FileIo,
+  signal: AbortSignal,
+): Promise<string | null> {
   const m = /^(\S+)(?:\s([\s\S]*))?$/.exec(rest);
   if (!m) return "write refused: /write needs a path and the text";
   const [, path, raw = ""] = m;
@@ -38,7 +44,8 @@ export async function writeFile(sessionId: string, cwd: string, rest: string, io
   });
   let refused: string | null = null;
   try {
-    if (io.clientWrites) await abortable(io.request("fs/write_text_file", { sessionId, path: abs, content }, signal), signal);
+    if (io.clientWrites)
+      await abortable(io.request("fs/write_text_file", { sessionId, path: abs, content }, signal), signal);
     else {
       mkdirSync(dirname(abs), { recursive: true });
       writeFileSync(abs, content);
@@ -47,7 +54,12 @@ export async function writeFile(sessionId: string, cwd: string, rest: string, io
     if (signal.aborted) throw e;
     refused = reasonOf(e);
   }
-  await io.update({ sessionUpdate: "tool_call_update", toolCallId, status: refused ? "failed" : "completed", ...(refused ? { content: [{ type: "content", content: { type: "text", text: refused } }] } : {}) });
+  await io.update({
+    sessionUpdate: "tool_call_update",
+    toolCallId,
+    status: refused ? "failed" : "completed",
+    ...(refused ? { content: [{ type: "content", content: { type: "text", text: refused } }] } : {}),
+  });
   return refused ? `write refused: ${refused}` : null;
 }
 

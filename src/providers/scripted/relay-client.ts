@@ -10,7 +10,10 @@ const TOOL_TIMEOUT_MS = 2 * 60 * 60 * 1000;
 /** The MCP client SDK (and the zod it builds its schemas with) is several MB of every worker
  * process: loaded by the first `/tool`, which most scripted sessions never send. */
 const mcpSdk = () =>
-  Promise.all([import("@modelcontextprotocol/sdk/client/index.js"), import("@modelcontextprotocol/sdk/client/streamableHttp.js")]);
+  Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+  ]);
 
 export type RelayServer = { url: string; headers: { name: string; value: string }[] };
 
@@ -38,7 +41,12 @@ export class RelayClient {
           transport.onerror = (e) => {
             sdkOnError?.call(transport, e);
             if (!/SSE stream disconnected/.test(e.message)) return;
-            for (const fail of inFlight) fail(new Error(`the connection to the relay was lost during the call (${e.message}); whether it was done is unknown`));
+            for (const fail of inFlight)
+              fail(
+                new Error(
+                  `the connection to the relay was lost during the call (${e.message}); whether it was done is unknown`,
+                ),
+              );
           };
           const { tools } = await client.listTools(undefined, { signal });
           const names = new Set(tools.map((t) => t.name));
@@ -77,9 +85,10 @@ export class RelayClient {
       }
       const content = (result as { content?: unknown }).content;
       const first = Array.isArray(content) ? content[0] : undefined;
-      const text = first && typeof first === "object" && (first as { type?: unknown }).type === "text"
-        ? String((first as { text?: unknown }).text ?? "")
-        : JSON.stringify(content ?? null);
+      const text =
+        first && typeof first === "object" && (first as { type?: unknown }).type === "text"
+          ? String((first as { text?: unknown }).text ?? "")
+          : JSON.stringify(content ?? null);
       try {
         return JSON.stringify(JSON.parse(text));
       } catch {
@@ -99,12 +108,15 @@ export class RelayClient {
     let fail: (e: Error) => void = () => {};
     const lost = new Promise<never>((_, reject) => (fail = reject));
     inFlight.add(fail);
-    return Promise.race([lost, client.callTool({ name: toolName, arguments: args }, undefined, {
-      signal,
-      timeout: TOOL_TIMEOUT_MS,
-      resetTimeoutOnProgress: true,
-      onprogress: (p) => log(`relay_tool progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ""}`),
-    })]).finally(() => inFlight.delete(fail));
+    return Promise.race([
+      lost,
+      client.callTool({ name: toolName, arguments: args }, undefined, {
+        signal,
+        timeout: TOOL_TIMEOUT_MS,
+        resetTimeoutOnProgress: true,
+        onprogress: (p) => log(`relay_tool progress ${p.progress}${p.total !== undefined ? `/${p.total}` : ""}`),
+      }),
+    ]).finally(() => inFlight.delete(fail));
   }
 
   /** Drops the connection (the next call reconnects). */

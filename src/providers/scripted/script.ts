@@ -126,7 +126,8 @@ async function runDirective(
         return reply(`tool: ${JSON.stringify({ ok: false, error: `invalid JSON: ${(e as Error).message}` })}`);
       }
       if (!session.relay) return reply(`tool: ${RELAY_DISABLED}`);
-      const toolArgs = parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
+      const toolArgs =
+        parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {};
       const result = await session.relay.call(toolArgs, signal);
       return reply(`tool: ${result}`);
     }
@@ -177,9 +178,18 @@ async function runDirective(
       const cost = args[2] !== undefined && /^\d+(\.\d+)?$/.test(args[2]) ? Number(args[2]) : undefined;
       if (input === undefined || output === undefined || cost === undefined || args.length !== 3) return invalid();
       const u = turn.usage ?? { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
-      turn.usage = { inputTokens: u.inputTokens + input, outputTokens: u.outputTokens + output, totalTokens: u.totalTokens + input + output };
+      turn.usage = {
+        inputTokens: u.inputTokens + input,
+        outputTokens: u.outputTokens + output,
+        totalTokens: u.totalTokens + input + output,
+      };
       session.costUsd = Math.round((session.costUsd + cost) * 1e6) / 1e6;
-      return io.update({ sessionUpdate: "usage_update", used: turn.usage.totalTokens, size: 0, cost: { amount: session.costUsd, currency: "USD" } });
+      return io.update({
+        sessionUpdate: "usage_update",
+        used: turn.usage.totalTokens,
+        size: 0,
+        cost: { amount: session.costUsd, currency: "USD" },
+      });
     }
 
     case "/pid":

@@ -17,9 +17,7 @@ export const TASK_OUTPUT_METHOD = "_oar/task_output";
 function serialNotifier(notify: Notify): Notify {
   let chain: Promise<void> = Promise.resolve();
   return (method, params) => {
-    chain = chain
-      .then(() => notify(method, params))
-      .catch((e) => log(`${method} not delivered: ${errorMessage(e)}`));
+    chain = chain.then(() => notify(method, params)).catch((e) => log(`${method} not delivered: ${errorMessage(e)}`));
     return chain;
   };
 }

@@ -13,7 +13,10 @@ const MAX_LIST = 500;
 const MAX_MATCHES = 200;
 const MAX_SEARCH_FILE = 1_000_000;
 
-const pathArg = { type: "string", description: "Path relative to the session's folder (absolute paths must lie inside it)." };
+const pathArg = {
+  type: "string",
+  description: "Path relative to the session's folder (absolute paths must lie inside it).",
+};
 
 // `abs` comes from confine() with every link resolved; O_NOFOLLOW refuses a link put in its
 // place since (ELOOP) instead of following it out of the folder.
@@ -53,7 +56,8 @@ function readText(abs: string, p: string): string {
 
 export const readFile: Tool = {
   name: "read_file",
-  description: "Read a text file. Returns its lines (optionally a range: offset = first line, 1-based; limit = number of lines).",
+  description:
+    "Read a text file. Returns its lines (optionally a range: offset = first line, 1-based; limit = number of lines).",
   parameters: {
     type: "object",
     properties: { path: pathArg, offset: { type: "integer", minimum: 1 }, limit: { type: "integer", minimum: 1 } },
@@ -69,7 +73,8 @@ export const readFile: Tool = {
     const from = Math.max(1, int(a.offset) ?? 1);
     const count = Math.min(int(a.limit) ?? MAX_READ_LINES, MAX_READ_LINES);
     let body = lines.slice(from - 1, from - 1 + count).join("\n");
-    if (body.length > MAX_READ_CHARS) body = `${body.slice(0, MAX_READ_CHARS)}\n[… cut at ${MAX_READ_CHARS} characters]`;
+    if (body.length > MAX_READ_CHARS)
+      body = `${body.slice(0, MAX_READ_CHARS)}\n[… cut at ${MAX_READ_CHARS} characters]`;
     const to = Math.min(lines.length, from - 1 + count);
     const range = from === 1 && to === lines.length ? "" : ` (lines ${from}-${to} of ${lines.length})`;
     return { text: `${shown(ctx.cwd, abs)}${range}:\n${body}` };
@@ -78,10 +83,14 @@ export const readFile: Tool = {
 
 export const listFiles: Tool = {
   name: "list_files",
-  description: "List files matching a glob (e.g. 'src/**/*.ts', '*.md'), relative to the session's folder. Skips .git and node_modules.",
+  description:
+    "List files matching a glob (e.g. 'src/**/*.ts', '*.md'), relative to the session's folder. Skips .git and node_modules.",
   parameters: {
     type: "object",
-    properties: { pattern: { type: "string", description: "Glob; default '**/*'." }, path: { ...pathArg, description: "Folder to list under (default: the session's folder)." } },
+    properties: {
+      pattern: { type: "string", description: "Glob; default '**/*'." },
+      path: { ...pathArg, description: "Folder to list under (default: the session's folder)." },
+    },
   },
   kind: "search",
   writes: false,
@@ -101,7 +110,8 @@ export const listFiles: Tool = {
 
 export const searchFiles: Tool = {
   name: "search_files",
-  description: "Search file contents with a regular expression (JavaScript syntax). Returns 'path:line: text' per match.",
+  description:
+    "Search file contents with a regular expression (JavaScript syntax). Returns 'path:line: text' per match.",
   parameters: {
     type: "object",
     properties: {
@@ -146,7 +156,11 @@ export const searchFiles: Tool = {
 export const writeFile: Tool = {
   name: "write_file",
   description: "Create or overwrite a file with the given content (folders are created).",
-  parameters: { type: "object", properties: { path: pathArg, content: { type: "string" } }, required: ["path", "content"] },
+  parameters: {
+    type: "object",
+    properties: { path: pathArg, content: { type: "string" } },
+    required: ["path", "content"],
+  },
   kind: "edit",
   writes: true,
   title: (a) => `Write ${str(a.path) ?? ""}`,
@@ -156,16 +170,25 @@ export const writeFile: Tool = {
     const content = str(a.content) ?? "";
     const oldText = existsSync(abs) ? readText(abs, String(a.path)) : null;
     await writeOut(abs, content, ctx);
-    return { text: `${oldText === null ? "Created" : "Wrote"} ${shown(ctx.cwd, abs)} (${content.length} characters).`, diff: { path: abs, oldText, newText: content } };
+    return {
+      text: `${oldText === null ? "Created" : "Wrote"} ${shown(ctx.cwd, abs)} (${content.length} characters).`,
+      diff: { path: abs, oldText, newText: content },
+    };
   },
 };
 
 export const editFile: Tool = {
   name: "edit_file",
-  description: "Replace an exact string in a file. old_string must occur exactly once unless replace_all is true; include enough context to make it unique.",
+  description:
+    "Replace an exact string in a file. old_string must occur exactly once unless replace_all is true; include enough context to make it unique.",
   parameters: {
     type: "object",
-    properties: { path: pathArg, old_string: { type: "string" }, new_string: { type: "string" }, replace_all: { type: "boolean" } },
+    properties: {
+      path: pathArg,
+      old_string: { type: "string" },
+      new_string: { type: "string" },
+      replace_all: { type: "boolean" },
+    },
     required: ["path", "old_string", "new_string"],
   },
   kind: "edit",
@@ -179,12 +202,20 @@ export const editFile: Tool = {
     const to = str(a.new_string) ?? "";
     if (from === "") throw new ToolRefused("old_string is empty; use write_file to create a file.");
     const count = oldText.split(from).length - 1;
-    if (count === 0) throw new ToolRefused(`old_string was not found in ${a.path}; read the file and copy the text exactly. Nothing was changed.`);
+    if (count === 0)
+      throw new ToolRefused(
+        `old_string was not found in ${a.path}; read the file and copy the text exactly. Nothing was changed.`,
+      );
     if (count > 1 && a.replace_all !== true) {
-      throw new ToolRefused(`old_string occurs ${count} times in ${a.path}; add context to make it unique or set replace_all. Nothing was changed.`);
+      throw new ToolRefused(
+        `old_string occurs ${count} times in ${a.path}; add context to make it unique or set replace_all. Nothing was changed.`,
+      );
     }
     const newText = a.replace_all === true ? oldText.split(from).join(to) : oldText.replace(from, () => to);
     await writeOut(abs, newText, ctx);
-    return { text: `Edited ${shown(ctx.cwd, abs)} (${count} replacement${count === 1 ? "" : "s"}).`, diff: { path: abs, oldText, newText } };
+    return {
+      text: `Edited ${shown(ctx.cwd, abs)} (${count} replacement${count === 1 ? "" : "s"}).`,
+      diff: { path: abs, oldText, newText },
+    };
   },
 };

@@ -5,4 +5,12 @@ import { updatePlan } from "./plan.ts";
 import { runCommand } from "./shell.ts";
 import type { Tool } from "./types.ts";
 
-export const BUILTIN_TOOLS: readonly Tool[] = [readFile, listFiles, searchFiles, editFile, writeFile, runCommand, updatePlan];
+export const BUILTIN_TOOLS: readonly Tool[] = [
+  readFile,
+  listFiles,
+  searchFiles,
+  editFile,
+  writeFile,
+  runCommand,
+  updatePlan,
+];

@@ -19,7 +19,11 @@ export interface McpLink {
   problems: string[];
 }
 
-export async function connectMcp(servers: acp.McpServer[], taken: Set<string>, log: (s: string) => void): Promise<McpLink> {
+export async function connectMcp(
+  servers: acp.McpServer[],
+  taken: Set<string>,
+  log: (s: string) => void,
+): Promise<McpLink> {
   const clients: Client[] = [];
   const tools: Tool[] = [];
   const problems: string[] = [];
@@ -67,7 +71,11 @@ function wrap(client: Client, server: string, t: Listed, name: string): Tool {
       });
       const content = Array.isArray(result.content) ? result.content : [];
       const text = content
-        .map((c) => (c && typeof c === "object" && (c as { type?: string }).type === "text" ? String((c as { text?: unknown }).text ?? "") : JSON.stringify(c)))
+        .map((c) =>
+          c && typeof c === "object" && (c as { type?: string }).type === "text"
+            ? String((c as { text?: unknown }).text ?? "")
+            : JSON.stringify(c),
+        )
         .join("\n");
       return { text: text || "(no content)", failed: result.isError === true };
     },

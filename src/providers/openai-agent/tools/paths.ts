@@ -20,12 +20,14 @@ export function confine(cwd: string, p: unknown): string {
   try {
     abs = resolveLinks(given);
   } catch (err) {
-    if (err instanceof TooManyLinks) throw new ToolRefused(`'${p}' goes through too many symbolic links; nothing was done.`);
+    if (err instanceof TooManyLinks)
+      throw new ToolRefused(`'${p}' goes through too many symbolic links; nothing was done.`);
     throw err;
   }
   const rel = relative(root, abs);
   if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
-    const via = abs !== given && relative(root, given).split(sep)[0] !== ".." ? ` (a symbolic link leads it to ${abs})` : "";
+    const via =
+      abs !== given && relative(root, given).split(sep)[0] !== ".." ? ` (a symbolic link leads it to ${abs})` : "";
     throw new ToolRefused(`'${p}' is outside the session's folder ${root}${via}; only files under it can be used.`);
   }
   return abs;

@@ -30,7 +30,10 @@ export const updatePlan: Tool = {
         type: "array",
         items: {
           type: "object",
-          properties: { content: { type: "string" }, status: { type: "string", enum: ["pending", "in_progress", "completed"] } },
+          properties: {
+            content: { type: "string" },
+            status: { type: "string", enum: ["pending", "in_progress", "completed"] },
+          },
           required: ["content", "status"],
         },
       },

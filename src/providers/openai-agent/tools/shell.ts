@@ -13,7 +13,9 @@ const FOREGROUND_MS = 60_000;
 const MAX_OUTPUT = 30_000;
 
 function clip(text: string): string {
-  return text.length > MAX_OUTPUT ? `[… first ${text.length - MAX_OUTPUT} characters cut]\n${text.slice(-MAX_OUTPUT)}` : text;
+  return text.length > MAX_OUTPUT
+    ? `[… first ${text.length - MAX_OUTPUT} characters cut]\n${text.slice(-MAX_OUTPUT)}`
+    : text;
 }
 
 export const runCommand: Tool = {
@@ -70,8 +72,12 @@ async function run(a: Record<string, unknown>, ctx: ToolContext) {
     const base = { sessionId: ctx.sessionId, taskId, type: "local_bash", description };
     await send(TASK_METHOD, { ...base, status: "running" });
     if (output) void send(TASK_OUTPUT_METHOD, { sessionId: ctx.sessionId, taskId, chunk: output });
-    void closed.then((code) => send(TASK_METHOD, { ...base, status: code === 0 ? "completed" : "failed", exitCode: code }));
-    return { text: `${why} It runs as background task ${taskId} ("${description}"); its output goes to the task console (relay_tool read_task_output with task_id "${taskId}").` };
+    void closed.then((code) =>
+      send(TASK_METHOD, { ...base, status: code === 0 ? "completed" : "failed", exitCode: code }),
+    );
+    return {
+      text: `${why} It runs as background task ${taskId} ("${description}"); its output goes to the task console (relay_tool read_task_output with task_id "${taskId}").`,
+    };
   };
 
   if (a.background === true) return toBackground("Started in the background.");

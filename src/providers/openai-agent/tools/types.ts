@@ -42,4 +42,5 @@ export interface Tool {
 }
 
 export const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
-export const int = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? Math.floor(v) : undefined);
+export const int = (v: unknown): number | undefined =>
+  typeof v === "number" && Number.isFinite(v) ? Math.floor(v) : undefined;

@@ -23,7 +23,11 @@ export function globToRegExp(glob: string): RegExp {
       const end = glob.indexOf("}", i);
       if (end < 0) re += "\\{";
       else {
-        re += `(?:${glob.slice(i + 1, end).split(",").map(escapeRegExp).join("|")})`;
+        re += `(?:${glob
+          .slice(i + 1, end)
+          .split(",")
+          .map(escapeRegExp)
+          .join("|")})`;
         i = end;
       }
     } else re += escapeRegExp(c);
@@ -34,7 +38,12 @@ export function globToRegExp(glob: string): RegExp {
 const escapeRegExp = (s: string) => s.replace(/[.+^${}()|[\]\\*?]/g, "\\$&");
 
 /** Files under `dir` (relative to `root`, with "/"), skipping bulky folders, at most `limit`. */
-export function walkFiles(root: string, dir: string, limit: number, signal?: AbortSignal): { files: string[]; truncated: boolean } {
+export function walkFiles(
+  root: string,
+  dir: string,
+  limit: number,
+  signal?: AbortSignal,
+): { files: string[]; truncated: boolean } {
   const files: string[] = [];
   const stack = [dir];
   while (stack.length) {

@@ -235,7 +235,7 @@ test("bad command lines are refused with a message and a non-zero exit; --versio
     assert.equal(h.status, 0, args.join(" "));
     assert.match(
       h.stdout,
-      /^Usage:\n {2}oar start .*\n {2}oar url \[--data DIR\] +prints the web UI link/m,
+      /^Usage:\n {2}oar start .*\n {2}oar tls init \[--data DIR\] +makes a self-signed certificate.*\n {2}oar url \[--data DIR\] +prints the web UI link/m,
       args.join(" "),
     );
   }

@@ -19,7 +19,7 @@ import { makeAnswering } from "../questions/answering.ts";
 import { Approvals } from "../approvals/approvals.ts";
 import { Schedules } from "../schedules/schedules.ts";
 import { installGroupLifetime } from "../groups/lifetime.ts";
-import { installBudgets } from "../budgets/install.ts";
+import { budgetTargets, buildBudgets } from "../budgets/install.ts";
 import { WorktreeWiring } from "../worktrees/wiring.ts";
 import { Groups } from "../groups/service.ts";
 import { Watching } from "../watching/watching.ts";
@@ -62,7 +62,12 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
   const bus = new Bus();
   secureDataDir(dataDir);
   const db = openDb(join(dataDir, "oar.db"));
-  const settings = new SettingsStore(db, clock);
+  // A budget's targets are looked up when the setting changes, after everything is built.
+  const settings = new SettingsStore(
+    db,
+    clock,
+    budgetTargets({ db, settings: { get: () => settings.get() }, sessions: { get: (id) => sessions.get(id) } }),
+  );
   const token = ownerToken(dataDir);
   const address = new ListenAddress();
   const transaction = <T>(fn: () => T): T => db.transaction(fn)();
@@ -109,14 +114,24 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     },
   });
   const { probes, workers } = providers;
+  const { holds } = buildBudgets({
+    db,
+    clock,
+    bus,
+    settings,
+    sessions,
+    cards: approvals.cards,
+    kick: (id) => turns.kick(id),
+    dropQueued: (sessionId, turnId) => turns.dropQueued(sessionId, turnId),
+  });
   const turns = new Turns({
     store: sessions,
     clock,
     bus,
     runner: opts.runner ?? providers.runner,
     maxTurnMinutes: () => settings.get().maxTurnMinutes,
+    gate: holds,
   });
-  const { holds } = installBudgets({ db, clock, bus, settings, sessions, turns, cards: approvals.cards });
   const schedules = new Schedules({ db, clock, bus, sessions, turns, approvals });
   const watch = new Watching({
     db,

@@ -6,14 +6,28 @@ import type { Db } from "../store/db.ts";
 import type { CardStore } from "../approvals/card-store.ts";
 import { groupName, groupRow } from "../groups/groups.ts";
 import type { SessionStore } from "../sessions/session-store.ts";
-import type { Turns } from "../sessions/turns.ts";
+import type { TargetCheck } from "../core/budget-schema.ts";
 import { Budgets } from "./budgets.ts";
 import { BudgetHolds } from "./holds.ts";
 
 // Budgets wired into a relay (docs/budgets.md): the `budgets` setting read through
 // parseBudgets with what its targets may name, the domain on the relay's store and clock,
-// and the turn queue's gate. The composition root calls this once, after settings, sessions,
-// turns and the cards exist.
+// and the turn queue's gate. The composition root builds them once, before the turn queue,
+// which gets the holds as its constructor argument.
+
+/** What a budget's target may name: a built-in or custom provider, a live group, a session. */
+export function budgetTargets(d: {
+  db: Db;
+  settings: Pick<SettingsStore, "get">;
+  sessions: Pick<SessionStore, "get">;
+}): TargetCheck {
+  const isBuiltIn = new Set<string>(PROVIDER_IDS);
+  return {
+    isProvider: (id) => isBuiltIn.has(id) || d.settings.get().customAgents.some((a) => a.id === id),
+    isGroup: (id) => !!groupRow(d, id),
+    isSession: (id) => !!d.sessions.get(id),
+  };
+}
 
 export interface BudgetsWiring {
   db: Db;
@@ -21,17 +35,13 @@ export interface BudgetsWiring {
   bus: Bus;
   settings: SettingsStore;
   sessions: Pick<SessionStore, "get">;
-  turns: Pick<Turns, "kick" | "dropQueued" | "gate">;
+  /** The turn queue's, reached once it exists (it is built with the holds as its gate). */
+  kick(sessionId: string): void;
+  dropQueued(sessionId: string, onlyTurn?: string): void;
   cards: CardStore;
 }
 
-export function installBudgets(d: BudgetsWiring): { budgets: Budgets; holds: BudgetHolds } {
-  const isBuiltIn = new Set<string>(PROVIDER_IDS);
-  d.settings.budgetTargets = {
-    isProvider: (id) => isBuiltIn.has(id) || d.settings.get().customAgents.some((a) => a.id === id),
-    isGroup: (id) => !!groupRow(d, id),
-    isSession: (id) => !!d.sessions.get(id),
-  };
+export function buildBudgets(d: BudgetsWiring): { budgets: Budgets; holds: BudgetHolds } {
   const budgets = new Budgets({
     db: d.db,
     clock: d.clock,
@@ -50,9 +60,8 @@ export function installBudgets(d: BudgetsWiring): { budgets: Budgets; holds: Bud
     cards: d.cards,
     bus: d.bus,
     clock: d.clock,
-    kick: (id) => d.turns.kick(id),
-    stopQueued: (sessionId, turnId) => d.turns.dropQueued(sessionId, turnId),
+    kick: (id) => d.kick(id),
+    stopQueued: (sessionId, turnId) => d.dropQueued(sessionId, turnId),
   });
-  d.turns.gate = holds;
   return { budgets, holds };
 }

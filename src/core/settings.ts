@@ -122,12 +122,11 @@ const isSecret = (k: string): k is (typeof SECRET_SETTINGS)[number] =>
 export class SettingsStore {
   private cache: Settings;
   private spentMonth: string | null = null;
-  /** What a budget's target may name (providers, groups, sessions): set by the composition root. */
-  budgetTargets: TargetCheck = {};
-
   constructor(
     private db: Db,
     private clock: Pick<Clock, "now">,
+    /** What a budget's target may name (providers, groups, sessions): given by the composition root. */
+    private budgetTargets: TargetCheck = {},
   ) {
     const rows = db.prepare("SELECT key, value FROM settings").all() as { key: string; value: string }[];
     const stored: Record<string, unknown> = {};

@@ -75,6 +75,8 @@ export interface TurnsDeps {
   bus: Bus;
   runner: TurnRunner;
   maxTurnMinutes(): number;
+  /** What may hold a queued turn before it starts (budgets, contract §10.4). */
+  gate?: TurnGate;
 }
 
 interface Live {
@@ -91,7 +93,7 @@ export class Turns {
   private live = new Map<string, Live>();
   private waiters = new Map<string, Set<() => void>>();
   private readonly runner: TurnRunner;
-  gate?: TurnGate;
+  private readonly gate?: TurnGate;
   private heldNow: TurnRow[] = [];
   private closing = false;
   private readonly maxTurnMinutes: () => number;
@@ -104,6 +106,7 @@ export class Turns {
     this.clock = d.clock;
     this.bus = d.bus;
     this.runner = d.runner;
+    this.gate = d.gate;
     this.maxTurnMinutes = () => d.maxTurnMinutes();
     d.bus.on((e) => {
       if (

@@ -248,7 +248,9 @@ export class TestRelay {
   async stop(): Promise<void> {
     await this.kill();
     await endKeeper(this.dataDir);
-    if (!this.opts.dataDir) rmSync(this.dataDir, { recursive: true, force: true });
+    // A worker the keeper was ending may still write its last file while the folder goes
+    // (ENOTEMPTY): node's own retries cover that.
+    if (!this.opts.dataDir) rmSync(this.dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   }
 }
 

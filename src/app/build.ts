@@ -36,6 +36,7 @@ import { makeIdentity, type IdentityOptions } from "./identity.ts";
 import { ownerToken } from "./owner-token.ts";
 import { buildNotify } from "../notify/notify.ts";
 import { installNotifyHooks } from "../notify/hooks.ts";
+import { noticeNeed } from "../notify/needs.ts";
 import { cardView } from "../approvals/card-store.ts";
 import { fingerprintOf } from "../ops/tls.ts";
 import { ListenAddress } from "./address.ts";
@@ -123,6 +124,7 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     cards: approvals.cards,
     kick: (id) => turns.kick(id),
     dropQueued: (sessionId, turnId) => turns.dropQueued(sessionId, turnId),
+    tellCaller: (from, turn, usage) => pairing.outbox.addSpend(from, turn, usage, clock.now()),
   });
   const turns = new Turns({
     store: sessions,
@@ -164,6 +166,7 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     settings,
     sessions,
     watch,
+    remoteSpend: (r) => holds.recordRemote(r),
   });
   // Strings that must never show in results or task output (agent tokens: secretMask).
   const secrets = () => [token, ...settings.secretValues(), ...pairing.secrets()].filter(Boolean);
@@ -203,6 +206,12 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     sessionTitle: (id) => sessions.get(id)?.title ?? null,
   });
   bus.on((e) => e.type === "settings.updated" && notify.notifier.settingsChanged());
+  // A budget's 80 % notice reaches the owner's channels too (§10.4), keyed once per budget and period.
+  bus.on((e) => {
+    if (e.type !== "budget.notice") return;
+    const title = e.session ? (sessions.get(e.session)?.title ?? null) : null;
+    notify.notifier.raise(noticeNeed({ ...e, text: secretMask.maskText(e.text) }, title));
+  });
   // Served over https (--tls-cert): its certificate's SHA-256 fingerprint, which pairing tokens carry.
   const tlsFingerprint = opts.tls ? fingerprintOf(opts.tls.cert) : null;
   providers.listen();

@@ -27,8 +27,9 @@ export interface BudgetsDeps {
   sessionOf(id: string): SessionLike | undefined;
   /** The relay's time zone; the system's (`TZ`) when left out. */
   timeZone?: string;
-  /** A new 80 % notice, once it is stored: phase B's Inbox event and notification. */
-  onNotice?(n: Notice): void;
+  /** A new 80 % notice, once it is stored, and the period key it is kept under
+   * (`d:YYYY-MM-DD`, `m:YYYY-MM`, `t`): the Inbox's event and the owner's notification. */
+  onNotice?(n: Notice, period: string): void;
   /** Names for notice texts (a group's name, a session's title); ids otherwise. */
   nameOf?: NameOf;
 }
@@ -286,23 +287,19 @@ export class Budgets {
   /** Stores the 80 % notice of each budget given that is at or past it (once per period). */
   private notify(budgets: readonly Budget[]): Notice[] {
     const now = this.d.clock.now();
-    const out: Notice[] = [];
+    const out: { n: Notice; period: string }[] = [];
     for (const b of budgets) {
       const t = this.spent(b, now);
       const near =
         (b.usd !== null && t.micros >= micros(b.usd) * NOTICE_AT) ||
         (b.tokens !== null && t.tokens >= b.tokens * NOTICE_AT);
       if (!near) continue;
-      const n = this.notices.add(
-        b.id,
-        this.periods.span(b.period, now).key,
-        noticeText(b, t.micros / 1e6, t.tokens, this.d.nameOf),
-        now,
-      );
-      if (n) out.push(n);
+      const period = this.periods.span(b.period, now).key;
+      const n = this.notices.add(b.id, period, noticeText(b, t.micros / 1e6, t.tokens, this.d.nameOf), now);
+      if (n) out.push({ n, period });
     }
-    for (const n of out) this.d.onNotice?.(n);
-    return out;
+    for (const { n, period } of out) this.d.onNotice?.(n, period);
+    return out.map((x) => x.n);
   }
 
   private spent(b: Budget, now: number): Total {

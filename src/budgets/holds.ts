@@ -25,6 +25,8 @@ export interface BudgetHoldsDeps {
   kick(sessionId: string): void;
   /** Ends one queued turn as stopped, its reply empty (Turns.dropQueued). */
   stopQueued(sessionId: string, turnId: string): void;
+  /** A turn's spend was just counted here (once per turn). */
+  counted?(turn: { id: string; sessionId: string }, usage: ReportedUsage): void;
 }
 
 /** What a waiting agent reads (relay_tool `send`/`wait`: `heldForBudget`). */
@@ -123,7 +125,8 @@ export class BudgetHolds implements TurnGate {
     // Every ending is recorded (a turn without usage counts nothing, but uses up its allow once).
     const u = t.meta?.usage;
     const usage = u && typeof u === "object" && !Array.isArray(u) ? (u as ReportedUsage) : {};
-    this.d.budgets.recordTurn({ turnId: t.id, sessionId: t.sessionId, usage, model: t.model });
+    if (this.d.budgets.recordTurn({ turnId: t.id, sessionId: t.sessionId, usage, model: t.model }))
+      this.d.counted?.({ id: t.id, sessionId: t.sessionId }, usage);
   }
 
   /** `heldForBudget` of a queued turn a budget holds now; undefined when none does. */

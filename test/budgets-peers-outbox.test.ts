@@ -1,0 +1,97 @@
+// A group's budget follows its work across paired relays also when nobody waits (contract
+// §10.4): a worker's turn on the other relay that ends after the calling agent stopped
+// waiting reaches the group budget here through that relay's outbox (the event link), and a
+// turn both the call's answer and the outbox carry counts once. The worker's turn is held on
+// the other relay by its own budget first, so it surely ends while nobody here waits.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { type PairedRelays, pairedRelays } from "./helpers/pairing.ts";
+
+const TURN = (name: string) => `/usage 1000 500 0.40\n/reply ${name}`;
+
+let relays: PairedRelays;
+before(async () => {
+  relays = await pairedRelays({ conv: "Planner", target: "Worker", mention: "work with @bbox" });
+});
+after(() => relays?.stop());
+
+test("a worker's turn on a paired relay that ends while nobody waits counts for the group budget, once", {
+  timeout: 180_000,
+}, async () => {
+  const { a, b, conv, agent, target } = relays;
+  const group = (await a.api("POST", "/api/groups", { name: "Team" })).json;
+  assert.equal((await a.api("POST", `/api/groups/${group.id}/sessions`, { session: conv })).status, 200);
+  assert.equal(
+    (
+      await a.api("PATCH", "/api/settings", {
+        budgets: [{ id: "team", scope: "group", target: group.id, period: "month", usd: 10 }],
+      })
+    ).status,
+    200,
+  );
+  const team = async () => (await a.api("GET", "/api/usage")).json.budgets.find((x: any) => x.id === "team");
+
+  // The worker's session there has spent its own budget (its owner's turn, nothing of ours).
+  assert.equal((await b.say(target, TURN("owner's"))).text, "owner's");
+  assert.equal(
+    (
+      await b.api("PATCH", "/api/settings", {
+        budgets: [{ id: "worker", scope: "session", target, period: "day", usd: 0.4 }],
+      })
+    ).status,
+    200,
+  );
+  const sent = await agent.call({ action: "send", relay: "bbox", session: target, text: TURN("w1"), wait_seconds: 30 });
+  assert.equal(sent.status, "queued", JSON.stringify(sent));
+  assert.equal(sent.heldForBudget?.budget, "worker");
+  assert.equal((await team()).spentUsd, 0, "nothing ran yet");
+
+  // That relay's owner lets it run once: it ends there while nobody here waits on it.
+  const card = await b.waitFor(async () => {
+    const c = (await b.api("GET", `/api/cards?session=${target}`)).json.cards.find((x: any) => x.kind === "budget");
+    return c;
+  });
+  assert.equal((await b.api("POST", `/api/cards/${card.id}`, { optionId: "allow_once" })).status, 200);
+  await a.waitFor(async () => (await team()).spentUsd === 0.4 || null);
+
+  // The call's answer carries the same turn's usage: still counted once.
+  const waited = await agent.call({
+    action: "wait",
+    relay: "bbox",
+    session: target,
+    message_id: sent.message_id,
+    wait_seconds: 30,
+  });
+  assert.equal(waited.status, "done", JSON.stringify(waited));
+  assert.match(waited.reply.text, /^w1/);
+  assert.equal((await team()).spentUsd, 0.4);
+
+  // A waited prompt: counted from the answer at once; its outbox copy (which comes before
+  // the next turn's, the outbox keeps order) adds nothing.
+  assert.equal((await b.api("PATCH", "/api/settings", { budgets: [] })).status, 200);
+  const w2 = await agent.call({ action: "send", relay: "bbox", session: target, text: TURN("w2"), wait_seconds: 30 });
+  assert.equal(w2.status, "done", JSON.stringify(w2));
+  assert.equal((await team()).spentUsd, 0.8);
+  const w3 = await agent.call({
+    action: "send",
+    relay: "bbox",
+    session: target,
+    text: "/usage 1000 500 0.25\n/reply w3",
+    wait_seconds: 0,
+  });
+  assert.equal(w3.ok, true, JSON.stringify(w3));
+  // Its $0.25 (the others cost $0.40 each) tells when it has come.
+  await a.waitFor(async () => Math.round((await team()).spentUsd * 100) % 10 === 5 || null);
+  assert.equal((await team()).spentUsd, 1.05);
+  assert.equal((await team()).spentTokens, 4500);
+  // The relay that ran them counts them for its own budgets (relay scope), the owner's too.
+  assert.equal(
+    (
+      await b.api("PATCH", "/api/settings", {
+        budgets: [{ id: "box", scope: "relay", period: "month", usd: 100 }],
+      })
+    ).status,
+    200,
+  );
+  assert.equal((await b.api("GET", "/api/usage")).json.budgets[0].spentUsd, 1.45);
+});

@@ -8,15 +8,13 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { TestRelay } from "./helpers/relay-process.ts";
+import { noonZone } from "./helpers/budget-kit.ts";
 import { WebhookReceiver } from "./helpers/notify-receivers.ts";
-import { PushService, type PushMessage } from "./helpers/push-service.ts";
+import { cardAct, PushService } from "./helpers/push-service.ts";
 
 const SECRET = "budget-hook-3c1d";
 const TURN = (name: string) => `/usage 1000 500 0.40\n/reply ${name}`;
-const OFFSET = 12 - new Date().getUTCHours();
-const TZ = OFFSET === 0 ? "Etc/GMT" : `Etc/GMT${OFFSET > 0 ? "-" : "+"}${Math.abs(OFFSET)}`;
-const local = new Date(Date.now() + OFFSET * 3_600_000);
-const MIDNIGHT = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate() + 1) - OFFSET * 3_600_000;
+const { TZ, MIDNIGHT } = noonZone();
 
 let relay: TestRelay;
 let hook: WebhookReceiver;
@@ -87,23 +85,7 @@ test("crossing 80 % notifies once per budget and period, not again after a resta
   assert.equal(hook.events.length, 2, "one notification per period");
 });
 
-/** The push that carries this card (the notices before it went out on their own). */
-async function pushFor(cardId: string): Promise<PushMessage> {
-  for (let k = 1; ; k++) {
-    const m = (await push.received(k))[k - 1];
-    if (m.payload.card?.id === cardId) return m;
-  }
-}
-
-/** A notification's button: the action token, no owner token. */
-async function act(cardId: string, body: Record<string, unknown>) {
-  const r = await fetch(`${relay.url}/api/cards/${cardId}/act`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  return { status: r.status, json: await r.json() };
-}
+const act = (cardId: string, body: Record<string, unknown>) => cardAct(relay.url, cardId, body);
 
 test("a budget card's notification acts on it as its card does: Allow once runs the held turn; a bare allow is refused", {
   timeout: 180_000,
@@ -117,7 +99,7 @@ test("a budget card's notification acts on it as its card does: Allow once runs 
   const card = await relay.waitFor(async () =>
     (await relay.api("GET", `/api/cards?session=${s}`)).json.cards.find((c: any) => c.kind === "budget"),
   );
-  const msg = await pushFor(card.id);
+  const msg = await push.pushFor(card.id);
   assert.deepEqual(
     msg.payload.card.options.map((o: any) => o.id),
     ["allow_once", "stop"],

@@ -5,7 +5,7 @@
 // the other relay by its own budget first, so it surely ends while nobody here waits.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { type PairedRelays, pairedRelays } from "./helpers/pairing.ts";
+import { HandPeer, type PairedRelays, pairedRelays } from "./helpers/pairing.ts";
 
 const TURN = (name: string) => `/usage 1000 500 0.40\n/reply ${name}`;
 
@@ -94,4 +94,24 @@ test("a worker's turn on a paired relay that ends while nobody waits counts for 
     200,
   );
   assert.equal((await b.api("GET", "/api/usage")).json.budgets[0].spentUsd, 1.45);
+});
+
+test("the outbox gives a turn's spend only to a relay that asks for it (spend=1): an older relay never takes it for an event", async () => {
+  const { b } = relays;
+  const peer = await HandPeer.pair(b, "older");
+  const target = await b.createSession({ title: "For an older relay" });
+  const sent = await peer.call("send", { session: target, text: TURN("o1"), wait_seconds: 30 });
+  assert.equal(sent.result.status, "done", JSON.stringify(sent));
+  assert.equal(sent.usage.costUsd, 0.4, "the answer carries it");
+  assert.deepEqual((await peer.request("GET", "/events?after=0&wait=0")).json.events, []);
+  const asked = (await peer.request("GET", "/events?after=0&wait=0&spend=1")).json.events;
+  assert.equal(asked.length, 1, JSON.stringify(asked));
+  const [e] = asked;
+  assert.deepEqual(
+    { type: e.type, watcher: e.watcher, sessionId: e.sessionId, turnId: e.turnId, usage: e.usage, line: e.line },
+    { type: "spend", watcher: "ses_handpeer0001", sessionId: target, turnId: sent.turn, usage: sent.usage, line: "" },
+  );
+  // Confirmed (the cursor moved past it): gone.
+  assert.deepEqual((await peer.request("GET", `/events?after=${e.seq}&wait=0&spend=1`)).json.events, []);
+  await b.api("DELETE", "/api/relays/older");
 });

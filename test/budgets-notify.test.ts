@@ -129,3 +129,42 @@ test("a budget card's notification acts on it as its card does: Allow once runs 
   assert.equal(done.reply.text, "seven");
   assert.equal((await act(card.id, { actionToken: token, optionId: "stop" })).status >= 400, true, "used once");
 });
+
+test("a notice dismissed in the Inbox before its notification went out (quiet hours) is not notified", {
+  timeout: 180_000,
+}, async () => {
+  const kept = await relay.createSession({ title: "Kept" });
+  const dismissed = await relay.createSession({ title: "Dismissed" });
+  const budgets = [
+    { id: "keep", scope: "session", target: kept, period: "day", usd: 1 },
+    { id: "drop", scope: "session", target: dismissed, period: "day", usd: 1 },
+  ];
+  assert.equal((await relay.api("PATCH", "/api/settings", { budgets })).status, 200);
+  const start = new Date(await relay.advance(60_000));
+  const end = new Date(start.getTime() + 30 * 60_000);
+  end.setUTCSeconds(0, 0);
+  const hhmm = (d: Date) => d.toISOString().slice(11, 16);
+  const quiet = { from: hhmm(start), to: hhmm(end), tz: "UTC" };
+  assert.equal((await relay.api("PATCH", "/api/settings", { notify: { quietHours: quiet } })).status, 200);
+  const sent = push.messages.length + hook.events.length;
+
+  for (const s of [dismissed, kept]) {
+    assert.equal((await relay.say(s, TURN("a"))).text, "a");
+    assert.equal((await relay.say(s, TURN("b"))).text, "b");
+  }
+  const notices = (await relay.api("GET", "/api/inbox")).json.notices;
+  const drop = notices.find((n: any) => n.budget === "drop");
+  assert.equal((await relay.api("POST", `/api/questions/${drop.id}`, { dismiss: true })).status, 200);
+  assert.equal(push.messages.length + hook.events.length, sent, "quiet: nothing went out");
+
+  // The quiet hours end: only the notice still pending goes out, on its own.
+  const before = hook.events.length;
+  await relay.advance(31 * 60_000);
+  const hooks = await hook.received(before + 1);
+  const last = hooks[hooks.length - 1];
+  assert.equal(last.json.type, "notice", JSON.stringify(last.json));
+  assert.equal(last.json.title, 'Budget "keep" passed 80 %');
+  assert.equal(last.json.session, kept, "a session's budget: that session");
+  assert.match(last.json.text, /Budget "keep" \(session "Kept", per day\)/);
+  assert.equal((await relay.api("PATCH", "/api/settings", { notify: { quietHours: null } })).status, 200);
+});

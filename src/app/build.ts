@@ -36,7 +36,7 @@ import { makeIdentity, type IdentityOptions } from "./identity.ts";
 import { ownerToken } from "./owner-token.ts";
 import { buildNotify } from "../notify/notify.ts";
 import { installNotifyHooks } from "../notify/hooks.ts";
-import { noticeNeed } from "../notify/needs.ts";
+import { noticeKey, noticeNeed } from "../notify/needs.ts";
 import { cardView } from "../approvals/card-store.ts";
 import { fingerprintOf } from "../ops/tls.ts";
 import { ListenAddress } from "./address.ts";
@@ -206,8 +206,10 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     sessionTitle: (id) => sessions.get(id)?.title ?? null,
   });
   bus.on((e) => e.type === "settings.updated" && notify.notifier.settingsChanged());
-  // A budget's 80 % notice reaches the owner's channels too (§10.4), keyed once per budget and period.
+  // A budget's 80 % notice reaches the owner's channels too (§10.4), keyed once per budget and
+  // period; one the owner dismissed before it went out (quiet hours) does not.
   bus.on((e) => {
+    if (e.type === "budget.notice.dismissed") notify.notifier.settle(noticeKey(e.budget, e.period));
     if (e.type !== "budget.notice") return;
     const title = e.session ? (sessions.get(e.session)?.title ?? null) : null;
     notify.notifier.raise(noticeNeed({ ...e, text: secretMask.maskText(e.text) }, title));

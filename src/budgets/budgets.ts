@@ -30,6 +30,9 @@ export interface BudgetsDeps {
   /** A new 80 % notice, once it is stored, and the period key it is kept under
    * (`d:YYYY-MM-DD`, `m:YYYY-MM`, `t`): the Inbox's event and the owner's notification. */
   onNotice?(n: Notice, period: string): void;
+  /** The owner dismissed that budget's notice of that period: a notification of it not
+   * sent yet (quiet hours) no longer needs to go. */
+  onNoticeDismissed?(budget: string, period: string): void;
   /** Names for notice texts (a group's name, a session's title); ids otherwise. */
   nameOf?: NameOf;
 }
@@ -237,7 +240,8 @@ export class Budgets {
   }
 
   dismissNotice(id: string): void {
-    this.notices.dismiss(id, this.d.clock.now());
+    const n = this.notices.dismiss(id, this.d.clock.now());
+    this.d.onNoticeDismissed?.(n.budget, n.period);
   }
 
   /** Looks at every budget for the 80 % notice: after the setting changed (a new budget, a

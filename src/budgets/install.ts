@@ -56,6 +56,7 @@ export function buildBudgets(d: BudgetsWiring): { budgets: Budgets; holds: Budge
       const session = b?.scope === "session" ? b.target : null;
       d.bus.emit({ type: "budget.notice", budget: n.budget, noticeId: n.id, period, text: n.text, session });
     },
+    onNoticeDismissed: (budget, period) => d.bus.emit({ type: "budget.notice.dismissed", budget, period }),
     nameOf: (scope, target) => {
       if (scope === "session") return d.sessions.get(target)?.title ?? null;
       if (scope !== "group") return null;

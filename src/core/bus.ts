@@ -23,7 +23,8 @@ export type BusEvent =
       text: string;
       /** A session's own budget: that session. */
       session: string | null;
-    };
+    }
+  | { type: "budget.notice.dismissed"; budget: string; period: string };
 
 type Listener = (e: BusEvent) => void;
 

@@ -118,6 +118,8 @@ export function turnNeed(t: TurnEnd, sessionTitle: string | null, turnsDone: boo
   return null;
 }
 
+export const noticeKey = (budget: string, period: string): string => `notice:${budget}:${period}`;
+
 /** A budget's 80 % notice (bus `budget.notice`): once per budget and period, as the Inbox
  * keeps it; `session` for a session's own budget. */
 export function noticeNeed(
@@ -125,7 +127,7 @@ export function noticeNeed(
   sessionTitle: string | null,
 ): Need {
   return {
-    key: `notice:${n.budget}:${n.period}`,
+    key: noticeKey(n.budget, n.period),
     kind: "notice",
     sessionId: n.session,
     sessionTitle,

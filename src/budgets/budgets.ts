@@ -142,6 +142,9 @@ export class Budgets {
     usage: ReportedUsage;
     model?: string | null;
     provider?: string | null;
+    /** Written in the ledger row's transaction when it is new (the spend row a paired
+     * relay fetches): both or neither survive a crash. */
+    also?: () => void;
   }): boolean {
     const s = this.d.sessionOf(t.sessionId);
     const provider = t.provider ?? s?.provider ?? null;
@@ -149,6 +152,7 @@ export class Budgets {
       { source: "turn", ref: t.turnId, sessionId: t.sessionId, provider, groupId: s?.group_id ?? null, relay: null },
       t.usage,
       t.model ?? null,
+      t.also,
     );
     if (this.allowed.delete(t.turnId)) sql(this.d.db, "DELETE FROM budget_allowances WHERE turn_id = ?").run(t.turnId);
     return added;
@@ -260,6 +264,7 @@ export class Budgets {
     who: Omit<SpendRow, "model" | "inputTokens" | "outputTokens" | "costMicros" | "priced" | "at">,
     u: ReportedUsage,
     model: string | null,
+    also?: () => void,
   ): boolean {
     // The running totals in memory and the notices told to others must be committed ones:
     // record after the turn's end is in the store, as events go out after commit.
@@ -282,7 +287,7 @@ export class Budgets {
       priced: reported ? "reported" : listed !== null ? "price_table" : "none",
       at: this.d.clock.now(),
     };
-    if (!this.ledger.record(row)) return false;
+    if (!this.ledger.record(row, also)) return false;
     const touched = new Set(targetsOf(row).map(([scope, target]) => key(scope, target)));
     this.notify(this.d.settings.get().filter((b) => touched.has(key(b.scope, b.target ?? ""))));
     return true;

@@ -73,7 +73,13 @@ export function buildBudgets(d: BudgetsWiring): { budgets: Budgets; holds: Budge
     stopQueued: (sessionId, turnId) => d.dropQueued(sessionId, turnId),
     counted: (turn, usage) => {
       const from = d.sessions.turn(turn.id)?.from_session;
-      if (from && d.tellCaller) d.tellCaller(from, turn, usage);
+      if (!from || !d.tellCaller) return;
+      // Inside the ledger row's transaction: a failure here must not cost this relay its count.
+      try {
+        d.tellCaller(from, turn, usage);
+      } catch (err) {
+        console.error(`budgets: telling the calling relay of turn ${turn.id}'s spend failed:`, err);
+      }
     },
   });
   return { budgets, holds };

@@ -5,6 +5,8 @@
 // the other relay by its own budget first, so it surely ends while nobody here waits.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { join } from "node:path";
+import Database from "better-sqlite3";
 import { HandPeer, type PairedRelays, pairedRelays } from "./helpers/pairing.ts";
 
 const TURN = (name: string) => `/usage 1000 500 0.40\n/reply ${name}`;
@@ -94,6 +96,37 @@ test("a worker's turn on a paired relay that ends while nobody waits counts for 
     200,
   );
   assert.equal((await b.api("GET", "/api/usage")).json.budgets[0].spentUsd, 1.45);
+
+  // A paired relay cannot charge a conversation here that never talked to it: a spend row
+  // naming one (written into that relay's outbox by hand, as a hostile relay would send it)
+  // counts for nothing; the conversation's own next one still counts.
+  const victim = await a.createSession({ title: "Victim" });
+  assert.equal((await a.api("POST", `/api/groups/${group.id}/sessions`, { session: victim })).status, 200);
+  const db = new Database(join(b.dataDir, "oar.db"));
+  try {
+    db.pragma("busy_timeout = 5000");
+    db.prepare(`INSERT INTO remote_callers (id, pairing, session_id, title, model, loop_epoch, created_at, relay)
+      SELECT 'rmt_forged000001', pairing, ?, 'Victim', model, 0, created_at, relay FROM remote_callers WHERE session_id = ?`).run(
+      victim,
+      conv,
+    );
+    db.prepare(`INSERT INTO peer_outbox (pairing, watcher, key, type, session_id, turn_id, line, urgent, subs_json, sub, at)
+      SELECT pairing, id, 'spend:trn_forged', 'spend', NULL, 'trn_forged', '{"costUsd":5}', 0, '[]', NULL, 0
+      FROM remote_callers WHERE id = 'rmt_forged000001'`).run();
+  } finally {
+    db.close();
+  }
+  const w4 = await agent.call({
+    action: "send",
+    relay: "bbox",
+    session: target,
+    text: "/usage 10 10 0.07\n/reply w4",
+    wait_seconds: 0,
+  });
+  assert.equal(w4.ok, true, JSON.stringify(w4));
+  // w4 comes after the forged row (the outbox keeps order): once it counted, that one was read.
+  await a.waitFor(async () => Math.round((await team()).spentUsd * 100) % 10 === 2 || null);
+  assert.equal((await team()).spentUsd, 1.12);
 });
 
 test("the outbox gives a turn's spend only to a relay that asks for it (spend=1): an older relay never takes it for an event", async () => {

@@ -42,7 +42,7 @@ export type LinkDeps = Pick<PairingDeps, "db" | "clock" | "sessions" | "watch" |
 
 /** What it uses of the pairing: its relays, the peer request, and the remote waits (no echo). */
 export interface LinkPairing {
-  store: Pick<PairingStore, "relays" | "relay">;
+  store: Pick<PairingStore, "relays" | "relay" | "unlocks">;
   call: PeerCall;
   waits: Pick<RemoteWaits, "has">;
 }
@@ -309,11 +309,15 @@ export class EventLink {
   }
 
   /** A turn run there for a conversation here reported its spend: the conversation's group
-   * budget counts it (budgets' ledger, once per remote turn, however it came). */
+   * budget counts it (budgets' ledger, once per remote turn, however it came). Only for a
+   * conversation that relay is unlocked in (it could have prompted it): that relay cannot
+   * charge work to a conversation here that never talked to it. */
   private spent(row: RelayRow, e: OutboxEvent): void {
     if (!e.turnId || !e.usage || !this.d.remoteSpend) return;
     try {
       const sessionId = successor(this.d, row.name, e.watcher);
+      const name = row.name.toLowerCase();
+      if (!this.pairing.store.unlocks(sessionId).some((u) => u.relay.toLowerCase() === name)) return;
       this.d.remoteSpend({ relay: row.name, remoteTurn: e.turnId, sessionId, usage: e.usage });
     } catch (err) {
       console.error(`event link to "${row.name}": counting the spend of turn ${e.turnId} failed:`, err);

@@ -74,7 +74,7 @@ export function sessionDetail(d: ApiDeps, s: SessionRow) {
     group: groupMembers(d, s),
     messages: d.sessions.messages(s.id).map(ownerMessageView),
     inFlight: live ? { turnId: running!.id, text: live.text, startedAt: iso(live.startedAt) } : null,
-    tasks: d.sessions.tasksOf(s.id).map(taskSummary),
+    tasks: d.tasks.tasksOf(s.id).map(taskSummary),
     pendingQuestions: pendingQuestions(d, s.id),
     // Pending cards and the latest decided ones, each with its status: the conversation
     // shows a card's outcome (allowed, denied, expired — also across a restart).
@@ -221,7 +221,7 @@ export function sessionRoutes(d: ApiDeps): Hono {
 
   app.get("/:id/tasks/:taskId/output", (c) => {
     const s = find(c.req.param("id"));
-    const t = d.sessions.task(s.id, c.req.param("taskId"));
+    const t = d.tasks.task(s.id, c.req.param("taskId"));
     if (!t)
       throw new RelayError(
         "REMOTE_RELAY_NOT_FOUND",

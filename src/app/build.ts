@@ -139,6 +139,7 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     bus,
     version: identity.version,
     sessions,
+    tasks,
     questions,
     turns,
     // The one cycle left, closed at run time: an event for a watcher on a paired relay goes

@@ -6,6 +6,7 @@ import type { Clock } from "../core/clock.ts";
 import type { Bus, BusEvent } from "../core/bus.ts";
 import type { SessionStore } from "../sessions/session-store.ts";
 import type { Turns } from "../sessions/turns.ts";
+import type { TaskStore } from "../tasks/task-store.ts";
 import type { Questions } from "../questions/ask-user.ts";
 import { eventRefs } from "../sessions/event-refs.ts";
 import { raiseFor } from "./raise.ts";
@@ -39,10 +40,8 @@ export interface WatchingDeps {
   bus: Pick<Bus, "on" | "emit">;
   /** The version this relay presents: before 0.9.13 a subscription's default events differ. */
   version: string;
-  sessions: Pick<
-    SessionStore,
-    "get" | "turn" | "activeTurns" | "busySessions" | "state" | "task" | "tasksOf" | "runningTasks"
-  >;
+  sessions: Pick<SessionStore, "get" | "turn" | "activeTurns" | "busySessions" | "state">;
+  tasks: Pick<TaskStore, "task" | "tasksOf" | "runningTasks">;
   questions: Pick<Questions, "get" | "pending">;
   turns: Pick<Turns, "enqueue">;
   remoteOutbox: RemoteOutbox;
@@ -74,6 +73,7 @@ export class Watching {
       {
         clock: d.clock,
         sessions: d.sessions,
+        tasks: d.tasks,
         questions: d.questions,
         live: this.live,
         inTurn: turns,
@@ -118,7 +118,7 @@ export class Watching {
 
   /** After the relay's own recovery: what was held is armed again, what fell due goes now. */
   start(): void {
-    this.busy.load(this.d.sessions);
+    this.busy.load(this.d.sessions, this.d.tasks);
     captureMissed(this.d, this.subs, this.capture);
     this.delivery.recover();
     this.monitors.rearmAll();
@@ -161,7 +161,7 @@ export class Watching {
       case "task.updated": {
         this.busy.task(e.sessionId, e.taskId, e.status === "running");
         if (!this.subs.hasWatchers()) return;
-        const task = this.d.sessions.task(e.sessionId, e.taskId);
+        const task = this.d.tasks.task(e.sessionId, e.taskId);
         const h = task && this.capture.taskChanged(task, now);
         if (h) this.capture.capture(h);
         this.monitors.activity(e.sessionId);

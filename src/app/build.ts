@@ -242,7 +242,6 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     ownerToken: token,
     secretMask,
     testClock: clock instanceof ManualClock ? clock : undefined,
-    db,
     ownerMessage: (sessionId, text) => ownerMessage(actions, sessionId, text),
     archiveSession: (id) => archiveSession(actions, id),
     deleteSession: (id) => deleteSession(actions, id),

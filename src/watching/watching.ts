@@ -27,7 +27,9 @@ import { subscriptionView } from "./views.ts";
 import { activeSubRows } from "./active-subs.ts";
 import { versionLess } from "../core/versions.ts";
 import type { EndReason, SubRow } from "./types.ts";
-import type { WatchingPort } from "./port.ts";
+import type { MirrorPort, WatchingPort } from "./port.ts";
+import { earliest } from "./release.ts";
+import { insertMirror } from "./mirror-subs.ts";
 
 const FINAL = new Set(["done", "stopped", "error"]);
 
@@ -56,6 +58,8 @@ export class Watching {
   readonly wb: WriteBehind;
   readonly busy = new BusyTracker();
   readonly port: WatchingPort;
+  /** What pairing uses: the mirrors of subscriptions held on paired relays. */
+  readonly mirrors: MirrorPort;
   private live: LiveSessions;
 
   constructor(private d: WatchingDeps) {
@@ -84,6 +88,7 @@ export class Watching {
       this.busy,
     );
     this.port = this.makePort();
+    this.mirrors = this.makeMirrorPort();
     d.bus.on((e) => this.onBus(e));
   }
 
@@ -113,6 +118,26 @@ export class Watching {
         watchingCount: (id) => this.watchingCount(id),
       },
       deliverUrgent: (watcher, e) => this.delivery.deliverUrgent(watcher, e),
+    };
+  }
+
+  private makeMirrorPort(): MirrorPort {
+    const { db } = this.d;
+    const { port, subs, delivery } = this;
+    return {
+      get: port.get,
+      ofWatcher: port.ofWatcher,
+      held: port.held,
+      end: port.end,
+      transfer: port.transfer,
+      parse: (row) => subs.parse(row),
+      earliest: (list, t, urgent) => earliest(subs, list, t, urgent),
+      insertMirror: (sub, now, id, relay) => insertMirror(db, subs, sub, now, id, relay),
+      delivery: {
+        add: (watcher, e) => delivery.add(watcher, e),
+        run: (watcher) => delivery.run(watcher),
+        noteWatcher: (watcher) => delivery.noteWatcher(watcher),
+      },
     };
   }
 

@@ -53,7 +53,7 @@ export function buildApp(relay: RelayApp, listening: () => Listening | null = ()
   app.route(
     "/api",
     cardActRoute({
-      db: services.db,
+      transaction: services.transaction,
       clock: services.clock,
       tokens: relay.parts.notify.tokens,
       // A budget card's options are its own (raise / allow_once / stop: budgets/holds.ts).

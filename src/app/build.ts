@@ -37,6 +37,7 @@ import { makeIdentity, type IdentityOptions } from "./identity.ts";
 import { ownerToken } from "./owner-token.ts";
 import { buildNotify } from "../notify/notify.ts";
 import { installNotifyHooks } from "../notify/hooks.ts";
+import { noticeKey, noticeNeed } from "../notify/needs.ts";
 import { cardView } from "../approvals/card-store.ts";
 import { fingerprintOf } from "../ops/tls.ts";
 import { ListenAddress } from "./address.ts";
@@ -123,6 +124,7 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     cards: approvals.cards,
     kick: (id) => turns.kick(id),
     dropQueued: (sessionId, turnId) => turns.dropQueued(sessionId, turnId),
+    tellCaller: (from, turn, usage) => peerOutbox.addSpend(from, turn, usage, clock.now()),
   });
   const turns = new Turns({
     store: sessions,
@@ -166,6 +168,7 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     sessions,
     outbox: peerOutbox,
     watch: watch.mirrors,
+    remoteSpend: (r) => holds.recordRemote(r),
   });
   // Strings that must never show in results or task output (agent tokens: secretMask).
   const secrets = () => [token, ...settings.secretValues(), ...pairing.secrets()].filter(Boolean);
@@ -205,6 +208,14 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     sessionTitle: (id) => sessions.get(id)?.title ?? null,
   });
   bus.on((e) => e.type === "settings.updated" && notify.notifier.settingsChanged());
+  // A budget's 80 % notice reaches the owner's channels too (§10.4), keyed once per budget and
+  // period; one the owner dismissed before it went out (quiet hours) does not.
+  bus.on((e) => {
+    if (e.type === "budget.notice.dismissed") notify.notifier.settle(noticeKey(e.budget, e.period));
+    if (e.type !== "budget.notice") return;
+    const title = e.session ? (sessions.get(e.session)?.title ?? null) : null;
+    notify.notifier.raise(noticeNeed({ ...e, text: secretMask.maskText(e.text) }, title));
+  });
   // Served over https (--tls-cert): its certificate's SHA-256 fingerprint, which pairing tokens carry.
   const tlsFingerprint = opts.tls ? fingerprintOf(opts.tls.cert) : null;
   providers.listen();

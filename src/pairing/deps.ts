@@ -6,6 +6,7 @@ import type { Db } from "../store/db.ts";
 import type { SessionRow, TurnRow } from "../sessions/types.ts";
 import type { MirrorPort } from "../watching/port.ts";
 import type { PairingStore, RelayRow } from "./store.ts";
+import type { PeerUsage } from "./peer-protocol.ts";
 import type { PeerOutbox } from "./outbox.ts";
 
 // What the pairing domain uses of the rest of the relay (issue 19); app/build.ts hands it over.
@@ -30,6 +31,9 @@ export interface PairingDeps {
   settings: Pick<SettingsStore, "get">;
   sessions: { get(id: string): SessionRow | undefined; activeTurns(sessionId: string): TurnRow[] };
   watch: PairingWatch;
+  /** What a turn run on a paired relay for a conversation here reported, as that relay's
+   * outbox brought it: counted for the conversation's group budget (once per remote turn). */
+  remoteSpend?(r: { relay: string; remoteTurn: string; sessionId: string; usage: PeerUsage }): void;
 }
 
 export interface PeerCallOptions {

@@ -153,7 +153,9 @@ export function peerApi({ services, bus }: PeerDeps): Hono<Env> {
         client,
         moved.map(([from, to]) => ({ from, to })),
       );
-    const out = await pairing.outbox.take(client, Number.isFinite(after) ? after : 0, wait * 1000, signalOf(c));
+    // spend=1: the caller's relay counts turns' spend from here (older relays leave it out).
+    const spend = c.req.query("spend") === "1";
+    const out = await pairing.outbox.take(client, Number.isFinite(after) ? after : 0, wait * 1000, signalOf(c), spend);
     return c.json({ ...out, subs: pairing.subStates(client, subs) });
   });
 

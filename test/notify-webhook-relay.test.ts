@@ -226,3 +226,31 @@ test("a card pending at a crash is not notified after the restart (the restart e
   const [next] = (await hook.received(before + 1)).slice(before);
   assert.equal(next.json.text, "marker three", "the expired card went with its expiry");
 });
+
+test("links go where the owner reaches the page: notify.publicUrl in the webhook's url and ntfy's Click, else the relay's own address", async () => {
+  await relay.advance(60_000);
+  const before = hook.events.length;
+  const nBefore = ntfy.messages.length;
+  const s = await relay.createSession({ title: "Linked" });
+  await relay.say(s, "/error marker local");
+  const [local] = (await hook.received(before + 1)).slice(before);
+  assert.equal(local.json.url, `${relay.url}/#session=${s}`);
+
+  const set = await relay.api("PATCH", "/api/settings", { notify: { publicUrl: "https://oar.example.ts.net/" } });
+  assert.equal(set.status, 200, JSON.stringify(set.json));
+  assert.equal(set.json.notify.publicUrl, "https://oar.example.ts.net/");
+  // A link carrying a fragment (a token) is refused and changes nothing.
+  const bad = await relay.api("PATCH", "/api/settings", { notify: { publicUrl: "https://x.example/#token=t" } });
+  assert.equal(bad.status, 400);
+  assert.match(bad.json.error, /^Setting notify\.publicUrl is not valid/);
+  assert.equal((await relay.api("GET", "/api/settings")).json.notify.publicUrl, "https://oar.example.ts.net/");
+
+  await relay.advance(30_000);
+  await relay.say(s, "/error marker public");
+  const [pub] = (await hook.received(before + 2)).slice(before + 1);
+  assert.equal(pub.json.text, "marker public");
+  assert.equal(pub.json.url, `https://oar.example.ts.net/#session=${s}`);
+  const [n] = (await ntfy.received(nBefore + 2)).slice(nBefore + 1);
+  assert.equal(n.click, `https://oar.example.ts.net/#session=${s}`);
+  assert.equal((await relay.api("PATCH", "/api/settings", { notify: { publicUrl: "" } })).json.notify.publicUrl, null);
+});

@@ -4,6 +4,7 @@
 // and the diff against the file itself (its line numbers and context, not only the fragment
 // Claude sends), the command and what it is for, with no raw JSON repeating them. The model
 // is a local Anthropic Messages server that answers with Claude Code's Read, Edit and Bash.
+// The Edit card's webhook notification carries the same detail.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
@@ -13,10 +14,12 @@ import { agentRelayEnv, missingCli } from "./helpers/agent-clis.ts";
 import { TURN_MS, permissionCard, post, replyTo } from "./helpers/agents-e2e.ts";
 import { cleanTemps, isolateGit, makeRepo } from "./helpers/git-repos.ts";
 import { startUi, type UiKit } from "./helpers/ui-kit.ts";
+import { WebhookReceiver } from "./helpers/notify-receivers.ts";
 
 const skip = missingCli("claude");
 let ui: UiKit;
 let fake: FakeAnthropic;
+let hook: WebhookReceiver;
 
 const FILE = "// top\nexport const a = 1;\nexport const b = 2;\n";
 
@@ -45,13 +48,18 @@ before(async () => {
   if (skip) return;
   isolateGit();
   fake = await FakeAnthropic.start({ apiKey: "test-key", script });
+  hook = await WebhookReceiver.start("hook-secret");
   ui = await startUi({
-    relay: { env: agentRelayEnv(["claude"], { ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: "test-key" }) },
+    relay: {
+      env: agentRelayEnv(["claude"], { ANTHROPIC_BASE_URL: fake.baseUrl, ANTHROPIC_API_KEY: "test-key" }),
+      settings: { notify: { webhookUrl: hook.url, webhookSecret: "hook-secret" } },
+    },
   });
 });
 after(async () => {
   await ui?.close();
   await fake?.close();
+  await hook?.close();
   cleanTemps();
 });
 
@@ -106,6 +114,11 @@ test("Claude Code's Edit: the card names the tool and the file and shows the dif
   assert.deepEqual(removed, ["-export const a = 1;"]);
   assert.equal(title, "Claude asks to use Edit src/a.ts");
   assert.equal(await ui.page.locator(".card-approval .card-details").count(), 0);
+  // Its notification (the first, so at once) carries the same detail under a title without JSON.
+  const [sent] = await hook.received(1);
+  assert.equal(sent.signed, true);
+  assert.equal(sent.json.title, "Claude asks to use Edit src/a.ts");
+  assert.equal(sent.json.text, d);
 
   assert.equal((await ui.relay.api("POST", `/api/cards/${card.id}`, { decision: "deny" })).json.status, "denied");
   await replyTo(ui.relay, s.json.id, m);

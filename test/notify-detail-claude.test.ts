@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { FakeAnthropic, lastUserText, toolResults, toolsCalled, type MessagesCall } from "./helpers/fake-anthropic.ts";
 import { agentRelayEnv, missingCli } from "./helpers/agent-clis.ts";
-import { TURN_MS, permissionCard, post, replyTo } from "./helpers/agents-e2e.ts";
+import { TURN_MS, createSession, permissionCard, post, replyTo } from "./helpers/agents-e2e.ts";
 import { cleanTemps, isolateGit, makeRepo } from "./helpers/git-repos.ts";
 import { startUi, type UiKit } from "./helpers/ui-kit.ts";
 import { WebhookReceiver } from "./helpers/notify-receivers.ts";
@@ -86,15 +86,9 @@ test("Claude Code's Edit: the card names the tool and the file and shows the dif
 }, async () => {
   const repo = makeRepo({ "src/a.ts": FILE });
   const path = join(repo, "src/a.ts");
-  const s = await ui.relay.api("POST", "/api/sessions", {
-    provider: "claude",
-    title: "Editor",
-    cwd: repo,
-    mode: "ask",
-  });
-  assert.equal(s.status, 201, JSON.stringify(s.json));
-  const m = await post(ui.relay, s.json.id, `Change a. [[edit ${path}]]`);
-  const { card, page, title, added, removed } = await shown(s.json.id);
+  const s = await createSession(ui.relay, { provider: "claude", title: "Editor", cwd: repo, mode: "ask" });
+  const m = await post(ui.relay, s, `Change a. [[edit ${path}]]`);
+  const { card, page, title, added, removed } = await shown(s);
 
   const d: string = card.detail;
   assert.match(d, /^Tool: Edit src\/a\.ts$/m);
@@ -121,7 +115,7 @@ test("Claude Code's Edit: the card names the tool and the file and shows the dif
   assert.equal(sent.json.text, d);
 
   assert.equal((await ui.relay.api("POST", `/api/cards/${card.id}`, { decision: "deny" })).json.status, "denied");
-  await replyTo(ui.relay, s.json.id, m);
+  await replyTo(ui.relay, s, m);
   assert.equal(readFileSync(path, "utf8"), FILE, "denied: the file is as it was");
   assert.deepEqual(ui.pageErrors, []);
 });
@@ -132,16 +126,10 @@ test("Claude Code's Bash: the card shows the command and what it is for, in the 
 }, async () => {
   const repo = makeRepo({ "README.md": "hi\n" });
   mkdirSync(join(repo, "build"));
-  const s = await ui.relay.api("POST", "/api/sessions", {
-    provider: "claude",
-    title: "Runner",
-    cwd: repo,
-    mode: "ask",
-  });
-  assert.equal(s.status, 201, JSON.stringify(s.json));
+  const s = await createSession(ui.relay, { provider: "claude", title: "Runner", cwd: repo, mode: "ask" });
   const command = 'rm -rf build && echo "gone"';
-  const m = await post(ui.relay, s.json.id, `Clean up. [[bash ${command}]]`);
-  const { card, page, title } = await shown(s.json.id);
+  const m = await post(ui.relay, s, `Clean up. [[bash ${command}]]`);
+  const { card, page, title } = await shown(s);
 
   const d: string = card.detail;
   assert.match(d, /^Tool: shell command \(execute\)$/m);
@@ -152,7 +140,7 @@ test("Claude Code's Bash: the card shows the command and what it is for, in the 
   assert.equal(title, `Claude asks to use ${command}`);
 
   assert.equal((await ui.relay.api("POST", `/api/cards/${card.id}`, { decision: "deny" })).json.status, "denied");
-  await replyTo(ui.relay, s.json.id, m);
+  await replyTo(ui.relay, s, m);
   assert.ok(existsSync(join(repo, "build")), "denied: nothing was removed");
   assert.deepEqual(ui.pageErrors, []);
 });

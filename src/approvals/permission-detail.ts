@@ -8,7 +8,8 @@ import { createTwoFilesPatch } from "diff";
 // "diff"). A real CLI sends an edit as the fragment it replaces (Claude Code's Edit:
 // old_string → new_string); where the file lies in the session's folder the diff is made
 // against the file itself, so it has the file's line numbers and context. Only input the
-// lines above do not already say is shown as JSON.
+// lines above do not already say is shown as JSON. Copilot sends an edit's unified diff in
+// its input, shown as the diff it is.
 
 interface ToolCallLike {
   title?: string | null;
@@ -24,7 +25,7 @@ const str = (v: unknown): string => (typeof v === "string" ? v : "");
 
 /** Input fields the lines above the JSON already say. */
 const SHOWN_COMMAND = ["command", "cmd"];
-const SHOWN_EDIT = ["file_path", "path", "old_string", "new_string", "content", "replace_all"];
+const SHOWN_EDIT = ["file_path", "path", "fileName", "old_string", "new_string", "content", "replace_all", "diff"];
 
 /** `cwd`: the session's folder; a file in it is read to make an edit's diff whole. */
 export function permissionDetail(tool: ToolCallLike, cwd?: string | null): string {
@@ -53,10 +54,17 @@ export function permissionDetail(tool: ToolCallLike, cwd?: string | null): strin
   if (!patches.length && path && typeof newText === "string") {
     patches.push(edit(path, input.old_string, newText, all, read));
   }
+  // Copilot's edit sends the unified diff itself (fileName, diff).
+  const given = str(input.diff);
+  if (!patches.length && /^@@ /m.test(given)) patches.push(fromHeaders(given));
   if (patches.length) lines.push("", ...patches);
 
+  // Copilot's shell tool also lists the commands of its command line, each already in it.
+  const listed =
+    Array.isArray(input.commands) && input.commands.every((c) => typeof c === "string" && command.includes(c));
   const shown = new Set([
     ...(command ? SHOWN_COMMAND : []),
+    ...(command && listed ? ["commands"] : []),
     ...(str(input.description) ? ["description"] : []),
     ...(patches.length ? SHOWN_EDIT : []),
   ]);
@@ -112,10 +120,12 @@ function fileInside(cwd: string | null | undefined, path: string): string | null
 }
 
 function patch(path: string, oldText: string, newText: string): string {
-  // From the `---` line on: no "Index:" banner nor its separator.
-  const lines = createTwoFilesPatch(path, path, oldText, newText, "", "", { context: 3 }).split("\n");
-  return lines
-    .slice(lines.findIndex((l) => l.startsWith("--- ")))
-    .join("\n")
-    .trimEnd();
+  return fromHeaders(createTwoFilesPatch(path, path, oldText, newText, "", "", { context: 3 }));
+}
+
+/** A unified diff from its `---` line on: no "Index:" or "diff --git" banner before it. */
+function fromHeaders(diff: string): string {
+  const lines = diff.split("\n");
+  const at = lines.findIndex((l) => l.startsWith("--- "));
+  return lines.slice(Math.max(0, at)).join("\n").replace(/^\n+/, "").trimEnd();
 }

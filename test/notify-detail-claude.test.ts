@@ -117,6 +117,11 @@ test("Claude Code's Edit: the card names the tool and the file and shows the dif
   assert.equal((await ui.relay.api("POST", `/api/cards/${card.id}`, { decision: "deny" })).json.status, "denied");
   await replyTo(ui.relay, s, m);
   assert.equal(readFileSync(path, "utf8"), FILE, "denied: the file is as it was");
+  // Decided, it stays in the conversation as one line, titled as the card was.
+  await ui.page
+    .locator(".card-outcome .compact-text")
+    .getByText("Denied: Claude asks to use Edit src/a.ts", { exact: true })
+    .waitFor();
   assert.deepEqual(ui.pageErrors, []);
 });
 

@@ -107,7 +107,7 @@ const BECAUSE = { timeout: "nobody decided in time", turn_ended: "the turn ended
 /** A decided card, as one compact line in the conversation's history. */
 export function cardOutcome(c) {
   const [icon, word] = OUTCOME[c.status] ?? ["•", c.status];
-  const what = c.text.split("?")[0].replace(/^Allow /, "");
+  const what = c.kind === "permission" && c.detail ? permissionTitle(c) : c.text.split("?")[0].replace(/^Allow /, "");
   const why = c.expiredBecause ? ` (${BECAUSE[c.expiredBecause] ?? c.expiredBecause})` : "";
   return h("div", { class: `msg msg-compact card-outcome outcome-${c.status}`, role: "note", "aria-label": `Approval ${word.toLowerCase()}` },
     h("div", { class: "compact-line" },

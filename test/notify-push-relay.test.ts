@@ -161,6 +161,9 @@ test("a CLI's permission card: the push offers the CLI's options, and one of the
     { id: "reject", name: "Reject" },
   ]);
   assert.match(msg.payload.body, /^Command: rm -rf build$/m);
+  // Its title says who asks for what, without the input as JSON the card's text carries.
+  assert.match(card.text, /Input: \{/);
+  assert.equal(msg.payload.title, "Claude asks to use rm -rf build");
   const r = await act(card.id, { actionToken: msg.payload.card.actionToken, optionId: "reject" });
   assert.equal(r.status, 200, JSON.stringify(r.json));
   assert.equal(r.json.status, "denied");

@@ -34,6 +34,7 @@ const ALLOW_DENY: CardOption[] = [
 export interface CardLike {
   id: string;
   session: string;
+  kind?: string;
   text: string;
   detail?: string | null;
   details?: string[];
@@ -52,10 +53,18 @@ export function cardNeed(card: CardLike, sessionTitle: string | null): Need {
     kind: "card",
     sessionId: card.session,
     sessionTitle,
-    title: card.text,
+    title: cardTitle(card),
     text: detail || card.text,
     card: { id: card.id, options },
   };
+}
+
+/** A permission card's text lists its files and input (JSON) inline, too much for a title:
+ * "Claude asks to use Edit src/a.ts" (its detail says the rest). Other cards' text as it is. */
+function cardTitle(card: CardLike): string {
+  const tool = card.details?.[0]?.startsWith("Tool: ") ? card.details[0].slice("Tool: ".length) : null;
+  const at = card.text.indexOf(" asks to use ");
+  return card.kind === "permission" && tool && at > 0 ? `${card.text.slice(0, at)} asks to use ${tool}` : card.text;
 }
 
 export interface QuestionLike {

@@ -40,7 +40,6 @@ export interface CardLike {
   details?: string[];
   /** A permission card's choices (the CLI's options); Allow/Deny otherwise. */
   options?: CardOption[] | null;
-  kind?: string;
 }
 
 export function cardNeed(card: CardLike, sessionTitle: string | null): Need {

@@ -57,6 +57,47 @@ test("the owner schedules and watches from a conversation's menus; the relay's l
   await subs.getByText("No subscription is active.").waitFor();
 });
 
+test("on a phone the Schedule and Watch menus open from More, fit the screen and make both", async () => {
+  const { page, relay } = ui;
+  const phone = { width: 390, height: 844 };
+  const watched = await relay.createSession({ title: "Phone worker" });
+  const me = await relay.createSession({ title: "Phone overseer" });
+  await page.setViewportSize(phone);
+  try {
+    await ui.open(`session=${me}`);
+    await convTitle(page, "Phone overseer").waitFor();
+    const inside = async (what: string, box: { x: number; width: number } | null) =>
+      assert.ok(box && box.x >= 0 && box.x + box.width <= phone.width, `${what}: ${JSON.stringify(box)}`);
+    await page.getByRole("button", { name: "More" }).click();
+    await page.getByRole("button", { name: "Schedule" }).click();
+    const form = page.getByRole("form", { name: "New schedule" });
+    await inside("schedule form", await form.boundingBox());
+    await form.getByLabel("Schedule title").fill("Phone check");
+    await form.getByLabel("Prompt to send when due").fill("Anything new?");
+    await form.getByLabel("Repeat every (minutes)").fill("30");
+    await inside("its button", await form.getByRole("button", { name: "Schedule" }).boundingBox());
+    await form.getByRole("button", { name: "Schedule" }).click();
+    await page.getByRole("group", { name: "Schedule Phone check" }).getByText("set by you").waitFor();
+
+    if ((await page.getByRole("button", { name: "Watch" }).isVisible()) === false)
+      await page.getByRole("button", { name: "More" }).click();
+    await page.getByRole("button", { name: "Watch" }).click();
+    const watch = page.getByRole("form", { name: "New subscription" });
+    await inside("watch form", await watch.boundingBox());
+    await watch.getByLabel("Sessions to watch").selectOption(watched);
+    await watch.getByRole("button", { name: "Watch" }).click();
+    await page.getByRole("group", { name: "Subscription to Phone worker" }).waitFor();
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= phone.width);
+    const mine = (await relay.api("GET", `/api/schedules?session=${me}`)).json.schedules;
+    assert.deepEqual(
+      mine.map((x: any) => [x.title, x.everyMinutes, x.setBy]),
+      [["Phone check", 30, "owner"]],
+    );
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
+});
+
 test("usage over time shows as a chart for the relay and for one session", async () => {
   const { page, relay } = ui;
   const id = await relay.createSession({ title: "Costs" });

@@ -448,6 +448,18 @@ for (const [name, viewport] of [
         const wide = await page.evaluate(() => document.documentElement.scrollWidth);
         assert.ok(wide <= viewport.width, `#${hash} is ${wide} px wide`);
       }
+      // The login card too (a new tab holds no token).
+      const login = await ui.context.newPage();
+      try {
+        await login.setViewportSize(viewport);
+        await login.goto(relay.url);
+        await login.locator("form.login-card").getByLabel("Owner token").waitFor();
+        assert.deepEqual(await literalNulls(login), [], "login");
+        assert.deepEqual(await pictographs(login), [], "login");
+        assert.ok((await login.evaluate(() => document.documentElement.scrollWidth)) <= viewport.width);
+      } finally {
+        await login.close();
+      }
       assert.deepEqual(ui.pageErrors, []);
     } finally {
       await page.setViewportSize(DESKTOP);

@@ -112,6 +112,20 @@ test("usage over time shows as a chart for the relay and for one session", async
   const mine = page.getByRole("region", { name: "Usage of this session" });
   await mine.locator("canvas").waitFor();
   await mine.getByRole("cell", { name: "4,000" }).waitFor();
+
+  // Settings loaded on a phone draws the chart within the screen.
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    await ui.open("settings");
+    await page.reload();
+    await page.locator('#live[data-state="open"]').waitFor();
+    await usage.locator("canvas").waitFor();
+    const chart = (await usage.locator("canvas").boundingBox())!;
+    assert.ok(chart.x >= 0 && chart.x + chart.width <= 390, `usage chart ${JSON.stringify(chart)}`);
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390);
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
 });
 
 test("settings name their fields as the page does, put back a refused value, and say Saved", async () => {
@@ -158,6 +172,15 @@ test("a pairing token has Copy and says when it expires; a paired relay shows it
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     assert.match(copied, /^oarp_/);
     assert.equal(copied, await token.locator("code").innerText());
+    // On a phone the token and its Copy button fit the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      const copy = (await token.getByRole("button", { name: "Copy pairing token" }).boundingBox())!;
+      assert.ok(copy.x >= 0 && copy.x + copy.width <= 390, JSON.stringify(copy));
+      assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
 
     await pair(relay, other);
     await ui.open();

@@ -168,6 +168,13 @@ test("a pairing token has Copy and says when it expires; a paired relay shows it
     await page.getByRole("button", { name: "Make a pairing token" }).click();
     const token = page.locator(".pair-token").filter({ hasText: "works once" });
     await token.getByText(/until/).waitFor();
+    // Shown where you are, not below the fold.
+    const onScreen = async (height: number) => {
+      await token.locator("code").waitFor();
+      const b = (await token.locator("code").boundingBox())!;
+      assert.ok(b.y >= 0 && b.y + b.height <= height, `the token at ${JSON.stringify(b)}`);
+    };
+    await onScreen(800);
     await token.getByRole("button", { name: "Copy pairing token" }).click();
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     assert.match(copied, /^oarp_/);
@@ -175,6 +182,9 @@ test("a pairing token has Copy and says when it expires; a paired relay shows it
     // On a phone the token and its Copy button fit the screen.
     await page.setViewportSize({ width: 390, height: 844 });
     try {
+      await page.getByRole("button", { name: "Make a pairing token" }).click();
+      await token.locator("code").filter({ hasNotText: copied }).waitFor();
+      await onScreen(844);
       const copy = (await token.getByRole("button", { name: "Copy pairing token" }).boundingBox())!;
       assert.ok(copy.x >= 0 && copy.x + copy.width <= 390, JSON.stringify(copy));
       assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390);
@@ -187,6 +197,7 @@ test("a pairing token has Copy and says when it expires; a paired relay shows it
     const card = page.getByRole("region", { name: /Paired relays/ });
     await card.getByText("lab").waitFor();
     await card.getByText(/online|offline/).waitFor();
+    await card.getByText(/^seen |not seen yet/).waitFor();
     assert.equal(await card.getByRole("link", { name: /Open its page/ }).getAttribute("href"), other.url);
   } finally {
     await other.stop();

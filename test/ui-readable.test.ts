@@ -107,6 +107,16 @@ test("code blocks are coloured and copied", async () => {
   await block.getByRole("button", { name: "Copy code" }).click();
   await block.getByText("Copied").waitFor();
   assert.equal((await page.evaluate(() => navigator.clipboard.readText())).trim(), "const answer: number = 42;");
+  // On a phone the block and its Copy button are within the screen.
+  await page.setViewportSize(PHONE);
+  try {
+    const copy = (await block.getByRole("button", { name: /Copy code|Copied/ }).boundingBox())!;
+    assert.ok(copy.x >= 0 && copy.x + copy.width <= PHONE.width, JSON.stringify(copy));
+    const box = (await block.boundingBox())!;
+    assert.ok(box.x >= 0 && box.x + box.width <= PHONE.width, JSON.stringify(box));
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
 });
 
 test("relay_tool lines name sessions by title and open to fields; event lines lead with their news", async () => {
@@ -129,6 +139,15 @@ test("relay_tool lines name sessions by title and open to fields; event lines le
   await line.locator("summary").click();
   await line.locator(".tool-fields dt", { hasText: "status" }).waitFor();
   assert.equal(await line.locator("pre").count(), 0, "no raw JSON");
+  // On a phone the open line's fields wrap within the screen.
+  await page.setViewportSize(PHONE);
+  try {
+    const box = (await line.boundingBox())!;
+    assert.ok(box.x >= 0 && box.x + box.width <= PHONE.width, JSON.stringify(box));
+    assert.ok(await line.evaluate((el) => el.scrollWidth <= el.clientWidth + 1), "nothing in it is cut");
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
   const event = page.locator(".msg-event").last();
   const text = await event.locator(".compact-text").innerText();
   assert.doesNotMatch(text, /automated message from OAR/);

@@ -105,3 +105,32 @@ test("a finished turn you started is notified; one an agent started is not", asy
   );
   assert.deepEqual(ui.pageErrors, []);
 });
+
+test("where push cannot be set up, Notify me says so and the open page still notifies", async () => {
+  // A browser with Web Push whose subscription is refused (as Chromium's is off the record,
+  // or where its push service cannot be reached).
+  const refused = `${RECORD.replace("delete window.PushManager;", "")}
+if (typeof PushManager !== "undefined") PushManager.prototype.subscribe = async () => { throw new DOMException("Registration failed - push service error", "AbortError"); };`;
+  const kit = await startUi({ initScript: refused });
+  try {
+    const { page, relay } = kit;
+    const id = await relay.createSession({ title: "Pushless" });
+    await kit.open();
+    await page.getByRole("button", { name: "Notify me" }).click();
+    const on = page.getByRole("button", { name: "Notifications on" });
+    await on.waitFor();
+    assert.match(
+      (await on.getAttribute("title")) ?? "",
+      /^Notifications while this page is open only: push could not be set up/,
+    );
+    await relay.say(id, "hello", SLOW);
+    await relay.waitFor(async () =>
+      (await page.evaluate(() => (window as any).__notes as { title: string }[])).some(
+        (n) => n.title === "Finished · Pushless",
+      ),
+    );
+    assert.deepEqual(kit.pageErrors, []);
+  } finally {
+    await kit.close();
+  }
+});

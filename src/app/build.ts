@@ -25,6 +25,7 @@ import { Groups } from "../groups/service.ts";
 import { Watching } from "../watching/watching.ts";
 import { Pairing } from "../pairing/pairing.ts";
 import { PairingStore } from "../pairing/store.ts";
+import { PeerOutbox } from "../pairing/outbox.ts";
 import { moveMirrors } from "../pairing/compaction.ts";
 import { installWorkspaceCleanup } from "../cloud/lifetime.ts";
 import { ownerMessage } from "../actions/commands/owner-message.ts";
@@ -104,8 +105,7 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     pipes: new KeeperPipes(dataDir),
     idleMinutes: opts.workerIdleMinutes ?? 10,
     toolListings,
-    // Worktrees are wired below (they raise overlap events through watching); an agent's file
-    // reads and writes reach them once a turn runs.
+    // Bound late on purpose: worktrees (below) raise through watching, which queues turns on these workers.
     files: {
       readFile: (sessionId, path, line, limit) => worktreeWiring.readFile(sessionId, path, line, limit),
       writeFile: (sessionId, path, content) => worktreeWiring.writeFile(sessionId, path, content),
@@ -133,17 +133,18 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     gate: holds,
   });
   const schedules = new Schedules({ db, clock, bus, sessions, turns, approvals });
+  // Events for watchers on paired relays wait here until their relay fetches them.
+  const peerOutbox = new PeerOutbox({ db, clock }, pairingStore);
   const watch = new Watching({
     db,
     clock,
     bus,
     version: identity.version,
     sessions,
+    tasks,
     questions,
     turns,
-    // The one cycle left, closed at run time: an event for a watcher on a paired relay goes
-    // into pairing's outbox, and pairing mirrors and ends subscriptions here (built below).
-    remoteOutbox: { add: (watcher, e) => pairing.outbox.add(watcher, e) },
+    remoteOutbox: peerOutbox,
   });
   const answering = makeAnswering({
     name: identity.name,
@@ -163,7 +164,8 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     isSelfName: identity.isSelf,
     settings,
     sessions,
-    watch,
+    outbox: peerOutbox,
+    watch: watch.mirrors,
   });
   // Strings that must never show in results or task output (agent tokens: secretMask).
   const secrets = () => [token, ...settings.secretValues(), ...pairing.secrets()].filter(Boolean);
@@ -241,7 +243,6 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     ownerToken: token,
     secretMask,
     testClock: clock instanceof ManualClock ? clock : undefined,
-    db,
     ownerMessage: (sessionId, text) => ownerMessage(actions, sessionId, text),
     archiveSession: (id) => archiveSession(actions, id),
     deleteSession: (id) => deleteSession(actions, id),

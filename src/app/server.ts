@@ -53,7 +53,7 @@ export function buildApp(relay: RelayApp, listening: () => Listening | null = ()
   app.route(
     "/api",
     cardActRoute({
-      db: services.db,
+      transaction: services.transaction,
       clock: services.clock,
       tokens: relay.parts.notify.tokens,
       decide: (id, d) => cardView(services.approvals.decide(id, d)),

@@ -1,5 +1,4 @@
 import { RelayError } from "../core/errors.ts";
-import { earliest } from "../watching/release.ts";
 import { URGENT, type SubRow } from "../watching/types.ts";
 import { clearAnsweredMark } from "../watching/remote-echo.ts";
 import { mirrorsOn, unsubscribedMirrors } from "../watching/mirror-subs.ts";
@@ -243,12 +242,12 @@ export class EventLink {
         const watcher = this.d.sessions.get(successor(this.d, row.name, e.watcher));
         if (!watcher || watcher.archived_at) continue;
         const subs = e.subs
-          .map((id) => watch.subs.get(id))
+          .map((id) => watch.get(id))
           .filter((s): s is SubRow => !!s && s.watcher === watcher.id && s.relay.toLowerCase() === key);
         if (e.subs.length && !subs.length) continue; // its subscription ended here
-        const parsed = subs.map((s) => watch.subs.parse(s));
+        const parsed = subs.map((s) => watch.parse(s));
         const urgent = URGENT.has(e.type) || e.urgent;
-        const r = parsed.length ? earliest(watch.subs, parsed, now, urgent) : null;
+        const r = parsed.length ? watch.earliest(parsed, now, urgent) : null;
         const ready = urgent || !r?.hold;
         const line = `${row.name} · ${replay ? "replayed · " : ""}${e.line.replace(/^\[relay event\] /, "")}`;
         const eventKey = `peer:${row.name}:${e.key}`;

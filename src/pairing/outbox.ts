@@ -1,7 +1,6 @@
 import type { Db } from "../store/db.ts";
 import type { EventRow, NewEvent } from "../watching/types.ts";
 import { HOUR, type Clock } from "../core/clock.ts";
-import type { PairingWatch } from "./deps.ts";
 import type { OutboxEvent } from "./peer-protocol.ts";
 import type { PairingStore } from "./store.ts";
 
@@ -27,7 +26,6 @@ type OutboxRow = Pick<
 export interface OutboxDeps {
   db: Db;
   clock: Clock;
-  watch: Pick<PairingWatch, "end" | "subs">;
 }
 
 export class PeerOutbox {
@@ -139,30 +137,5 @@ export class PeerOutbox {
   /** Events kept for that pairing go with it. */
   clear(pairing: string): void {
     this.d.db.prepare("DELETE FROM peer_outbox WHERE pairing = ?").run(pairing);
-  }
-
-  /** The subscription, when a stand-in of that pairing holds it. */
-  private subOf(pairing: string, id: string) {
-    const row = this.d.watch.subs.get(id);
-    return row && this.store.remoteCallerById(row.watcher)?.pairing === pairing ? row : undefined;
-  }
-
-  /** Subscriptions the watcher's owner ended there (Unsubscribe on the mirror) end here too. */
-  endUnsubscribed(pairing: string, ids: string[]): void {
-    const mine = ids.filter((id) => {
-      const row = this.subOf(pairing, id);
-      return row && row.ended_at == null;
-    });
-    if (mine.length) this.d.watch.end(mine, "unsubscribed");
-  }
-
-  /** Where each of these subscriptions stands: null while active, else why it ended. */
-  subStates(pairing: string, ids: string[]): Record<string, string | null> {
-    const out: Record<string, string | null> = {};
-    for (const id of ids.slice(0, 500)) {
-      const row = this.subOf(pairing, id);
-      out[id] = !row ? "unpaired" : row.ended_at == null ? null : (row.end_reason ?? "unsubscribed");
-    }
-    return out;
   }
 }

@@ -29,7 +29,7 @@ export async function subscribePush(api) {
   await navigator.serviceWorker.ready;
   const { key } = await api("GET", "/api/push/key");
   let sub = await reg.pushManager.getSubscription();
-  if (sub && sub.options?.applicationServerKey && b64u(sub.options.applicationServerKey) !== key) {
+  if (sub?.options?.applicationServerKey && b64u(sub.options.applicationServerKey) !== key) {
     await sub.unsubscribe();
     sub = null;
   }

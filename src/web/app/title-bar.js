@@ -105,18 +105,28 @@ export function titleBar(head, d, ctx, panels) {
   );
 }
 
-/** How the session's agent process last started, when it was started again (agentStart). */
+/** How the session's agent process last started (agentStart): a badge when it was started again
+ * (`resumed`, `fresh`) or when its start has a note (any start: e.g. relay_tool was not
+ * available), the note whole in the badge's title and its first clause on a `new` start's badge. */
 function agentStartBadge(d) {
   const a = d.agentStart;
+  const note = typeof a?.note === "string" && a.note.trim() ? a.note.trim() : "";
   if (a?.how === "resumed")
     return badge("resumed", "badge-resumed", {
-      title: `Its agent process was started again and continued the conversation (${a.note ?? ""})`,
+      title: `Its agent process was started again and continued the conversation${note ? `: ${note}` : ""}`,
     });
   if (a?.how === "fresh")
     return badge("fresh start", "badge-fresh", {
-      title: `Its agent process was started again on a blank conversation: ${a.note ?? ""}`,
+      title: `Its agent process was started again on a blank conversation${note ? `: ${note}` : ""}`,
     });
+  if (note) return badge(shortNote(note), "badge-start-note", { title: `When its agent process started: ${note}` });
   return null;
+}
+
+/** A note's first clause (up to its first colon, semicolon or stop), at most 48 characters. */
+function shortNote(note) {
+  const head = note.split(/[:;]\s|\.\s/)[0].trim() || note;
+  return head.length > 48 ? `${head.slice(0, 47).trimEnd()}…` : head;
 }
 
 function groupLine(d) {

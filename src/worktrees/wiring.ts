@@ -84,19 +84,23 @@ export class WorktreeWiring {
   }
 
   /** A change the relay saw in the session's folder: its worktree (or the main folder it
-   * works in) is read again for overlaps. */
-  sawChange(sessionId: string): void {
+   * works in) is read again for overlaps — at `paths` (absolute, or relative to the session's
+   * folder) when the relay knows them (a write through it, a tool call's diff), else whole. */
+  sawChange(sessionId: string, paths?: readonly string[]): void {
     const w = this.worktrees;
     const row = w.lifecycle.store.get(sessionId);
-    const done = row && row.removed_at === null ? w.overlaps.changed(sessionId) : this.mainFolderChange(sessionId);
+    const s = paths ? this.d.session(sessionId) : undefined;
+    const abs = paths && s ? paths.map((p) => absoluteIn(s.cwd, p)) : undefined;
+    const done =
+      row && row.removed_at === null ? w.overlaps.changed(sessionId, abs) : this.mainFolderChange(sessionId, abs);
     done.catch((err) => console.error(`[worktrees] overlap check for ${sessionId}:`, err));
   }
 
-  private mainFolderChange(sessionId: string): Promise<unknown> {
+  private mainFolderChange(sessionId: string, paths?: string[]): Promise<unknown> {
     const s = this.d.session(sessionId);
     if (!s) return Promise.resolve();
     const repo = this.repoOfMainFolder(s.cwd);
-    return repo ? this.worktrees.overlaps.check(repo) : Promise.resolve();
+    return repo ? this.worktrees.overlaps.mainChanged(repo, paths?.map(safeResolve)) : Promise.resolve();
   }
 
   /** The repository whose main folder holds `cwd`, among those with live worktrees. */
@@ -185,7 +189,7 @@ export class WorktreeWiring {
     } finally {
       closeSync(fd);
     }
-    this.sawChange(sessionId);
+    this.sawChange(sessionId, [real]);
   }
 
   /** Why a CLI's permission request for an edit is refused (another session's claim), or null. */

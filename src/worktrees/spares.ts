@@ -46,6 +46,47 @@ export class Spares {
     return p;
   }
 
+  /** At start: a spare left from before is known again by its commit (nobody works in a
+   * spare, so it is still whole), and one that is missing is made at the repository's HEAD —
+   * so the first session after a restart takes a spare too. Does not wait. */
+  warm(repo: string): Promise<void> {
+    const { git } = this.d;
+    const running = this.filling.get(repo);
+    if (running) return running;
+    const at = (cwd: string) =>
+      git(["rev-parse", "-q", "--verify", "HEAD^{commit}"], { cwd, background: true }).then((r) =>
+        r.ok ? r.stdout.trim() : null,
+      );
+    const ready = this.ready(repo);
+    const p = ready
+      ? at(ready.path).then((c) => {
+          if (c && !this.commits.has(repo) && this.ready(repo)) this.commits.set(repo, c);
+        })
+      : at(repo).then((c) => (c ? this.fill(repo, c) : undefined));
+    const done = p
+      .catch((e) => console.error(`[worktrees] spare for ${repo} not warmed:`, e instanceof Error ? e.message : e))
+      .finally(() => this.filling.get(repo) === done && this.filling.delete(repo));
+    this.filling.set(repo, done);
+    return done;
+  }
+
+  /** Moves the ready spare of `repo` to `path` for the relay's own use (the merge queue's
+   * scratch worktree), and makes a new one at the same commit; false when none is ready. */
+  async takeFor(repo: string, path: string): Promise<boolean> {
+    const took = await this.d.lock.run(repo, async () => {
+      const spare = this.ready(repo);
+      if (!spare) return null;
+      this.taken(repo);
+      const moved = await this.d.git(["worktree", "move", spare.path, path], { cwd: repo });
+      if (!moved.ok) await this.discard(repo, spare.path);
+      return moved.ok ? (spare.commit ?? "HEAD") : null;
+    });
+    if (!took) return false;
+    const at = await this.d.git(["rev-parse", "-q", "--verify", `${took}^{commit}`], { cwd: repo });
+    if (at.ok) void this.refill(repo, at.stdout.trim());
+    return true;
+  }
+
   /** Resolves when no spare is being made for `repo` (bench, tests, shutdown). */
   settled(repo: string): Promise<void> {
     return this.filling.get(repo) ?? Promise.resolve();
@@ -65,14 +106,16 @@ export class Spares {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     for (const name of readdirSync(dir)) if (name.startsWith(PARTIAL)) await this.discard(repo, join(dir, name));
     const partial = join(dir, PARTIAL + randomBytes(4).toString("hex"));
+    // At the lowest CPU priority: the session that took the last spare is starting its agent now.
     const add = await git([...NO_HOOKS, "worktree", "add", "--detach", "-q", partial, commit], {
       cwd: repo,
       timeoutMs: 10 * 60_000,
+      background: true,
     });
     if (!add.ok) return this.discard(repo, partial);
     // A fresh index holds entries "racily clean" (written in the same tick as the files):
     // refreshed now, the switch that takes the spare need not read every file again.
-    await git(["update-index", "-q", "--refresh"], { cwd: partial });
+    await git(["update-index", "-q", "--refresh"], { cwd: partial, background: true });
     await this.d.lock.run(repo, async () => {
       if (existsSync(spare)) return this.discard(repo, partial);
       const moved = await git(["worktree", "move", partial, spare], { cwd: repo });

@@ -87,6 +87,8 @@ export class Worktrees {
   }
 
   async start(): Promise<void> {
+    for (const repo of new Set(this.lifecycle.store.live().map((w) => w.repo)))
+      void this.lifecycle.spares.warm(repo).catch(() => {});
     await this.merges.resume();
   }
 

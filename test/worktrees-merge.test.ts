@@ -413,8 +413,12 @@ test("the first merge's scratch worktree is the spare checkout (no checkout of e
   const first = await w.merges.ask({ session: "ses_aaaaaaaaaaaa", test: "touch left-behind.txt && test -f src/a.ts" });
   assert.equal((await w.merges.wait(first.mergeId, clock.now() + 3_600_000)).status, "merged");
   const scratch = w.lifecycle.folders.scratch(repo);
-  assert.ok(
-    calls.some((c) => c.includes("move") && c.at(-1) === scratch),
+  const list = g(repo, "worktree", "list", "--porcelain");
+  assert.match(list, new RegExp(`^worktree ${scratch}$`, "m"), "git knows the scratch worktree where it is");
+  // git keeps a worktree's record under the name it was made with (a leading dot made a dash): the spare's.
+  assert.match(
+    readFileSync(join(scratch, ".git"), "utf8"),
+    /\/worktrees\/[.-]spare-new-[0-9a-f]+\s*$/,
     "the spare was moved to be the scratch worktree",
   );
   assert.deepEqual(

@@ -193,7 +193,7 @@ export class WorktreeLifecycle {
     madeBranch: boolean,
   ): Promise<{ madeBranch: boolean } | { error: string }> {
     this.spares.taken(repo);
-    if ((await this.d.git(["worktree", "move", spare, path], { cwd: repo })).ok) return { madeBranch };
+    if (await this.spares.move(repo, spare, path)) return { madeBranch };
     await this.spares.discard(repo, spare);
     return this.addFresh(repo, branch, start, path, madeBranch);
   }

@@ -5,8 +5,8 @@
 // name and renamed to `.spare` when complete, so a crash mid-way leaves nothing that looks
 // ready; leftovers are cleared before the next one is made.
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
 import type { Git } from "./git-run.ts";
 import type { RepoFolders } from "./folders.ts";
 import type { KeyedLock } from "./keyed-lock.ts";
@@ -77,9 +77,9 @@ export class Spares {
       const spare = this.ready(repo);
       if (!spare) return null;
       this.taken(repo);
-      const moved = await this.d.git(["worktree", "move", spare.path, path], { cwd: repo });
-      if (!moved.ok) await this.discard(repo, spare.path);
-      return moved.ok ? (spare.commit ?? "HEAD") : null;
+      const moved = await this.move(repo, spare.path, path);
+      if (!moved) await this.discard(repo, spare.path);
+      return moved ? (spare.commit ?? "HEAD") : null;
     });
     if (!took) return false;
     const at = await this.d.git(["rev-parse", "-q", "--verify", `${took}^{commit}`], { cwd: repo });
@@ -122,6 +122,28 @@ export class Spares {
       if (!moved.ok) await this.discard(repo, partial);
       else this.commits.set(repo, commit);
     });
+  }
+
+  /** Moves a worktree of `repo` from `from` to `to` as `git worktree move` does, without a git
+   * process (the create path counts them): the folder is renamed and git's record of where it
+   * is (`<common dir>/worktrees/<id>/gitdir`, gitrepository-layout(5)) rewritten. Falls back to
+   * `git worktree move` when the folder is not laid out as expected. */
+  async move(repo: string, from: string, to: string): Promise<boolean> {
+    let record: string | null = null;
+    try {
+      const link = /^gitdir: (.+)$/m.exec(readFileSync(join(from, ".git"), "utf8"))?.[1]?.trim();
+      if (link && isAbsolute(link) && readFileSync(join(link, "gitdir"), "utf8").trim() === join(from, ".git"))
+        record = join(link, "gitdir");
+    } catch {}
+    if (!record || existsSync(to)) return (await this.d.git(["worktree", "move", from, to], { cwd: repo })).ok;
+    renameSync(from, to);
+    try {
+      writeFileSync(record, `${join(to, ".git")}\n`);
+      return true;
+    } catch {
+      renameSync(to, from);
+      return false;
+    }
   }
 
   /** Removes a checkout the relay made for itself (a spare, a partial one): nothing of anyone's in it. */

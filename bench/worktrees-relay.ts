@@ -79,7 +79,7 @@ try {
   // write reaching the disk to the overlap naming f_i stored, and from A's message to it shown.
   const [a, b] = trees;
   const [lat, latCpu, seen] = [[], [], []] as number[][];
-  const db = new Database(join(relay.dataDir, "relay.db"), { readonly: true, fileMustExist: true });
+  const db = new Database(join(relay.dataDir, "oar.db"), { readonly: true, fileMustExist: true });
   const firstRow = db.prepare("SELECT MIN(created_at) AS at FROM worktree_overlaps WHERE paths_json LIKE ?");
   const aPath = (await relay.session(a)).worktree.path as string;
   for (let i = 0; i < OVERLAPS; i++) {
@@ -121,7 +121,10 @@ try {
     `change seen → overlap written p99: ${summarize(seen).p99.toFixed(0)} ms (target ≤ 1000 ms) ${summarize(seen).p99 <= 1000 ? "✓" : "✗"}`,
   );
   console.log(loadLine());
+} catch (e) {
+  console.error(e);
+  process.exitCode = 1;
 } finally {
-  await relay.stop();
+  await relay.stop().catch((e) => console.error(e));
   rmSync(root, { recursive: true, force: true });
 }

@@ -23,6 +23,8 @@ export interface GitOptions {
   /** Work done ahead of need (a spare checkout): git and what it starts run at the lowest
    * CPU priority, so they take no core from work someone waits for. */
   background?: boolean;
+  /** Aborted: git and every process it started are ended at once (their own process group). */
+  signal?: AbortSignal;
 }
 
 export type Git = (args: string[], opts?: GitOptions) => Promise<GitResult>;
@@ -58,6 +60,7 @@ export function git(args: string[], opts: GitOptions = {}): Promise<GitResult> {
         timeout: opts.timeoutMs ?? 60_000,
         maxBuffer: opts.maxBuffer ?? 16 * 1024 * 1024,
         env: gitEnv(opts.env),
+        ...(opts.signal ? { detached: true } : {}),
       },
       (err, stdout, stderr) => {
         const code = err
@@ -83,6 +86,19 @@ export function git(args: string[], opts: GitOptions = {}): Promise<GitResult> {
       try {
         setPriority(child.pid, 19);
       } catch {}
+    }
+    const pid = child.pid;
+    if (opts.signal && pid) {
+      const end = () => {
+        try {
+          process.kill(-pid, "SIGKILL");
+        } catch {}
+      };
+      if (opts.signal.aborted) end();
+      else {
+        opts.signal.addEventListener("abort", end, { once: true });
+        child.once("exit", () => opts.signal?.removeEventListener("abort", end));
+      }
     }
   });
 }

@@ -18,6 +18,7 @@ export const NO_HOOKS = ["-c", "core.hooksPath=/dev/null"];
 
 export class Spares {
   private filling = new Map<string, Promise<void>>();
+  private stopping = new AbortController();
   /** The commit each spare was made at (unknown for one made before a restart). */
   private commits = new Map<string, string>();
 
@@ -92,6 +93,12 @@ export class Spares {
     return this.filling.get(repo) ?? Promise.resolve();
   }
 
+  /** Shutdown: a spare being made is cut at once (a checkout left running would go on writing
+   * into the data folder after the relay is gone); its partial folder is cleared next time. */
+  stop(): void {
+    this.stopping.abort();
+  }
+
   /** Removes the spare of `repo` (the last worktree session of it went away). */
   async drop(repo: string): Promise<void> {
     await this.settled(repo);
@@ -102,7 +109,7 @@ export class Spares {
     const { git, folders } = this.d;
     const dir = folders.of(repo);
     const spare = folders.spare(repo);
-    if (existsSync(spare)) return;
+    if (existsSync(spare) || this.stopping.signal.aborted) return;
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     for (const name of readdirSync(dir)) if (name.startsWith(PARTIAL)) await this.discard(repo, join(dir, name));
     const partial = join(dir, PARTIAL + randomBytes(4).toString("hex"));
@@ -111,11 +118,14 @@ export class Spares {
       cwd: repo,
       timeoutMs: 10 * 60_000,
       background: true,
+      signal: this.stopping.signal,
     });
+    if (this.stopping.signal.aborted) return;
     if (!add.ok) return this.discard(repo, partial);
     // A fresh index holds entries "racily clean" (written in the same tick as the files):
     // refreshed now, the switch that takes the spare need not read every file again.
-    await git(["update-index", "-q", "--refresh"], { cwd: partial, background: true });
+    await git(["update-index", "-q", "--refresh"], { cwd: partial, background: true, signal: this.stopping.signal });
+    if (this.stopping.signal.aborted) return;
     await this.d.lock.run(repo, async () => {
       if (existsSync(spare)) return this.discard(repo, partial);
       const moved = await git(["worktree", "move", partial, spare], { cwd: repo });

@@ -93,6 +93,7 @@ export class Worktrees {
   }
 
   async close(): Promise<void> {
+    this.lifecycle.spares.stop();
     await this.merges.close();
   }
 }

@@ -178,3 +178,47 @@ test("a change at known paths (a write through the relay, a tool call's diff) re
   );
   assert.ok(calls.some(whole));
 });
+
+test("a change at known paths is told while a whole read runs, and that read (older) does not undo what it saw", async () => {
+  const repo = makeRepo({ "README.md": "hi\n", "src/x.ts": "x\n", "src/y.ts": "y\n" });
+  const deps = domainDeps();
+  let gate: Promise<void> | null = null;
+  let open = () => {};
+  let reached = () => {};
+  const atGate = new Promise<void>((r) => (reached = r));
+  // A whole status of B's worktree answers what it saw only once the gate opens (a slow pass).
+  const git: typeof deps.git = async (args, opts) => {
+    const r = await deps.git(args, opts);
+    if (gate && args.includes("status") && !args.includes("--") && opts?.cwd?.includes("oar-b-")) {
+      reached();
+      await gate;
+    }
+    return r;
+  };
+  const w = new Worktrees({ ...deps, git, relayName: "desk", titleOf: () => null });
+  const a = await w.lifecycle.create(await w.lifecycle.plan(repo, "oar-a-"), { id: "ses_aaaaaaaaaaaa", title: "A" });
+  const b = await w.lifecycle.create(await w.lifecycle.plan(repo, "oar-b-"), { id: "ses_bbbbbbbbbbbb", title: "B" });
+  await w.lifecycle.spares.settled(repo);
+  assert.deepEqual(await w.overlaps.check(repo, ["ses_aaaaaaaaaaaa", "ses_bbbbbbbbbbbb"]), []);
+  write(a.path, "src/x.ts", "x from A\n");
+  write(a.path, "src/y.ts", "y from A\n");
+  await w.overlaps.changed("ses_aaaaaaaaaaaa", ["src/x.ts", "src/y.ts"]);
+  gate = new Promise((r) => (open = r));
+  const slow = w.overlaps.changed("ses_bbbbbbbbbbbb"); // a turn's end: B read whole, held at the gate
+  await atGate; // its status has run
+
+  write(b.path, "src/y.ts", "y from B\n");
+  const quick = await w.overlaps.changed("ses_bbbbbbbbbbbb", ["src/y.ts"]);
+  assert.deepEqual(
+    quick.map((o) => o.paths),
+    [["src/y.ts"]],
+    "told while the whole read still waits",
+  );
+  open();
+  await slow;
+  assert.deepEqual(
+    w.overlaps.currentFor("ses_bbbbbbbbbbbb").map((o) => o.paths),
+    [["src/y.ts"]],
+    "the whole read, older, keeps y.ts as the read at its path saw it",
+  );
+});

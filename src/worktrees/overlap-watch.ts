@@ -31,7 +31,8 @@ export interface OverlapDeps {
   worktrees: { get(sessionId: string): WorktreeRow | undefined; live(repo: string): WorktreeRow[] };
   /** Called once per new overlap, after it is stored: phase B raises the `overlap` event here. */
   onOverlap?(o: Overlap): void;
-  /** Held by a merge while it lands in a folder: what is read meanwhile would be half of it. */
+  /** Held by a merge while it lands in a folder (what is read meanwhile would be half of it);
+   * reads hold it shared, alongside each other. */
   landing?: KeyedLock;
 }
 
@@ -47,6 +48,8 @@ type Fresh = Map<string, Set<string> | null>;
 
 export class OverlapWatch {
   private seen = new Map<string, Seen>();
+  /** A party being read whole → what reads at paths saw meanwhile (path → changed). */
+  private during = new Map<string, Map<string, boolean>>();
   /** repo → the main folder's uncommitted paths as last read. */
   private main = new Map<string, Set<string>>();
   private latest = new Map<string, Overlap[]>();
@@ -65,14 +68,32 @@ export class OverlapWatch {
     const row = this.d.worktrees.get(sessionId);
     if (!row || row.removed_at !== null) return Promise.resolve([]);
     if (paths && !paths.length) return Promise.resolve([]);
-    return this.check(row.repo, [sessionId], paths ? within(row.path, paths) : null);
+    const inside = paths ? within(row.path, paths) : null;
+    // Known paths of a worktree and a main folder read before: at once, not behind a whole read.
+    if (inside && this.seen.has(sessionId) && this.main.has(row.repo)) return this.atPaths(row.repo, row, inside);
+    return this.check(row.repo, [sessionId], inside);
   }
 
   /** A change seen in the repository's main folder (by a session working there): at `paths`
    * (absolute, or relative to it) when known. */
   mainChanged(repo: string, paths?: readonly string[]): Promise<Overlap[]> {
     if (paths && !paths.length) return Promise.resolve([]);
-    return this.check(repo, [], paths ? within(repo, paths) : null, true);
+    const inside = paths ? within(repo, paths) : null;
+    if (inside && this.main.has(repo)) return this.atPaths(repo, null, inside);
+    return this.check(repo, [], inside, true);
+  }
+
+  /** Reads `paths` of the worktree `w` (null: only the main folder) and of the main folder,
+   * alongside any other read (a whole read running meanwhile keeps what this one saw). */
+  private atPaths(repo: string, w: WorktreeRow | null, paths: string[]): Promise<Overlap[]> {
+    const set = new Set(paths);
+    return this.landing.shared(repo, async () => {
+      await Promise.all([
+        w ? this.readWorktree(w, set).catch(() => {}) : null,
+        this.readMain(repo, set).catch(() => {}),
+      ]);
+      return this.conclude(repo);
+    });
   }
 
   /** Reads `fresh` (and whichever worktree was never read) again and stores new overlaps;
@@ -106,14 +127,31 @@ export class OverlapWatch {
   }
 
   private async run(repo: string, fresh: Fresh): Promise<Overlap[]> {
-    const pairs = await this.landing.run(repo, () => this.read(repo, fresh));
+    return this.landing.shared(repo, async () => {
+      await this.read(repo, fresh);
+      return this.conclude(repo);
+    });
+  }
+
+  /** The pairs now, from what each party was last seen to change; new ones stored and told. */
+  private conclude(repo: string): Overlap[] {
+    const live = this.d.worktrees.live(repo);
+    const parties: Party[] = live
+      .filter((w) => this.seen.has(w.session_id))
+      .map((w) => {
+        const s = this.seen.get(w.session_id)!;
+        return { key: w.session_id, paths: new Set([...s.committed, ...s.uncommitted]) };
+      });
+    const main = this.main.get(repo);
+    if (main) parties.push({ key: MAIN, paths: main });
+    const pairs = findOverlaps(parties).map((p) => ({ repo, ...p }));
     this.latest.set(repo, pairs);
     const told = this.remember(pairs);
     for (const o of told) this.d.onOverlap?.(o);
     return told;
   }
 
-  private async read(repo: string, fresh: Fresh): Promise<Overlap[]> {
+  private async read(repo: string, fresh: Fresh): Promise<void> {
     const live = this.d.worktrees.live(repo);
     const reads: Promise<void>[] = live
       .filter((w) => fresh.has(w.session_id) || !this.seen.has(w.session_id))
@@ -127,47 +165,64 @@ export class OverlapWatch {
     if (fresh.has(MAIN) || !this.main.has(repo))
       reads.push(this.readMain(repo, this.main.has(repo) ? (fresh.get(MAIN) ?? null) : null).catch(() => {}));
     await Promise.all(reads);
-    const parties: Party[] = live
-      .filter((w) => this.seen.has(w.session_id))
-      .map((w) => {
-        const s = this.seen.get(w.session_id)!;
-        return { key: w.session_id, paths: new Set([...s.committed, ...s.uncommitted]) };
-      });
-    const main = this.main.get(repo);
-    if (main) parties.push({ key: MAIN, paths: main });
-    return findOverlaps(parties).map((p) => ({ repo, ...p }));
   }
 
   /** A worktree read again: whole (`paths` null, or never read), or at `paths` only. */
   private async readWorktree(w: WorktreeRow, paths: Set<string> | null): Promise<void> {
     const { git } = this.d;
     const ref: WorktreeRef = { path: w.path, base: w.base, baseCommit: w.base_commit };
-    const had = this.seen.get(w.session_id);
-    if (!had || !paths) {
-      const all = await changedPaths(git, ref);
-      this.seen.set(w.session_id, { head: all.head, committed: all.committed, uncommitted: all.uncommitted });
+    const key = w.session_id;
+    if (!this.seen.has(key) || !paths) {
+      const all = await this.whole(key, () => changedPaths(git, ref));
+      this.seen.set(key, { head: all.head, committed: all.committed, uncommitted: all.uncommitted });
       return;
     }
     const now = await statusOfPaths(git, w.path, [...paths]);
+    const had = this.seen.get(key)!;
     // A commit since it was last read: its commits' paths are read again (no file read).
     const committed = now.head === had.head ? had.committed : (await committedPaths(git, ref)).committed;
-    const uncommitted = new Set(had.uncommitted);
-    for (const p of paths) if (!now.uncommitted.has(p)) uncommitted.delete(p);
-    for (const p of now.uncommitted) uncommitted.add(p);
-    this.seen.set(w.session_id, { head: now.head, committed, uncommitted });
+    const seen = this.seen.get(key)!;
+    this.seen.set(key, { head: now.head, committed, uncommitted: this.atPathsSeen(key, seen.uncommitted, paths, now) });
+  }
+
+  /** A whole read of `key`'s paths: what reads at paths see meanwhile wins over it (they
+   * may have looked after it did). */
+  private async whole<T extends { uncommitted: Set<string> }>(key: string, read: () => Promise<T>): Promise<T> {
+    const during = new Map<string, boolean>();
+    this.during.set(key, during);
+    try {
+      const all = await read();
+      for (const [p, changed] of during) changed ? all.uncommitted.add(p) : all.uncommitted.delete(p);
+      return all;
+    } finally {
+      if (this.during.get(key) === during) this.during.delete(key);
+    }
+  }
+
+  /** `had` with `paths` as a read of them found them (noted for a whole read running meanwhile). */
+  private atPathsSeen(key: string, had: ReadonlySet<string>, paths: Set<string>, now: { uncommitted: Set<string> }) {
+    const out = new Set(had);
+    const during = this.during.get(key);
+    for (const p of paths) {
+      const changed = now.uncommitted.has(p);
+      if (changed) out.add(p);
+      else out.delete(p);
+      during?.set(p, changed);
+    }
+    for (const p of now.uncommitted) out.add(p);
+    return out;
   }
 
   private async readMain(repo: string, paths: Set<string> | null): Promise<void> {
     const { git } = this.d;
-    if (!paths) {
-      this.main.set(repo, await uncommittedPaths(git, repo));
+    const key = `${MAIN}\0${repo}`;
+    if (!paths || !this.main.has(repo)) {
+      const all = await this.whole(key, async () => ({ uncommitted: await uncommittedPaths(git, repo) }));
+      this.main.set(repo, all.uncommitted);
       return;
     }
     const now = await statusOfPaths(git, repo, [...paths]);
-    const main = new Set(this.main.get(repo));
-    for (const p of paths) if (!now.uncommitted.has(p)) main.delete(p);
-    for (const p of now.uncommitted) main.add(p);
-    this.main.set(repo, main);
+    this.main.set(repo, this.atPathsSeen(key, this.main.get(repo) ?? new Set(), paths, now));
   }
 
   /** Stores the pairs; returns those not stored before. */

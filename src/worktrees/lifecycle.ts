@@ -26,6 +26,8 @@ export interface LifecycleDeps {
   titleOf(sessionId: string): string | null;
   /** Shared with the merge queue: one repository's checkouts change one at a time. */
   lock?: KeyedLock;
+  /** When the next spare may be made after `sessionId` took one (default: at once). */
+  spareAfter?(sessionId: string): Promise<void>;
 }
 
 export interface WorktreePlan {
@@ -149,7 +151,7 @@ export class WorktreeLifecycle {
       this.store.insert(r);
       return r;
     });
-    void this.spares.refill(repo, plan.startCommit);
+    void this.spares.refill(repo, plan.startCommit, this.d.spareAfter?.(session.id));
     return worktreeView(row);
   }
 

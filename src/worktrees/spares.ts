@@ -36,11 +36,14 @@ export class Spares {
     this.commits.delete(repo);
   }
 
-  /** Makes a spare at `commit` unless one is ready or being made; does not wait. */
-  refill(repo: string, commit: string): Promise<void> {
+  /** Makes a spare at `commit` unless one is ready or being made — once `after` resolves (the
+   * session that took the last one has its first reply: its agent's start does not share the
+   * machine with a checkout); does not wait. */
+  refill(repo: string, commit: string, after?: Promise<void>): Promise<void> {
     const running = this.filling.get(repo);
     if (running) return running;
-    const p = this.fill(repo, commit)
+    const p = (after ?? Promise.resolve())
+      .then(() => this.fill(repo, commit))
       .catch((e) => console.error(`[worktrees] spare for ${repo} not made:`, e instanceof Error ? e.message : e))
       .finally(() => this.filling.delete(repo));
     this.filling.set(repo, p);

@@ -46,6 +46,8 @@ export interface EditRequest {
 export class WorktreeWiring {
   readonly worktrees: Worktrees;
   private ending = new Map<string, Promise<Removal | null>>();
+  /** Sessions that took a spare and have no reply yet → what makes the next spare. */
+  private firstReply = new Map<string, () => void>();
 
   constructor(private readonly d: WorktreeWiringDeps) {
     this.worktrees = new Worktrees({
@@ -58,8 +60,15 @@ export class WorktreeWiring {
       mask: (t) => d.mask(t),
       onOverlap: (o) => this.tell(o),
       onMergeSettled: (m: MergeView) => d.bus.emit({ type: "session.updated", sessionId: m.session }),
+      // The next spare is made once the session that took one has its first reply (at most 10 s).
+      spareAfter: (sessionId) =>
+        new Promise<void>((resolve) => {
+          this.firstReply.set(sessionId, resolve);
+          setTimeout(resolve, 10_000).unref();
+        }).finally(() => this.firstReply.delete(sessionId)),
     });
     d.bus.on((e) => {
+      if (e.type === "turn.ended") this.firstReply.get(e.sessionId)?.();
       if (e.type === "turn.ended") this.sawChange(e.sessionId);
       else if (e.type === "session.archived") this.end(e.sessionId, "archived");
       else if (e.type === "session.deleted") this.end(e.sessionId, "deleted");

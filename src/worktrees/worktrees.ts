@@ -28,6 +28,8 @@ export interface WorktreesDeps {
   mergeTestTimeoutMs?: number;
   onOverlap?(o: Overlap): void;
   onMergeSettled?(m: MergeView): void;
+  /** When the next spare may be made after `sessionId` took one (default: at once). */
+  spareAfter?(sessionId: string): Promise<void>;
 }
 
 export class Worktrees {

@@ -53,6 +53,40 @@ test("usage is recorded after the turn's end is committed, never inside another 
     assert.equal(kit.notified.length, 1);
   }));
 
+test("what goes with a turn's ledger row (a paired relay's spend row) is written in its transaction, once per turn", () =>
+  withKit({ at: T0, budgets: [{ id: "d", scope: "relay", period: "day", usd: 1 }] }, (kit) => {
+    const s = kit.session();
+    const written: string[] = [];
+    const also = (tag: string) => () => {
+      assert.equal(kit.db.inTransaction, true);
+      kit.db.prepare("INSERT INTO budget_meta (key, value) VALUES (?, 'x')").run(tag);
+      written.push(tag);
+    };
+    // It fails: neither the ledger row nor what went with it is kept, and nothing is counted.
+    const fail = () => {
+      kit.db.prepare("INSERT INTO budget_meta (key, value) VALUES ('half', 'x')").run();
+      throw new Error("disk full");
+    };
+    assert.throws(
+      () => kit.budgets.recordTurn({ turnId: "trn_a", sessionId: s, usage: { costUsd: 0.9 }, also: fail }),
+      /disk full/,
+    );
+    assert.equal(kit.count("spend"), 0);
+    assert.equal(kit.count("budget_meta WHERE key = 'half'"), 0);
+    assert.equal(kit.budgets.views()[0].spentUsd, 0);
+    assert.equal(
+      kit.budgets.recordTurn({ turnId: "trn_a", sessionId: s, usage: { costUsd: 0.9 }, also: also("a") }),
+      true,
+    );
+    assert.equal(
+      kit.budgets.recordTurn({ turnId: "trn_a", sessionId: s, usage: { costUsd: 0.9 }, also: also("again") }),
+      false,
+    );
+    assert.deepEqual(written, ["a"], "once per turn");
+    assert.equal(kit.count("budget_meta WHERE key = 'a'"), 1);
+    assert.equal(kit.budgets.views()[0].spentUsd, 0.9);
+  }));
+
 test("cost: the reported one; else tokens × the provider's listed price; else none, tokens still counted", () =>
   withKit({ at: T0, budgets: [{ id: "d", scope: "relay", period: "day", usd: 10, tokens: 10_000_000 }] }, (kit) => {
     const deep = kit.session("deepseek");

@@ -9,15 +9,12 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { TestRelay, type McpSession } from "./helpers/relay-process.ts";
+import { noonZone } from "./helpers/budget-kit.ts";
 
 const TURN = (name: string) => `/usage 1000 500 0.40\n/reply ${name}`;
 
-// The relay's zone: it is about 12:00 there now. Etc/GMT-N is UTC+N.
-const OFFSET = 12 - new Date().getUTCHours();
-const TZ = OFFSET === 0 ? "Etc/GMT" : `Etc/GMT${OFFSET > 0 ? "-" : "+"}${Math.abs(OFFSET)}`;
-const local = new Date(Date.now() + OFFSET * 3_600_000);
-/** The next midnight in that zone. */
-const MIDNIGHT = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate() + 1) - OFFSET * 3_600_000;
+// The relay's zone: it is about 12:00 there now; MIDNIGHT is where its day ends.
+const { TZ, MIDNIGHT } = noonZone();
 
 let relay: TestRelay;
 before(async () => {
@@ -329,5 +326,47 @@ test("a turn queued behind one whose usage reaches the limit is held: spend is c
   });
   assert.equal(held.status, "queued", JSON.stringify(held));
   assert.equal(held.heldForBudget?.budget, "b2b");
+  assert.equal((await relay.api("PATCH", "/api/settings", { budgets: [] })).status, 200);
+});
+
+test("a running turn is never cut off: spend past the limit meanwhile and a lowered limit let it finish, its cost counted; the next waits", async () => {
+  const group = (await relay.api("POST", "/api/groups", { name: "Crew" })).json;
+  const long = await relay.createSession({ title: "Long" });
+  const quick = await relay.createSession({ title: "Quick" });
+  for (const s of [long, quick])
+    assert.equal((await relay.api("POST", `/api/groups/${group.id}/sessions`, { session: s })).status, 200);
+  const crew = (usd: number) =>
+    relay.api("PATCH", "/api/settings", {
+      budgets: [{ id: "crew", scope: "group", target: group.id, period: "total", usd }],
+    });
+  assert.equal((await crew(1)).status, 200);
+  // A turn that waits for the owner's answer runs as long as the test wants.
+  const m = await post(long, "/ask_user Go on?|yes|no\n/usage 1000 500 0.40\n/reply long done");
+  const question = await relay.waitFor(async () =>
+    (await relay.api("GET", "/api/inbox")).json.questions.find((q: any) => q.session === long),
+  );
+  // Meanwhile the group's other session spends past the limit and the owner lowers it.
+  for (const n of ["q1", "q2", "q3"]) assert.equal((await relay.say(quick, TURN(n))).text, n);
+  assert.equal((await crew(0.5)).status, 200);
+  assert.equal((await usageOf("crew")).spentUsd, 1.2);
+  const agent = await relay.mcp(await relay.createSession({ title: "Onlooker" }));
+  const running = await waitNow(agent, long, m);
+  assert.equal(running.status, "waiting_question", JSON.stringify(running));
+  assert.equal(running.heldForBudget, undefined);
+
+  assert.equal((await relay.api("POST", `/api/questions/${question.id}`, { choice: "yes" })).status, 200);
+  const done = await relay.waitFor(async () => {
+    const r = await waitNow(agent, long, m);
+    return r.status === "done" && r;
+  });
+  assert.match(done.reply.text, /answer: yes\nlong done/);
+  assert.equal((await usageOf("crew")).spentUsd, 1.6, "its cost counts, past the limit");
+  // The session's next turn waits for the owner.
+  const next = await post(long, "/reply next");
+  const held = await relay.waitFor(async () => {
+    const r = await waitNow(agent, long, next);
+    return r.heldForBudget && r;
+  });
+  assert.deepEqual(held.heldForBudget, { budget: "crew", spentUsd: 1.6, limitUsd: 0.5 });
   assert.equal((await relay.api("PATCH", "/api/settings", { budgets: [] })).status, 200);
 });

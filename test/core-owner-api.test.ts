@@ -247,3 +247,29 @@ test("archive and delete end the running turn and drop the queued ones; no worke
   // Their workers are gone and none started for the dropped turns.
   await relay.waitFor(() => workerPids(relay).every((p) => base.has(p)));
 });
+
+test("what is not here is named as not on this relay (sessions, groups, a session to move, providers)", async () => {
+  const cases: [string, string, unknown, RegExp][] = [
+    ["GET", "/api/sessions/ses_nothere", undefined, /^No session "ses_nothere" on this relay\. Nothing was done\.$/],
+    ["GET", "/api/groups/grp_nothere", undefined, /^No group grp_nothere on this relay\. Nothing was read\.$/],
+    [
+      "POST",
+      "/api/providers/nothere/check",
+      undefined,
+      /^No provider 'nothere' on this relay\. Nothing was checked\.$/,
+    ],
+  ];
+  const g = (await relay.api("POST", "/api/groups", { name: "Movers" })).json;
+  cases.push([
+    "POST",
+    `/api/groups/${g.id}/sessions`,
+    { session: "ses_nothere" },
+    /^No session "ses_nothere" on this relay\. Nothing was moved\.$/,
+  ]);
+  for (const [method, path, body, error] of cases) {
+    const r = await relay.api(method, path, body);
+    assert.equal(r.status, 404, path);
+    assert.equal(r.json.code, "REMOTE_RELAY_NOT_FOUND", path);
+    assert.match(r.json.error, error, path);
+  }
+});

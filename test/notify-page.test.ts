@@ -1,5 +1,6 @@
 // The page as an installable web app that reaches the owner (contract §10.3), in real
-// Chromium against a real relay: a card's detail folded past 12 lines; the manifest and the
+// Chromium against a real relay: a card's detail folded past 12 lines, and every card kind's
+// detail as the owner API gives it; the manifest and the
 // service worker; "Notify me" subscribing with the relay's VAPID key; the relay's push to the
 // local push service; the worker showing that payload with the card's options as actions;
 // and the worker's button handler deciding the card with the action token (no owner token).
@@ -68,6 +69,58 @@ test("a card's detail shows on the page, folded past 12 lines", async () => {
   assert.ok((await pre.textContent())!.endsWith("line 20 of the prompt"));
   await relay.api("POST", `/api/cards/${card.id}`, { decision: "deny" });
   await reply;
+});
+
+test("every card kind's detail shows on the page as the owner API gives it: create_session, schedule, update_session", async () => {
+  const { relay, page } = ui;
+  const other = await relay.createSession({ title: "Nightly" });
+  const kinds: [string, Record<string, unknown>, RegExp][] = [
+    [
+      "create_session",
+      {
+        action: "create_session",
+        relay: "this",
+        title: "Notes",
+        text: "Build the notes\nfrom 40 commits",
+        wait_seconds: 0,
+      },
+      /^Build the notes\nfrom 40 commits$/m,
+    ],
+    [
+      "schedule",
+      {
+        action: "schedule",
+        relay: "this",
+        session: other,
+        title: "nightly run",
+        text: "run the nightly checks\nand report",
+        at: "2099-01-01T02:00:00Z",
+      },
+      /^run the nightly checks\nand report$/,
+    ],
+    [
+      "update_session",
+      { action: "update_session", relay: "this", session: other, title: "Renamed", mode: "plan" },
+      /^Mode: plan$/m,
+    ],
+  ];
+  for (const [action, args, words] of kinds) {
+    const caller = await relay.createSession({ title: `Caller ${action}`, mode: "ask" });
+    const reply = relay.say(caller, tool(args), SLOW);
+    const card = await waitCard(relay, caller);
+    const listed = (await relay.api("GET", `/api/cards?session=${caller}`)).json.cards.find(
+      (c: any) => c.id === card.id,
+    );
+    assert.equal(listed.action, action);
+    assert.match(listed.detail, words);
+    await ui.open(`session=${caller}`);
+    const pre = page.locator(".card-approval .card-detail-text");
+    await pre.waitFor();
+    assert.equal(await pre.textContent(), listed.detail, action);
+    await relay.api("POST", `/api/cards/${card.id}`, { decision: "deny" });
+    await reply;
+  }
+  assert.deepEqual(ui.pageErrors, []);
 });
 
 test("Notify me subscribes with the relay's key; the worker shows the relay's push with the card's options and its button decides the card once", async () => {

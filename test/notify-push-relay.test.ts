@@ -6,7 +6,7 @@
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
 import { TestRelay } from "./helpers/relay-process.ts";
-import { PushService, type PushMessage } from "./helpers/push-service.ts";
+import { cardAct, PushService, type PushMessage } from "./helpers/push-service.ts";
 import { tool, waitCard } from "./helpers/control-helpers.ts";
 import { fakeCliDir } from "./helpers/fake-cli.ts";
 
@@ -22,23 +22,11 @@ after(async () => {
 });
 
 /** The notification route as a notification's button calls it: no Authorization header. */
-async function act(cardId: string, body: Record<string, unknown>) {
-  const r = await fetch(`${relay.url}/api/cards/${cardId}/act`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  return { status: r.status, json: await r.json() };
-}
+const act = (cardId: string, body: Record<string, unknown>) => cardAct(relay.url, cardId, body);
 /** The push that carries this card. Other notifications may go out before it: an owner's turn
  * that failed (the previous test's, when its card expired) is notified too, at whatever real
  * moment that turn's end is committed. */
-async function pushFor(cardId: string): Promise<PushMessage> {
-  for (let k = 1; ; k++) {
-    const m = (await push.received(k))[k - 1];
-    if (m.payload.card?.id === cardId) return m;
-  }
-}
+const pushFor = (cardId: string): Promise<PushMessage> => push.pushFor(cardId);
 const cardStatus = async (session: string, id: string) =>
   (await relay.session(session)).cards.find((c: any) => c.id === id)?.status;
 
@@ -173,6 +161,9 @@ test("a CLI's permission card: the push offers the CLI's options, and one of the
     { id: "reject", name: "Reject" },
   ]);
   assert.match(msg.payload.body, /^Command: rm -rf build$/m);
+  // Its title says who asks for what, without the input as JSON the card's text carries.
+  assert.match(card.text, /Input: \{/);
+  assert.equal(msg.payload.title, "Claude asks to use rm -rf build");
   const r = await act(card.id, { actionToken: msg.payload.card.actionToken, optionId: "reject" });
   assert.equal(r.status, 200, JSON.stringify(r.json));
   assert.equal(r.json.status, "denied");

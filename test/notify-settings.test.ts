@@ -30,8 +30,24 @@ test("defaults: Web Push on, nothing else, finished turns not notified, no quiet
     webhookSecret: null,
     turnsDone: false,
     quietHours: null,
+    publicUrl: null,
   });
   assert.deepEqual(NotifySettings.parse(DEFAULT_NOTIFY), DEFAULT_NOTIFY);
+  // A setting stored before publicUrl existed still reads whole.
+  const { publicUrl: _, ...older } = { ...DEFAULT_NOTIFY, webhookUrl: "https://hooks.example.com/oar" };
+  assert.deepEqual(NotifySettings.parse(older), { ...older, publicUrl: null });
+});
+
+test("publicUrl: the page's address alone; '' removes it; a fragment, query or credentials are refused", () => {
+  const set = applyNotifyPatch(DEFAULT_NOTIFY, { publicUrl: "https://oar.example.ts.net/" });
+  assert.equal(set.publicUrl, "https://oar.example.ts.net/");
+  assert.equal(applyNotifyPatch(set, { publicUrl: "" }).publicUrl, null);
+  for (const bad of ["https://oar.example.ts.net/#token=abc", "https://me:pw@oar.example/", "https://oar.example/?t=1"])
+    refused({ publicUrl: bad }, /^Setting notify\.publicUrl is not valid: it must be the page's address alone/);
+  refused(
+    { publicUrl: "oar.example" },
+    /^Setting notify\.publicUrl is not valid: it must be an http:\/\/ or https:\/\//,
+  );
 });
 
 test("a patch changes the fields it names; **** keeps a secret, '' or null removes it; the zone is canonicalised", () => {

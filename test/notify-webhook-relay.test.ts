@@ -74,6 +74,11 @@ test("three cards within 30 s: the first at once, the other two as one that says
   assert.equal(n1.title, a.card.text);
   assert.equal(n1.priority, "high");
   assert.equal(n1.click, `${relay.url}/#session=${a.session}`);
+  // Every notification carries the card's whole detail, as GET /api/cards shows it.
+  const listed = (await relay.api("GET", `/api/cards?session=${a.session}`)).json.cards[0];
+  assert.match(listed.detail, /prompt of Alpha/);
+  assert.equal(first.json.text, listed.detail);
+  assert.equal(n1.body, listed.detail);
 
   const b = await raise("Beta");
   const c = await raise("Gamma");
@@ -91,6 +96,7 @@ test("three cards within 30 s: the first at once, the other two as one that says
   );
   const [, n2] = await ntfy.received(2);
   assert.equal(n2.title, "2 sessions need you");
+  assert.equal(ntfy.messages.length, 2, "ntfy likewise: the first at once, the other two as one");
   for (const x of [a, b, c]) await decide(relay, x.card.id, "deny");
   await Promise.all([a.reply, b.reply, c.reply]);
   assert.equal(hook.events.length, 2, "deciding sends nothing");
@@ -118,11 +124,15 @@ test("inside quiet hours nothing goes out until they end; a card decided meanwhi
   await dropped.reply;
   await relay.advance(20 * 60_000);
   assert.equal(hook.events.length, 2);
+  assert.equal(ntfy.messages.length, 2, "ntfy waits for the quiet hours' end too");
   await relay.setClock(end.toISOString());
   const [, , third] = await hook.received(3);
   assert.equal(third.json.type, "card", "one card, as itself: the decided one went with its decision");
   assert.equal(third.json.title, kept.card.text);
   assert.ok(Date.parse(third.json.at) >= end.getTime(), third.json.at);
+  const [, , n3] = await ntfy.received(3);
+  assert.equal(n3.title, kept.card.text);
+  assert.match(n3.body, /prompt of Epsilon/);
   await decide(relay, kept.card.id, "deny");
   await kept.reply;
   assert.equal(
@@ -225,4 +235,56 @@ test("a card pending at a crash is not notified after the restart (the restart e
   await relay.say(s, "/error marker three");
   const [next] = (await hook.received(before + 1)).slice(before);
   assert.equal(next.json.text, "marker three", "the expired card went with its expiry");
+});
+
+test("links go where the owner reaches the page: notify.publicUrl in the webhook's url and ntfy's Click, else the relay's own address", async () => {
+  await relay.advance(60_000);
+  const before = hook.events.length;
+  const nBefore = ntfy.messages.length;
+  const s = await relay.createSession({ title: "Linked" });
+  await relay.say(s, "/error marker local");
+  const [local] = (await hook.received(before + 1)).slice(before);
+  assert.equal(local.json.url, `${relay.url}/#session=${s}`);
+
+  const set = await relay.api("PATCH", "/api/settings", { notify: { publicUrl: "https://oar.example.ts.net/" } });
+  assert.equal(set.status, 200, JSON.stringify(set.json));
+  assert.equal(set.json.notify.publicUrl, "https://oar.example.ts.net/");
+  // A link carrying a fragment (a token) is refused and changes nothing.
+  const bad = await relay.api("PATCH", "/api/settings", { notify: { publicUrl: "https://x.example/#token=t" } });
+  assert.equal(bad.status, 400);
+  assert.match(bad.json.error, /^Setting notify\.publicUrl is not valid/);
+  assert.equal((await relay.api("GET", "/api/settings")).json.notify.publicUrl, "https://oar.example.ts.net/");
+
+  await relay.advance(30_000);
+  await relay.say(s, "/error marker public");
+  const [pub] = (await hook.received(before + 2)).slice(before + 1);
+  assert.equal(pub.json.text, "marker public");
+  assert.equal(pub.json.url, `https://oar.example.ts.net/#session=${s}`);
+  const [n] = (await ntfy.received(nBefore + 2)).slice(nBefore + 1);
+  assert.equal(n.click, `https://oar.example.ts.net/#session=${s}`);
+  assert.equal((await relay.api("PATCH", "/api/settings", { notify: { publicUrl: "" } })).json.notify.publicUrl, null);
+});
+
+test("a turn the owner started finishing is notified only with turnsDone, with its reply; an agent's turn never", async () => {
+  await relay.advance(60_000);
+  const before = hook.events.length;
+  const s = await relay.createSession({ title: "Finisher" });
+  await relay.say(s, "quietly done");
+  assert.equal((await relay.api("PATCH", "/api/settings", { notify: { turnsDone: true } })).status, 200);
+  // An agent's prompt to this session finishing: not the owner's turn.
+  const agent = await relay.createSession({ title: "Agent caller" });
+  await relay.say(agent, tool({ action: "send", relay: "this", session: s, text: "agent's work", wait_seconds: 60 }));
+  await hook.received(before + 1);
+  await relay.say(s, "loudly done");
+  await relay.advance(30_000);
+  const got = (await hook.received(before + 2)).slice(before);
+  assert.deepEqual(
+    got.map((e) => [e.json.type, e.json.session, e.json.title]),
+    [
+      ["turn_done", agent, '"Agent caller" finished'],
+      ["turn_done", s, '"Finisher" finished'],
+    ],
+  );
+  assert.match(got[1].json.text, /loudly done/);
+  assert.equal((await relay.api("PATCH", "/api/settings", { notify: { turnsDone: false } })).status, 200);
 });

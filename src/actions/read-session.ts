@@ -44,7 +44,7 @@ export const readSession = defineAction({
     });
     const running = sessions.activeTurns(s.id).find((t) => t.status === "running");
     const live = running ? turns.inFlight(running.id) : null;
-    const tasks = sessions
+    const tasks = ctx.tasks
       .tasksOf(s.id)
       .filter((t) => t.status === "running" || (t.ended_at ?? 0) > clock.now() - 3_600_000);
     return {

@@ -25,10 +25,10 @@ export const readTaskOutput = defineAction({
       .describe(`How many lines from the end (default ${TAIL_DEFAULT}, at most ${TAIL_MAX}).`),
   },
   handler(ctx, { session, task_id, lines: asked = TAIL_DEFAULT }) {
-    const { identity, clock, sessions, tasks } = ctx;
+    const { identity, clock, tasks } = ctx;
     const s = targetSession(ctx, "read_task_output", session);
     const taskId = String(task_id);
-    const t = sessions.task(s.id, taskId);
+    const t = tasks.task(s.id, taskId);
     const gone = t && t.status !== "running" && (t.ended_at ?? 0) <= clock.now() - HOUR;
     if (!t || gone) {
       throw new RelayError(

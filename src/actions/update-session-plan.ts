@@ -46,7 +46,7 @@ export interface Plan {
 export const LEAVE_GROUP = "none";
 
 /** What planning reads: the store and the groups. */
-type PlanDeps = Pick<ActionContext, "identity" | "sessions" | "groups">;
+type PlanDeps = Pick<ActionContext, "identity" | "sessions" | "tasks" | "groups">;
 
 export function planUpdate(d: PlanDeps, s: SessionRow, a: UpdateArgs): Plan {
   const plan: Plan = { fields: {}, knobs: planKnobs(s, a), changed: [], details: [], notes: [] };
@@ -115,11 +115,14 @@ function planGroup({ groups }: PlanDeps, s: SessionRow, ref: string, plan: Plan)
 }
 
 /** Why a session cannot move to another folder now, or null. */
-export function folderBusy({ sessions }: Pick<ActionContext, "sessions">, s: SessionRow): string | null {
+export function folderBusy(
+  { sessions, tasks }: Pick<ActionContext, "sessions" | "tasks">,
+  s: SessionRow,
+): string | null {
   const turns = sessions.activeTurns(s.id);
   if (turns.some((t) => t.status === "running")) return "a turn is running there";
   if (turns.length) return "a turn is queued there";
-  const task = sessions.tasksOf(s.id).find((t) => t.status === "running");
+  const task = tasks.tasksOf(s.id).find((t) => t.status === "running");
   if (task) return `a background task runs there ("${task.description}", ${task.id})`;
   return null;
 }

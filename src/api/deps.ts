@@ -1,7 +1,6 @@
 import type { Bus } from "../core/bus.ts";
 import type { ManualClock } from "../core/clock.ts";
 import type { SecretMask } from "../core/secret-mask.ts";
-import type { Db } from "../store/db.ts";
 import type { ProviderProbes } from "../providers/probes.ts";
 import type { McpEntry } from "../providers/acp-worker.ts";
 import type { SessionRow } from "../sessions/types.ts";
@@ -22,8 +21,6 @@ export interface ApiDeps extends ActionServices {
   bus: Pick<Bus, "on" | "emit">;
   /** Set when the relay runs on the manual clock (`--test-clock`): POST /api/test/clock. */
   testClock?: ManualClock;
-  /** The store handle the domains' queries take (sessions/list-query.ts, …): no SQL in api/. */
-  db: Db;
   /** The owner's own message: a turn, and it resets the conversation's loop count. */
   ownerMessage(sessionId: string, text: string): { messageId: string; turnId: string };
   archiveSession(id: string): void;

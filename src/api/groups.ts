@@ -3,20 +3,19 @@ import { z } from "zod";
 import { RelayError } from "../core/errors.ts";
 import type { ApiDeps } from "./deps.ts";
 import { jsonBody } from "./http-errors.ts";
-import { createGroup, groupName, groupRow } from "../groups/groups.ts";
-import { dissolveGroup, liveGroupIds, moveByHand, renameGroup } from "../groups/owner-edits.ts";
-import { groupSessions } from "../sessions/group-sessions.ts";
+import { groupName } from "../groups/groups.ts";
 
 const NameBody = z.object({ name: z.string().trim().min(1).max(100) }).strict();
 const MemberBody = z.object({ session: z.string().min(1) }).strict();
 
 /** The owner creates, renames and dissolves groups, and moves sessions by hand. A group the
  * owner made stays when empty (`empty: true`, the sidebar's "group · empty"). */
-export function groupRoutes(d: Pick<ApiDeps, "db" | "clock" | "bus" | "sessions">): Hono {
+export function groupRoutes(d: Pick<ApiDeps, "groups" | "bus" | "sessions">): Hono {
   const app = new Hono();
-  const members = (id: string) => groupSessions(d.db, id);
+  const { groups } = d;
+  const members = (id: string) => groups.sessionsIn(id);
   const view = (id: string) => {
-    const g = groupRow(d, id)!;
+    const g = groups.row(id)!;
     const list = members(id);
     return {
       id: g.id,
@@ -30,8 +29,8 @@ export function groupRoutes(d: Pick<ApiDeps, "db" | "clock" | "bus" | "sessions"
     };
   };
   const find = (id: string, tail: string) => {
-    if (!groupRow(d, id))
-      throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No group ${id.slice(0, 80)} on this d. ${tail}`);
+    if (!groups.row(id))
+      throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No group ${id.slice(0, 80)} on this relay. ${tail}`);
     return id;
   };
   const body = async (c: Context, tail: string) => {
@@ -45,25 +44,25 @@ export function groupRoutes(d: Pick<ApiDeps, "db" | "clock" | "bus" | "sessions"
   };
 
   app.get("/", (c) => {
-    return c.json({ groups: liveGroupIds(d).map(view) });
+    return c.json({ groups: groups.liveIds().map(view) });
   });
   app.get("/:id", (c) => c.json(view(find(c.req.param("id"), "Nothing was read."))));
   app.post("/", async (c) => {
     const { name } = await body(c, "Nothing was created.");
-    const g = createGroup(d, { name, by: "owner" });
+    const g = groups.create({ name, by: "owner" });
     return c.json(view(g.id), 201);
   });
   app.patch("/:id", async (c) => {
     const id = find(c.req.param("id"), "Nothing was changed.");
     const { name } = await body(c, "Nothing was changed.");
-    renameGroup(d, id, name);
+    groups.rename(id, name);
     touched(members(id).map((m) => m.id));
     return c.json(view(id));
   });
   app.delete("/:id", (c) => {
     const id = find(c.req.param("id"), "Nothing was dissolved.");
     const left = members(id).map((m) => m.id);
-    dissolveGroup(d, id);
+    groups.dissolve(id);
     touched(left);
     return c.json({ ok: true, id, dissolved: true });
   });
@@ -78,9 +77,9 @@ export function groupRoutes(d: Pick<ApiDeps, "db" | "clock" | "bus" | "sessions"
     if (!s)
       throw new RelayError(
         "REMOTE_RELAY_NOT_FOUND",
-        `No session "${b.data.session.slice(0, 80)}" on this d. Nothing was moved.`,
+        `No session "${b.data.session.slice(0, 80)}" on this relay. Nothing was moved.`,
       );
-    moveByHand(d, s.id, id);
+    groups.moveByHand(s.id, id);
     touched([s.id]);
     return c.json(view(id));
   });
@@ -92,9 +91,9 @@ export function groupRoutes(d: Pick<ApiDeps, "db" | "clock" | "bus" | "sessions"
         "REMOTE_RELAY_NOT_FOUND",
         `Session "${c.req.param("session").slice(0, 80)}" is not in group ${id}. Nothing was moved.`,
       );
-    moveByHand(d, s.id, null);
+    groups.moveByHand(s.id, null);
     touched([s.id]);
-    return c.json(groupRow(d, id) ? view(id) : { ok: true, id, dissolved: true });
+    return c.json(groups.row(id) ? view(id) : { ok: true, id, dissolved: true });
   });
   return app;
 }

@@ -1,6 +1,5 @@
 import { RelayError } from "../core/errors.ts";
-import { findGroup } from "../groups/find.ts";
-import type { ListDeps } from "../groups/list.ts";
+import type { GroupRef } from "../groups/groups.ts";
 import {
   checkProvider,
   LIST_LIMIT_DEFAULT,
@@ -16,7 +15,10 @@ const bad = (text: string) => new RelayError("REMOTE_RELAY_INVALID_INPUT", `${te
 
 /** `GET /api/sessions` query parameters (contract §9.1): list_sessions' arguments, with a
  * larger page for the owner's own screen. Empty parameters count as left out. */
-export function ownerListQuery(groups: ListDeps, param: (name: string) => string | undefined): ListQuery {
+export function ownerListQuery(
+  groups: { find(ref: string, tail?: string): GroupRef },
+  param: (name: string) => string | undefined,
+): ListQuery {
   const get = (k: string) => {
     const v = param(k);
     return v === undefined || v === "" ? undefined : v;
@@ -45,6 +47,6 @@ export function ownerListQuery(groups: ListDeps, param: (name: string) => string
     query,
     provider: provider ? checkProvider(provider, OWNER_LIST_TAIL) : undefined,
     state: state as SessionState | undefined,
-    groupId: group ? findGroup(groups, group, OWNER_LIST_TAIL).id : undefined,
+    groupId: group ? groups.find(group, OWNER_LIST_TAIL).id : undefined,
   };
 }

@@ -31,7 +31,7 @@ export function providerRoutes(d: Pick<ApiDeps, "settings" | "probes">): Hono {
     if (!getProvider(id))
       throw new RelayError(
         "REMOTE_RELAY_NOT_FOUND",
-        `No provider '${id.slice(0, 80)}' on this d. Nothing was checked.`,
+        `No provider '${id.slice(0, 80)}' on this relay. Nothing was checked.`,
       );
     await d.probes.check(id, true);
     return c.json(entry(id));

@@ -1,7 +1,6 @@
 import { Hono } from "hono";
 import type { Clock } from "../core/clock.ts";
 import { RelayError } from "../core/errors.ts";
-import type { Db } from "../store/db.ts";
 import type { Notify } from "../notify/notify.ts";
 import { type CardDecision, cardDecision } from "./card-decision.ts";
 import { errorResponse, jsonBody } from "./http-errors.ts";
@@ -30,7 +29,8 @@ export function pushRoutes(notify: Pick<Notify, "publicKey" | "subscriptions">):
 }
 
 export interface CardActDeps {
-  db: Db;
+  /** Runs `fn` in one SQLite transaction. */
+  transaction<T>(fn: () => T): T;
   clock: Pick<Clock, "now">;
   tokens: Pick<Notify["tokens"], "verifyAndConsume">;
   /** Decides the card as POST /api/cards/:id does; throws when it is no longer pending. */
@@ -63,10 +63,10 @@ export function cardActRoute(d: CardActDeps): Hono {
     const decision = cardDecision(rest);
     const id = c.req.param("id").slice(0, 200);
     let card: unknown;
-    d.db.transaction(() => {
+    d.transaction(() => {
       d.tokens.verifyAndConsume(id, actionToken);
       card = d.decide(id, decision);
-    })();
+    });
     return c.json(card);
   });
   return app;

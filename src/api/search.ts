@@ -1,15 +1,15 @@
 import { Hono } from "hono";
 import { iso } from "../core/clock.ts";
 import { RelayError } from "../core/errors.ts";
-import type { Db } from "../store/db.ts";
-import { matchQuery, searchPage } from "../sessions/search-index.ts";
+import { matchQuery } from "../sessions/search-index.ts";
+import type { SessionReads } from "../sessions/reads.ts";
 
 // GET /api/search?q=…&limit&cursor (contract §10.5): full-text search over messages and
 // questions, newest first, a page at a time. A hit's snippet marks the matched words with
 // <mark>…</mark> (the page draws them as text, never as markup).
 
 export interface SearchDeps {
-  db: Db;
+  sessionReads: Pick<SessionReads, "search">;
 }
 
 const NOTHING = "Nothing was searched.";
@@ -36,7 +36,7 @@ export function searchRoutes(d: SearchDeps): Hono {
     const after = cursor ? decode(cursor) : null;
     const match = matchQuery(q);
     if (!match) return c.json({ hits: [], nextCursor: null });
-    const rows = searchPage(d.db, match, limit + 1, after);
+    const rows = d.sessionReads.search(match, limit + 1, after);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return c.json({

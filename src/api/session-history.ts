@@ -1,7 +1,6 @@
 import type { ApiDeps } from "./deps.ts";
 import { iso } from "../core/clock.ts";
 import { questionView } from "../questions/ask-user.ts";
-import { stoppedTurns as stoppedTurnsOf } from "../sessions/stopped-turns.ts";
 import { scheduleView } from "../schedules/view.ts";
 import { messageView } from "../sessions/views.ts";
 import type { MessageRow } from "../sessions/types.ts";
@@ -14,11 +13,11 @@ import { fromJson } from "../store/db.ts";
 const HISTORY_LIMIT = 200;
 
 export function sessionHistory(
-  d: Pick<ApiDeps, "db" | "clock" | "questions" | "watching" | "schedules" | "sessions">,
+  d: Pick<ApiDeps, "sessionReads" | "clock" | "questions" | "watching" | "schedules" | "sessions">,
   sessionId: string,
 ) {
   const questionHistory = d.questions.history(sessionId, HISTORY_LIMIT).map(questionView);
-  const stoppedTurns = stoppedTurnsOf(d.db, sessionId, HISTORY_LIMIT).map((t) => ({
+  const stoppedTurns = d.sessionReads.stoppedTurns(sessionId, HISTORY_LIMIT).map((t) => ({
     turnId: t.id,
     messageId: t.message_id,
     status: t.status,

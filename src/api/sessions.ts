@@ -3,21 +3,18 @@ import { z } from "zod";
 import { RelayError } from "../core/errors.ts";
 import type { ApiDeps } from "./deps.ts";
 import { Effort, Mode, type SessionRow } from "../sessions/types.ts";
-import { listContext, pendingQuestions, sessionEntry, taskSummary, type ViewDeps } from "../sessions/views.ts";
+import { pendingQuestions, taskSummary } from "../sessions/views.ts";
 import { jsonBody } from "./http-errors.ts";
 import { checkModel } from "../providers/model-check.ts";
 import { agentStartView } from "../providers/agent-start.ts";
 import { checkFolder, newSession, planNewSession } from "../actions/commands/new-session.ts";
 import { cardView } from "../approvals/approvals.ts";
-import { groupMembers } from "../groups/members.ts";
 import { iso } from "../core/clock.ts";
 import { toPlainLines } from "../tasks/plain-text.ts";
 import { maskSecrets } from "../tasks/mask-secrets.ts";
-import { listPage } from "../sessions/list-query.ts";
 import { OWNER_LIST_TAIL, ownerListQuery } from "./list-params.ts";
 import { ownerMessageView, sessionHistory } from "./session-history.ts";
 import { issueWords } from "../core/issue-words.ts";
-import { outcomes } from "../sessions/list-outcome.ts";
 import { mergeView } from "../worktrees/merge-store.ts";
 
 const NewSessionBody = z
@@ -57,31 +54,22 @@ function parse<T>(schema: z.ZodType<T>, body: unknown, tail: string): T {
   return r.data;
 }
 
-/** What a session's list entry reads (sessions/views.ts): the list badges are watching's. */
-const viewDeps = (d: ApiDeps): ViewDeps => ({
-  db: d.db,
-  sessions: d.sessions,
-  tasks: d.tasks,
-  pairing: d.pairing,
-  watching: d.watching.badges,
-});
-
 export function sessionDetail(d: ApiDeps, s: SessionRow) {
   const running = d.sessions.activeTurns(s.id).find((t) => t.status === "running");
   const live = running ? d.turns.inFlight(running.id) : null;
   return {
-    ...sessionEntry(viewDeps(d), s),
-    group: groupMembers(d, s),
+    ...d.sessionReads.entry(s),
+    group: d.groups.members(s),
     messages: d.sessions.messages(s.id).map(ownerMessageView),
     inFlight: live ? { turnId: running!.id, text: live.text, startedAt: iso(live.startedAt) } : null,
-    tasks: d.sessions.tasksOf(s.id).map(taskSummary),
+    tasks: d.tasks.tasksOf(s.id).map(taskSummary),
     pendingQuestions: pendingQuestions(d, s.id),
     // Pending cards and the latest decided ones, each with its status: the conversation
     // shows a card's outcome (allowed, denied, expired — also across a restart).
     cards: d.approvals.forSession(s.id).map(cardView),
     agentStart: agentStartView(s),
     ...sessionHistory(d, s.id),
-    ...outcomes(d.db, [s.id]).get(s.id),
+    ...d.sessionReads.outcomes([s.id]).get(s.id),
     ...worktreeDetail(d, s.id),
   };
 }
@@ -103,29 +91,27 @@ function worktreeDetail(d: Pick<ApiDeps, "worktrees" | "sessions">, id: string) 
 /** Owner routes for sessions (contract §3). */
 export function sessionRoutes(d: ApiDeps): Hono {
   const app = new Hono();
-  const views = viewDeps(d);
+  const reads = d.sessionReads;
   const find = (id: string): SessionRow => {
     const s = d.sessions.get(id);
     if (!s)
-      throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No session "${id.slice(0, 80)}" on this d. Nothing was done.`);
+      throw new RelayError(
+        "REMOTE_RELAY_NOT_FOUND",
+        `No session "${id.slice(0, 80)}" on this relay. Nothing was done.`,
+      );
     return s;
   };
 
   app.get("/", (c) => {
-    const groups = { db: d.db, sessions: d.sessions, name: d.identity.name, version: d.identity.version };
-    const page = listPage(
-      d.db,
-      ownerListQuery(groups, (k) => c.req.query(k)),
+    const page = reads.page(
+      ownerListQuery(d.groups, (k) => c.req.query(k)),
       OWNER_LIST_TAIL,
     );
-    const lc = listContext(views, page.rows);
+    const lc = reads.listContext(page.rows);
     // The owner's list adds each entry's last outcome and a preview line (list-outcome.ts).
-    const more = outcomes(
-      d.db,
-      page.rows.map((s) => s.id),
-    );
+    const more = reads.outcomes(page.rows.map((s) => s.id));
     return c.json({
-      sessions: page.rows.map((s) => ({ ...sessionEntry(views, s, lc), ...more.get(s.id) })),
+      sessions: page.rows.map((s) => ({ ...reads.entry(s, lc), ...more.get(s.id) })),
       total: page.total,
       nextCursor: page.nextCursor,
     });
@@ -156,7 +142,7 @@ export function sessionRoutes(d: ApiDeps): Hono {
         `Claude Cloud sessions work on a clone of their repository (${s.repo ?? "their repo"}); cwd cannot change. Nothing was changed.`,
       );
     const cwd = b.cwd ? checkFolder(b.cwd, "Nothing was changed.") : undefined;
-    d.db.transaction(() => {
+    d.transaction(() => {
       d.sessions.update(s.id, {
         ...(b.mayCreateSessions !== undefined ? { may_create_sessions: b.mayCreateSessions ? 1 : 0 } : {}),
         ...(b.mode ? { mode: b.mode } : {}),
@@ -165,7 +151,7 @@ export function sessionRoutes(d: ApiDeps): Hono {
         ...(b.title ? { title: b.title } : {}),
         ...(cwd ? { cwd } : {}),
       });
-    })();
+    });
     if (cwd && cwd !== s.cwd && d.sessions.state(s.id) === "idle") d.workers.stop(s.id);
     d.bus.emit({ type: "session.updated", sessionId: s.id });
     return c.json(sessionDetail(d, find(s.id)));
@@ -221,7 +207,7 @@ export function sessionRoutes(d: ApiDeps): Hono {
 
   app.get("/:id/tasks/:taskId/output", (c) => {
     const s = find(c.req.param("id"));
-    const t = d.sessions.task(s.id, c.req.param("taskId"));
+    const t = d.tasks.task(s.id, c.req.param("taskId"));
     if (!t)
       throw new RelayError(
         "REMOTE_RELAY_NOT_FOUND",

@@ -1,13 +1,12 @@
 import { Hono } from "hono";
 import { RelayError } from "../core/errors.ts";
-import type { Db } from "../store/db.ts";
-import { usageByDay } from "../sessions/usage-history.ts";
+import type { SessionReads } from "../sessions/reads.ts";
 
 // GET /api/usage/history?days=30&session= : tokens and cost per day and provider, for the
 // page's chart (Settings → Usage for the relay, the title bar's Usage for one session).
 
 export interface UsageHistoryDeps {
-  db: Db;
+  sessionReads: Pick<SessionReads, "usageByDay">;
   clock: { now(): number };
   sessions: { get(id: string): unknown };
 }
@@ -31,7 +30,11 @@ export function usageHistoryRoutes(d: UsageHistoryDeps): Hono {
         `No session "${session.slice(0, 80)}" on this relay. Nothing was read.`,
       );
     const now = d.clock.now();
-    return c.json({ days, ...(session ? { session } : {}), usage: usageByDay(d.db, now - days * DAY, session) });
+    return c.json({
+      days,
+      ...(session ? { session } : {}),
+      usage: d.sessionReads.usageByDay(now - days * DAY, session),
+    });
   });
   return app;
 }

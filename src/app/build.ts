@@ -25,6 +25,7 @@ import { Groups } from "../groups/service.ts";
 import { Watching } from "../watching/watching.ts";
 import { Pairing } from "../pairing/pairing.ts";
 import { PairingStore } from "../pairing/store.ts";
+import { PeerOutbox } from "../pairing/outbox.ts";
 import { moveMirrors } from "../pairing/compaction.ts";
 import { installWorkspaceCleanup } from "../cloud/lifetime.ts";
 import { ownerMessage } from "../actions/commands/owner-message.ts";
@@ -36,6 +37,7 @@ import { makeIdentity, type IdentityOptions } from "./identity.ts";
 import { ownerToken } from "./owner-token.ts";
 import { buildNotify } from "../notify/notify.ts";
 import { installNotifyHooks } from "../notify/hooks.ts";
+import { noticeKey, noticeNeed } from "../notify/needs.ts";
 import { cardView } from "../approvals/card-store.ts";
 import { fingerprintOf } from "../ops/tls.ts";
 import { ListenAddress } from "./address.ts";
@@ -104,8 +106,7 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     pipes: new KeeperPipes(dataDir),
     idleMinutes: opts.workerIdleMinutes ?? 10,
     toolListings,
-    // Worktrees are wired below (they raise overlap events through watching); an agent's file
-    // reads and writes reach them once a turn runs.
+    // Bound late on purpose: worktrees (below) raise through watching, which queues turns on these workers.
     files: {
       readFile: (sessionId, path, line, limit) => worktreeWiring.readFile(sessionId, path, line, limit),
       writeFile: (sessionId, path, content) => worktreeWiring.writeFile(sessionId, path, content),
@@ -123,6 +124,7 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     cards: approvals.cards,
     kick: (id) => turns.kick(id),
     dropQueued: (sessionId, turnId) => turns.dropQueued(sessionId, turnId),
+    tellCaller: (from, turn, usage) => peerOutbox.addSpend(from, turn, usage, clock.now()),
   });
   const turns = new Turns({
     store: sessions,
@@ -133,17 +135,18 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     gate: holds,
   });
   const schedules = new Schedules({ db, clock, bus, sessions, turns, approvals });
+  // Events for watchers on paired relays wait here until their relay fetches them.
+  const peerOutbox = new PeerOutbox({ db, clock }, pairingStore);
   const watch = new Watching({
     db,
     clock,
     bus,
     version: identity.version,
     sessions,
+    tasks,
     questions,
     turns,
-    // The one cycle left, closed at run time: an event for a watcher on a paired relay goes
-    // into pairing's outbox, and pairing mirrors and ends subscriptions here (built below).
-    remoteOutbox: { add: (watcher, e) => pairing.outbox.add(watcher, e) },
+    remoteOutbox: peerOutbox,
   });
   const answering = makeAnswering({
     name: identity.name,
@@ -163,7 +166,9 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     isSelfName: identity.isSelf,
     settings,
     sessions,
-    watch,
+    outbox: peerOutbox,
+    watch: watch.mirrors,
+    remoteSpend: (r) => holds.recordRemote(r),
   });
   // Strings that must never show in results or task output (agent tokens: secretMask).
   const secrets = () => [token, ...settings.secretValues(), ...pairing.secrets()].filter(Boolean);
@@ -203,6 +208,14 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     sessionTitle: (id) => sessions.get(id)?.title ?? null,
   });
   bus.on((e) => e.type === "settings.updated" && notify.notifier.settingsChanged());
+  // A budget's 80 % notice reaches the owner's channels too (§10.4), keyed once per budget and
+  // period; one the owner dismissed before it went out (quiet hours) does not.
+  bus.on((e) => {
+    if (e.type === "budget.notice.dismissed") notify.notifier.settle(noticeKey(e.budget, e.period));
+    if (e.type !== "budget.notice") return;
+    const title = e.session ? (sessions.get(e.session)?.title ?? null) : null;
+    notify.notifier.raise(noticeNeed({ ...e, text: secretMask.maskText(e.text) }, title));
+  });
   // Served over https (--tls-cert): its certificate's SHA-256 fingerprint, which pairing tokens carry.
   const tlsFingerprint = opts.tls ? fingerprintOf(opts.tls.cert) : null;
   providers.listen();
@@ -241,7 +254,6 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     ownerToken: token,
     secretMask,
     testClock: clock instanceof ManualClock ? clock : undefined,
-    db,
     ownerMessage: (sessionId, text) => ownerMessage(actions, sessionId, text),
     archiveSession: (id) => archiveSession(actions, id),
     deleteSession: (id) => deleteSession(actions, id),

@@ -53,10 +53,16 @@ export function buildApp(relay: RelayApp, listening: () => Listening | null = ()
   app.route(
     "/api",
     cardActRoute({
-      db: services.db,
+      transaction: services.transaction,
       clock: services.clock,
       tokens: relay.parts.notify.tokens,
-      decide: (id, d) => cardView(services.approvals.decide(id, d)),
+      // A budget card's options are its own (raise / allow_once / stop: budgets/holds.ts).
+      decide: (id, d) =>
+        cardView(
+          services.approvals.get(id)?.kind === "budget"
+            ? services.budgets.decide(id, typeof d === "object" ? d : { decision: d })
+            : services.approvals.decide(id, d),
+        ),
     }),
   );
   app.route("/api", ownerApi(services));

@@ -110,6 +110,7 @@ export function wireProviders(d: ProviderWiringDeps): Providers {
           providerName: getProvider(p.provider)?.name ?? p.provider,
           waitMinutes: s.longestWaitMinutes,
           now: d.clock.now(),
+          cwd: d.sessions.get(p.sessionId)?.cwd,
         },
         req,
         signal,

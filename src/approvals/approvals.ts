@@ -207,6 +207,13 @@ export class Approvals {
       );
     // Said first, whatever the answer's form: a decided or expired card takes none.
     if (card.status !== "pending") throw gone();
+    // A budget card is decided by budgets (raise / allow_once / stop): settled here, its
+    // held turn would wait with nobody asked.
+    if (card.kind === "budget")
+      throw new RelayError(
+        "REMOTE_RELAY_INVALID_INPUT",
+        `Card ${id} is a budget card: decide it with optionId "raise" (with limitUsd or limitTokens), "allow_once" or "stop". Nothing was decided.`,
+      );
     // A permission card answers with one of the CLI's options (permission-choice.ts).
     const choice = card.kind === "permission" ? choosePermission(card, decision) : null;
     if (typeof decision === "object" && !choice) {

@@ -19,6 +19,8 @@ export interface PermissionContext {
   providerName: string;
   waitMinutes: number;
   now: number;
+  /** The session's folder: an edit's diff is made against the file there. */
+  cwd?: string | null;
 }
 
 export async function answerPermission(
@@ -60,7 +62,7 @@ export async function answerPermission(
       text: `${ctx.providerName} asks to use ${title}.${files ? ` Files: ${files}.` : ""}${input ? ` Input: ${input}` : ""} (asked because: ${why})`,
       details: [`Tool: ${title}`, ...(files ? [`Files: ${files}`] : []), ...(input ? [`Input: ${input}`] : [])],
       reasons: [why],
-      detail: permissionDetail(tool),
+      detail: permissionDetail(tool, ctx.cwd),
       options,
       turnId: ctx.turnId,
       now: ctx.now,

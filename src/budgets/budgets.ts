@@ -27,8 +27,12 @@ export interface BudgetsDeps {
   sessionOf(id: string): SessionLike | undefined;
   /** The relay's time zone; the system's (`TZ`) when left out. */
   timeZone?: string;
-  /** A new 80 % notice, once it is stored: phase B's Inbox event and notification. */
-  onNotice?(n: Notice): void;
+  /** A new 80 % notice, once it is stored, and the period key it is kept under
+   * (`d:YYYY-MM-DD`, `m:YYYY-MM`, `t`): the Inbox's event and the owner's notification. */
+  onNotice?(n: Notice, period: string): void;
+  /** The owner dismissed that budget's notice of that period: a notification of it not
+   * sent yet (quiet hours) no longer needs to go. */
+  onNoticeDismissed?(budget: string, period: string): void;
   /** Names for notice texts (a group's name, a session's title); ids otherwise. */
   nameOf?: NameOf;
 }
@@ -138,6 +142,9 @@ export class Budgets {
     usage: ReportedUsage;
     model?: string | null;
     provider?: string | null;
+    /** Written in the ledger row's transaction when it is new (the spend row a paired
+     * relay fetches): both or neither survive a crash. */
+    also?: () => void;
   }): boolean {
     const s = this.d.sessionOf(t.sessionId);
     const provider = t.provider ?? s?.provider ?? null;
@@ -145,6 +152,7 @@ export class Budgets {
       { source: "turn", ref: t.turnId, sessionId: t.sessionId, provider, groupId: s?.group_id ?? null, relay: null },
       t.usage,
       t.model ?? null,
+      t.also,
     );
     if (this.allowed.delete(t.turnId)) sql(this.d.db, "DELETE FROM budget_allowances WHERE turn_id = ?").run(t.turnId);
     return added;
@@ -236,7 +244,8 @@ export class Budgets {
   }
 
   dismissNotice(id: string): void {
-    this.notices.dismiss(id, this.d.clock.now());
+    const n = this.notices.dismiss(id, this.d.clock.now());
+    this.d.onNoticeDismissed?.(n.budget, n.period);
   }
 
   /** Looks at every budget for the 80 % notice: after the setting changed (a new budget, a
@@ -255,6 +264,7 @@ export class Budgets {
     who: Omit<SpendRow, "model" | "inputTokens" | "outputTokens" | "costMicros" | "priced" | "at">,
     u: ReportedUsage,
     model: string | null,
+    also?: () => void,
   ): boolean {
     // The running totals in memory and the notices told to others must be committed ones:
     // record after the turn's end is in the store, as events go out after commit.
@@ -277,7 +287,7 @@ export class Budgets {
       priced: reported ? "reported" : listed !== null ? "price_table" : "none",
       at: this.d.clock.now(),
     };
-    if (!this.ledger.record(row)) return false;
+    if (!this.ledger.record(row, also)) return false;
     const touched = new Set(targetsOf(row).map(([scope, target]) => key(scope, target)));
     this.notify(this.d.settings.get().filter((b) => touched.has(key(b.scope, b.target ?? ""))));
     return true;
@@ -286,23 +296,19 @@ export class Budgets {
   /** Stores the 80 % notice of each budget given that is at or past it (once per period). */
   private notify(budgets: readonly Budget[]): Notice[] {
     const now = this.d.clock.now();
-    const out: Notice[] = [];
+    const out: { n: Notice; period: string }[] = [];
     for (const b of budgets) {
       const t = this.spent(b, now);
       const near =
         (b.usd !== null && t.micros >= micros(b.usd) * NOTICE_AT) ||
         (b.tokens !== null && t.tokens >= b.tokens * NOTICE_AT);
       if (!near) continue;
-      const n = this.notices.add(
-        b.id,
-        this.periods.span(b.period, now).key,
-        noticeText(b, t.micros / 1e6, t.tokens, this.d.nameOf),
-        now,
-      );
-      if (n) out.push(n);
+      const period = this.periods.span(b.period, now).key;
+      const n = this.notices.add(b.id, period, noticeText(b, t.micros / 1e6, t.tokens, this.d.nameOf), now);
+      if (n) out.push({ n, period });
     }
-    for (const n of out) this.d.onNotice?.(n);
-    return out;
+    for (const { n, period } of out) this.d.onNotice?.(n, period);
+    return out.map((x) => x.n);
   }
 
   private spent(b: Budget, now: number): Total {

@@ -25,6 +25,9 @@ export interface BudgetHoldsDeps {
   kick(sessionId: string): void;
   /** Ends one queued turn as stopped, its reply empty (Turns.dropQueued). */
   stopQueued(sessionId: string, turnId: string): void;
+  /** A turn's spend is being counted here (once per turn): runs inside the ledger row's
+   * transaction, so what it writes is committed with it. */
+  counted?(turn: { id: string; sessionId: string }, usage: ReportedUsage): void;
 }
 
 /** What a waiting agent reads (relay_tool `send`/`wait`: `heldForBudget`). */
@@ -123,7 +126,14 @@ export class BudgetHolds implements TurnGate {
     // Every ending is recorded (a turn without usage counts nothing, but uses up its allow once).
     const u = t.meta?.usage;
     const usage = u && typeof u === "object" && !Array.isArray(u) ? (u as ReportedUsage) : {};
-    this.d.budgets.recordTurn({ turnId: t.id, sessionId: t.sessionId, usage, model: t.model });
+    const counted = this.d.counted;
+    this.d.budgets.recordTurn({
+      turnId: t.id,
+      sessionId: t.sessionId,
+      usage,
+      model: t.model,
+      also: counted && (() => counted({ id: t.id, sessionId: t.sessionId }, usage)),
+    });
   }
 
   /** `heldForBudget` of a queued turn a budget holds now; undefined when none does. */

@@ -7,7 +7,7 @@ import type { CardStore } from "../approvals/card-store.ts";
 import { groupName, groupRow } from "../groups/groups.ts";
 import type { SessionStore } from "../sessions/session-store.ts";
 import type { TargetCheck } from "../core/budget-schema.ts";
-import { Budgets } from "./budgets.ts";
+import { Budgets, type ReportedUsage } from "./budgets.ts";
 import { BudgetHolds } from "./holds.ts";
 
 // Budgets wired into a relay (docs/budgets.md): the `budgets` setting read through
@@ -34,7 +34,11 @@ export interface BudgetsWiring {
   clock: Clock;
   bus: Bus;
   settings: SettingsStore;
-  sessions: Pick<SessionStore, "get">;
+  sessions: Pick<SessionStore, "get" | "turn">;
+  /** A turn run here for another relay's conversation (`fromSession`: its stand-in here)
+   * reported spend: that relay is told (pairing's outbox), so the conversation's group budget
+   * counts it also when nobody waits on the turn's answer (contract §10.4). */
+  tellCaller?(fromSession: string, turn: { id: string; sessionId: string }, usage: ReportedUsage): void;
   /** The turn queue's, reached once it exists (it is built with the holds as its gate). */
   kick(sessionId: string): void;
   dropQueued(sessionId: string, onlyTurn?: string): void;
@@ -47,7 +51,12 @@ export function buildBudgets(d: BudgetsWiring): { budgets: Budgets; holds: Budge
     clock: d.clock,
     settings: { get: () => d.settings.get().budgets, set: (next) => d.settings.update({ budgets: next }) },
     sessionOf: (id) => d.sessions.get(id),
-    onNotice: (n) => d.bus.emit({ type: "budget.notice", budget: n.budget, noticeId: n.id }),
+    onNotice: (n, period) => {
+      const b = d.settings.get().budgets.find((x) => x.id === n.budget);
+      const session = b?.scope === "session" ? b.target : null;
+      d.bus.emit({ type: "budget.notice", budget: n.budget, noticeId: n.id, period, text: n.text, session });
+    },
+    onNoticeDismissed: (budget, period) => d.bus.emit({ type: "budget.notice.dismissed", budget, period }),
     nameOf: (scope, target) => {
       if (scope === "session") return d.sessions.get(target)?.title ?? null;
       if (scope !== "group") return null;
@@ -62,6 +71,16 @@ export function buildBudgets(d: BudgetsWiring): { budgets: Budgets; holds: Budge
     clock: d.clock,
     kick: (id) => d.kick(id),
     stopQueued: (sessionId, turnId) => d.dropQueued(sessionId, turnId),
+    counted: (turn, usage) => {
+      const from = d.sessions.turn(turn.id)?.from_session;
+      if (!from || !d.tellCaller) return;
+      // Inside the ledger row's transaction: a failure here must not cost this relay its count.
+      try {
+        d.tellCaller(from, turn, usage);
+      } catch (err) {
+        console.error(`budgets: telling the calling relay of turn ${turn.id}'s spend failed:`, err);
+      }
+    },
   });
   return { budgets, holds };
 }

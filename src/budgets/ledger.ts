@@ -56,8 +56,9 @@ export class Ledger {
 
   /** Adds the row and its totals; false (and nothing changed) when (source, ref) was recorded
    * before. Its own transaction, never inside another: what is kept in memory and told to
-   * others must be what is committed (Budgets checks). */
-  record(r: SpendRow): boolean {
+   * others must be what is committed (Budgets checks). `also` writes what must be committed
+   * with the row (a paired relay's outbox row of it), in the same transaction. */
+  record(r: SpendRow, also?: () => void): boolean {
     const day = this.periods.dayOf(r.at);
     const tokens = r.inputTokens + r.outputTokens;
     const keys: [string, string, string][] = [];
@@ -89,6 +90,7 @@ export class Ledger {
          ON CONFLICT (scope, target, period_key) DO UPDATE SET cost_micros = cost_micros + excluded.cost_micros, tokens = tokens + excluded.tokens`,
       );
       for (const [scope, target, pk] of keys) add.run(scope, target, pk, r.costMicros, tokens);
+      also?.();
       return true;
     })();
     if (!added) return false;

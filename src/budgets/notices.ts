@@ -59,12 +59,15 @@ export class Notices {
       .map(view);
   }
 
-  dismiss(id: string, now: number): void {
+  /** The notice's budget and period key (its notification's key). */
+  dismiss(id: string, now: number): { budget: string; period: string } {
     const r = sql(this.db, "UPDATE budget_notices SET dismissed_at = COALESCE(dismissed_at, ?) WHERE id = ?").run(
       now,
       id,
     );
     if (!r.changes)
       throw new RelayError("REMOTE_RELAY_NOT_FOUND", `No budget notice ${id.slice(0, 60)}. Nothing was dismissed.`);
+    const row = sql(this.db, "SELECT budget_id, period_key FROM budget_notices WHERE id = ?").get(id) as NoticeRow;
+    return { budget: row.budget_id, period: row.period_key };
   }
 }

@@ -14,7 +14,17 @@ export type BusEvent =
   | { type: "schedule.updated"; sessionId: string; scheduleId: string }
   | { type: "question.updated"; sessionId: string; questionId: string; status: string }
   | { type: "settings.updated" }
-  | { type: "budget.notice"; budget: string; noticeId: string };
+  | {
+      type: "budget.notice";
+      budget: string;
+      noticeId: string;
+      /** The period key it is kept under (`d:YYYY-MM-DD`, `m:YYYY-MM`, `t`). */
+      period: string;
+      text: string;
+      /** A session's own budget: that session. */
+      session: string | null;
+    }
+  | { type: "budget.notice.dismissed"; budget: string; period: string };
 
 type Listener = (e: BusEvent) => void;
 

@@ -54,6 +54,18 @@ export const NotifySettings = z.strictObject({
   /** Also when a turn the owner started finishes without an error. */
   turnsDone: z.boolean(),
   quietHours: QuietHoursSetting,
+  /** The page's address as the owner reaches it (a proxy's, `tailscale serve`'s): the links in
+   * webhook and ntfy notifications point there; null: the relay's own address. Web Push
+   * needs none (its worker opens links on the origin the page was served from). Not part of
+   * contract §10.3's list; added by its "follow the style" rule. */
+  publicUrl: Url.refine((v) => {
+    if (!URL.canParse(v)) return true; // Url's own check refuses it
+    const u = new URL(v);
+    return !u.hash && !u.username && !u.password && !u.search;
+  }, "it must be the page's address alone (no #fragment, ?query or user:password@)")
+    .nullable()
+    // Stored before it existed: the rest of the stored setting still reads.
+    .default(null),
 });
 export type NotifySettings = z.output<typeof NotifySettings>;
 
@@ -64,6 +76,7 @@ export const DEFAULT_NOTIFY: NotifySettings = {
   webhookSecret: null,
   turnsDone: false,
   quietHours: null,
+  publicUrl: null,
 };
 
 export const NOTIFY_SECRETS = ["ntfyUrl", "webhookSecret"] as const;
@@ -88,7 +101,7 @@ export function applyNotifyPatch(current: NotifySettings, patch: unknown): Notif
   for (const [k, v] of Object.entries(patch)) {
     const secret = (NOTIFY_SECRETS as readonly string[]).includes(k);
     if (secret && v === MASKED) continue;
-    input[k] = (secret || k === "webhookUrl") && v === "" ? null : v;
+    input[k] = (secret || k === "webhookUrl" || k === "publicUrl") && v === "" ? null : v;
   }
   const parsed = NotifySettings.safeParse(input);
   if (parsed.success) return parsed.data;

@@ -16,6 +16,8 @@ import { findGroup, findGroupForCreate, recheckGroup, resolveGroupForUpdate } fr
 import { allGroups, groupsInfo, type ListDeps } from "./list.ts";
 import { moveToGroup } from "./lifetime.ts";
 import { groupMembers } from "./members.ts";
+import { dissolveGroup, liveGroupIds, moveByHand, renameGroup } from "./owner-edits.ts";
+import { groupSessions } from "../sessions/group-sessions.ts";
 
 /** What the groups domain needs: its table, the clock, the sessions it groups, and which
  * relay this is (refusals name it; relay_info's groups depend on its version). */
@@ -99,5 +101,31 @@ export class Groups {
   /** Compaction: the groups one conversation headed are headed by its successor. */
   moveHead(from: string, to: string): void {
     moveHead(this.d, from, to);
+  }
+
+  // ---- what the owner does by hand (api/groups.ts, owner-edits.ts) ----
+
+  /** The groups not dissolved, oldest first. */
+  liveIds(): string[] {
+    return liveGroupIds(this.d);
+  }
+
+  /** A group's undeleted sessions, oldest first. */
+  sessionsIn(id: string): { id: string; title: string }[] {
+    return groupSessions(this.d.db, id);
+  }
+
+  rename(id: string, name: string): void {
+    renameGroup(this.d, id, name);
+  }
+
+  /** The group ends and its sessions leave it, in one transaction. */
+  dissolve(id: string): void {
+    dissolveGroup(this.d, id);
+  }
+
+  /** moveTo in its own transaction (null moves the session out). */
+  moveByHand(sessionId: string, groupId: string | null): void {
+    moveByHand(this.d, sessionId, groupId);
   }
 }

@@ -1,9 +1,10 @@
 // What needs the owner (contract §10.3): an approval or permission card, a question for the
-// owner, a turn the owner started ending in an error, and (only with `turnsDone`) a turn the
-// owner started finishing. Each becomes one Need keyed by what it is about, so the same card
-// raised twice (a hook firing again, a restart) is still one notification.
+// owner, a turn the owner started ending in an error, (only with `turnsDone`) a turn the
+// owner started finishing, and a budget's 80 % notice (§10.4). Each becomes one Need keyed
+// by what it is about, so the same card raised twice (a hook firing again, a restart) is
+// still one notification.
 
-export type NeedKind = "card" | "question" | "turn_error" | "turn_done";
+export type NeedKind = "card" | "question" | "turn_error" | "turn_done" | "notice";
 
 export interface CardOption {
   id: string;
@@ -11,7 +12,7 @@ export interface CardOption {
 }
 
 export interface Need {
-  /** `card:<id>`, `question:<id>`, `turn:<id>`. */
+  /** `card:<id>`, `question:<id>`, `turn:<id>`, `notice:<budget>:<period>`. */
   key: string;
   kind: NeedKind;
   sessionId: string | null;
@@ -33,6 +34,7 @@ const ALLOW_DENY: CardOption[] = [
 export interface CardLike {
   id: string;
   session: string;
+  kind?: string;
   text: string;
   detail?: string | null;
   details?: string[];
@@ -42,16 +44,26 @@ export interface CardLike {
 
 export function cardNeed(card: CardLike, sessionTitle: string | null): Need {
   const detail = card.detail ?? (card.details ?? []).join("\n");
-  const options = card.options?.length ? card.options.map((o) => ({ id: o.id, name: o.name })) : ALLOW_DENY;
+  let options = card.options?.length ? card.options.map((o) => ({ id: o.id, name: o.name })) : ALLOW_DENY;
+  // A budget card's raise needs an amount a button cannot give: that one is made on the page.
+  if (card.kind === "budget") options = options.filter((o) => o.id !== "raise");
   return {
     key: `card:${card.id}`,
     kind: "card",
     sessionId: card.session,
     sessionTitle,
-    title: card.text,
+    title: cardTitle(card),
     text: detail || card.text,
     card: { id: card.id, options },
   };
+}
+
+/** A permission card's text lists its files and input (JSON) inline, too much for a title:
+ * "Claude asks to use Edit src/a.ts" (its detail says the rest). Other cards' text as it is. */
+function cardTitle(card: CardLike): string {
+  const tool = card.details?.[0]?.startsWith("Tool: ") ? card.details[0].slice("Tool: ".length) : null;
+  const at = card.text.indexOf(" asks to use ");
+  return card.kind === "permission" && tool && at > 0 ? `${card.text.slice(0, at)} asks to use ${tool}` : card.text;
 }
 
 export interface QuestionLike {
@@ -112,6 +124,24 @@ export function turnNeed(t: TurnEnd, sessionTitle: string | null, turnsDone: boo
     };
   }
   return null;
+}
+
+export const noticeKey = (budget: string, period: string): string => `notice:${budget}:${period}`;
+
+/** A budget's 80 % notice (bus `budget.notice`): once per budget and period, as the Inbox
+ * keeps it; `session` for a session's own budget. */
+export function noticeNeed(
+  n: { budget: string; period: string; text: string; session: string | null },
+  sessionTitle: string | null,
+): Need {
+  return {
+    key: noticeKey(n.budget, n.period),
+    kind: "notice",
+    sessionId: n.session,
+    sessionTitle,
+    title: `Budget "${n.budget}" passed 80 %`,
+    text: n.text,
+  };
 }
 
 const quoted = (title: string | null) => (title ? `"${title}"` : "A session");

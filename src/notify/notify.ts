@@ -47,7 +47,8 @@ export function buildNotify(d: NotifyDeps): Notify {
     db: d.db,
     clock: d.clock,
     settings: d.settings,
-    pageUrl: d.pageUrl,
+    // Links point where the owner reaches the page (notify.publicUrl), else at the relay.
+    pageUrl: () => d.settings().publicUrl ?? d.pageUrl(),
     channels,
     log: d.log,
   });

@@ -4,29 +4,24 @@ import type { Clock } from "../core/clock.ts";
 import type { SettingsStore } from "../core/settings.ts";
 import type { Db } from "../store/db.ts";
 import type { SessionRow, TurnRow } from "../sessions/types.ts";
-import type { SubscriptionStore } from "../watching/subscriptions.ts";
-import type { EndReason, NewEvent, SubRow } from "../watching/types.ts";
+import type { MirrorPort } from "../watching/port.ts";
 import type { PairingStore, RelayRow } from "./store.ts";
+import type { PeerUsage } from "./peer-protocol.ts";
+import type { PeerOutbox } from "./outbox.ts";
 
 // What the pairing domain uses of the rest of the relay (issue 19); app/build.ts hands it over.
 
-/** Watching as pairing uses it: mirrors of subscriptions on paired relays, the events that
- * arrive for them, and the subscriptions of stand-ins that a pairing's end ends. */
-export interface PairingWatch {
-  subs: SubscriptionStore;
-  end(ids: string[], reason: EndReason): string[];
-  transfer(from: string, to: string, reason?: EndReason): SubRow[];
-  delivery: {
-    add(watcher: string, e: NewEvent): boolean;
-    run(watcher: string): void;
-    noteWatcher(watcher: string): void;
-  };
-}
+/** Watching as pairing uses it (watching's mirror port): mirrors of subscriptions on paired
+ * relays, the events that arrive for them, and the subscriptions of stand-ins that a
+ * pairing's end ends. */
+export type PairingWatch = MirrorPort;
 
 export interface PairingDeps {
   db: Db;
   /** Built before pairing: whether relay_tool is offered reads it while workers start. */
   store: PairingStore;
+  /** Built before watching, which writes the events of watchers on paired relays into it. */
+  outbox: PeerOutbox;
   clock: Clock;
   bus: Pick<Bus, "emit">;
   /** This relay's name and the version it presents. */
@@ -36,6 +31,9 @@ export interface PairingDeps {
   settings: Pick<SettingsStore, "get">;
   sessions: { get(id: string): SessionRow | undefined; activeTurns(sessionId: string): TurnRow[] };
   watch: PairingWatch;
+  /** What a turn run on a paired relay for a conversation here reported, as that relay's
+   * outbox brought it: counted for the conversation's group budget (once per remote turn). */
+  remoteSpend?(r: { relay: string; remoteTurn: string; sessionId: string; usage: PeerUsage }): void;
 }
 
 export interface PeerCallOptions {

@@ -1,11 +1,11 @@
 import { RelayError } from "../core/errors.ts";
-import { earliest } from "../watching/release.ts";
 import { URGENT, type SubRow } from "../watching/types.ts";
 import { clearAnsweredMark } from "../watching/remote-echo.ts";
 import { mirrorsOn, unsubscribedMirrors } from "../watching/mirror-subs.ts";
 import type { PairingDeps, PeerCall } from "./deps.ts";
 import type { PairingStore, RelayRow } from "./store.ts";
 import { EventsAnswer, type OutboxEvent } from "./peer-protocol.ts";
+import { SPEND } from "./outbox.ts";
 import { PeerOffline } from "./peer-http.ts";
 import type { RemoteWaits } from "./remote-waits.ts";
 import { movesTold, pendingMoves, successor } from "./compaction.ts";
@@ -37,11 +37,11 @@ const QUICK_RETRIES = 240;
 const MAX_BACKOFF_MS = 30_000;
 
 /** What the link uses of the relay (pairing/deps.ts). */
-export type LinkDeps = Pick<PairingDeps, "db" | "clock" | "sessions" | "watch">;
+export type LinkDeps = Pick<PairingDeps, "db" | "clock" | "sessions" | "watch" | "remoteSpend">;
 
 /** What it uses of the pairing: its relays, the peer request, and the remote waits (no echo). */
 export interface LinkPairing {
-  store: Pick<PairingStore, "relays" | "relay">;
+  store: Pick<PairingStore, "relays" | "relay" | "unlocks">;
   call: PeerCall;
   waits: Pick<RemoteWaits, "has">;
 }
@@ -138,7 +138,7 @@ export class EventLink {
         const answer = await this.pairing.call(
           row,
           "GET",
-          `/peer/v1/events?after=${row.event_cursor}&wait=${wait}&subs=${subs.join(",")}&ended=${ended.join(",")}${moved ? `&moved=${encodeURIComponent(moved)}` : ""}`,
+          `/peer/v1/events?after=${row.event_cursor}&wait=${wait}&subs=${subs.join(",")}&ended=${ended.join(",")}${moved ? `&moved=${encodeURIComponent(moved)}` : ""}${this.d.remoteSpend ? "&spend=1" : ""}`,
           undefined,
           EventsAnswer,
           {
@@ -231,10 +231,14 @@ export class EventLink {
     const now = this.d.clock.now();
     const watch = this.d.watch;
     const endOnce: string[] = [];
+    // Spend is counted before the cursor moves past it: a crash between the two fetches it
+    // again, and the ledger counts a remote turn once.
+    for (const e of events) if (e.type === SPEND) this.spent(row, e);
     this.d.db.transaction(() => {
       let cursor = row.event_cursor;
       for (const e of events) {
         cursor = Math.max(cursor, e.seq);
+        if (e.type === SPEND) continue;
         // The first event that happened after that relay's return ends the replay.
         if (replay && lastFailure != null && (this.peerClock.toLocal(row.name, e.at) ?? -Infinity) > lastFailure) {
           this.restored(row, replay, now, touched);
@@ -243,12 +247,12 @@ export class EventLink {
         const watcher = this.d.sessions.get(successor(this.d, row.name, e.watcher));
         if (!watcher || watcher.archived_at) continue;
         const subs = e.subs
-          .map((id) => watch.subs.get(id))
+          .map((id) => watch.get(id))
           .filter((s): s is SubRow => !!s && s.watcher === watcher.id && s.relay.toLowerCase() === key);
         if (e.subs.length && !subs.length) continue; // its subscription ended here
-        const parsed = subs.map((s) => watch.subs.parse(s));
+        const parsed = subs.map((s) => watch.parse(s));
         const urgent = URGENT.has(e.type) || e.urgent;
-        const r = parsed.length ? earliest(watch.subs, parsed, now, urgent) : null;
+        const r = parsed.length ? watch.earliest(parsed, now, urgent) : null;
         const ready = urgent || !r?.hold;
         const line = `${row.name} · ${replay ? "replayed · " : ""}${e.line.replace(/^\[relay event\] /, "")}`;
         const eventKey = `peer:${row.name}:${e.key}`;
@@ -300,6 +304,22 @@ export class EventLink {
     for (const w of touched) {
       watch.delivery.noteWatcher(w);
       watch.delivery.run(w);
+    }
+  }
+
+  /** A turn run there for a conversation here reported its spend: the conversation's group
+   * budget counts it (budgets' ledger, once per remote turn, however it came). Only for a
+   * conversation that relay is unlocked in (it could have prompted it): that relay cannot
+   * charge work to a conversation here that never talked to it. */
+  private spent(row: RelayRow, e: OutboxEvent): void {
+    if (!e.turnId || !e.usage || !this.d.remoteSpend) return;
+    try {
+      const sessionId = successor(this.d, row.name, e.watcher);
+      const name = row.name.toLowerCase();
+      if (!this.pairing.store.unlocks(sessionId).some((u) => u.relay.toLowerCase() === name)) return;
+      this.d.remoteSpend({ relay: row.name, remoteTurn: e.turnId, sessionId, usage: e.usage });
+    } catch (err) {
+      console.error(`event link to "${row.name}": counting the spend of turn ${e.turnId} failed:`, err);
     }
   }
 

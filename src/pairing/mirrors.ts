@@ -4,7 +4,6 @@ import type { Db } from "../store/db.ts";
 import type { SessionRow } from "../sessions/types.ts";
 import type { EventType } from "../watching/types.ts";
 import type { QuietHours } from "../watching/quiet-hours.ts";
-import { insertMirror } from "../watching/mirror-subs.ts";
 import type { PairingWatch } from "./deps.ts";
 import type { RelayRow } from "./store.ts";
 
@@ -44,11 +43,9 @@ export function mirrorSubscribe(
   eventsNamed: boolean,
 ): void {
   const watch = d.watch;
-  if (!view?.id || watch.subs.get(view.id)) return;
+  if (!view?.id || watch.get(view.id)) return;
   const all = view.sessions === "all";
-  insertMirror(
-    d.db,
-    watch.subs,
+  watch.insertMirror(
     {
       watcher: caller.id,
       all,
@@ -86,7 +83,7 @@ export function mirrorAfter(
     for (const v of result.subscriptions as SubView[]) mirrorSubscribe(d, row, caller, v, !!v.events);
   }
   if (action === "unsubscribe" && Array.isArray(result.ended)) {
-    const mine = (result.ended as string[]).filter((id) => d.watch.subs.get(id)?.watcher === caller.id);
+    const mine = (result.ended as string[]).filter((id) => d.watch.get(id)?.watcher === caller.id);
     if (mine.length) d.watch.end(mine, "unsubscribed");
   }
 }

@@ -1,18 +1,21 @@
 import type { Db } from "../store/db.ts";
 import type { EventRow, NewEvent } from "../watching/types.ts";
 import { HOUR, type Clock } from "../core/clock.ts";
-import type { PairingWatch } from "./deps.ts";
-import type { OutboxEvent } from "./peer-protocol.ts";
+import type { OutboxEvent, PeerUsage } from "./peer-protocol.ts";
 import type { PairingStore } from "./store.ts";
 
 // Events for watchers on paired relays (seed §9 "On paired relays"), kept here until the
 // watcher's relay fetches them: written with the capture (same transaction as any other
 // event row), numbered (`seq`, the resume cursor), removed once the other side has written
 // them and asks for what follows. While the link is down at most 500 per subscription are
-// kept, for 7 days.
+// kept, for 7 days. The same outbox carries the spend of turns run here for a remote caller
+// (type `spend`, addSpend): its relay counts it for the caller's group budget even when
+// nobody waits on the turn's answer.
 
 export const KEEP_PER_SUB = 500;
 export const KEEP_MS = 7 * 24 * HOUR;
+/** An outbox row that is a turn's spend, not an event (its `line` holds the usage as JSON). */
+export const SPEND = "spend";
 
 /** An event as the watcher's relay receives it: what a capture writes, less the holding
  * state the watcher's own relay decides, plus its place in this outbox (peer-protocol.ts). */
@@ -27,7 +30,6 @@ type OutboxRow = Pick<
 export interface OutboxDeps {
   db: Db;
   clock: Clock;
-  watch: Pick<PairingWatch, "end" | "subs">;
 }
 
 export class PeerOutbox {
@@ -41,7 +43,10 @@ export class PeerOutbox {
 
   /** Writes one event for a remote watcher (inside the caller's transaction), into the outbox
    * of the pairing its stand-in came through (issue 18: not of every pairing under its name). */
-  add(watcher: string, e: NewEvent): boolean {
+  add(
+    watcher: string,
+    e: Pick<NewEvent, "key" | "type" | "sessionId" | "turnId" | "line" | "urgent" | "subs" | "at">,
+  ): boolean {
     const rc = this.store.remoteCallerById(watcher);
     if (!rc || !this.store.clientById(rc.pairing)) return false;
     const db = this.d.db;
@@ -80,6 +85,24 @@ export class PeerOutbox {
     return true;
   }
 
+  /** A turn run here for a remote caller (`watcher`: its stand-in) reported its spend: it
+   * goes back to the caller's relay beside the call's answer, once per turn (that relay counts
+   * the turn once, whichever way it came). False when the prompt did not come from a paired
+   * relay's conversation. */
+  addSpend(watcher: string, turn: { id: string; sessionId: string }, usage: PeerUsage, at: number): boolean {
+    if (!this.store.remoteCallerById(watcher)) return false;
+    return this.add(watcher, {
+      key: `spend:${turn.id}`,
+      type: SPEND,
+      sessionId: turn.sessionId,
+      turnId: turn.id,
+      line: JSON.stringify(usage),
+      urgent: false,
+      subs: [],
+      at,
+    });
+  }
+
   private prune(): void {
     this.d.db.prepare("DELETE FROM peer_outbox WHERE at < ?").run(this.d.clock.now() - KEEP_MS);
   }
@@ -91,31 +114,42 @@ export class PeerOutbox {
     for (const fn of set) fn();
   }
 
-  private read(pairing: string, after: number): OutboxEvent[] {
+  /** `spend`: the reader asked for spend rows too (an older relay would take them for events). */
+  private read(pairing: string, after: number, spend: boolean): OutboxEvent[] {
     const rows = this.d.db
       .prepare(`SELECT o.*, r.session_id AS remote_session FROM peer_outbox o JOIN remote_callers r ON r.id = o.watcher
-      WHERE o.pairing = ? AND o.seq > ? ORDER BY o.seq LIMIT 500`)
-      .all(pairing, after) as OutboxRow[];
-    return rows.map((r) => ({
-      seq: r.seq,
-      watcher: r.remote_session,
-      key: r.key,
-      type: r.type,
-      sessionId: r.session_id,
-      turnId: r.turn_id,
-      line: r.line,
-      urgent: !!r.urgent,
-      subs: JSON.parse(r.subs_json) as string[],
-      at: r.at,
-    }));
+      WHERE o.pairing = ? AND o.seq > ? AND (? OR o.type != '${SPEND}') ORDER BY o.seq LIMIT 500`)
+      .all(pairing, after, spend ? 1 : 0) as OutboxRow[];
+    return rows.map((r) =>
+      r.type === SPEND
+        ? spendOf(r)
+        : {
+            seq: r.seq,
+            watcher: r.remote_session,
+            key: r.key,
+            type: r.type,
+            sessionId: r.session_id,
+            turnId: r.turn_id,
+            line: r.line,
+            urgent: !!r.urgent,
+            subs: JSON.parse(r.subs_json) as string[],
+            at: r.at,
+          },
+    );
   }
 
   /** The pairing's events after `after` (what it confirmed is removed), waiting up to `waitMs`
    * (real time: this is about the link) for the first one. */
-  async take(pairing: string, after: number, waitMs: number, signal: AbortSignal): Promise<{ events: OutboxEvent[] }> {
+  async take(
+    pairing: string,
+    after: number,
+    waitMs: number,
+    signal: AbortSignal,
+    spend = false,
+  ): Promise<{ events: OutboxEvent[] }> {
     this.d.db.prepare("DELETE FROM peer_outbox WHERE pairing = ? AND seq <= ?").run(pairing, after);
     this.prune();
-    let events = this.read(pairing, after);
+    let events = this.read(pairing, after, spend);
     if (!events.length && waitMs > 0 && !signal.aborted) {
       const key = pairing;
       await new Promise<void>((resolve) => {
@@ -131,7 +165,7 @@ export class PeerOutbox {
         this.waiters.get(key)!.add(done);
       });
       if (!this.d.db.open) return { events: [] };
-      events = this.read(pairing, after);
+      events = this.read(pairing, after, spend);
     }
     return { events };
   }
@@ -140,29 +174,24 @@ export class PeerOutbox {
   clear(pairing: string): void {
     this.d.db.prepare("DELETE FROM peer_outbox WHERE pairing = ?").run(pairing);
   }
+}
 
-  /** The subscription, when a stand-in of that pairing holds it. */
-  private subOf(pairing: string, id: string) {
-    const row = this.d.watch.subs.get(id);
-    return row && this.store.remoteCallerById(row.watcher)?.pairing === pairing ? row : undefined;
-  }
-
-  /** Subscriptions the watcher's owner ended there (Unsubscribe on the mirror) end here too. */
-  endUnsubscribed(pairing: string, ids: string[]): void {
-    const mine = ids.filter((id) => {
-      const row = this.subOf(pairing, id);
-      return row && row.ended_at == null;
-    });
-    if (mine.length) this.d.watch.end(mine, "unsubscribed");
-  }
-
-  /** Where each of these subscriptions stands: null while active, else why it ended. */
-  subStates(pairing: string, ids: string[]): Record<string, string | null> {
-    const out: Record<string, string | null> = {};
-    for (const id of ids.slice(0, 500)) {
-      const row = this.subOf(pairing, id);
-      out[id] = !row ? "unpaired" : row.ended_at == null ? null : (row.end_reason ?? "unsubscribed");
-    }
-    return out;
-  }
+function spendOf(r: OutboxRow): OutboxEvent {
+  let usage: PeerUsage | undefined;
+  try {
+    usage = JSON.parse(r.line) as PeerUsage;
+  } catch {}
+  return {
+    seq: r.seq,
+    watcher: r.remote_session,
+    key: r.key,
+    type: SPEND,
+    sessionId: r.session_id,
+    turnId: r.turn_id,
+    line: "",
+    urgent: false,
+    subs: [],
+    at: r.at,
+    usage,
+  };
 }

@@ -21,13 +21,14 @@ import { PairAnswer, type CallBody } from "./peer-protocol.ts";
 import { normalizeFingerprint } from "../ops/tls.ts";
 import { parseOrigin, type Origin } from "./origin.ts";
 import { EventLink } from "./event-link.ts";
-import { PeerOutbox } from "./outbox.ts";
+import type { PeerOutbox } from "./outbox.ts";
 import { RemoteWaits } from "./remote-waits.ts";
 import { RemoteInbox } from "./remote-inbox.ts";
 import { StandIns } from "./stand-ins.ts";
 import { UnpairTells } from "./unpair-tells.ts";
 import { mirrorAfter } from "./mirrors.ts";
 import { applyMoves } from "./compaction.ts";
+import { endUnsubscribed, subStates } from "./stand-in-subs.ts";
 import type { PairingDeps, PeerCallOptions } from "./deps.ts";
 
 /** The paired-relays domain (seed §1, §5, §6; contract §5.6), wired once into the relay. */
@@ -43,7 +44,7 @@ export class Pairing {
   constructor(private relay: PairingDeps) {
     this.store = relay.store;
     this.link = new EventLink(relay, this);
-    this.outbox = new PeerOutbox(relay, this.store);
+    this.outbox = relay.outbox;
     this.waits = new RemoteWaits(relay);
     this.inbox = new RemoteInbox(this);
     this.standIns = new StandIns(relay.db, this.store);
@@ -196,7 +197,7 @@ export class Pairing {
       this.store.removeClient(client.name, client.id);
       const callers = this.store.remoteCallersOf(client.id).map((r) => r.id);
       const watch = this.relay.watch;
-      const subs = callers.flatMap((id) => watch.subs.ofWatcher(id).map((s) => s.id));
+      const subs = callers.flatMap((id) => watch.ofWatcher(id).map((s) => s.id));
       if (subs.length) watch.end(subs, "unpaired");
       endAsksBy(this.relay.db, callers, this.relay.clock.now());
       this.outbox.clear(client.id);
@@ -385,7 +386,7 @@ export class Pairing {
         mayCreateSessions: !!caller.may_create_sessions,
         loopEpoch: lastOwnerMessageAt(this.relay.db, caller.id) ?? 0,
         // The 20-subscription limit spans relays: the other relay adds what it does not hold.
-        heldElsewhere: this.relay.watch.subs.held(caller.id, row.name),
+        heldElsewhere: this.relay.watch.held(caller.id, row.name),
       },
       origin: { relays: [...origin.relays, this.relay.name], ownerUnlocked: origin.ownerUnlocked },
       unlocked: this.store.unlocks(caller.id).flatMap((u) => {
@@ -405,6 +406,16 @@ export class Pairing {
   ): void {
     const { db, clock, bus, watch } = this.relay;
     mirrorAfter({ db, clock, bus, watch, poke: (name) => this.link.poke(name) }, row, caller, action, args, result);
+  }
+
+  /** Subscriptions the calling relay's owner ended there (Unsubscribe on a mirror) end here too. */
+  endUnsubscribed(client: ClientRow["id"], ids: string[]): void {
+    endUnsubscribed(this.relay, client, ids);
+  }
+
+  /** Where each of these subscriptions of that pairing's stand-ins stands: null while active, else why it ended. */
+  subStates(client: ClientRow["id"], ids: string[]): Record<string, string | null> {
+    return subStates(this.relay, client, ids);
   }
 
   /** The calling relay (that pairing) compacted conversations: their stand-ins here follow (compaction.ts). */

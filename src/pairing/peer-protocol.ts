@@ -53,6 +53,16 @@ export const ApprovalNeeded = z.object({
 });
 export type ApprovalNeeded = z.output<typeof ApprovalNeeded>;
 
+/** What a finished turn's agent reported (budgets' `ReportedUsage`): the calling relay counts
+ * it for the caller's group (contract §10.4). */
+export const PeerUsage = z.object({
+  inputTokens: z.number().optional(),
+  outputTokens: z.number().optional(),
+  cachedTokens: z.number().optional(),
+  costUsd: z.number().optional(),
+});
+export type PeerUsage = z.output<typeof PeerUsage>;
+
 /** POST /call: the result, with the id of the turn a send/create_session/wait is about
  * (no echo, relay_tool.md §9), or the card to show first. */
 export const CallAnswer = z.union([
@@ -61,15 +71,7 @@ export const CallAnswer = z.union([
     result: z.record(z.string(), z.unknown()),
     turn: z.string().optional().catch(undefined),
     /** What a finished turn's agent reported: counted for the caller's group (budgets). */
-    usage: z
-      .object({
-        inputTokens: z.number().optional(),
-        outputTokens: z.number().optional(),
-        cachedTokens: z.number().optional(),
-        costUsd: z.number().optional(),
-      })
-      .optional()
-      .catch(undefined),
+    usage: PeerUsage.optional().catch(undefined),
   }),
 ]);
 export type CallAnswer = z.output<typeof CallAnswer>;
@@ -87,6 +89,9 @@ export const OutboxEvent = z.object({
   urgent: z.boolean(),
   subs: z.array(z.string()),
   at: z.number(),
+  /** Type `spend` (asked for with `spend=1`): what the turn `turnId`, run there for the
+   * watcher's prompt, reported. Not an event for the watcher: its group budget counts it. */
+  usage: PeerUsage.optional().catch(undefined),
 });
 export type OutboxEvent = z.output<typeof OutboxEvent>;
 

@@ -142,7 +142,7 @@ export function peerApi({ services, bus }: PeerDeps): Hono<Env> {
     const client = c.get("client").id;
     const subs = (c.req.query("subs") ?? "").split(",").filter(Boolean);
     const ended = (c.req.query("ended") ?? "").split(",").filter(Boolean).slice(0, 200);
-    if (ended.length) pairing.outbox.endUnsubscribed(client, ended);
+    if (ended.length) pairing.endUnsubscribed(client, ended);
     const moved = (c.req.query("moved") ?? "")
       .split(",")
       .map((p) => p.split(">"))
@@ -153,8 +153,10 @@ export function peerApi({ services, bus }: PeerDeps): Hono<Env> {
         client,
         moved.map(([from, to]) => ({ from, to })),
       );
-    const out = await pairing.outbox.take(client, Number.isFinite(after) ? after : 0, wait * 1000, signalOf(c));
-    return c.json({ ...out, subs: pairing.outbox.subStates(client, subs) });
+    // spend=1: the caller's relay counts turns' spend from here (older relays leave it out).
+    const spend = c.req.query("spend") === "1";
+    const out = await pairing.outbox.take(client, Number.isFinite(after) ? after : 0, wait * 1000, signalOf(c), spend);
+    return c.json({ ...out, subs: pairing.subStates(client, subs) });
   });
 
   return app;

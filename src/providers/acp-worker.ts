@@ -509,8 +509,9 @@ export class AcpWorker {
   }
 
   /** The adapter's wait before the first prompt (Grok: its MCP connection), and its
-   * reconnect of relay_tool before the first prompt after a relay restart; bounded. */
-  async beforePrompt(): Promise<void> {
+   * reconnect of relay_tool before the first prompt after a relay restart; bounded. Answers
+   * a note for the session's agentStart when the prompt goes out without relay_tool. */
+  async beforePrompt(): Promise<string | null> {
     if (this.reconnectDue) {
       this.reconnectDue = false;
       await this.reconnectRelayTool(this.adapter!.reconnectMcp!);
@@ -526,10 +527,11 @@ export class AcpWorker {
     // lost its MCP connection with the old relay), or once its stderr says its start failed.
     const retry = this.adapter?.mcpRetry;
     if (retry && this.mcpGiven && this.host.toolListings && !this.mcpRetried) {
-      if (first) await this.retryRelayTool(retry, this.host.toolListings, false);
-      else if (this.keptWorker || retry.failed.test(this.stderr))
-        await this.retryRelayTool(retry, this.host.toolListings, true);
+      if (first) return this.retryRelayTool(retry, this.host.toolListings, false);
+      if (this.keptWorker || retry.failed.test(this.stderr))
+        return this.retryRelayTool(retry, this.host.toolListings, true);
     }
+    return null;
   }
   /** The adapter's `mcpRetry` asked the agent to connect relay_tool again (once per worker). */
   private mcpRetried = false;
@@ -540,32 +542,43 @@ export class AcpWorker {
    * to end: relay_tool kept a moment (listed on an MCP session it did not end: one past its
    * own deadline ends it within moments), or its stderr saying the start failed. Then it asks
    * the agent to connect again, and again (at most MCP_RETRIES) while it ends its MCP session
-   * holding none; bounded, the outcome in the relay's log. */
+   * holding none. All of it within `timeoutMs` (the prompt waits for it; the agent's own
+   * start gets half), the outcome in the relay's log; answers the session's note when the
+   * prompt goes out without relay_tool. */
   private async retryRelayTool(
     retry: NonNullable<ProviderAdapter["mcpRetry"]>,
     listings: NonNullable<WorkerHost["toolListings"]>,
     askNow: boolean,
-  ): Promise<void> {
+  ): Promise<string | null> {
     const started = performance.now();
+    const deadline = started + retry.timeoutMs;
+    const left = () => deadline - performance.now();
     const kept = () => listings.heldFor() >= MCP_KEPT_MS;
     // Woken by a listing or an MCP session's end on /mcp, and every 250 ms to read its stderr.
-    const until = async (failed: () => boolean): Promise<boolean> => {
-      const end = performance.now() + retry.timeoutMs;
-      while (!failed() && !kept() && performance.now() < end && this.alive)
-        await listings.next(Math.min(250, end - performance.now()));
+    const until = async (failed: () => boolean, by = deadline): Promise<boolean> => {
+      while (!failed() && !kept() && performance.now() < by && this.alive)
+        await listings.next(Math.min(250, by - performance.now()));
       return kept() && !failed();
     };
-    if (!askNow && (await until(() => retry.failed.test(this.stderr)))) return;
+    // The agent's own start gets half the bound: the asks to connect again get the rest.
+    if (!askNow && (await until(() => retry.failed.test(this.stderr), started + retry.timeoutMs / 2))) return null;
     let asked = 0;
     let outcome = "still without relay_tool";
-    while (this.alive && asked < MCP_RETRIES) {
+    while (this.alive && asked < MCP_RETRIES && left() > 0) {
       const ends = listings.counts().ends;
       asked++;
       this.mcpRetried = true;
-      try {
-        await this.conn.agent.request(retry.method, retry.params);
-      } catch (err) {
-        outcome = `refused (${(err as Error)?.message ?? err})`;
+      let timer: NodeJS.Timeout | undefined;
+      const answered = await Promise.race([
+        this.conn.agent.request(retry.method, retry.params).then(
+          () => "ok",
+          (err: unknown) => `refused (${(err as Error)?.message ?? err})`,
+        ),
+        new Promise<string>((r) => (timer = setTimeout(() => r("no answer"), left()))),
+      ]);
+      clearTimeout(timer);
+      if (answered !== "ok") {
+        outcome = answered;
         break;
       }
       if (await until(() => listings.counts().ends > ends && listings.heldFor() < 0)) {
@@ -573,9 +586,15 @@ export class AcpWorker {
         break;
       }
     }
+    // Listed on an MCP session still open at the bound: it holds relay_tool, though not for long yet.
+    const held = listings.heldFor() >= 0;
+    if (held && outcome === "still without relay_tool") outcome = "relay_tool listed";
+    const ms = Math.round(performance.now() - started);
     console.log(
-      `[workers] agent of ACP session ${this.acpSessionId.slice(0, 8)}… was without relay_tool's MCP server${askNow ? "" : " after its start"}; asked ${asked} time(s) to connect again: ${this.alive ? outcome : "the agent exited"} (${Math.round(performance.now() - started)} ms)`,
+      `[workers] agent of ACP session ${this.acpSessionId.slice(0, 8)}… was without relay_tool's MCP server${askNow ? "" : " after its start"}; asked ${asked} time(s) to connect again: ${this.alive ? outcome : "the agent exited"} (${ms} ms)`,
     );
+    if (held || !this.alive) return null;
+    return `relay_tool was not available: the agent did not connect to the relay's MCP server within ${Math.round(retry.timeoutMs / 1000)} s (asked ${asked} time(s) to connect again: ${outcome}); the prompt went out without it`;
   }
 
   /** The reconnect command as a prompt of the relay's own: its output goes to the relay's

@@ -49,6 +49,13 @@ export function agentStartRecord(provider: string, acpSessionId: string, start: 
   return JSON.stringify(r);
 }
 
+/** The stored record with `note` added to its own (what happened before the agent's first
+ * prompt: relay_tool was not available); null when there is no record. */
+export function withStartNote(s: Pick<SessionRow, "acp_session_id">, note: string): string | null {
+  const r = stored(s);
+  return r ? JSON.stringify({ ...r, note: r.note ? `${r.note}; ${note}` : note }) : null;
+}
+
 /** `agentStart` of GET /api/sessions/:id and read_session: how the session's agent process
  * last started, or null before its first. */
 export function agentStartView(

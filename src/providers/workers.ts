@@ -10,7 +10,7 @@ import {
   type WorkerHost,
 } from "./acp-worker.ts";
 import { ActivityLog, type Usage } from "./activity.ts";
-import { agentStartRecord, earlierConversation } from "./agent-start.ts";
+import { agentStartRecord, earlierConversation, withStartNote } from "./agent-start.ts";
 import { adapterFor } from "./adapters/index.ts";
 import { fakeProviders, getProvider } from "./catalog.ts";
 import { launchSpec, signInFor } from "./launch.ts";
@@ -545,7 +545,10 @@ export class Workers {
           }),
         exited,
       ]);
-      await Promise.race([slot.worker.beforePrompt(), exited]);
+      const startNote = await Promise.race([slot.worker.beforePrompt(), exited]);
+      // The prompt goes out without relay_tool (the agent did not connect it): the session says so.
+      const record = startNote && withStartNote(this.env.session(session.id) ?? session, startNote);
+      if (record) this.env.onAgentStart?.(session.id, record);
       if (signal.aborted) return { stopReason: "cancelled" };
       let replyText = "";
       const collect = (t: string) => {

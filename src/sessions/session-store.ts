@@ -20,9 +20,7 @@ export interface NewSession {
 
 /** What a session's state needs of its background tasks (tasks/task-store.ts owns them). */
 export interface SessionTasks {
-  runningTasks(): TaskRow[];
   tasksOf(sessionId: string): TaskRow[];
-  task(sessionId: string, taskId: string): TaskRow | undefined;
 }
 
 export interface SessionStoreDeps {
@@ -197,21 +195,6 @@ export class SessionStore {
   /** Session ids with a queued or running turn. */
   busySessions(): Set<string> {
     return new Set((this.q.allActive.all() as { session_id: string }[]).map((r) => r.session_id));
-  }
-
-  /** @deprecated Read tasks/task-store.ts (`tasks.runningTasks`); goes in step 2 of issue 19. */
-  runningTasks(): TaskRow[] {
-    return this.tasks.runningTasks();
-  }
-
-  /** @deprecated Read tasks/task-store.ts (`tasks.tasksOf`); goes in step 2 of issue 19. */
-  tasksOf(sessionId: string): TaskRow[] {
-    return this.tasks.tasksOf(sessionId);
-  }
-
-  /** @deprecated Read tasks/task-store.ts (`tasks.task`); goes in step 2 of issue 19. */
-  task(sessionId: string, taskId: string): TaskRow | undefined {
-    return this.tasks.task(sessionId, taskId);
   }
 
   /** The group a session is in, deleted sessions too (a deleted one is leaving it). */

@@ -7,10 +7,13 @@ export class BusyTracker {
   private tasks = new Map<string, Set<string>>();
 
   /** Start-up: what the store says is working now. */
-  load(store: { busySessions(): Set<string>; runningTasks(): { id: string; session_id: string }[] }): void {
-    this.turns = store.busySessions();
+  load(
+    sessions: { busySessions(): Set<string> },
+    tasks: { runningTasks(): { id: string; session_id: string }[] },
+  ): void {
+    this.turns = sessions.busySessions();
     this.tasks.clear();
-    for (const t of store.runningTasks()) this.task(t.session_id, t.id, true);
+    for (const t of tasks.runningTasks()) this.task(t.session_id, t.id, true);
   }
 
   turnStarted(sessionId: string): void {

@@ -7,6 +7,7 @@
 import type { Cancel, Clock } from "../core/clock.ts";
 import { MINUTE } from "../core/clock.ts";
 import type { SessionStore } from "../sessions/session-store.ts";
+import type { TaskStore } from "../tasks/task-store.ts";
 import type { Questions } from "../questions/ask-user.ts";
 import type { LiveSessions } from "../sessions/live-sessions.ts";
 import type { InTurn } from "../sessions/in-turn.ts";
@@ -20,7 +21,8 @@ import { safely } from "./later.ts";
 
 export interface MonitorDeps {
   clock: Clock;
-  sessions: Pick<SessionStore, "get" | "activeTurns" | "tasksOf" | "state">;
+  sessions: Pick<SessionStore, "get" | "activeTurns" | "state">;
+  tasks: Pick<TaskStore, "tasksOf">;
   questions: Pick<Questions, "pending">;
   /** What the store says is live and working (sessions/, tasks/). */
   live: Pick<LiveSessions, "allBut">;
@@ -81,7 +83,7 @@ export class Monitors {
     }
     // Task output does not come through the bus: read its time here.
     let last = this.lastActivity.get(sessionId) ?? now;
-    for (const t of this.d.sessions.tasksOf(sessionId))
+    for (const t of this.d.tasks.tasksOf(sessionId))
       if (t.status === "running" && t.last_output_at && t.last_output_at > last) last = t.last_output_at;
     if (last !== this.lastActivity.get(sessionId)) {
       this.lastActivity.set(sessionId, last);
@@ -114,7 +116,7 @@ export class Monitors {
     const turns = this.d.sessions.activeTurns(sessionId);
     if (turns.some((t) => t.status === "running")) return "turn running";
     if (turns.length) return "turn queued";
-    return this.d.sessions.tasksOf(sessionId).some((t) => t.status === "running") ? "task running" : null;
+    return this.d.tasks.tasksOf(sessionId).some((t) => t.status === "running") ? "task running" : null;
   }
 
   /** A new subscription starts the stall clock of the sessions it finds working. */

@@ -1,9 +1,10 @@
 // What the watching domain offers the rest of the relay (issue 19): the actions, the owner API
 // and pairing use this, never its parts (store, delivery, monitors).
-import type { Sub, SubRow, EndReason, EventType } from "./types.ts";
+import type { Sub, SubRow, EndReason, EventType, NewEvent } from "./types.ts";
 import type { NewSub } from "./subscriptions.ts";
 import type { SubscriptionView } from "./views.ts";
 import type { UrgentEvent } from "./delivery.ts";
+import type { Release } from "./release.ts";
 
 /** The list badges of a session (sessions/views.ts). */
 export interface WatchBadges {
@@ -46,4 +47,22 @@ export interface WatchingPort {
   /** A domain's own event (worktrees' `overlap`) for the watchers of a session but those in
    * `skip`; answers the watchers told (raise.ts). */
   raise(sessionId: string, e: { key: string; type: EventType; line: string }, skip?: ReadonlySet<string>): string[];
+}
+
+/** What pairing uses (its event link, mirrors, remote waits; pairing/deps.ts): mirrors of the
+ * subscriptions this relay's conversations hold on paired relays, and the events that arrive
+ * for them, held and delivered like local ones. */
+export interface MirrorPort extends Pick<WatchingPort, "get" | "ofWatcher" | "held" | "end" | "transfer"> {
+  /** A stored subscription as the release rules read it. */
+  parse(row: SubRow): Sub;
+  /** When an event for these subscriptions may go (release.ts). */
+  earliest(subs: Sub[], t: number, urgent: boolean): Release;
+  /** Writes the mirror of subscription `id` held on paired relay `relay`, in one transaction. */
+  insertMirror(sub: NewSub, now: number, id: string, relay: string): void;
+  /** The watchers' outboxes: an event that arrived, and sending what is due. */
+  delivery: {
+    add(watcher: string, e: NewEvent): boolean;
+    run(watcher: string): void;
+    noteWatcher(watcher: string): void;
+  };
 }

@@ -6,6 +6,7 @@ import type { Clock } from "../core/clock.ts";
 import type { Bus, BusEvent } from "../core/bus.ts";
 import type { SessionStore } from "../sessions/session-store.ts";
 import type { Turns } from "../sessions/turns.ts";
+import type { TaskStore } from "../tasks/task-store.ts";
 import type { Questions } from "../questions/ask-user.ts";
 import { eventRefs } from "../sessions/event-refs.ts";
 import { raiseFor } from "./raise.ts";
@@ -26,7 +27,9 @@ import { subscriptionView } from "./views.ts";
 import { activeSubRows } from "./active-subs.ts";
 import { versionLess } from "../core/versions.ts";
 import type { EndReason, SubRow } from "./types.ts";
-import type { WatchingPort } from "./port.ts";
+import type { MirrorPort, WatchingPort } from "./port.ts";
+import { earliest } from "./release.ts";
+import { insertMirror } from "./mirror-subs.ts";
 
 const FINAL = new Set(["done", "stopped", "error"]);
 
@@ -39,10 +42,8 @@ export interface WatchingDeps {
   bus: Pick<Bus, "on" | "emit">;
   /** The version this relay presents: before 0.9.13 a subscription's default events differ. */
   version: string;
-  sessions: Pick<
-    SessionStore,
-    "get" | "turn" | "activeTurns" | "busySessions" | "state" | "task" | "tasksOf" | "runningTasks"
-  >;
+  sessions: Pick<SessionStore, "get" | "turn" | "activeTurns" | "busySessions" | "state">;
+  tasks: Pick<TaskStore, "task" | "tasksOf" | "runningTasks">;
   questions: Pick<Questions, "get" | "pending">;
   turns: Pick<Turns, "enqueue">;
   remoteOutbox: RemoteOutbox;
@@ -57,6 +58,8 @@ export class Watching {
   readonly wb: WriteBehind;
   readonly busy = new BusyTracker();
   readonly port: WatchingPort;
+  /** What pairing uses: the mirrors of subscriptions held on paired relays. */
+  readonly mirrors: MirrorPort;
   private live: LiveSessions;
 
   constructor(private d: WatchingDeps) {
@@ -74,6 +77,7 @@ export class Watching {
       {
         clock: d.clock,
         sessions: d.sessions,
+        tasks: d.tasks,
         questions: d.questions,
         live: this.live,
         inTurn: turns,
@@ -84,6 +88,7 @@ export class Watching {
       this.busy,
     );
     this.port = this.makePort();
+    this.mirrors = this.makeMirrorPort();
     d.bus.on((e) => this.onBus(e));
   }
 
@@ -116,9 +121,29 @@ export class Watching {
     };
   }
 
+  private makeMirrorPort(): MirrorPort {
+    const { db } = this.d;
+    const { port, subs, delivery } = this;
+    return {
+      get: port.get,
+      ofWatcher: port.ofWatcher,
+      held: port.held,
+      end: port.end,
+      transfer: port.transfer,
+      parse: (row) => subs.parse(row),
+      earliest: (list, t, urgent) => earliest(subs, list, t, urgent),
+      insertMirror: (sub, now, id, relay) => insertMirror(db, subs, sub, now, id, relay),
+      delivery: {
+        add: (watcher, e) => delivery.add(watcher, e),
+        run: (watcher) => delivery.run(watcher),
+        noteWatcher: (watcher) => delivery.noteWatcher(watcher),
+      },
+    };
+  }
+
   /** After the relay's own recovery: what was held is armed again, what fell due goes now. */
   start(): void {
-    this.busy.load(this.d.sessions);
+    this.busy.load(this.d.sessions, this.d.tasks);
     captureMissed(this.d, this.subs, this.capture);
     this.delivery.recover();
     this.monitors.rearmAll();
@@ -161,7 +186,7 @@ export class Watching {
       case "task.updated": {
         this.busy.task(e.sessionId, e.taskId, e.status === "running");
         if (!this.subs.hasWatchers()) return;
-        const task = this.d.sessions.task(e.sessionId, e.taskId);
+        const task = this.d.tasks.task(e.sessionId, e.taskId);
         const h = task && this.capture.taskChanged(task, now);
         if (h) this.capture.capture(h);
         this.monitors.activity(e.sessionId);

@@ -115,3 +115,15 @@ export async function withKit(
     kit.close();
   }
 }
+
+/** A fixed-offset zone where it is about noon now (Etc/GMT-N is UTC+N), and its next
+ * midnight (epoch ms): a relay started with `TZ` set to it is on the same local day after a
+ * restart (its test clock starts at the real time again), and its day ends where a test
+ * moves the clock. */
+export function noonZone(now = Date.now()): { TZ: string; MIDNIGHT: number } {
+  const offset = 12 - new Date(now).getUTCHours();
+  const TZ = offset === 0 ? "Etc/GMT" : `Etc/GMT${offset > 0 ? "-" : "+"}${Math.abs(offset)}`;
+  const local = new Date(now + offset * 3_600_000);
+  const MIDNIGHT = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate() + 1) - offset * 3_600_000;
+  return { TZ, MIDNIGHT };
+}

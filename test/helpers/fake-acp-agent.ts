@@ -6,8 +6,11 @@
 // the CLIs fail (-32000 "Authentication required"). Tests put it on PATH under the CLI's name
 // (fakeCliDir below), so the relay launches it exactly as it launches the real one.
 //
-// Profile: FAKE_ACP_PROFILE=claude|copilot|grok. Sign-in: FAKE_ACP_SIGNED_OUT=1 (claude: the
-// "Not logged in" status; copilot/grok: session/new refused -32000).
+// Profile: FAKE_ACP_PROFILE=claude|copilot|grok|qwen. Sign-in: FAKE_ACP_SIGNED_OUT=1 (claude: the
+// "Not logged in" status; the others: session/new refused -32000). qwen: an agent that never
+// connects relay_tool's MCP server, says so on stderr as Qwen Code does ("MCP server(s) failed
+// to start: relay"), and answers Qwen's `qwen/control/workspace/mcp/reload` without connecting
+// (`/reloads` counts the asks).
 // Prompt lines: /state · /pid · /env NAME… · /permission TITLE · /permission-always TITLE ·
 // /permission-edit PATH · /tool ·
 // /relaytool · /usage IN OUT COST · /refused-reply · /fail auth|rate|other · /crash · /mcp ·
@@ -98,6 +101,17 @@ function advertised(s: State): Record<string, unknown> {
       ],
     };
   }
+  if (profile === "qwen") {
+    const modes: [string, string][] = [
+      ["default", "Default"],
+      ["plan", "Plan"],
+      ["yolo", "YOLO"],
+    ];
+    return {
+      modes: { currentModeId: s.mode, availableModes: modes.map(([id, name]) => ({ id, name })) },
+      models: { currentModelId: s.model, availableModels: [{ modelId: "qwen-test", name: "Qwen test" }] },
+    };
+  }
   if (profile === "copilot") {
     const url = (m: string) => `https://agentclientprotocol.com/protocol/session-modes#${m}`;
     const modes: [string, string][] = [
@@ -134,19 +148,23 @@ function advertised(s: State): Record<string, unknown> {
   };
 }
 
+let reloads = 0;
+
 const initial = (): State =>
-  profile === "claude"
-    ? { mode: "auto", model: "default", effort: "default", calls: [], mcpReady: false, cost: 0 }
-    : profile === "copilot"
-      ? {
-          mode: "https://agentclientprotocol.com/protocol/session-modes#agent",
-          model: null,
-          effort: null,
-          calls: [],
-          mcpReady: false,
-          cost: 0,
-        }
-      : { mode: null, model: "grok-4.6", effort: "high", calls: [], mcpReady: false, cost: 0 };
+  profile === "qwen"
+    ? { mode: "default", model: "qwen-test", effort: null, calls: [], mcpReady: false, cost: 0 }
+    : profile === "claude"
+      ? { mode: "auto", model: "default", effort: "default", calls: [], mcpReady: false, cost: 0 }
+      : profile === "copilot"
+        ? {
+            mode: "https://agentclientprotocol.com/protocol/session-modes#agent",
+            model: null,
+            effort: null,
+            calls: [],
+            mcpReady: false,
+            cost: 0,
+          }
+        : { mode: null, model: "grok-4.6", effort: "high", calls: [], mcpReady: false, cost: 0 };
 
 const PERMISSION_OPTIONS: Record<string, acp.PermissionOption[]> = {
   // Grok lists allow_always first (STACK.md): the relay must still not pick it.
@@ -203,6 +221,8 @@ const app = acp
         Number(process.env.FAKE_ACP_MCP_DELAY_MS ?? 400),
       );
     }
+    if (profile === "qwen" && params.mcpServers.length)
+      setTimeout(() => process.stderr.write("MCP server(s) failed to start: relay\n"), 100);
     return { sessionId: id, ...advertised(s) } as acp.NewSessionResponse;
   })
   .onRequest("session/load", async ({ params, client }) => {
@@ -255,6 +275,14 @@ const app = acp
       return {};
     },
   )
+  .onRequest(
+    "qwen/control/workspace/mcp/reload",
+    (p) => p as Record<string, unknown>,
+    () => {
+      reloads++;
+      return {};
+    },
+  )
   .onRequest("session/prompt", async ({ params, client }) => {
     const s = sessions.get(params.sessionId)!;
     const text = params.prompt.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
@@ -272,6 +300,7 @@ const app = acp
         out.push(rest.map((n) => `${n}=${process.env[n] === undefined ? "<unset>" : hash(process.env[n]!)}`).join(" "));
       else if (cmd === "/pid") out.push(`pid ${process.pid}`);
       else if (cmd === "/mcp") out.push(`mcp ready: ${s.mcpReady ? "yes" : "no"}`);
+      else if (cmd === "/reloads") out.push(`reloads: ${reloads}`);
       else if (cmd === "/history")
         out.push(`history: ${JSON.stringify(historyOf(params.sessionId).map((t) => t.prompt))}`);
       else if (cmd === "/permission" || cmd === "/permission-always") {

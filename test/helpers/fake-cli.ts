@@ -8,16 +8,19 @@ import { fileURLToPath } from "node:url";
 const AGENT = fileURLToPath(new URL("./fake-acp-agent.ts", import.meta.url));
 const TSX = fileURLToPath(import.meta.resolve("tsx"));
 
-export const CLI_NAMES = { claude: "claude-agent-acp", copilot: "copilot", grok: "grok" } as const;
+export const CLI_NAMES = { claude: "claude-agent-acp", copilot: "copilot", grok: "grok", qwen: "qwen" } as const;
 export type FakeProfile = keyof typeof CLI_NAMES;
+/** Those on PATH unless `only` names others (Qwen Code's only when asked for). */
+const DEFAULT_PROFILES: FakeProfile[] = ["claude", "copilot", "grok"];
 
-/** A folder holding the three fake CLIs; `signedOut` ones behave as not signed in. */
+/** A folder holding the fake CLIs (`only`, else Claude's, Copilot's and Grok's); `signedOut`
+ * ones behave as not signed in. */
 export function fakeCliDir(
   opts: { signedOut?: FakeProfile[]; only?: FakeProfile[]; env?: Record<string, string> } = {},
 ): string {
   const dir = mkdtempSync(join(tmpdir(), "oar-fake-cli-"));
   for (const [profile, name] of Object.entries(CLI_NAMES) as [FakeProfile, string][]) {
-    if (opts.only && !opts.only.includes(profile)) continue;
+    if (!(opts.only ?? DEFAULT_PROFILES).includes(profile)) continue;
     const env = {
       FAKE_ACP_PROFILE: profile,
       ...(opts.signedOut?.includes(profile) ? { FAKE_ACP_SIGNED_OUT: "1" } : {}),

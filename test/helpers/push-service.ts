@@ -62,6 +62,15 @@ export class PushService {
   }
 
   /** Resolves once `n` messages in all have been accepted. */
+  /** The push that carries this card. Other notifications may go out before it (a turn's
+   * failure, a budget's notice), at moments the relay's clock does not order. */
+  async pushFor(cardId: string): Promise<PushMessage> {
+    for (let k = 1; ; k++) {
+      const m = (await this.received(k))[k - 1];
+      if (m.payload.card?.id === cardId) return m;
+    }
+  }
+
   received(n: number): Promise<PushMessage[]> {
     if (this.messages.length >= n) return Promise.resolve(this.messages.slice(0, n));
     return new Promise((resolve) => this.waiters.push({ n, resolve: () => resolve(this.messages.slice(0, n)) }));
@@ -143,4 +152,19 @@ function decrypt(body: Buffer, b: Browser): Buffer {
   while (end >= 0 && plain[end] === 0) end--;
   if (plain[end] !== 2) throw new Error("the last record's delimiter is not 2");
   return plain.subarray(0, end);
+}
+
+/** A notification's button as the service worker presses it: POST /api/cards/:id/act with the
+ * action token, no Authorization header. */
+export async function cardAct(
+  relayUrl: string,
+  cardId: string,
+  body: Record<string, unknown>,
+): Promise<{ status: number; json: any }> {
+  const r = await fetch(`${relayUrl}/api/cards/${cardId}/act`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return { status: r.status, json: await r.json() };
 }

@@ -25,7 +25,8 @@ export const qwen: ProviderAdapter = {
     failed: /MCP server\(s\) failed to start: .*\brelay\b/,
     method: "qwen/control/workspace/mcp/reload",
     params: {},
-    timeoutMs: 60_000,
+    // In all (its own start, then up to three asks): a first prompt waits no longer than this.
+    timeoutMs: 30_000,
   },
   signIn:
     "run `qwen` and sign in with /auth (or start the relay with OPENAI_API_KEY, OPENAI_BASE_URL and OPENAI_MODEL set)",

@@ -62,9 +62,11 @@ export interface ProviderAdapter {
   reconnectMcp?: { prompt(server: string): string; timeoutMs: number };
   /** The agent may give up on relay_tool's MCP server at start and never try again (Qwen Code
    * allows an HTTP server 5 s to be connected and listed, which its own cold start on a busy
-   * machine overruns). Before a fresh worker's first prompt the relay waits, at most
-   * `timeoutMs`, until the agent holds relay_tool (mcp/tool-listings.ts) or its stderr says
-   * `failed`; then it asks the agent's extension `method` (with `params`) to connect again. */
+   * machine overruns). Before a fresh worker's first prompt the relay waits until the agent
+   * holds relay_tool (mcp/tool-listings.ts) or its stderr says `failed`; then it asks the
+   * agent's extension `method` (with `params`) to connect again. `timeoutMs` bounds all of it
+   * together: then the prompt goes out, and the session's agentStart note says relay_tool
+   * was not available. */
   mcpRetry?: { failed: RegExp; method: string; params: Record<string, unknown>; timeoutMs: number };
   /** A turn that "succeeded" with a reply saying the credentials were refused (Copilot with a
    * wrong provider key ends end_turn with "Error: Authentication failed …"): the error text. */

@@ -22,10 +22,12 @@ export function approvalCard(c, ctx, extra = null) {
   const card = h("section", { class: "card card-approval", role: "group", "aria-label": `Approval: ${c.action ?? c.kind}` });
   const decide = (decision) => busy(card, () => ctx.call("POST", `/api/cards/${encodeURIComponent(c.id)}`, { decision }).then(() => ctx.changed({ cards: true, sessionId: c.session })));
   const [title] = c.text.split("?");
+  // A CLI's permission request: its detail says all the details list does, and readably.
+  const permission = c.kind === "permission" && c.detail;
   card.append(...[
     h("div", { class: "card-kicker" }, icon("radio-tower"), "Approval needed", extra),
-    h("h3", { class: "card-title" }, c.details?.length ? `${title}?` : c.text),
-    c.details?.length ? h("ul", { class: "card-details" }, c.details.map((d) => h("li", {}, d))) : null,
+    h("h3", { class: "card-title" }, permission ? permissionTitle(c) : c.details?.length ? `${title}?` : c.text),
+    c.details?.length && !permission ? h("ul", { class: "card-details" }, c.details.map((d) => h("li", {}, d))) : null,
     c.detail ? detailBlock(c.detail) : null,
     c.targetSession && !c.text.includes(c.targetSession) ? h("p", { class: "card-detail" }, `Session: ${c.targetTitle ? `“${c.targetTitle}” ` : ""}(${c.targetSession})`) : null,
     c.reasons?.length ? h("p", { class: "card-reasons" }, `Asked because: ${c.reasons.join("; ")}`) : null,
@@ -37,20 +39,39 @@ export function approvalCard(c, ctx, extra = null) {
   return card;
 }
 
+/** "Claude asks to use Edit src/a.ts": the card's text without the files and input its detail shows. */
+function permissionTitle(c) {
+  const tool = (c.details?.[0] ?? "").replace(/^Tool: /, "");
+  const who = c.text.split(" asks to use ")[0];
+  return tool && who !== c.text ? `${who} asks to use ${tool}` : c.text.split(" (asked because")[0];
+}
+
 /** Lines of a card's detail shown before "Show all" (contract §10.3). */
 export const FOLD_LINES = 12;
+
+/** The detail's lines, a diff's added, removed and hunk lines marked (after its `---` line). */
+function detailLines(pre, lines) {
+  let inDiff = false;
+  pre.replaceChildren(...lines.flatMap((l, i) => {
+    if (l.startsWith("--- ")) inDiff = true;
+    else if (!l) inDiff = false;
+    const cls = !inDiff || l.startsWith("--- ") || l.startsWith("+++ ") ? null : l[0] === "+" ? "dl-add" : l[0] === "-" ? "dl-del" : l.startsWith("@@") ? "dl-hunk" : null;
+    return [cls ? h("span", { class: cls }, l) : l, i < lines.length - 1 ? "\n" : ""];
+  }));
+}
 
 /** What the card approves, whole: the text to be sent, the changes, the command and diff;
  * folded past 12 lines. */
 function detailBlock(text) {
   const lines = text.split("\n");
   const folded = lines.length > FOLD_LINES;
-  const pre = h("pre", { class: "card-detail-text", "aria-label": "What it approves" }, folded ? lines.slice(0, FOLD_LINES).join("\n") : text);
+  const pre = h("pre", { class: "card-detail-text", "aria-label": "What it approves" });
+  detailLines(pre, folded ? lines.slice(0, FOLD_LINES) : lines);
   if (!folded) return pre;
   const more = h("button", { class: "btn btn-link card-detail-more", type: "button", "aria-expanded": "false" }, `Show all ${lines.length} lines`);
   more.addEventListener("click", () => {
     const open = more.getAttribute("aria-expanded") !== "true";
-    pre.textContent = open ? text : lines.slice(0, FOLD_LINES).join("\n");
+    detailLines(pre, open ? lines : lines.slice(0, FOLD_LINES));
     more.setAttribute("aria-expanded", String(open));
     more.textContent = open ? "Show less" : `Show all ${lines.length} lines`;
   });
@@ -86,7 +107,7 @@ const BECAUSE = { timeout: "nobody decided in time", turn_ended: "the turn ended
 /** A decided card, as one compact line in the conversation's history. */
 export function cardOutcome(c) {
   const [icon, word] = OUTCOME[c.status] ?? ["•", c.status];
-  const what = c.text.split("?")[0].replace(/^Allow /, "");
+  const what = c.kind === "permission" && c.detail ? permissionTitle(c) : c.text.split("?")[0].replace(/^Allow /, "");
   const why = c.expiredBecause ? ` (${BECAUSE[c.expiredBecause] ?? c.expiredBecause})` : "";
   return h("div", { class: `msg msg-compact card-outcome outcome-${c.status}`, role: "note", "aria-label": `Approval ${word.toLowerCase()}` },
     h("div", { class: "compact-line" },

@@ -4,6 +4,7 @@ import { h, icon } from "./dom.js";
 import { RelaysSection } from "./relays.js";
 import { ProvidersSection } from "./providers.js";
 import { UsageSection } from "./usage.js";
+import { NotifySection } from "./notify-settings.js";
 
 const FIELDS = [
   { key: "agentSessions", type: "switch", label: "Agents may start and use sessions on this relay", help: "Offers relay_tool to agents here. A running conversation gets it when its agent next starts." },
@@ -29,6 +30,7 @@ export class SettingsView {
     this.relays = new RelaysSection(ctx);
     this.providers = new ProvidersSection(ctx);
     this.usage = new UsageSection(ctx);
+    this.notify = new NotifySection(ctx);
     const jump = (id, label) => h("a", { class: "btn btn-small", href: `#settings`, onclick: (e) => {
       e.preventDefault();
       document.getElementById(id)?.scrollIntoView();
@@ -36,11 +38,12 @@ export class SettingsView {
     } }, label);
     this.el = h("section", { class: "panel settings", "aria-labelledby": "settings-title" },
       h("h2", { id: "settings-title", class: "panel-title" }, "Settings"),
-      h("nav", { class: "settings-nav", "aria-label": "Settings sections" }, jump("general", "General"), jump("providers", "Providers"), jump("usage", "Usage"), jump("relays-section", "Relays")),
+      h("nav", { class: "settings-nav", "aria-label": "Settings sections" }, jump("general", "General"), jump("notify-section", "Notifications"), jump("providers", "Providers"), jump("usage", "Usage"), jump("relays-section", "Relays")),
       h("section", { id: "general", "aria-labelledby": "general-title" },
         h("h3", { id: "general-title", class: "panel-sub", tabindex: -1 }, "General"),
         h("form", { class: "settings-form", onsubmit: (e) => e.preventDefault() }, rows),
         this.status),
+      this.notify.el,
       this.providers.el,
       this.usage.el,
       h("div", { id: "relays-section" }, this.relays.el));
@@ -97,6 +100,7 @@ export class SettingsView {
       this.providers.refresh(s);
       this.usage.refresh();
     } else this.providers.settings = s;
+    this.notify.update(s.notify, force);
     for (const f of FIELDS) {
       const input = this.inputs.get(f.key);
       if (!input || (document.activeElement === input && !force)) continue;

@@ -114,14 +114,16 @@ await shot("desktop-home", "", desktop, (p) =>
     .waitFor(),
 );
 await shot("desktop-conversation", `session=${lead}`, desktop, async (p) => {
-  await p.locator("details.act-tool", { hasText: "Write greet.ts" }).first().locator("summary").click();
-  await p.locator(".dl-add").first().waitFor();
+  const edit = p.locator("details.act-tool", { hasText: "Write greet.ts" }).first();
+  if ((await edit.getAttribute("open")) === null) await edit.locator("summary").click();
+  await edit.locator(".dl-add").first().waitFor();
   await p.locator(".hljs-keyword").first().waitFor();
 });
 await shot("desktop-changes", `session=${lead}`, desktop, async (p) => {
   await p.getByRole("button", { name: "Changes" }).click();
-  await p.locator("details.change-file").first().locator("summary").click();
-  await p.locator(".changes .dl-add").first().waitFor();
+  const file = p.locator("details.change-file").first();
+  if ((await file.getAttribute("open")) === null) await file.locator("summary").click();
+  await file.locator(".dl-add").first().waitFor();
 });
 await shot("desktop-needs-you", `session=${reviewer}`, desktop, (p) =>
   p.getByRole("group", { name: /Question:/ }).waitFor(),

@@ -25,14 +25,21 @@ before(async () => {
 });
 after(() => ui?.close());
 
-/** Text on screen that reads as a program's value, not words. */
+/** Text on screen that reads as a program's value, not words (or a time in the program's form). */
 async function literalNulls(page: Page): Promise<string[]> {
   return page.evaluate(() => {
     const out: string[] = [];
     const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    for (let n = walk.nextNode(); n; n = walk.nextNode())
-      if (/\b(null|undefined|NaN|\[object Object\])\b/.test(n.textContent ?? ""))
-        out.push(n.textContent!.slice(0, 120));
+    // What someone wrote (a prompt, an agent's reply, quoted in a preview or a search hit) is
+    // shown as written; the page's own words (a relay_tool line too) never hold an ISO time
+    // such as 2026-12-02T01:44Z.
+    const written = ".msg-body, .sess-preview, .dash-preview, .hit-snippet, pre, code";
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      const text = n.textContent ?? "";
+      const el = n.parentElement;
+      const iso = /\d{4}-\d\d-\d\dT\d\d:\d\d/.test(text) && (!el?.closest(written) || !!el.closest(".tool-call"));
+      if (/\b(null|undefined|NaN|\[object Object\])\b/.test(text) || iso) out.push(text.slice(0, 120));
+    }
     for (const el of document.querySelectorAll("[title], [aria-label], [placeholder]")) {
       for (const a of ["title", "aria-label", "placeholder"])
         if (/\b(null|undefined|NaN)\b/.test(el.getAttribute(a) ?? "")) out.push(`${a}=${el.getAttribute(a)}`);
@@ -86,7 +93,12 @@ test("the home is a dashboard and never says there are no sessions while there a
   const asker = await relay.createSession({ title: "Has a question" });
   const asked = relay.say(asker, "/ask_user Merge now? | Yes | No", SLOW);
   await relay.waitFor(async () => (await relay.api("GET", "/api/inbox")).json.questions.length > 0, SLOW);
-  for (let i = 0; i < 3; i++) {
+  const busy = await relay.createSession({ title: "Still working" });
+  await relay.api("POST", `/api/sessions/${busy}/messages`, { text: "/hang" });
+  await relay.waitFor(async () => (await relay.session(busy)).state === "running_turn", SLOW);
+  // Reloaded a few times, on a desktop and on a phone (the list closed, the home on screen).
+  for (const viewport of [DESKTOP, PHONE, DESKTOP, PHONE]) {
+    await page.setViewportSize(viewport);
     await page.evaluate(() => ((window as any).__saidEmpty = false));
     await page.reload();
     await page.locator('#live[data-state="open"]').waitFor();
@@ -94,6 +106,10 @@ test("the home is a dashboard and never says there are no sessions while there a
     await home
       .getByRole("region", { name: /Needs you/ })
       .getByRole("link", { name: /Has a question/ })
+      .waitFor();
+    await home
+      .getByRole("region", { name: /Running/ })
+      .getByRole("link", { name: /Still working/ })
       .waitFor();
     await home
       .getByRole("region", { name: /Failed/ })
@@ -108,7 +124,10 @@ test("the home is a dashboard and never says there are no sessions while there a
       .getByRole("link", { name: /Went well/ })
       .waitFor();
     assert.equal(await page.evaluate(() => (window as any).__saidEmpty), false, "never said no sessions");
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= viewport.width);
   }
+  await page.setViewportSize(DESKTOP);
+  await relay.api("POST", `/api/sessions/${busy}/stop`);
   // Each is a link to its session.
   await page
     .getByRole("main")
@@ -131,16 +150,38 @@ test("a failed turn and a failed task mark the session in the list and the title
   const task = await relay.createSession({ title: "Task fails", cwd });
   await relay.say(task, "/task build exit 1", SLOW);
   await relay.waitFor(async () => (await relay.session(task)).tasks.some((t: any) => t.status === "failed"), SLOW);
+  const failures = [
+    [turn, "Turn fails", "last turn failed: disk full"],
+    [task, "Task fails", "task “build” failed (exit 1)"],
+  ];
+  // On a phone the list opens from its button; the marks and words are the same.
+  await page.setViewportSize(PHONE);
+  try {
+    for (const [id, title, words] of failures) {
+      await ui.open();
+      await page.getByRole("button", { name: "Sessions" }).click();
+      const link = sessionLink(page, id);
+      await page.locator(`a.sess[data-session="${id}"][data-state="failed"]`).waitFor();
+      await link.locator(".badge-failed", { hasText: "failed" }).waitFor();
+      await link.getByText(words).waitFor();
+      await link.click();
+      await convTitle(page, title).waitFor();
+      await page.locator(".conv-title-row .state-text", { hasText: words }).waitFor();
+    }
+  } finally {
+    await page.setViewportSize(DESKTOP);
+  }
   await ui.open();
-  for (const [id, words] of [
-    [turn, "last turn failed: disk full"],
-    [task, "task “build” failed (exit 1)"],
-  ]) {
+  for (const [id, title, words] of failures) {
     const link = sessionLink(page, id);
     await page.locator(`a.sess[data-session="${id}"][data-state="failed"]`).waitFor();
     await link.getByRole("img", { name: "state: failed" }).waitFor();
     await link.locator(".badge-failed", { hasText: "failed" }).waitFor();
     await link.getByText(words).waitFor();
+    // The title bar says it in the same words.
+    await link.click();
+    await convTitle(page, title).waitFor();
+    await page.locator(".conv-title-row .state-text", { hasText: words }).waitFor();
   }
   await sessionLink(page, turn).click();
   await page.locator(".conv-title-row .state-text", { hasText: "last turn failed: disk full" }).waitFor();
@@ -175,6 +216,20 @@ test("list entries show how long ago, the last line and the whole title on hover
   await relay.say(b, "now I am newest", SLOW);
   await page.locator(`a.sess[data-session="${b}"] .sess-preview`, { hasText: "now I am newest" }).waitFor();
   assert.equal(await place(), before);
+
+  // On a phone the list (opened from its button) shows the same, within the screen.
+  await page.setViewportSize(PHONE);
+  try {
+    await ui.open();
+    await page.getByRole("button", { name: "Sessions" }).click();
+    await link.locator(".sess-ago", { hasText: /just now|min ago/ }).waitFor();
+    await link.locator(".sess-preview", { hasText: "Agent: echo: the parser is done" }).waitFor();
+    const box = (await link.boundingBox())!;
+    assert.ok(box.x >= 0 && box.x + box.width <= PHONE.width, JSON.stringify(box));
+    assert.match((await link.getAttribute("title")) ?? "", new RegExp(`^${long}`));
+  } finally {
+    await page.setViewportSize(DESKTOP);
+  }
 });
 
 test("unarchive brings a session back", async () => {
@@ -195,25 +250,89 @@ test("unarchive brings a session back", async () => {
   await page.getByLabel("Message", { exact: true }).fill("back again");
   await page.getByLabel("Message", { exact: true }).press("Enter");
   await page.locator("article.msg-agent", { hasText: "echo: back again" }).waitFor({ timeout: SLOW });
+
+  // On a phone Archive is under More, and Unarchive is on screen.
+  await page.setViewportSize(PHONE);
+  try {
+    await ui.open(`session=${id}`);
+    await convTitle(page, "Archive me").waitFor();
+    await page.getByRole("button", { name: "More" }).click();
+    await page.getByRole("button", { name: "Archive", exact: true }).click();
+    await page
+      .getByRole("note")
+      .getByText(/This session is archived/)
+      .waitFor();
+    const unarchive = page.getByRole("button", { name: "Unarchive", exact: true }).first();
+    const box = (await unarchive.boundingBox())!;
+    assert.ok(
+      box.x >= 0 && box.x + box.width <= PHONE.width && box.y >= 0 && box.y + box.height <= PHONE.height,
+      JSON.stringify(box),
+    );
+    await unarchive.click();
+    await page.getByLabel("Message", { exact: true }).waitFor();
+    assert.equal((await relay.session(id)).archived, undefined);
+  } finally {
+    await page.setViewportSize(DESKTOP);
+  }
 });
 
-test("a word from a message finds it, highlighted, and opens it", async () => {
+test("a word from a message or a waiting question finds it, highlighted, a page at a time, and opens it", async () => {
   const { page, relay } = ui;
   const id = await relay.createSession({ title: "Searchable" });
   await relay.say(id, "the wombat migration is ready", SLOW);
   for (let i = 0; i < 30; i++) await relay.say(id, `filler ${i}`, SLOW);
+  const asker = await relay.createSession({ title: "Asks about animals" });
+  const asked = relay.say(asker, "/ask_user Which aardvark release? | One | Two", SLOW);
+  await relay.waitFor(
+    async () => JSON.stringify((await relay.api("GET", "/api/inbox")).json).includes("aardvark"),
+    SLOW,
+  );
   await ui.open();
-  await page.locator("#nav-search").click();
-  await page.getByLabel("Search messages and questions").fill("wombat");
-  await page.getByLabel("Search messages and questions").press("Enter");
+  // The list's filter matches titles; a word from a message is one click from Search.
+  await page.getByLabel("Filter sessions").fill("wombat");
+  await page.getByRole("link", { name: "Search messages and questions for “wombat”" }).click();
   const hits = page.getByRole("list", { name: "Search results" });
   await hits.locator("mark", { hasText: "wombat" }).first().waitFor();
   assert.equal(await hits.getByRole("listitem").count(), 2, "the prompt and the echo");
+  await page.getByLabel("Filter sessions").fill("");
   await hits.getByRole("link").filter({ hasText: "You" }).click();
   await convTitle(page, "Searchable").waitFor();
   const found = page.locator("article.msg.is-found", { hasText: "the wombat migration is ready" });
   await found.waitFor();
   assert.ok(await found.isVisible(), "scrolled to the message");
+
+  // 60 messages say "filler": 25 a page, then More results.
+  await page.locator("#nav-search").click();
+  await page.getByLabel("Search messages and questions").fill("filler");
+  await page.getByLabel("Search messages and questions").press("Enter");
+  await page.getByText("25+ matches for “filler”.").waitFor();
+  assert.equal(await hits.getByRole("listitem").count(), 25);
+  await page.getByRole("button", { name: "More results" }).click();
+  await page.getByText("50+ matches for “filler”.").waitFor();
+  await page.getByRole("button", { name: "More results" }).click();
+  await page.getByText("60 matches for “filler”.").waitFor();
+  assert.equal(await page.getByRole("button", { name: "More results" }).isVisible(), false);
+
+  // On a phone: a word from the waiting question finds it, and the hit opens it to answer.
+  await page.setViewportSize(PHONE);
+  try {
+    await ui.open();
+    await page.locator("#nav-search").click();
+    await page.getByLabel("Search messages and questions").fill("aardvark");
+    await page.getByLabel("Search messages and questions").press("Enter");
+    const hit = hits.getByRole("link").filter({ hasText: "Question" });
+    await hit.locator("mark", { hasText: "aardvark" }).waitFor();
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= PHONE.width);
+    await hit.click();
+    await convTitle(page, "Asks about animals").waitFor();
+    await page
+      .getByRole("group", { name: "Question: Which aardvark release?" })
+      .getByRole("button", { name: "Two", exact: true })
+      .click();
+    assert.match((await asked).text, /answer: Two/);
+  } finally {
+    await page.setViewportSize(DESKTOP);
+  }
 });
 
 test("Ctrl-K switches sessions; Esc stops the running turn", async () => {
@@ -263,6 +382,16 @@ test("on a phone Stop is on screen while a turn runs, the header is small, and M
     }
     await stop.click();
     await page.getByRole("note", { name: "Turn stopped" }).waitFor({ timeout: SLOW });
+    // Another session opens with More folded again and the header small.
+    const next = await relay.createSession({ title: "Next one" });
+    await page.getByRole("button", { name: "Sessions" }).click();
+    await sessionLink(page, next).click();
+    await convTitle(page, "Next one").waitFor();
+    assert.equal(await page.getByRole("button", { name: "More" }).getAttribute("aria-expanded"), "false");
+    assert.equal(await page.getByRole("button", { name: "Kill session", exact: true }).isVisible(), false);
+    const small =
+      (await page.locator(".topbar").boundingBox())!.height + (await page.locator(".conv-head").boundingBox())!.height;
+    assert.ok(small <= 170, `the header takes ${small} px`);
     // The New session form fits too.
     await ui.open("new");
     const model = (await page.locator("#new-model").boundingBox())!;
@@ -277,16 +406,38 @@ for (const [name, viewport] of [
   ["desktop", DESKTOP],
   ["phone", PHONE],
 ] as const) {
-  test(`no literal null or undefined and no emoji pictograph on any page (${name})`, async () => {
+  test(`no literal null or undefined, no ISO time and no emoji pictograph on any page (${name})`, async () => {
     const { page, relay } = ui;
     const id = await relay.createSession({ title: `Pages ${name}` });
     await relay.say(id, "/usage 100 20 0.01\n/reply fine\n/task t1 echo hi", SLOW);
     await relay.api("POST", "/api/schedules", { session: id, title: `tick ${name}`, text: "tick", every_minutes: 60 });
+    // A schedule that came due (its line in the conversation) and an agent's schedule call
+    // (a tool line whose fields hold times).
+    await relay.advance(61 * 60_000);
+    await relay.waitFor(async () => (await relay.session(id)).messages.some((m: any) => m.role === "schedule"), SLOW);
+    const at = new Date(Date.parse(await relay.advance(0)) + 3_600_000).toISOString();
+    await relay.say(
+      id,
+      `/tool {"action":"schedule","title":"later ${name}","at":"${at}","text":"later"}\n/reply set`,
+      SLOW,
+    );
     await page.setViewportSize(viewport);
     try {
       for (const hash of ["", `session=${id}`, "inbox", "settings", "search=fine", "schedules", "new"]) {
         await ui.open(hash);
         await page.waitForTimeout(400);
+        if (hash === `session=${id}`) {
+          // A schedule's line leads with its title and prompt, not the relay's header.
+          const due = page.locator(".msg-schedule .compact-text", { hasText: `tick ${name}: tick` });
+          await due.waitFor();
+          assert.doesNotMatch(await due.innerText(), /^\[relay|automated/);
+          const call = page.locator("details.tool-call", { hasText: "schedule" }).last();
+          await call.locator("summary").click();
+          await call.locator(".tool-fields").first().waitFor();
+          // The result's nested schedule reads as fields too, not JSON.
+          await call.locator(".tool-fields .tool-fields dt", { hasText: "nextFireAt" }).waitFor();
+          assert.doesNotMatch(await call.locator(".tool-fields").first().innerText(), /[{}]/);
+        }
         if (hash === "settings") await page.getByRole("group", { name: "Provider Scripted" }).waitFor();
         if (hash === "search=fine")
           await page.getByRole("list", { name: "Search results" }).locator("mark").first().waitFor();
@@ -294,6 +445,20 @@ for (const [name, viewport] of [
           await page.getByRole("list", { name: "Schedules" }).getByText(`tick ${name}`).waitFor();
         assert.deepEqual(await literalNulls(page), [], `#${hash}`);
         assert.deepEqual(await pictographs(page), [], `#${hash}`);
+        const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(wide <= viewport.width, `#${hash} is ${wide} px wide`);
+      }
+      // The login card too (a new tab holds no token).
+      const login = await ui.context.newPage();
+      try {
+        await login.setViewportSize(viewport);
+        await login.goto(relay.url);
+        await login.locator("form.login-card").getByLabel("Owner token").waitFor();
+        assert.deepEqual(await literalNulls(login), [], "login");
+        assert.deepEqual(await pictographs(login), [], "login");
+        assert.ok((await login.evaluate(() => document.documentElement.scrollWidth)) <= viewport.width);
+      } finally {
+        await login.close();
       }
       assert.deepEqual(ui.pageErrors, []);
     } finally {

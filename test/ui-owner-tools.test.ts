@@ -57,6 +57,47 @@ test("the owner schedules and watches from a conversation's menus; the relay's l
   await subs.getByText("No subscription is active.").waitFor();
 });
 
+test("on a phone the Schedule and Watch menus open from More, fit the screen and make both", async () => {
+  const { page, relay } = ui;
+  const phone = { width: 390, height: 844 };
+  const watched = await relay.createSession({ title: "Phone worker" });
+  const me = await relay.createSession({ title: "Phone overseer" });
+  await page.setViewportSize(phone);
+  try {
+    await ui.open(`session=${me}`);
+    await convTitle(page, "Phone overseer").waitFor();
+    const inside = async (what: string, box: { x: number; width: number } | null) =>
+      assert.ok(box && box.x >= 0 && box.x + box.width <= phone.width, `${what}: ${JSON.stringify(box)}`);
+    await page.getByRole("button", { name: "More" }).click();
+    await page.getByRole("button", { name: "Schedule" }).click();
+    const form = page.getByRole("form", { name: "New schedule" });
+    await inside("schedule form", await form.boundingBox());
+    await form.getByLabel("Schedule title").fill("Phone check");
+    await form.getByLabel("Prompt to send when due").fill("Anything new?");
+    await form.getByLabel("Repeat every (minutes)").fill("30");
+    await inside("its button", await form.getByRole("button", { name: "Schedule" }).boundingBox());
+    await form.getByRole("button", { name: "Schedule" }).click();
+    await page.getByRole("group", { name: "Schedule Phone check" }).getByText("set by you").waitFor();
+
+    if ((await page.getByRole("button", { name: "Watch" }).isVisible()) === false)
+      await page.getByRole("button", { name: "More" }).click();
+    await page.getByRole("button", { name: "Watch" }).click();
+    const watch = page.getByRole("form", { name: "New subscription" });
+    await inside("watch form", await watch.boundingBox());
+    await watch.getByLabel("Sessions to watch").selectOption(watched);
+    await watch.getByRole("button", { name: "Watch" }).click();
+    await page.getByRole("group", { name: "Subscription to Phone worker" }).waitFor();
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= phone.width);
+    const mine = (await relay.api("GET", `/api/schedules?session=${me}`)).json.schedules;
+    assert.deepEqual(
+      mine.map((x: any) => [x.title, x.everyMinutes, x.setBy]),
+      [["Phone check", 30, "owner"]],
+    );
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
+});
+
 test("usage over time shows as a chart for the relay and for one session", async () => {
   const { page, relay } = ui;
   const id = await relay.createSession({ title: "Costs" });
@@ -71,6 +112,20 @@ test("usage over time shows as a chart for the relay and for one session", async
   const mine = page.getByRole("region", { name: "Usage of this session" });
   await mine.locator("canvas").waitFor();
   await mine.getByRole("cell", { name: "4,000" }).waitFor();
+
+  // Settings loaded on a phone draws the chart within the screen.
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    await ui.open("settings");
+    await page.reload();
+    await page.locator('#live[data-state="open"]').waitFor();
+    await usage.locator("canvas").waitFor();
+    const chart = (await usage.locator("canvas").boundingBox())!;
+    assert.ok(chart.x >= 0 && chart.x + chart.width <= 390, `usage chart ${JSON.stringify(chart)}`);
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390);
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
 });
 
 test("settings name their fields as the page does, put back a refused value, and say Saved", async () => {
@@ -113,16 +168,36 @@ test("a pairing token has Copy and says when it expires; a paired relay shows it
     await page.getByRole("button", { name: "Make a pairing token" }).click();
     const token = page.locator(".pair-token").filter({ hasText: "works once" });
     await token.getByText(/until/).waitFor();
+    // Shown where you are, not below the fold.
+    const onScreen = async (height: number) => {
+      await token.locator("code").waitFor();
+      const b = (await token.locator("code").boundingBox())!;
+      assert.ok(b.y >= 0 && b.y + b.height <= height, `the token at ${JSON.stringify(b)}`);
+    };
+    await onScreen(800);
     await token.getByRole("button", { name: "Copy pairing token" }).click();
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     assert.match(copied, /^oarp_/);
     assert.equal(copied, await token.locator("code").innerText());
+    // On a phone the token and its Copy button fit the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      await page.getByRole("button", { name: "Make a pairing token" }).click();
+      await token.locator("code").filter({ hasNotText: copied }).waitFor();
+      await onScreen(844);
+      const copy = (await token.getByRole("button", { name: "Copy pairing token" }).boundingBox())!;
+      assert.ok(copy.x >= 0 && copy.x + copy.width <= 390, JSON.stringify(copy));
+      assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 390);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
 
     await pair(relay, other);
     await ui.open();
     const card = page.getByRole("region", { name: /Paired relays/ });
     await card.getByText("lab").waitFor();
     await card.getByText(/online|offline/).waitFor();
+    await card.getByText(/^seen |not seen yet/).waitFor();
     assert.equal(await card.getByRole("link", { name: /Open its page/ }).getAttribute("href"), other.url);
   } finally {
     await other.stop();

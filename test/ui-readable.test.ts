@@ -72,6 +72,29 @@ test("the Changes panel lists every file the session's tool calls changed, each 
   await a.locator("summary").click();
   await a.locator(".dl-del", { hasText: "- export const a = 1;" }).waitFor();
   await a.locator(".dl-add", { hasText: "+ export const b = 4;" }).waitFor();
+
+  // Usable on the phone: the panel opens from the conversation and nothing is cut or wider
+  // than the screen.
+  await page.setViewportSize(PHONE);
+  try {
+    await ui.open(`session=${id}`);
+    await convTitle(page, "Two turns of edits").waitFor();
+    const changes = page.getByRole("button", { name: "Changes" });
+    if ((await changes.isVisible()) === false) await page.getByRole("button", { name: "More" }).click();
+    // (The same page at another size keeps the panel open: open it only when closed.)
+    if ((await changes.getAttribute("aria-pressed")) !== "true") await changes.click();
+    await panel.getByText("Changes · 2 files").waitFor();
+    const file = panel.locator("details.change-file", { hasText: "a.ts" });
+    if ((await file.getAttribute("open")) === null) await file.locator("summary").click();
+    const add = file.locator(".dl-add", { hasText: "+ export const b = 4;" });
+    await add.waitFor();
+    const box = (await add.boundingBox())!;
+    assert.ok(box.x >= 0 && box.x + box.width <= PHONE.width, JSON.stringify(box));
+    assert.ok(await file.evaluate((el) => el.scrollWidth <= el.clientWidth + 1), "no line is cut");
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= PHONE.width);
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
 });
 
 test("code blocks are coloured and copied", async () => {
@@ -84,6 +107,16 @@ test("code blocks are coloured and copied", async () => {
   await block.getByRole("button", { name: "Copy code" }).click();
   await block.getByText("Copied").waitFor();
   assert.equal((await page.evaluate(() => navigator.clipboard.readText())).trim(), "const answer: number = 42;");
+  // On a phone the block and its Copy button are within the screen.
+  await page.setViewportSize(PHONE);
+  try {
+    const copy = (await block.getByRole("button", { name: /Copy code|Copied/ }).boundingBox())!;
+    assert.ok(copy.x >= 0 && copy.x + copy.width <= PHONE.width, JSON.stringify(copy));
+    const box = (await block.boundingBox())!;
+    assert.ok(box.x >= 0 && box.x + box.width <= PHONE.width, JSON.stringify(box));
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
 });
 
 test("relay_tool lines name sessions by title and open to fields; event lines lead with their news", async () => {
@@ -106,13 +139,22 @@ test("relay_tool lines name sessions by title and open to fields; event lines le
   await line.locator("summary").click();
   await line.locator(".tool-fields dt", { hasText: "status" }).waitFor();
   assert.equal(await line.locator("pre").count(), 0, "no raw JSON");
+  // On a phone the open line's fields wrap within the screen.
+  await page.setViewportSize(PHONE);
+  try {
+    const box = (await line.boundingBox())!;
+    assert.ok(box.x >= 0 && box.x + box.width <= PHONE.width, JSON.stringify(box));
+    assert.ok(await line.evaluate((el) => el.scrollWidth <= el.clientWidth + 1), "nothing in it is cut");
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 });
+  }
   const event = page.locator(".msg-event").last();
   const text = await event.locator(".compact-text").innerText();
   assert.doesNotMatch(text, /automated message from OAR/);
   assert.match(text, /Build bot/);
 });
 
-test("a question has no empty writing bubble above it; a long reply shows whole", async () => {
+test("a question or an approval card has no empty writing bubble above it; a long reply shows whole", async () => {
   const { page, relay } = ui;
   const id = await relay.createSession({ title: "Asks" });
   const asked = relay.say(id, "/ask_user Go on? | Yes | No", SLOW);
@@ -121,6 +163,17 @@ test("a question has no empty writing bubble above it; a long reply shows whole"
   assert.equal(await page.locator("article.msg-inflight").count(), 0);
   await page.getByRole("group", { name: "Question: Go on?" }).getByRole("button", { name: "Yes", exact: true }).click();
   await asked;
+  // An approval card, on a phone too.
+  for (const viewport of [{ width: 1280, height: 800 }, PHONE]) {
+    await page.setViewportSize(viewport);
+    const held = relay.say(id, '/tool {"action":"create_session","relay":"this","text":"hi"}', SLOW);
+    const card = page.getByRole("group", { name: "Approval: create_session" });
+    await card.waitFor();
+    assert.equal(await page.locator("article.msg-inflight").count(), 0);
+    await card.getByRole("button", { name: "Deny" }).click();
+    await held;
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
   const lines = Array.from({ length: 120 }, (_, i) => `/reply point ${i + 1}`).join("\n");
   await relay.say(id, `${lines}\n/reply In conclusion: ship it.`, SLOW);
   const reply = page.locator("article.msg-agent", { hasText: "In conclusion: ship it." });

@@ -264,7 +264,7 @@ function drawSidebar() {
   const rest = sessions.filter((s) => !state.waiting.get(s.id)).length;
   renderSidebar($("session-list"), {
     sessions: pinned(sessions), currentId: currentSession(), waiting: state.waiting, loaded: state.loaded, needsOnly: state.needsOnly, emptyGroups: f ? [] : state.emptyGroups,
-    shown: state.paged ? Infinity : state.shown, more: state.paged ? !!state.nextCursor : rest > state.shown, filterNote: !!f,
+    shown: state.paged ? Infinity : state.shown, more: state.paged ? !!state.nextCursor : rest > state.shown, filterNote: state.filter.trim(),
   }, sideCtx);
 }
 

@@ -35,10 +35,21 @@ export function agentBody(text) {
   return body;
 }
 
-/** A result as readable fields (not raw JSON): top-level values, lists and objects shortened. */
-function fieldsNode(r) {
-  const shown = Object.entries(r).filter(([k]) => k !== "summary");
-  const val = (v) => (v == null ? "—" : typeof v === "object" ? withTitles(JSON.stringify(v)).slice(0, 400) : withTitles(String(v)));
+/** A result as readable fields (not raw JSON): an object's fields nested under its name, a
+ * list of plain values joined, a list of objects one entry each; empty values left out (a
+ * `null` would read as a word). Past two levels the rest is shortened. */
+function fieldsNode(r, depth = 0) {
+  const shown = Object.entries(r).filter(([k, v]) => k !== "summary" && v != null && v !== "");
+  const deeper = (v) => (depth < 2 ? fieldsNode(v, depth + 1) : withTitles(JSON.stringify(v)).slice(0, 400));
+  const val = (v) => {
+    if (Array.isArray(v)) {
+      if (!v.length) return "none";
+      if (v.every((x) => x === null || typeof x !== "object")) return withTitles(v.filter((x) => x != null).join(", "));
+      return h("ol", { class: "tool-list" }, v.slice(0, 20).map((x) => h("li", {}, x && typeof x === "object" ? deeper(x) : withTitles(String(x)))),
+        v.length > 20 ? h("li", { class: "field-help" }, `and ${v.length - 20} more`) : null);
+    }
+    return typeof v === "object" ? deeper(v) : withTitles(String(v));
+  };
   return h("dl", { class: "tool-fields" }, shown.map(([k, v]) => [h("dt", {}, k.replace(/_/g, " ")), h("dd", {}, val(v))]));
 }
 

@@ -42,11 +42,13 @@ async function unsubscribePush(api) {
 
 export function notifyButton(api) {
   const btn = h("button", { class: "btn btn-notify", type: "button", id: "nav-notify", "aria-pressed": "false" });
+  // Why push could not be set up, kept for the tooltip (draw() writes the tooltip each time).
+  let pushFailed = "";
   const draw = () => {
     const on = wanted() && allowed();
     btn.setAttribute("aria-pressed", String(on));
     btn.replaceChildren(icon(on ? "bell" : "bell-off"), h("span", { class: "notify-label" }, on ? "Notifications on" : "Notify me"));
-    btn.title = typeof Notification === "undefined" ? "This browser has no desktop notifications" : Notification.permission === "denied" ? "The browser blocks notifications for this page" : pushable() ? "" : "Notifications while this page is open; with the page closed it needs https (README: reaching a relay from a phone)";
+    btn.title = typeof Notification === "undefined" ? "This browser has no desktop notifications" : Notification.permission === "denied" ? "The browser blocks notifications for this page" : pushable() ? (pushFailed && wanted() ? `Notifications while this page is open only: push could not be set up (${pushFailed})` : "") : "Notifications while this page is open; with the page closed it needs https (README: reaching a relay from a phone)";
   };
   btn.addEventListener("click", async () => {
     if (wanted() && allowed()) {
@@ -58,8 +60,9 @@ export function notifyButton(api) {
       if (p === "granted" && pushable() && api) {
         try {
           await subscribePush(api);
+          pushFailed = "";
         } catch (err) {
-          btn.title = `Notifications while this page is open only: push could not be set up (${err?.message ?? err})`;
+          pushFailed = String(err?.message ?? err);
         }
       }
     }

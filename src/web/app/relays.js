@@ -33,7 +33,8 @@ export class RelaysSection {
           h("span", {}, "Give this token to the other relay. It is shown once and works once", r.expiresAt ? `, until ${fmtTime(r.expiresAt)}` : "", ":"),
           h("code", { class: "token-text" }, r.token), copyButton(r.token, "Copy pairing token"));
         this.token.hidden = false;
-        this.token.scrollIntoView({ block: "nearest" });
+        // Centred: the sections above may still be loading and grow a little; it stays in sight.
+        this.token.scrollIntoView({ block: "center" });
       } catch {}
     } }, "Make a pairing token");
     this.el = h("section", { class: "relays", "aria-labelledby": "relays-title", hidden: true },

@@ -122,7 +122,7 @@ function groupBlock(b, currentId, waiting, ctx, ids) {
 
 /**
  * list: the nav element; view: { sessions, currentId, waiting: Map(id → n), needsOnly,
- * emptyGroups, shown, more, filterNote }; ctx: { redraw, more, call, changed }.
+ * emptyGroups, shown, more, filterNote (the filter's text, when one is typed) }; ctx: { redraw, more, call, changed }.
  */
 export function renderSidebar(list, view, ctx) {
   const { sessions, currentId, waiting, needsOnly } = view;
@@ -138,7 +138,9 @@ export function renderSidebar(list, view, ctx) {
   const ids = bl.filter((b) => b.kind === "group").map((b) => b.id);
   for (const b of bl) nodes.push(b.kind === "session" ? h("ul", { class: "sess-list" }, entry(b.session, currentId, waiting)) : groupBlock(b, currentId, waiting, ctx, ids));
   if (!nodes.length) {
-    nodes.push(h("p", { class: "empty-note" }, !view.loaded ? "Loading sessions…" : needsOnly ? "Nothing waits for you." : view.filterNote ? "No session matches. (Search finds words in messages.)" : "No sessions yet."));
+    // A filter that matches no title, id or folder may be a word from a message: one click searches for it.
+    const searchIt = view.filterNote && h("a", { class: "filter-search", href: `#search=${encodeURIComponent(view.filterNote)}` }, `Search messages and questions for “${view.filterNote}”`);
+    nodes.push(h("p", { class: "empty-note" }, ...(!view.loaded ? ["Loading sessions…"] : needsOnly ? ["Nothing waits for you."] : searchIt ? ["No session in the list matches. ", searchIt] : ["No sessions yet."])));
   }
   if (!needsOnly && view.more) {
     const more = h("button", { class: "btn btn-small list-more", type: "button", onclick: () => ctx.more() }, "Show more");

@@ -194,7 +194,10 @@ function controls(d0, ctx, panels) {
   };
   const changes = panel("changes", "Changes", "file-diff");
   const usage = panel("usage", "Usage", "chart-column");
-  // On a phone the rest folds behind More; Stop stays in reach.
+  // On a phone the rest folds behind More; Stop stays in reach. Another session opens with
+  // More folded (the open state is the body's, so it would otherwise carry over, unfolded
+  // under a More button that says it is closed).
+  document.body.classList.remove("more-open");
   const more = h("button", { class: "btn more-toggle", type: "button", "aria-expanded": "false", "aria-controls": `more-${id}`, title: "More actions" }, icon("ellipsis"), "More");
   const rest = h("div", { class: "conv-more", id: `more-${id}` },
     h("label", { class: "ctl" }, h("span", { class: "ctl-label" }, "Mode"), mode),

@@ -25,6 +25,16 @@ after(async () => {
   await fake?.close();
 });
 
+/** Removes DeepSeek's key on the page, and puts its endpoint back, for the tests after. */
+async function removeKey(): Promise<void> {
+  const ds = provider("DeepSeek");
+  await ds.getByRole("button", { name: "Remove" }).click();
+  await ds.locator(".prov-status.no").waitFor();
+  assert.equal((await ui.relay.api("GET", "/api/settings")).json.deepseekApiKey, null);
+  const reset = await ui.relay.api("PATCH", "/api/settings", { deepseekBaseUrl: "https://api.deepseek.com" });
+  assert.equal(reset.status, 200);
+}
+
 const provider = (name: string) => ui.page.getByRole("group", { name: `Provider ${name}`, exact: true });
 
 test("Providers say which are available and why not", async () => {
@@ -67,13 +77,7 @@ test("a key is set without being shown, makes its provider available, and can be
   assert.equal(await ds.getByLabel("DeepSeek API key").getAttribute("placeholder"), "**** (set)");
   assert.equal(await page.content().then((html) => html.includes(DS_KEY)), false);
 
-  await ds.getByRole("button", { name: "Remove" }).click();
-  await ds.locator(".prov-status.no").waitFor();
-  assert.equal((await relay.api("GET", "/api/settings")).json.deepseekApiKey, null);
-  assert.equal(
-    (await relay.api("PATCH", "/api/settings", { deepseekBaseUrl: "https://api.deepseek.com" })).status,
-    200,
-  );
+  await removeKey();
 });
 
 test("a settings answer asked before a key was saved and arriving after it does not draw the key as not set", async () => {
@@ -120,14 +124,7 @@ test("a settings answer asked before a key was saved and arriving after it does 
     await page.unroute("**/api/settings");
     await page.unroute("**/api/providers");
   }
-  const ds = provider("DeepSeek");
-  await ds.getByRole("button", { name: "Remove" }).click();
-  await ds.locator(".prov-status.no").waitFor();
-  assert.equal((await relay.api("GET", "/api/settings")).json.deepseekApiKey, null);
-  assert.equal(
-    (await relay.api("PATCH", "/api/settings", { deepseekBaseUrl: "https://api.deepseek.com" })).status,
-    200,
-  );
+  await removeKey();
 });
 
 test("the Claude API cap is set and the month's spend shown", async () => {

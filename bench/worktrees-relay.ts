@@ -1,12 +1,14 @@
 // Worktrees through a real relay (issue 20 phase B) on a 10k-file repository: a session's
 // create → first reply with a worktree of its own (`branch`) against a plain one in the same
-// folder (p50; the extra must stay ≤ 150 ms), and a write through the relay → the `overlap`
-// it makes stored and shown (p99 ≤ 1 s; measured from the owner's message, so the scripted
-// agent's turn is inside the figure). The real clock, the real MCP-free owner API, the
-// scripted agent as a real ACP child. Merge throughput is bench/worktrees.ts's (the queue
-// does not change through the relay).
+// folder (p50; the extra must stay ≤ 150 ms), and a change the relay sees → the `overlap` it
+// makes (p99 ≤ 1 s): from the moment the write through the relay reached the disk (the file's
+// mtime) to the overlap's row (its created_at, on the same clock) — the check alone; and,
+// for comparison, from the owner's message to the overlap on the page (the scripted agent's
+// turn inside). The real clock, the owner API, the scripted agent as a real ACP child. Merge
+// throughput is bench/worktrees.ts's (the queue does not change through the relay).
 //   node --import tsx bench/worktrees-relay.ts      WT_FILES (10000), WT_CREATES (15), WT_OVERLAPS (30)
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import Database from "better-sqlite3";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -73,10 +75,13 @@ try {
     { metric: "  relay CPU (with git), worktree", unit: "ms", summary: summarize(treeCpu) },
   ];
 
-  // Overlap: B writes f_i first (seen: its own change), then A writes f_i; time from A's
-  // message to the overlap naming f_i on A's page.
+  // Overlap: B writes f_i first (seen: its own change), then A writes f_i; the time from A's
+  // write reaching the disk to the overlap naming f_i stored, and from A's message to it shown.
   const [a, b] = trees;
-  const [lat, latCpu] = [[], []] as number[][];
+  const [lat, latCpu, seen] = [[], [], []] as number[][];
+  const db = new Database(join(relay.dataDir, "oar.db"), { readonly: true, fileMustExist: true });
+  const firstRow = db.prepare("SELECT MIN(created_at) AS at FROM worktree_overlaps WHERE paths_json LIKE ?");
+  const aPath = (await relay.session(a)).worktree.path as string;
   for (let i = 0; i < OVERLAPS; i++) {
     const file = `pkg3/mod3/overlap${i}.ts`;
     await relay.say(b, `/write ${file} b ${i}\\n`, 60_000);
@@ -90,12 +95,20 @@ try {
     }
     lat.push(performance.now() - t0);
     latCpu.push(relayCpu() - c0);
+    const at = (firstRow.get(`%"${file}"%`) as { at: number | null }).at;
+    seen.push(at! - statSync(join(aPath, file)).mtimeMs);
   }
+  db.close();
   rows.push({
-    metric: "a write through the relay → overlap shown (from the owner's message)",
+    metric: "a write through the relay reaches the disk → overlap written",
+    unit: "ms",
+    summary: summarize(seen),
+    target: 1000,
+  });
+  rows.push({
+    metric: "the owner's message (/write) → overlap shown (agent's turn inside)",
     unit: "ms",
     summary: summarize(lat),
-    target: 1000,
   });
   rows.push({ metric: "  relay CPU (with git) of it", unit: "ms", summary: summarize(latCpu) });
   console.log(table(rows));
@@ -105,10 +118,13 @@ try {
     `worktree extra at p50: ${extra.toFixed(0)} ms wall, ${extraCpu.toFixed(0)} ms relay CPU (target ≤ 150 ms)`,
   );
   console.log(
-    `overlap p99: ${summarize(lat).p99.toFixed(0)} ms (target ≤ 1000 ms) ${summarize(lat).p99 <= 1000 ? "✓" : "✗"}`,
+    `change seen → overlap written p99: ${summarize(seen).p99.toFixed(0)} ms (target ≤ 1000 ms) ${summarize(seen).p99 <= 1000 ? "✓" : "✗"}`,
   );
   console.log(loadLine());
+} catch (e) {
+  console.error(e);
+  process.exitCode = 1;
 } finally {
-  await relay.stop();
+  await relay.stop().catch((e) => console.error(e));
   rmSync(root, { recursive: true, force: true });
 }

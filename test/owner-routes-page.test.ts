@@ -335,7 +335,7 @@ test("list entries say how the last turn ended, a failed task, and the last line
       ["edit", "Write sub/new.txt", "completed"],
     ],
   );
-  assert.deepEqual(tools[0].diffs, [{ path: "old.txt", oldText: "one\ntwo\n", newText: "one\nTWO\n" }]);
+  assert.deepEqual(tools[0].diffs, [{ path: join(cwd, "old.txt"), oldText: "one\ntwo\n", newText: "one\nTWO\n" }]);
   assert.equal(tools[1].diffs[0].oldText, null);
   assert.deepEqual(meta.usage, { inputTokens: 1200, outputTokens: 300, costUsd: 0.25 });
   const outside = await relay.say(u, "/write ../escape.txt no");

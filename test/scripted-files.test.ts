@@ -61,10 +61,12 @@ test("/write writes the file (making folders) and reports an edit with its diff;
       toolKind: "edit",
       status: "completed",
       locations: [join(repo, "src/deep/new.ts")],
-      diffs: [{ path: "src/deep/new.ts", oldText: null, newText: "export const x = 1;\nexport const y = 2;\n" }],
+      diffs: [
+        { path: join(repo, "src/deep/new.ts"), oldText: null, newText: "export const x = 1;\nexport const y = 2;\n" },
+      ],
     },
   );
-  assert.deepEqual(edited.diffs, [{ path: "README.md", oldText: "old readme\n", newText: "new readme\n" }]);
+  assert.deepEqual(edited.diffs, [{ path: join(repo, "README.md"), oldText: "old readme\n", newText: "new readme\n" }]);
 });
 
 test("/write outside the session's folder is refused and writes nothing; /commit with nothing to commit says so", async () => {

@@ -36,7 +36,8 @@ test("an 80-line file with one change shows as one hunk of at most 12 lines, wit
       const tool = page.locator("details.act-tool", { hasText: "Write big.txt" });
       await tool.locator("summary").waitFor();
       if ((await tool.getAttribute("open")) === null) await tool.locator("summary").click();
-      const diff = tool.getByLabel("Changes to big.txt");
+      // Diffs name their files by absolute path (ACP), as real agents report them.
+      const diff = tool.getByLabel(`Changes to ${join(cwd, "big.txt")}`);
       await diff.locator(".dl-add", { hasText: "+ line 40 CHANGED" }).waitFor();
       const rows = await diff.locator(".dl").count();
       assert.ok(rows <= 12, `${rows} rows`);

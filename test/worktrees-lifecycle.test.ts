@@ -6,8 +6,10 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { relayBranchName, slugOf } from "../src/worktrees/branch-name.ts";
+import { execFileSync } from "node:child_process";
+import { isBranchName, relayBranchName, slugOf } from "../src/worktrees/branch-name.ts";
 import { WorktreeLifecycle } from "../src/worktrees/lifecycle.ts";
+import { Worktrees } from "../src/worktrees/worktrees.ts";
 import { checkouts } from "../src/worktrees/worktree-list.ts";
 import {
   cleanTemps,
@@ -244,4 +246,88 @@ test("a folder inside a worktree the relay made belongs to the same repository",
   const plan = await wt.plan(join(v.path, "src"));
   assert.equal(plan.repo, repo);
   assert.equal(plan.base, v.branch, "a worktree made from there starts from that worktree's branch");
+});
+
+test("a branch name is checked as git checks it, without a git process", () => {
+  const names = [
+    "a/HEAD",
+    "a.lock",
+    "a/.b",
+    "a..b",
+    "a@{b",
+    "@{-1}",
+    "a/",
+    "/a",
+    "a//b",
+    "a.",
+    "a b",
+    "a~b",
+    "a^b",
+    "a:b",
+    "a?b",
+    "a*b",
+    "a[b",
+    "a\\b",
+    "é/ü",
+    "-a",
+    "a-",
+    ".a",
+    "a/b.lock/c",
+    "x@",
+    "@x",
+    "a/@",
+    "a.lock/b",
+    "lock",
+    "a/.lock",
+    "HEAD/x",
+    "HEAD",
+    "feature/login",
+    "a\tb",
+    "a\u007fb",
+    "oar/fix-the-login-page-6789ab",
+    "a/b/",
+  ];
+  for (const name of names) {
+    let git = true;
+    try {
+      execFileSync("git", ["check-ref-format", "--branch", name], { cwd: tempDir("oar-ref-"), stdio: "ignore" });
+    } catch {
+      git = false;
+    }
+    assert.equal(isBranchName(name), git, name);
+  }
+  // git's own word for HEAD is refused as a branch name too.
+  assert.equal(isBranchName("@"), false);
+});
+
+test("after a restart the spare left from before is known again, so the first worktree takes it without a checkout", async () => {
+  const repo = makeRepo();
+  const deps = domainDeps();
+  const first = new Worktrees({ ...deps, relayName: "desk", titleOf: () => null });
+  await first.lifecycle.create(await first.lifecycle.plan(repo), { id: "ses_before000001", title: "Before" });
+  await first.lifecycle.spares.settled(repo);
+  const calls: string[][] = [];
+  const git: typeof deps.git = (args, opts) => {
+    calls.push(args);
+    return deps.git(args, opts);
+  };
+  const again = new Worktrees({ ...deps, git, relayName: "desk", titleOf: () => null });
+  await again.start();
+  await again.lifecycle.spares.settled(repo);
+  calls.length = 0;
+  const v = await again.lifecycle.create(await again.lifecycle.plan(repo, "after/restart"), {
+    id: "ses_after0000001",
+    title: "After",
+  });
+  assert.equal(g(v.path, "rev-parse", "--abbrev-ref", "HEAD").trim(), "after/restart");
+  assert.equal(g(v.path, "status", "--porcelain", "--untracked-files=all"), "");
+  assert.deepEqual(
+    calls.filter(
+      (c) =>
+        (c.includes("add") && !c.some((a) => a.includes(".spare-new-"))) || (c.includes("switch") && !c.includes("-c")),
+    ),
+    [],
+    "no checkout: the spare only got its branch (the next spare is made after, in the background)",
+  );
+  await again.close();
 });

@@ -390,3 +390,49 @@ async function waitUntil(fn: () => unknown, ms = 30_000): Promise<void> {
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+test("the first merge's scratch worktree is the spare checkout (no checkout of every file), and what a test leaves is gone before the next", async () => {
+  const repo = makeRepo(FILES);
+  const clock = new ManualClock(Date.parse("2026-12-01T10:00:00Z"));
+  const deps = domainDeps(clock);
+  const calls: string[][] = [];
+  const git: typeof deps.git = (args, opts) => {
+    calls.push(args);
+    return deps.git(args, opts);
+  };
+  const w = new Worktrees({ ...deps, git, relayName: "desk", titleOf: (id) => `Title of ${id}` });
+  const wts = [];
+  for (const id of ["ses_aaaaaaaaaaaa", "ses_bbbbbbbbbbbb"])
+    wts.push(await w.lifecycle.create(await w.lifecycle.plan(repo), { id, title: id.slice(4, 8) }));
+  await w.lifecycle.spares.settled(repo);
+  write(wts[0].path, "src/a.ts", "a\n");
+  commitAll(wts[0].path, "a");
+  write(wts[1].path, "src/b.ts", "b\n");
+  commitAll(wts[1].path, "b");
+  calls.length = 0;
+  const first = await w.merges.ask({ session: "ses_aaaaaaaaaaaa", test: "touch left-behind.txt && test -f src/a.ts" });
+  assert.equal((await w.merges.wait(first.mergeId, clock.now() + 3_600_000)).status, "merged");
+  const scratch = w.lifecycle.folders.scratch(repo);
+  const list = g(repo, "worktree", "list", "--porcelain");
+  assert.match(list, new RegExp(`^worktree ${scratch}$`, "m"), "git knows the scratch worktree where it is");
+  // git keeps a worktree's record under the name it was made with (a leading dot made a dash): the spare's.
+  assert.match(
+    readFileSync(join(scratch, ".git"), "utf8"),
+    /\/worktrees\/[.-]spare-new-[0-9a-f]+\s*$/,
+    "the spare was moved to be the scratch worktree",
+  );
+  assert.deepEqual(
+    calls.filter((c) => c.includes("add") && c.includes(scratch)),
+    [],
+    "no checkout of every file",
+  );
+  await w.lifecycle.spares.settled(repo);
+  assert.ok(existsSync(join(w.lifecycle.folders.spare(repo), ".git")), "a new spare is made for the next session");
+  const second = await w.merges.ask({
+    session: "ses_bbbbbbbbbbbb",
+    test: "test ! -e left-behind.txt && test -f src/a.ts && test -f src/b.ts",
+  });
+  assert.equal((await w.merges.wait(second.mergeId, clock.now() + 3_600_000)).status, "merged");
+  assert.equal(calls.filter((c) => c.includes("clean")).length, 2, "one clean after each test, none before");
+  await w.close();
+});

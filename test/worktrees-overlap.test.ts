@@ -3,6 +3,7 @@
 // files included — told once per pair and set of paths, also after a restart.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { FIRST_LINE, LINE_PREFIX } from "../src/watching/event-lines.ts";
 import { findOverlaps, MAIN, overlapLine, pathList } from "../src/worktrees/overlap.ts";
 import type { Overlap } from "../src/worktrees/overlap-watch.ts";
@@ -117,4 +118,107 @@ test("changes seen while a check waits join it: one answer for all of them", asy
   const all = [...one, ...two, ...three];
   assert.ok(all.length >= 1 && all.every((o) => o.paths.join() === "src/z.ts"));
   assert.equal(new Set(all).size, 1, "the same overlap, told once");
+});
+
+test("a change at known paths (a write through the relay, a tool call's diff) reads only those paths: no git pass over every file", async () => {
+  const repo = makeRepo({ "README.md": "hi\n", "src/x.ts": "x\n", "src/y.ts": "y\n", "src/z.ts": "z\n" });
+  const deps = domainDeps();
+  const calls: string[][] = [];
+  const git: typeof deps.git = (args, opts) => {
+    calls.push(args);
+    return deps.git(args, opts);
+  };
+  const told: Overlap[] = [];
+  const w = new Worktrees({ ...deps, git, relayName: "desk", titleOf: () => null, onOverlap: (o) => told.push(o) });
+  const a = await w.lifecycle.create(await w.lifecycle.plan(repo), { id: "ses_aaaaaaaaaaaa", title: "A" });
+  const b = await w.lifecycle.create(await w.lifecycle.plan(repo), { id: "ses_bbbbbbbbbbbb", title: "B" });
+  await w.lifecycle.spares.settled(repo);
+  // Both read whole once (as at the end of a turn).
+  assert.deepEqual(await w.overlaps.check(repo, ["ses_aaaaaaaaaaaa", "ses_bbbbbbbbbbbb"]), []);
+  const whole = (c: string[]) => c.includes("status") && !c.includes("--");
+  write(a.path, "src/x.ts", "x from A\n");
+  write(b.path, "src/x.ts", "x from B\n");
+  write(repo, "src/y.ts", "owner\n");
+  calls.length = 0;
+  assert.deepEqual(await w.overlaps.changed("ses_aaaaaaaaaaaa", [join(a.path, "src/x.ts")]), []);
+  assert.deepEqual(await w.overlaps.changed("ses_bbbbbbbbbbbb", ["src/x.ts"]), [
+    { repo, a: "ses_aaaaaaaaaaaa", b: "ses_bbbbbbbbbbbb", paths: ["src/x.ts"] },
+  ]);
+  assert.deepEqual(calls.filter(whole), [], "no status of a whole folder");
+  assert.ok(
+    calls.some((c) => c.includes("status") && c.at(-1) === "src/x.ts"),
+    "a status of the path alone",
+  );
+  // A commit since the last read is seen (its commits read tree to tree), and so is a path
+  // written back to what its base has (no longer changed).
+  write(a.path, "src/y.ts", "y from A\n");
+  commitAll(a.path, "A edits y");
+  assert.deepEqual(
+    (await w.overlaps.changed("ses_aaaaaaaaaaaa", ["src/y.ts"])).map((o) => [o.a, o.b, o.paths]),
+    [["main", "ses_aaaaaaaaaaaa", ["src/y.ts"]]],
+    "committed in A, uncommitted in the main folder (read at that path too)",
+  );
+  write(b.path, "src/x.ts", "x\n");
+  await w.overlaps.changed("ses_bbbbbbbbbbbb", ["src/x.ts"]);
+  assert.deepEqual(
+    w.overlaps.currentFor("ses_bbbbbbbbbbbb"),
+    [],
+    "B's x.ts is as its base has it again: no overlap now",
+  );
+  assert.deepEqual(calls.filter(whole), []);
+  // The end of a turn (paths unknown) reads the whole worktree: a file written past the relay is seen.
+  write(b.path, "src/y.ts", "y from B's shell\n");
+  const end = await w.overlaps.changed("ses_bbbbbbbbbbbb");
+  assert.deepEqual(
+    end.map((o) => [o.a, o.b, o.paths]),
+    [
+      ["main", "ses_bbbbbbbbbbbb", ["src/y.ts"]],
+      ["ses_aaaaaaaaaaaa", "ses_bbbbbbbbbbbb", ["src/y.ts"]],
+    ],
+  );
+  assert.ok(calls.some(whole));
+});
+
+test("a change at known paths is told while a whole read runs, and that read (older) does not undo what it saw", async () => {
+  const repo = makeRepo({ "README.md": "hi\n", "src/x.ts": "x\n", "src/y.ts": "y\n" });
+  const deps = domainDeps();
+  let gate: Promise<void> | null = null;
+  let open = () => {};
+  let reached = () => {};
+  const atGate = new Promise<void>((r) => (reached = r));
+  // A whole status of B's worktree answers what it saw only once the gate opens (a slow pass).
+  const git: typeof deps.git = async (args, opts) => {
+    const r = await deps.git(args, opts);
+    if (gate && args.includes("status") && !args.includes("--") && opts?.cwd?.includes("oar-b-")) {
+      reached();
+      await gate;
+    }
+    return r;
+  };
+  const w = new Worktrees({ ...deps, git, relayName: "desk", titleOf: () => null });
+  const a = await w.lifecycle.create(await w.lifecycle.plan(repo, "oar-a-"), { id: "ses_aaaaaaaaaaaa", title: "A" });
+  const b = await w.lifecycle.create(await w.lifecycle.plan(repo, "oar-b-"), { id: "ses_bbbbbbbbbbbb", title: "B" });
+  await w.lifecycle.spares.settled(repo);
+  assert.deepEqual(await w.overlaps.check(repo, ["ses_aaaaaaaaaaaa", "ses_bbbbbbbbbbbb"]), []);
+  write(a.path, "src/x.ts", "x from A\n");
+  write(a.path, "src/y.ts", "y from A\n");
+  await w.overlaps.changed("ses_aaaaaaaaaaaa", ["src/x.ts", "src/y.ts"]);
+  gate = new Promise((r) => (open = r));
+  const slow = w.overlaps.changed("ses_bbbbbbbbbbbb"); // a turn's end: B read whole, held at the gate
+  await atGate; // its status has run
+
+  write(b.path, "src/y.ts", "y from B\n");
+  const quick = await w.overlaps.changed("ses_bbbbbbbbbbbb", ["src/y.ts"]);
+  assert.deepEqual(
+    quick.map((o) => o.paths),
+    [["src/y.ts"]],
+    "told while the whole read still waits",
+  );
+  open();
+  await slow;
+  assert.deepEqual(
+    w.overlaps.currentFor("ses_bbbbbbbbbbbb").map((o) => o.paths),
+    [["src/y.ts"]],
+    "the whole read, older, keeps y.ts as the read at its path saw it",
+  );
 });

@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { setPriority } from "node:os";
 
 // git as a child process, never through a shell. It must not stop to ask for a password (a
 // relay has no terminal), and the `ext::` transport, which runs a command named in the URL,
@@ -19,6 +20,11 @@ export interface GitOptions {
   env?: Record<string, string>;
   /** Largest output kept before git is stopped (default 16 MB). */
   maxBuffer?: number;
+  /** Work done ahead of need (a spare checkout): git and what it starts run at the lowest
+   * CPU priority, so they take no core from work someone waits for. */
+  background?: boolean;
+  /** Aborted: git and every process it started are ended at once (their own process group). */
+  signal?: AbortSignal;
 }
 
 export type Git = (args: string[], opts?: GitOptions) => Promise<GitResult>;
@@ -46,7 +52,7 @@ function gitEnv(extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
 
 export function git(args: string[], opts: GitOptions = {}): Promise<GitResult> {
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       "git",
       [...SAFE, ...args],
       {
@@ -54,6 +60,7 @@ export function git(args: string[], opts: GitOptions = {}): Promise<GitResult> {
         timeout: opts.timeoutMs ?? 60_000,
         maxBuffer: opts.maxBuffer ?? 16 * 1024 * 1024,
         env: gitEnv(opts.env),
+        ...(opts.signal ? { detached: true } : {}),
       },
       (err, stdout, stderr) => {
         const code = err
@@ -74,6 +81,25 @@ export function git(args: string[], opts: GitOptions = {}): Promise<GitResult> {
         });
       },
     );
+    // Set before git has started what it runs (children take their parent's priority).
+    if (opts.background && child.pid) {
+      try {
+        setPriority(child.pid, 19);
+      } catch {}
+    }
+    const pid = child.pid;
+    if (opts.signal && pid) {
+      const end = () => {
+        try {
+          process.kill(-pid, "SIGKILL");
+        } catch {}
+      };
+      if (opts.signal.aborted) end();
+      else {
+        opts.signal.addEventListener("abort", end, { once: true });
+        child.once("exit", () => opts.signal?.removeEventListener("abort", end));
+      }
+    }
   });
 }
 

@@ -70,7 +70,8 @@ export interface SessionFiles {
   writeFile(sessionId: string, path: string, content: string): void;
   /** Why an edit asked for is refused (another session claims its path), or null. */
   refuseEdit(sessionId: string, req: PermissionRequest): string | null;
-  sawChange(sessionId: string): void;
+  /** A file edit seen: at `paths` (absolute, or relative to the session's folder) when known. */
+  sawChange(sessionId: string, paths?: readonly string[]): void;
 }
 
 interface TurnCtx {
@@ -96,7 +97,8 @@ interface Slot {
   /** Its start (initialize, session/new) is done; a worker taken back has none. */
   started: boolean;
   /** Tool calls that showed a file diff and have not completed yet. */
-  edits?: Set<string>;
+  /** Edit tool calls not completed yet → the files their diffs name. */
+  edits?: Map<string, Set<string>>;
 }
 
 /** What attachAll took back: sessions whose worker runs on, and turns to resume. */
@@ -406,10 +408,20 @@ export class Workers {
     // for at once (not before: an edit reported while pending has not reached the disk yet).
     const id = typeof u.toolCallId === "string" ? u.toolCallId : null;
     if (id && this.env.files) {
-      const edits = (slot.edits ??= new Set());
-      if (Array.isArray(u.content) && u.content.some((c) => (c as { type?: unknown } | null)?.type === "diff"))
-        edits.add(id);
-      if (u.status === "completed" && edits.delete(id)) this.env.files.sawChange(sessionId);
+      const edits = (slot.edits ??= new Map());
+      const diffs = Array.isArray(u.content)
+        ? u.content.filter((c) => (c as { type?: unknown } | null)?.type === "diff")
+        : [];
+      if (diffs.length) {
+        const paths = edits.get(id) ?? new Set<string>();
+        for (const c of diffs)
+          if (typeof (c as { path?: unknown }).path === "string") paths.add((c as { path: string }).path);
+        edits.set(id, paths);
+      }
+      const paths = edits.get(id);
+      // Where the diffs named their files only those are read again; else the whole folder.
+      if (u.status === "completed" && paths && edits.delete(id))
+        this.env.files.sawChange(sessionId, paths.size ? [...paths] : undefined);
     }
   }
 

@@ -31,3 +31,13 @@ export function folderNameOf(branch: string): string {
       .slice(0, 100) || "worktree"
   );
 }
+
+/** Whether `name` is a name git takes for a new branch (`git check-ref-format --branch`,
+ * without starting a git process): no component starting with `.` or ending in `.lock`, no
+ * `..`, `@{`, `\`, control characters, space or any of `~^:?*[`, no empty component, not
+ * ending in `.`, not `HEAD`, not starting with `-`. `@` (git's word for HEAD) is refused too. */
+export function isBranchName(name: string): boolean {
+  if (!name || name === "HEAD" || name === "@" || name.startsWith("-") || name.endsWith(".")) return false;
+  if (/[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{/.test(name)) return false;
+  return name.split("/").every((c) => c !== "" && !c.startsWith(".") && !c.endsWith(".lock"));
+}

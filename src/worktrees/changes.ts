@@ -67,19 +67,29 @@ export async function changesOf(
   });
 }
 
-/** The paths a worktree touched against its base (a rename: both names): what overlaps.
- * Its commits since the fork point (a tree-to-tree diff, no file read) and what is
- * uncommitted (`git status`, new untracked files included): one pass over the files instead
- * of `changesOf`'s two. A file changed in a commit and changed back since still counts. */
-export async function changedPaths(git: Git, wt: WorktreeRef): Promise<Set<string>> {
+/** The paths a worktree touched against its base (a rename: both names): what overlaps, in
+ * two parts — its commits since the fork point (a tree-to-tree diff, no file read; with the
+ * commit HEAD was at) and what is uncommitted (`git status`, new untracked files included):
+ * one pass over the files. A file changed in a commit and changed back since still counts. */
+export async function changedPaths(
+  git: Git,
+  wt: WorktreeRef,
+): Promise<{ head: string; committed: Set<string>; uncommitted: Set<string> }> {
+  const [entries, committed] = await Promise.all([statusOf(git, wt.path), committedPaths(git, wt)]);
+  return { ...committed, uncommitted: new Set(entries.map((e) => e.path)) };
+}
+
+/** The paths the worktree's commits changed since it left its base, and HEAD's commit. */
+export async function committedPaths(git: Git, wt: WorktreeRef): Promise<{ head: string; committed: Set<string> }> {
   const baseRef = wt.base === wt.baseCommit ? wt.baseCommit : `refs/heads/${wt.base}`;
-  const [entries, fork] = await Promise.all([statusOf(git, wt.path), forkPoint(git, wt, baseRef)]);
-  const out = new Set(entries.map((e) => e.path));
-  for (const p of zList(
-    await run(git, wt.path, ["diff", "-z", "--name-only", "--no-renames", "--no-ext-diff", fork, "HEAD"]),
-  ))
-    out.add(p);
-  return out;
+  const [head, fork] = await Promise.all([
+    run(git, wt.path, ["rev-parse", "HEAD"]).then((o) => o.trim()),
+    forkPoint(git, wt, baseRef),
+  ]);
+  const committed = new Set(
+    zList(await run(git, wt.path, ["diff", "-z", "--name-only", "--no-renames", "--no-ext-diff", fork, head])),
+  );
+  return { head, committed };
 }
 
 /** Uncommitted paths of a checkout (the main folder): tracked edits and new untracked files. */

@@ -7,13 +7,13 @@ import { gitWords } from "../cloud/git.ts";
 import type { Clock } from "../core/clock.ts";
 import { RelayError } from "../core/errors.ts";
 import type { Db } from "../store/db.ts";
-import { relayBranchName } from "./branch-name.ts";
+import { isBranchName, relayBranchName } from "./branch-name.ts";
 import { RepoFolders } from "./folders.ts";
 import { yes, type Git } from "./git-run.ts";
 import { statusOf } from "./status.ts";
 import { KeyedLock } from "./keyed-lock.ts";
 import { findRepo } from "./repo.ts";
-import { Spares } from "./spares.ts";
+import { NO_HOOKS, Spares } from "./spares.ts";
 import { checkouts, holderOf, type Checkout } from "./worktree-list.ts";
 import { WorktreeStore, worktreeView, type WorktreeRow, type WorktreeView } from "./worktree-store.ts";
 
@@ -26,6 +26,8 @@ export interface LifecycleDeps {
   titleOf(sessionId: string): string | null;
   /** Shared with the merge queue: one repository's checkouts change one at a time. */
   lock?: KeyedLock;
+  /** When the next spare may be made after `sessionId` took one (default: at once). */
+  spareAfter?(sessionId: string): Promise<void>;
 }
 
 export interface WorktreePlan {
@@ -71,7 +73,13 @@ export class WorktreeLifecycle {
   async plan(folder: string, branch?: string | null, nothing = "Nothing was created."): Promise<WorktreePlan> {
     const { git } = this.d;
     const on = branch ? ` on branch "${branch}"` : "";
-    const found = await findRepo(git, folder);
+    // Both questions at once (each is a git process): the repository, and where that branch
+    // is (refs are the same from every checkout of it).
+    const valid = !!branch && branch.length <= MAX_BRANCH && isBranchName(branch);
+    const [found, tip] = await Promise.all([
+      findRepo(git, folder),
+      valid ? git(["rev-parse", "-q", "--verify", `refs/heads/${branch}^{commit}`], { cwd: folder }) : null,
+    ]);
     if (!found.ok)
       throw new RelayError(
         "REMOTE_RELAY_INVALID_INPUT",
@@ -86,19 +94,14 @@ export class WorktreeLifecycle {
     const base = head.branch ?? head.commit;
     if (!branch)
       return { repo: main, branch: null, exists: false, startCommit: head.commit, base, baseCommit: head.commit };
-    if (
-      branch.length > MAX_BRANCH ||
-      branch.startsWith("-") ||
-      !(await yes(git, main, ["check-ref-format", "--branch", branch]))
-    ) {
+    if (!valid) {
       throw new RelayError(
         "REMOTE_RELAY_INVALID_INPUT",
         `"${branch.slice(0, 80)}" is not a valid git branch name. ${nothing}`,
       );
     }
     this.refuseHeld(branch, list, nothing);
-    const tip = await git(["rev-parse", "-q", "--verify", `refs/heads/${branch}^{commit}`], { cwd: main });
-    if (!tip.ok) return { repo: main, branch, exists: false, startCommit: head.commit, base, baseCommit: head.commit };
+    if (!tip?.ok) return { repo: main, branch, exists: false, startCommit: head.commit, base, baseCommit: head.commit };
     const mb = await git(["merge-base", head.commit, tip.stdout.trim()], { cwd: main });
     return {
       repo: main,
@@ -148,14 +151,14 @@ export class WorktreeLifecycle {
       this.store.insert(r);
       return r;
     });
-    void this.spares.refill(repo, plan.startCommit);
+    void this.spares.refill(repo, plan.startCommit, this.d.spareAfter?.(session.id));
     return worktreeView(row);
   }
 
   /** Checks `branch` out at `path`: made at `start` when it does not exist (a compare-and-swap
    * that fails when it does), from the spare when one is ready — at the spare's own commit
-   * only HEAD is pointed at the new branch and no file is touched — else a fresh checkout.
-   * Git itself refuses a branch checked out in another folder. */
+   * one `git switch -c` makes the branch and points HEAD at it, no file touched — else a fresh
+   * checkout. Git itself refuses a branch checked out in another folder. */
   private async checkout(
     repo: string,
     branch: string,
@@ -163,20 +166,48 @@ export class WorktreeLifecycle {
     path: string,
   ): Promise<{ madeBranch: boolean } | { error: string }> {
     const { git } = this.d;
-    const madeBranch = (await git(["update-ref", `refs/heads/${branch}`, start, ""], { cwd: repo })).ok;
     const spare = this.spares.ready(repo);
+    if (spare?.commit === start) {
+      // Fails, touching nothing, when the branch exists: then it is checked out as below.
+      const made = await git([...NO_HOOKS, "switch", "-q", "-c", branch], { cwd: spare.path });
+      if (made.ok) return this.takeSpare(repo, spare.path, path, branch, start, true);
+    }
+    const madeBranch = (await git(["update-ref", `refs/heads/${branch}`, start, ""], { cwd: repo })).ok;
     if (spare) {
-      const onIt = madeBranch && spare.commit === start;
-      const sw = onIt
-        ? await git(["symbolic-ref", "HEAD", `refs/heads/${branch}`], { cwd: spare.path })
-        : await git(["switch", "-q", "--no-guess", branch], { cwd: spare.path, timeoutMs: 10 * 60_000 });
+      const sw = await git(["switch", "-q", "--no-guess", branch], { cwd: spare.path, timeoutMs: 10 * 60_000 });
       // An existing branch git would not check out (another folder has it): the spare stays as it was.
       if (!sw.ok && !madeBranch) return { error: gitWords(sw) };
+      if (sw.ok) return this.takeSpare(repo, spare.path, path, branch, start, madeBranch);
       this.spares.taken(repo);
-      if (sw.ok && (await git(["worktree", "move", spare.path, path], { cwd: repo })).ok) return { madeBranch };
-      // A spare that would not switch or move is not used again.
       await this.spares.discard(repo, spare.path);
     }
+    return this.addFresh(repo, branch, start, path, madeBranch);
+  }
+
+  /** The spare (now on `branch`) becomes the session's folder; one that would not move is not
+   * used again, and the worktree is made fresh. */
+  private async takeSpare(
+    repo: string,
+    spare: string,
+    path: string,
+    branch: string,
+    start: string,
+    madeBranch: boolean,
+  ): Promise<{ madeBranch: boolean } | { error: string }> {
+    this.spares.taken(repo);
+    if (await this.spares.move(repo, spare, path)) return { madeBranch };
+    await this.spares.discard(repo, spare);
+    return this.addFresh(repo, branch, start, path, madeBranch);
+  }
+
+  private async addFresh(
+    repo: string,
+    branch: string,
+    start: string,
+    path: string,
+    madeBranch: boolean,
+  ): Promise<{ madeBranch: boolean } | { error: string }> {
+    const { git } = this.d;
     const r = await git(["worktree", "add", "-q", path, branch], { cwd: repo, timeoutMs: 10 * 60_000 });
     if (r.ok) return { madeBranch };
     if (madeBranch) await git(["update-ref", "-d", `refs/heads/${branch}`, start], { cwd: repo });

@@ -15,10 +15,10 @@ import { newId } from "../core/ids.ts";
 import type { Db } from "../store/db.ts";
 import { endGroup } from "../tasks/process-groups.ts";
 import type { Claims } from "./claims.ts";
-import { GitFailed, yes, type Git } from "./git-run.ts";
+import { commitIdentity, GitFailed, yes, type Git } from "./git-run.ts";
 import { KeyedLock } from "./keyed-lock.ts";
 import type { WorktreeLifecycle } from "./lifecycle.ts";
-import { dirtyHolder, runMerge } from "./merge-run.ts";
+import { dirtyHolder, runMerge, tips } from "./merge-run.ts";
 import { MergeStore, mergeView, type MergeOutcome, type MergeRow, type MergeView } from "./merge-store.ts";
 import { statusOf } from "./status.ts";
 import { runTestCommand } from "./test-command.ts";
@@ -28,7 +28,9 @@ export interface MergeQueueDeps {
   clock: Clock;
   git: Git;
   relayName: string;
-  lifecycle: Pick<WorktreeLifecycle, "store" | "folders" | "deleteIfMerged">;
+  lifecycle: Pick<WorktreeLifecycle, "store" | "folders" | "deleteIfMerged"> & {
+    spares?: Pick<WorktreeLifecycle["spares"], "takeFor">;
+  };
   claims: Pick<Claims, "endFor">;
   /** Secrets out of the test output (the relay's mask). */
   mask?(text: string): string;
@@ -59,6 +61,8 @@ const TEST_MAX = 4000;
 export class MergeQueue {
   readonly store: MergeStore;
   private draining = new Map<string, Promise<void>>();
+  /** repo → the clean of its scratch worktree after the last tests there. */
+  private cleaning = new Map<string, Promise<boolean>>();
   private waiters = new Map<string, { done: Promise<void>; resolve: () => void }>();
   private shutdown = new AbortController();
   private readonly landing: KeyedLock;
@@ -86,23 +90,23 @@ export class MergeQueue {
       );
     if (into === wt.branch)
       throw bad(`into names the session's own branch ${wt.branch}; name the branch to merge it into.`);
-    if (
-      into.startsWith("-") ||
-      !(await yes(git, wt.repo, ["rev-parse", "-q", "--verify", `refs/heads/${into}^{commit}`]))
-    ) {
-      throw bad(`No branch ${into.slice(0, 100)} in ${wt.repo}; into names a local branch.`);
-    }
-    const tip = await git(["rev-parse", "-q", "--verify", `refs/heads/${wt.branch}^{commit}`], { cwd: wt.repo });
-    if (!tip.ok) throw bad(`Branch ${wt.branch} no longer exists in ${wt.repo}.`);
-    const uncommitted = wt.removed_at === null ? (await statusOf(git, wt.path)).length : 0;
+    if (into.startsWith("-")) throw bad(`No branch ${into.slice(0, 100)} in ${wt.repo}; into names a local branch.`);
+    // What can be asked at once is: both tips in one process, the worktree's uncommitted
+    // changes and whether `into` is checked out in a folder with changes of its own.
+    const [[intoTip, tip], uncommitted, busy] = await Promise.all([
+      tips(git, wt.repo, [into, wt.branch]),
+      wt.removed_at === null ? statusOf(git, wt.path).then((e) => e.length) : 0,
+      // Not while a merge lands there: a folder half brought forward reads as changed.
+      this.landing.run(wt.repo, () => dirtyHolder(git, wt.repo, into)),
+    ]);
+    if (!intoTip) throw bad(`No branch ${into.slice(0, 100)} in ${wt.repo}; into names a local branch.`);
+    if (!tip) throw bad(`Branch ${wt.branch} no longer exists in ${wt.repo}.`);
     const left = uncommitted
       ? `${uncommitted} uncommitted ${uncommitted === 1 ? "change" : "changes"} in its worktree ${uncommitted === 1 ? "is" : "are"} not part of a merge (commit first)`
       : "";
-    if (await yes(git, wt.repo, ["merge-base", "--is-ancestor", tip.stdout.trim(), `refs/heads/${into}`])) {
+    if (await yes(git, wt.repo, ["merge-base", "--is-ancestor", tip, intoTip])) {
       throw bad(`${wt.branch} has no commit that ${into} lacks${left ? `; ${left}` : ""}.`);
     }
-    // Not while a merge lands there: a folder half brought forward reads as changed.
-    const busy = await this.landing.run(wt.repo, () => dirtyHolder(git, wt.repo, into));
     if (busy?.status === "refused") throw new RelayError(busy.code, busy.error);
     const test = typeof req.test === "string" && req.test.trim() ? req.test.trim() : null;
     if (test && test.length > TEST_MAX) throw bad(`test is at most ${TEST_MAX} characters.`);
@@ -184,6 +188,8 @@ export class MergeQueue {
 
   private async drain(repo: string): Promise<void> {
     const { clock, git } = this.d;
+    // Read once for this run of the queue: its merges are made one after another just now.
+    let identity: Promise<Record<string, string>> | null = null;
     for (let row = this.store.next(repo); row && !this.shutdown.signal.aborted; row = this.store.next(repo)) {
       const id = row.id;
       this.store.started(id, clock.now());
@@ -195,6 +201,14 @@ export class MergeQueue {
             folders: this.d.lifecycle.folders,
             relayName: this.d.relayName,
             exclusive: (fn) => this.landing.run(repo, fn),
+            identity: () => (identity ??= commitIdentity(git, repo, this.d.relayName)),
+            cleaned: (done) => this.cleaning.set(repo, done),
+            takeSpare: async (path) => (await this.d.lifecycle.spares?.takeFor(repo, path)) ?? false,
+            isClean: async () => {
+              const done = this.cleaning.get(repo);
+              this.cleaning.delete(repo);
+              return (await done) ?? false;
+            },
             runTest: (command, cwd) =>
               runTestCommand(command, cwd, {
                 clock,

@@ -9,7 +9,7 @@ import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { gitWords } from "../cloud/git.ts";
 import type { RepoFolders } from "./folders.ts";
-import { commitIdentity, run, yes, zList, type Git } from "./git-run.ts";
+import { commitIdentity, run, zList, type Git } from "./git-run.ts";
 import type { MergeOutcome } from "./merge-store.ts";
 import { NO_HOOKS } from "./spares.ts";
 import type { TestCounts } from "../tasks/test-counts.ts";
@@ -24,6 +24,15 @@ export interface MergeRunDeps {
   runTest(command: string, cwd: string): Promise<TestRun>;
   /** Runs the landing (moving `into`, bringing its folder forward) alone for the repository. */
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
+  /** The identity merge commits are signed with, read once for a run of the queue. */
+  identity?(): Promise<Record<string, string>>;
+  /** The scratch worktree is being cleaned after its tests (resolves true when it was):
+   * the next merge's checkout waits for it and need not clean again. */
+  cleaned?(done: Promise<boolean>): void;
+  /** Whether the scratch worktree was cleaned after its last tests (waits for that clean). */
+  isClean?(): Promise<boolean>;
+  /** Moves the repository's ready spare checkout to `path` (true), or answers false. */
+  takeSpare?(path: string): Promise<boolean>;
 }
 
 export interface MergeJob {
@@ -42,7 +51,7 @@ export async function runMerge(d: MergeRunDeps, m: MergeJob): Promise<MergeOutco
   const { git } = d;
   const { repo } = m;
   let env: Promise<Record<string, string>> | null = null;
-  const identity = () => (env ??= commitIdentity(git, repo, d.relayName));
+  const identity = () => (env ??= d.identity?.() ?? commitIdentity(git, repo, d.relayName));
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     const [into, branch] = await tips(git, repo, [m.into, m.branch]);
     if (!into || !branch) {
@@ -52,14 +61,10 @@ export async function runMerge(d: MergeRunDeps, m: MergeJob): Promise<MergeOutco
         error: `Branch ${!into ? m.into : m.branch} no longer exists in ${repo}. ${NOTHING}`,
       };
     }
-    if (await yes(git, repo, ["merge-base", "--is-ancestor", branch, into]))
-      return { status: "merged", commit: into, fastForward: false, upToDate: true };
-    // Before the tests (which may take long): a target that cannot be brought forward now.
-    if (m.test) {
-      const busy = await dirtyHolder(git, repo, m.into);
-      if (busy) return busy;
-    }
-    const fastForward = await yes(git, repo, ["merge-base", "--is-ancestor", into, branch]);
+    // One merge-base answers both questions: already in (it is the branch), a fast-forward (it is `into`).
+    const base = (await git(["merge-base", into, branch], { cwd: repo })).stdout.trim();
+    if (base === branch) return { status: "merged", commit: into, fastForward: false, upToDate: true };
+    const fastForward = base === into;
     let commit = branch;
     if (!fastForward) {
       const tree = await git(["merge-tree", "--write-tree", "-z", "--name-only", "--no-messages", into, branch], {
@@ -80,7 +85,13 @@ export async function runMerge(d: MergeRunDeps, m: MergeJob): Promise<MergeOutco
     let counts: TestCounts | undefined;
     if (m.test) {
       const scratch = await scratchAt(d, repo, commit);
-      const result = await d.runTest(m.test, scratch);
+      // A target that cannot be brought forward is looked for while the tests run (not before
+      // them: that would add its pass over the files to every merge); found, the merge is
+      // refused once they end.
+      const [result, busy] = await Promise.all([d.runTest(m.test, scratch), dirtyHolder(git, repo, m.into)]);
+      // What the tests left in the scratch worktree goes while the merge lands.
+      d.cleaned?.(git(["clean", "-ffdq"], { cwd: scratch }).then((r) => r.ok));
+      if (busy) return busy;
       if (result.exitCode !== 0) {
         return {
           status: "tests_failed",
@@ -112,7 +123,7 @@ export async function runMerge(d: MergeRunDeps, m: MergeJob): Promise<MergeOutco
 }
 
 /** The commits the branches point at (null for one that does not exist), in one git process. */
-async function tips(git: Git, repo: string, branches: string[]): Promise<(string | null)[]> {
+export async function tips(git: Git, repo: string, branches: string[]): Promise<(string | null)[]> {
   const refs = branches.map((b) => `refs/heads/${b}`);
   const out = await run(git, repo, ["for-each-ref", "--format=%(refname) %(objectname)", ...refs]);
   const at = new Map(
@@ -152,15 +163,26 @@ async function scratchAt(d: MergeRunDeps, repo: string, commit: string): Promise
   const { git } = d;
   const scratch = d.folders.scratch(repo);
   if (existsSync(join(scratch, ".git"))) {
+    const clean = (await d.isClean?.()) ?? false;
     const co = await git([...NO_HOOKS, "checkout", "-q", "-f", "--detach", commit], {
       cwd: scratch,
       timeoutMs: 10 * 60_000,
     });
-    if (co.ok && (await git(["clean", "-ffdq"], { cwd: scratch })).ok) return scratch;
+    if (co.ok && (clean || (await git(["clean", "-ffdq"], { cwd: scratch })).ok)) return scratch;
   }
-  // Missing or broken: made again.
+  // Missing or broken: made again — from the sessions' spare when one is ready (a checkout
+  // of the whole repository made ahead of time: only what differs is written now).
   await git(["worktree", "remove", "--force", "--force", scratch], { cwd: repo });
   rmSync(scratch, { recursive: true, force: true });
+  if (await d.takeSpare?.(scratch)) {
+    const co = await git([...NO_HOOKS, "checkout", "-q", "-f", "--detach", commit], {
+      cwd: scratch,
+      timeoutMs: 10 * 60_000,
+    });
+    if (co.ok) return scratch;
+    await git(["worktree", "remove", "--force", "--force", scratch], { cwd: repo });
+    rmSync(scratch, { recursive: true, force: true });
+  }
   await run(git, repo, [...NO_HOOKS, "worktree", "add", "-f", "--detach", "-q", scratch, commit], {
     timeoutMs: 10 * 60_000,
   });

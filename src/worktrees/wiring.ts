@@ -46,6 +46,8 @@ export interface EditRequest {
 export class WorktreeWiring {
   readonly worktrees: Worktrees;
   private ending = new Map<string, Promise<Removal | null>>();
+  /** Sessions that took a spare and have no reply yet → what makes the next spare. */
+  private firstReply = new Map<string, () => void>();
 
   constructor(private readonly d: WorktreeWiringDeps) {
     this.worktrees = new Worktrees({
@@ -58,8 +60,15 @@ export class WorktreeWiring {
       mask: (t) => d.mask(t),
       onOverlap: (o) => this.tell(o),
       onMergeSettled: (m: MergeView) => d.bus.emit({ type: "session.updated", sessionId: m.session }),
+      // The next spare is made once the session that took one has its first reply (at most 10 s).
+      spareAfter: (sessionId) =>
+        new Promise<void>((resolve) => {
+          this.firstReply.set(sessionId, resolve);
+          setTimeout(resolve, 10_000).unref();
+        }).finally(() => this.firstReply.delete(sessionId)),
     });
     d.bus.on((e) => {
+      if (e.type === "turn.ended") this.firstReply.get(e.sessionId)?.();
       if (e.type === "turn.ended") this.sawChange(e.sessionId);
       else if (e.type === "session.archived") this.end(e.sessionId, "archived");
       else if (e.type === "session.deleted") this.end(e.sessionId, "deleted");
@@ -84,19 +93,23 @@ export class WorktreeWiring {
   }
 
   /** A change the relay saw in the session's folder: its worktree (or the main folder it
-   * works in) is read again for overlaps. */
-  sawChange(sessionId: string): void {
+   * works in) is read again for overlaps — at `paths` (absolute, or relative to the session's
+   * folder) when the relay knows them (a write through it, a tool call's diff), else whole. */
+  sawChange(sessionId: string, paths?: readonly string[]): void {
     const w = this.worktrees;
     const row = w.lifecycle.store.get(sessionId);
-    const done = row && row.removed_at === null ? w.overlaps.changed(sessionId) : this.mainFolderChange(sessionId);
+    const s = paths ? this.d.session(sessionId) : undefined;
+    const abs = paths && s ? paths.map((p) => absoluteIn(s.cwd, p)) : undefined;
+    const done =
+      row && row.removed_at === null ? w.overlaps.changed(sessionId, abs) : this.mainFolderChange(sessionId, abs);
     done.catch((err) => console.error(`[worktrees] overlap check for ${sessionId}:`, err));
   }
 
-  private mainFolderChange(sessionId: string): Promise<unknown> {
+  private mainFolderChange(sessionId: string, paths?: string[]): Promise<unknown> {
     const s = this.d.session(sessionId);
     if (!s) return Promise.resolve();
     const repo = this.repoOfMainFolder(s.cwd);
-    return repo ? this.worktrees.overlaps.check(repo) : Promise.resolve();
+    return repo ? this.worktrees.overlaps.mainChanged(repo, paths?.map(safeResolve)) : Promise.resolve();
   }
 
   /** The repository whose main folder holds `cwd`, among those with live worktrees. */
@@ -185,7 +198,7 @@ export class WorktreeWiring {
     } finally {
       closeSync(fd);
     }
-    this.sawChange(sessionId);
+    this.sawChange(sessionId, [real]);
   }
 
   /** Why a CLI's permission request for an edit is refused (another session's claim), or null. */

@@ -28,6 +28,8 @@ export interface WorktreesDeps {
   mergeTestTimeoutMs?: number;
   onOverlap?(o: Overlap): void;
   onMergeSettled?(m: MergeView): void;
+  /** When the next spare may be made after `sessionId` took one (default: at once). */
+  spareAfter?(sessionId: string): Promise<void>;
 }
 
 export class Worktrees {
@@ -87,10 +89,13 @@ export class Worktrees {
   }
 
   async start(): Promise<void> {
+    for (const repo of new Set(this.lifecycle.store.live().map((w) => w.repo)))
+      void this.lifecycle.spares.warm(repo).catch(() => {});
     await this.merges.resume();
   }
 
   async close(): Promise<void> {
+    this.lifecycle.spares.stop();
     await this.merges.close();
   }
 }

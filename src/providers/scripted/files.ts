@@ -39,7 +39,8 @@ export async function writeFile(
     kind: "edit",
     status: "in_progress",
     locations: [{ path: abs }],
-    content: [{ type: "diff", path: rel, oldText, newText: content }],
+    // ACP's diff names the file by its absolute path, as its locations do.
+    content: [{ type: "diff", path: abs, oldText, newText: content }],
     rawInput: { path: abs, content },
   });
   let refused: string | null = null;

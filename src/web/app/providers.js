@@ -52,10 +52,28 @@ export class ProvidersSection {
       this.list,
     );
     this.settings = {};
+    // Settings answers can arrive out of order: a GET asked before a save may answer after
+    // the save did. Each answer has a ticket (a GET's is taken when it is asked, a save's
+    // when it answers); one older than the newest kept is dropped, not drawn over it.
+    this.asked = 0;
+    this.kept = 0;
+  }
+
+  /** A ticket for a settings GET about to be asked. */
+  ask() {
+    return ++this.asked;
+  }
+
+  /** Keeps `s` unless an answer newer than its ticket was kept already; false when dropped. */
+  take(s, ticket = this.ask()) {
+    if (ticket < this.kept) return false;
+    this.kept = ticket;
+    this.settings = s;
+    return true;
   }
 
   async refresh(settings) {
-    if (settings) this.settings = settings;
+    if (settings) this.take(settings);
     let providers;
     this.canCheck = true;
     try {
@@ -181,7 +199,7 @@ export class ProvidersSection {
     });
     const save = async (value) => {
       try {
-        this.settings = await this.ctx.call("PATCH", "/api/settings", { [key]: value });
+        this.take(await this.ctx.call("PATCH", "/api/settings", { [key]: value }));
         input.value = secret ? "" : (this.settings[key] ?? "");
         await this.refresh();
       } catch {}
@@ -224,9 +242,11 @@ export class ProvidersSection {
         onsubmit: async (e) => {
           e.preventDefault();
           try {
-            this.settings = await this.ctx.call("PATCH", "/api/settings", {
-              claudeApiMonthlyCapUsd: input.value === "" ? null : Number(input.value),
-            });
+            this.take(
+              await this.ctx.call("PATCH", "/api/settings", {
+                claudeApiMonthlyCapUsd: input.value === "" ? null : Number(input.value),
+              }),
+            );
             await this.refresh();
           } catch {}
         },

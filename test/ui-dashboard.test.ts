@@ -335,6 +335,26 @@ test("a word from a message or a waiting question finds it, highlighted, a page 
   }
 });
 
+test("a filter shows no waiting session it does not match, even one fetched on its own after the filtered list", async () => {
+  const { page, relay } = ui;
+  await relay.createSession({ title: "Platypus notes" });
+  await ui.open();
+  await page.getByLabel("Filter sessions").fill("platypus");
+  await sessionLink(page, (await relay.api("GET", "/api/sessions?query=Platypus")).json.sessions[0].id).waitFor();
+  // A question raised now is on no loaded page: the page fetches its session on its own.
+  const asker = await relay.createSession({ title: "Asks about lemurs" });
+  const fetched = page.waitForResponse((r) => r.url().includes(`query=${asker}`), { timeout: SLOW });
+  const asked = relay.say(asker, "/ask_user Which lemur? | Ring-tailed | Mouse", SLOW);
+  await (await fetched).finished();
+  // The page reads that answer and draws the list again in the tasks after it.
+  await page.evaluate(() => new Promise((r) => setTimeout(() => setTimeout(() => requestAnimationFrame(r), 0), 0)));
+  assert.equal(await sessionLink(page, asker).count(), 0, "the waiting session does not match the filter");
+  await page.getByLabel("Filter sessions").fill("");
+  await sessionLink(page, asker).waitFor();
+  await relay.api("POST", `/api/sessions/${asker}/stop`);
+  await asked.catch(() => undefined);
+});
+
 test("Ctrl-K switches sessions; Esc stops the running turn", async () => {
   const { page, relay } = ui;
   const target = await relay.createSession({ title: "Switch target" });

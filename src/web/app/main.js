@@ -292,10 +292,14 @@ function drawSidebar() {
   const f = state.filter.trim().toLowerCase();
   // Without paging the relay does not filter: the page does.
   const list = allSessions().filter((s) => state.scope === "all" || !s.archived);
-  const sessions =
-    !state.paged && f
-      ? list.filter((s) => `${s.title} ${s.model} ${s.provider} ${s.group?.name ?? ""}`.toLowerCase().includes(f))
-      : list;
+  const inPage = new Set(state.sessions.map((s) => s.id));
+  // The relay filters a paged list by title, id and folder; a waiting session fetched on its
+  // own (extra) is filtered here the same way, so a filter never shows one it does not match.
+  const sessions = !f
+    ? list
+    : state.paged
+      ? list.filter((s) => inPage.has(s.id) || `${s.title} ${s.id} ${s.cwd ?? ""}`.toLowerCase().includes(f))
+      : list.filter((s) => `${s.title} ${s.model} ${s.provider} ${s.group?.name ?? ""}`.toLowerCase().includes(f));
   const rest = sessions.filter((s) => !state.waiting.get(s.id)).length;
   renderSidebar(
     $("session-list"),

@@ -81,6 +81,24 @@ test("a need is notified once: raised again, or again after it went out, nothing
     assert.equal(kit.count("notify_notifications"), 1);
   }));
 
+test("a sent need still open keeps its key past the week's pruning (start-up raises what waits again); a settled one goes", () =>
+  withHook(async ({ hook, kit }) => {
+    // A budget card can wait for weeks; the restart raises every pending card again.
+    assert.equal(kit.notifier.raise(card("card_old", "ses_1", "Held")), true);
+    assert.equal(kit.notifier.raise(card("card_done", "ses_2", "Decided")), true);
+    await kit.advance(30_000);
+    await hook.received(2);
+    kit.notifier.settle("card:card_done");
+    await kit.advance(8 * 24 * 3_600_000);
+    // A notification going out prunes what is a week old.
+    assert.equal(kit.notifier.raise(card("card_new", "ses_3", "New")), true);
+    await hook.received(3);
+    assert.equal(kit.count("notify_items WHERE key = 'card:card_done'"), 0, "settled and old: gone");
+    assert.equal(kit.notifier.raise(card("card_old", "ses_1", "Held")), false, "still known: not sent again");
+    await kit.advance(3_600_000);
+    assert.equal(hook.http.requests.length, 3);
+  }));
+
 test("a card decided or expired before its notification is due is not notified", () =>
   withHook(async ({ hook, kit }) => {
     kit.notifier.raise(card("card_a", "ses_1", "Demo"));

@@ -37,7 +37,7 @@ import { makeIdentity, type IdentityOptions } from "./identity.ts";
 import { ownerToken } from "./owner-token.ts";
 import { buildNotify } from "../notify/notify.ts";
 import { installNotifyHooks } from "../notify/hooks.ts";
-import { noticeKey, noticeNeed } from "../notify/needs.ts";
+import type { Notifier } from "../notify/notifier.ts";
 import { cardView } from "../approvals/card-store.ts";
 import { fingerprintOf } from "../ops/tls.ts";
 import { ListenAddress } from "./address.ts";
@@ -115,7 +115,7 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     },
   });
   const { probes, workers } = providers;
-  const { holds } = buildBudgets({
+  const { holds, pendingNotices } = buildBudgets({
     db,
     clock,
     bus,
@@ -196,7 +196,7 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
   });
   const notifyHooks = installNotifyHooks({
     bus,
-    notifier: notify.notifier,
+    notifier: crashBeforeNeed(opts, notify.notifier),
     turnsDone: () => settings.get().notify.turnsDone,
     mask: (t) => secretMask.maskText(t),
     card: (id) => {
@@ -206,16 +206,11 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     question: (id) => questions.get(id),
     turn: (id) => sessions.turn(id),
     sessionTitle: (id) => sessions.get(id)?.title ?? null,
+    pendingCards: () => approvals.pending().map((c) => c.id),
+    pendingQuestions: () => questions.pending().map((q) => q.id),
+    pendingNotices,
   });
   bus.on((e) => e.type === "settings.updated" && notify.notifier.settingsChanged());
-  // A budget's 80 % notice reaches the owner's channels too (§10.4), keyed once per budget and
-  // period; one the owner dismissed before it went out (quiet hours) does not.
-  bus.on((e) => {
-    if (e.type === "budget.notice.dismissed") notify.notifier.settle(noticeKey(e.budget, e.period));
-    if (e.type !== "budget.notice") return;
-    const title = e.session ? (sessions.get(e.session)?.title ?? null) : null;
-    notify.notifier.raise(noticeNeed({ ...e, text: secretMask.maskText(e.text) }, title));
-  });
   // Served over https (--tls-cert): its certificate's SHA-256 fingerprint, which pairing tokens carry.
   const tlsFingerprint = opts.tls ? fingerprintOf(opts.tls.cert) : null;
   providers.listen();
@@ -286,4 +281,20 @@ export function buildRelay(opts: BuildOptions = {}): RelayApp {
     notify,
     notifyHooks,
   });
+}
+
+/** Test-only (with --test-clock): `OAR_TEST_CRASH_BEFORE_NEED=<key prefix>` (e.g. `card:`)
+ * SIGKILLs the relay when such a need is about to be recorded, after what raised it was
+ * committed: the crash window start-up's catch-up closes (test/notify-crash-window.test.ts). */
+function crashBeforeNeed(opts: BuildOptions, n: Notifier): Pick<Notifier, "raise" | "settle" | "store"> {
+  const prefix = opts.testClock ? process.env.OAR_TEST_CRASH_BEFORE_NEED : undefined;
+  if (!prefix) return n;
+  return {
+    store: n.store,
+    settle: (key) => n.settle(key),
+    raise: (need) => {
+      if (need.key.startsWith(prefix)) process.kill(process.pid, "SIGKILL");
+      return n.raise(need);
+    },
+  };
 }

@@ -35,7 +35,7 @@ export interface RelayParts {
   worktrees: Pick<Worktrees, "start" | "close">;
   address: ListenAddress;
   notify: Notify;
-  notifyHooks: { reconcile(): void };
+  notifyHooks: { startUp(): void };
 }
 
 /** One relay, built and wired (app/build.ts): the services its surfaces get, and its start
@@ -61,8 +61,9 @@ export class RelayApp {
     p.pairing.start();
     p.tasks.start();
     p.probes.startAll();
-    // Cards the restart expired are not notified; what fell due while down goes out now.
-    p.notifyHooks.reconcile();
+    // Cards the restart expired are not notified; what still waits and was never recorded (a
+    // kill between its commit and its need's record) is; what fell due while down goes out now.
+    p.notifyHooks.startUp();
     p.notify.notifier.start();
     await p.worktrees.start();
   }

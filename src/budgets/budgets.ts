@@ -237,6 +237,11 @@ export class Budgets {
 
   /** The notices the Inbox shows: not dismissed, of each budget's current period. */
   pendingNotices(): Notice[] {
+    return this.pendingWithPeriod().map((p) => p.notice);
+  }
+
+  /** The same, each with its period key (start-up's catch-up of their notifications). */
+  pendingWithPeriod(): { notice: Notice; period: string }[] {
     const now = this.d.clock.now();
     return this.notices.pending(
       new Map(this.d.settings.get().map((b) => [b.id, this.periods.span(b.period, now).key])),

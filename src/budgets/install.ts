@@ -1,4 +1,4 @@
-import type { Bus } from "../core/bus.ts";
+import type { Bus, BusEvent } from "../core/bus.ts";
 import type { Clock } from "../core/clock.ts";
 import type { SettingsStore } from "../core/settings.ts";
 import { PROVIDER_IDS } from "../core/provider-ids.ts";
@@ -9,6 +9,7 @@ import type { SessionStore } from "../sessions/session-store.ts";
 import type { TargetCheck } from "../core/budget-schema.ts";
 import { Budgets, type ReportedUsage } from "./budgets.ts";
 import { BudgetHolds } from "./holds.ts";
+import type { Notice } from "./notices.ts";
 
 // Budgets wired into a relay (docs/budgets.md): the `budgets` setting read through
 // parseBudgets with what its targets may name, the domain on the relay's store and clock,
@@ -45,17 +46,26 @@ export interface BudgetsWiring {
   cards: CardStore;
 }
 
-export function buildBudgets(d: BudgetsWiring): { budgets: Budgets; holds: BudgetHolds } {
+/** A notice as the bus tells it (`budget.notice`), with the session a session's budget names. */
+export type NoticeEvent = Omit<Extract<BusEvent, { type: "budget.notice" }>, "type">;
+
+export function buildBudgets(d: BudgetsWiring): {
+  budgets: Budgets;
+  holds: BudgetHolds;
+  /** The Inbox's notices (not dismissed, current periods) as the bus told them. */
+  pendingNotices(): NoticeEvent[];
+} {
+  const asEvent = (n: Notice, period: string): NoticeEvent => {
+    const b = d.settings.get().budgets.find((x) => x.id === n.budget);
+    const session = b?.scope === "session" ? (b.target ?? null) : null;
+    return { budget: n.budget, noticeId: n.id, period, text: n.text, session };
+  };
   const budgets = new Budgets({
     db: d.db,
     clock: d.clock,
     settings: { get: () => d.settings.get().budgets, set: (next) => d.settings.update({ budgets: next }) },
     sessionOf: (id) => d.sessions.get(id),
-    onNotice: (n, period) => {
-      const b = d.settings.get().budgets.find((x) => x.id === n.budget);
-      const session = b?.scope === "session" ? b.target : null;
-      d.bus.emit({ type: "budget.notice", budget: n.budget, noticeId: n.id, period, text: n.text, session });
-    },
+    onNotice: (n, period) => d.bus.emit({ type: "budget.notice", ...asEvent(n, period) }),
     onNoticeDismissed: (budget, period) => d.bus.emit({ type: "budget.notice.dismissed", budget, period }),
     nameOf: (scope, target) => {
       if (scope === "session") return d.sessions.get(target)?.title ?? null;
@@ -82,5 +92,9 @@ export function buildBudgets(d: BudgetsWiring): { budgets: Budgets; holds: Budge
       }
     },
   });
-  return { budgets, holds };
+  return {
+    budgets,
+    holds,
+    pendingNotices: () => budgets.pendingWithPeriod().map((p) => asEvent(p.notice, p.period)),
+  };
 }

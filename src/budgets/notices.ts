@@ -46,8 +46,9 @@ export class Notices {
     return r.changes ? { id, kind: "notice", budget: budgetId, text, createdAt: iso(now)! } : null;
   }
 
-  /** Not dismissed, of the periods given (budget id → its current period key), oldest first. */
-  pending(current: Map<string, string>): Notice[] {
+  /** Not dismissed, of the periods given (budget id → its current period key), oldest first;
+   * each with its period key (its notification's key). */
+  pending(current: Map<string, string>): { notice: Notice; period: string }[] {
     const one = sql(
       this.db,
       "SELECT * FROM budget_notices WHERE budget_id = ? AND period_key = ? AND dismissed_at IS NULL",
@@ -56,7 +57,7 @@ export class Notices {
     return rows
       .filter((r): r is NoticeRow => !!r)
       .sort((a, b) => a.created_at - b.created_at)
-      .map(view);
+      .map((r) => ({ notice: view(r), period: r.period_key }));
   }
 
   /** The notice's budget and period key (its notification's key). */

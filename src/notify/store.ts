@@ -157,7 +157,9 @@ export class NotifyStore {
     ) as DeliveryRow[];
   }
 
-  /** What is a week old and done with goes; a key must outlive its card, which waits an hour at most. */
+  /** What is a week old and done with goes. A key must outlive what it is about: start-up raises
+   * every card, question and notice still waiting (a budget card or a month's notice can wait
+   * for weeks), so their needs stay until settled; a turn's is never raised again. */
   prune(now: number): void {
     const before = now - 7 * DAY_MS;
     sql(this.db, "DELETE FROM notify_deliveries WHERE status != 'pending' AND ended_at < ?").run(before);
@@ -166,6 +168,10 @@ export class NotifyStore {
       `DELETE FROM notify_notifications WHERE created_at < ?
       AND NOT EXISTS (SELECT 1 FROM notify_deliveries d WHERE d.notification_id = notify_notifications.id)`,
     ).run(before);
-    sql(this.db, "DELETE FROM notify_items WHERE status != 'waiting' AND raised_at < ?").run(before);
+    sql(
+      this.db,
+      `DELETE FROM notify_items WHERE status != 'waiting' AND raised_at < ?
+      AND (ended_at IS NOT NULL OR kind IN ('turn_error', 'turn_done'))`,
+    ).run(before);
   }
 }

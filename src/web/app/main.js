@@ -153,7 +153,10 @@ const jobs = {
   },
   async settings() {
     if (state.view?.kind !== "settings") return;
-    state.view.ui.update(await ctx.call("GET", "/api/settings", undefined, { quiet: true }));
+    // The view asked for, with its ticket: an answer older than a save's is dropped there.
+    const ui = state.view.ui;
+    const ticket = ui.ask();
+    ui.update(await ctx.call("GET", "/api/settings", undefined, { quiet: true }), false, ticket);
   },
 };
 

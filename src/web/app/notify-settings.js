@@ -123,6 +123,7 @@ export class NotifySection {
     try {
       const s = await this.ctx.call("PATCH", "/api/settings", { notify: { [key]: value } }, { quiet: true });
       this.said.set(key, { ok: true, text: "Saved" });
+      this.saved?.(s);
       this.update(s.notify, true);
     } catch (e) {
       // The relay's words, naming the field as the page does; the stored value is put back.

@@ -37,10 +37,28 @@ export class ProvidersSection {
     this.el = h("section", { class: "providers", id: "providers", "aria-labelledby": "providers-title" },
       h("h3", { id: "providers-title", class: "panel-sub" }, "Providers"), this.note, this.list);
     this.settings = {};
+    // Settings answers can arrive out of order: a GET asked before a save may answer after
+    // the save did. Each answer has a ticket (a GET's is taken when it is asked, a save's
+    // when it answers); one older than the newest kept is dropped, not drawn over it.
+    this.asked = 0;
+    this.kept = 0;
+  }
+
+  /** A ticket for a settings GET about to be asked. */
+  ask() {
+    return ++this.asked;
+  }
+
+  /** Keeps `s` unless an answer newer than its ticket was kept already; false when dropped. */
+  take(s, ticket = this.ask()) {
+    if (ticket < this.kept) return false;
+    this.kept = ticket;
+    this.settings = s;
+    return true;
   }
 
   async refresh(settings) {
-    if (settings) this.settings = settings;
+    if (settings) this.take(settings);
     let providers;
     this.canCheck = true;
     try {
@@ -101,7 +119,7 @@ export class ProvidersSection {
     const input = h("input", { class: "input", id, type: secret ? "password" : "text", autocomplete: "off", placeholder: secret ? (set ? "**** (set)" : "not set") : "", value: secret ? "" : set ?? "" });
     const save = async (value) => {
       try {
-        this.settings = await this.ctx.call("PATCH", "/api/settings", { [key]: value });
+        this.take(await this.ctx.call("PATCH", "/api/settings", { [key]: value }));
         input.value = secret ? "" : this.settings[key] ?? "";
         await this.refresh();
       } catch {}
@@ -123,7 +141,7 @@ export class ProvidersSection {
     return h("form", { class: "prov-field", onsubmit: async (e) => {
       e.preventDefault();
       try {
-        this.settings = await this.ctx.call("PATCH", "/api/settings", { claudeApiMonthlyCapUsd: input.value === "" ? null : Number(input.value) });
+        this.take(await this.ctx.call("PATCH", "/api/settings", { claudeApiMonthlyCapUsd: input.value === "" ? null : Number(input.value) }));
         await this.refresh();
       } catch {}
     } },

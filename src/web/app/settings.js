@@ -31,6 +31,8 @@ export class SettingsView {
     this.providers = new ProvidersSection(ctx);
     this.usage = new UsageSection(ctx);
     this.notify = new NotifySection(ctx);
+    // Its saves' answers are the newest settings too: a GET asked before them is dropped.
+    this.notify.saved = (s) => this.providers.take(s);
     const jump = (id, label) => h("a", { class: "btn btn-small", href: `#settings`, onclick: (e) => {
       e.preventDefault();
       document.getElementById(id)?.scrollIntoView();
@@ -93,13 +95,21 @@ export class SettingsView {
     else input.value = s[f.key] == null ? "" : String(s[f.key]);
   }
 
-  update(s, force = false) {
+  /** A ticket for a GET /api/settings about to be asked (its answer goes to update()). */
+  ask() {
+    return this.providers.ask();
+  }
+
+  /** `ticket`: a GET's, from ask(); none for a save's answer. An answer older than one shown
+   * already (a GET asked before a save, answering after it) is dropped. */
+  update(s, force = false, ticket = undefined) {
+    if (!this.providers.take(s, ticket)) return;
     this.last = s;
     if (!this.loaded) {
       this.loaded = true;
-      this.providers.refresh(s);
+      this.providers.refresh();
       this.usage.refresh();
-    } else this.providers.settings = s;
+    }
     this.notify.update(s.notify, force);
     for (const f of FIELDS) {
       const input = this.inputs.get(f.key);

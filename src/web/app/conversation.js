@@ -18,7 +18,10 @@ const drafts = new Map();
 function timeline(d) {
   const extra = [
     ...d.cards.filter((c) => c.status !== "pending").map((c) => ({ at: c.createdAt, item: c })),
-    ...(d.questionHistory ?? []).map((q) => ({ at: q.createdAt, item: { ...q, id: `qh-${q.id}`, historyOf: "question" } })),
+    ...(d.questionHistory ?? []).map((q) => ({
+      at: q.createdAt,
+      item: { ...q, id: `qh-${q.id}`, historyOf: "question" },
+    })),
   ].sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
   const stopped = new Map((d.stoppedTurns ?? []).map((t) => [t.messageId, t]));
   const out = [];
@@ -32,8 +35,9 @@ function timeline(d) {
   return out.concat(extra.slice(i).map((x) => x.item));
 }
 
-const changesSig = (d) => d.messages.map((m) => (m.meta?.activity ?? []).filter((a) => a.diffs?.length).length).join(",")
-  + (d.worktree ? `|${JSON.stringify([d.overlaps, d.mergeQueue, d.merges?.[0]?.status, d.lastActivityAt])}` : "");
+const changesSig = (d) =>
+  d.messages.map((m) => (m.meta?.activity ?? []).filter((a) => a.diffs?.length).length).join(",") +
+  (d.worktree ? `|${JSON.stringify([d.overlaps, d.mergeQueue, d.merges?.[0]?.status, d.lastActivityAt])}` : "");
 
 export class ConversationView {
   constructor(ctx, id) {
@@ -49,7 +53,15 @@ export class ConversationView {
     this.scroller = h("div", { class: "conv-scroll" }, this.empty, this.log, this.inflight, this.waiting);
     this.tasks = h("div", { class: "tasks-slot" });
     this.composer = this.buildComposer();
-    this.el = h("section", { class: "conversation", "aria-labelledby": "conv-title" }, this.head, this.panel, this.scroller, this.tasks, this.composer);
+    this.el = h(
+      "section",
+      { class: "conversation", "aria-labelledby": "conv-title" },
+      this.head,
+      this.panel,
+      this.scroller,
+      this.tasks,
+      this.composer,
+    );
     this.openPanel = null;
     /** The Changes and Usage panels, toggled from the title bar. */
     this.panels = { toggle: (name) => this.togglePanel(name) };
@@ -64,13 +76,22 @@ export class ConversationView {
   drawPanel() {
     this.panel.hidden = !this.openPanel;
     if (!this.openPanel || !this.data) return this.panel.replaceChildren();
-    const close = h("button", { class: "btn btn-small panel-close", type: "button", "aria-label": "Close panel", onclick: () => {
-      this.openPanel = null;
-      this.drawPanel();
-      this.head.querySelectorAll("[aria-pressed=true]").forEach((b) => {
-        b.setAttribute("aria-pressed", "false");
-      });
-    } }, "Close");
+    const close = h(
+      "button",
+      {
+        class: "btn btn-small panel-close",
+        type: "button",
+        "aria-label": "Close panel",
+        onclick: () => {
+          this.openPanel = null;
+          this.drawPanel();
+          this.head.querySelectorAll("[aria-pressed=true]").forEach((b) => {
+            b.setAttribute("aria-pressed", "false");
+          });
+        },
+      },
+      "Close",
+    );
     if (this.openPanel === "changes") {
       // Redrawn only when the files it shows changed, so an open file stays open.
       const sig = changesSig(this.data);
@@ -78,7 +99,11 @@ export class ConversationView {
       this.panel.dataset.sig = sig;
       this.panel.dataset.kind = "changes";
       // A worktree session (contract §10.1) shows its branch, changes, overlaps and merges first.
-      this.panel.replaceChildren(close, ...(this.data.worktree ? [worktreeSection(this.data, this.ctx)] : []), changesPanel(this.data));
+      this.panel.replaceChildren(
+        close,
+        ...(this.data.worktree ? [worktreeSection(this.data, this.ctx)] : []),
+        changesPanel(this.data),
+      );
     } else if (this.panel.dataset.kind !== "usage") {
       this.panel.dataset.kind = "usage";
       this.panel.dataset.sig = "";
@@ -92,7 +117,10 @@ export class ConversationView {
 
   /** Esc: stop the running turn. */
   stop() {
-    return this.ctx.call("POST", `/api/sessions/${encodeURIComponent(this.id)}/stop`).then(() => this.ctx.changed({ sessionId: this.id }), () => {});
+    return this.ctx.call("POST", `/api/sessions/${encodeURIComponent(this.id)}/stop`).then(
+      () => this.ctx.changed({ sessionId: this.id }),
+      () => {},
+    );
   }
 
   /** Opened from a search hit: scroll to that message and mark it for a moment. */
@@ -112,7 +140,13 @@ export class ConversationView {
   }
 
   buildComposer() {
-    const input = h("textarea", { class: "input composer-input", rows: 2, placeholder: "Message the agent… (Enter sends, Shift+Enter for a new line)", "aria-label": "Message", value: drafts.get(this.id) ?? "" });
+    const input = h("textarea", {
+      class: "input composer-input",
+      rows: 2,
+      placeholder: "Message the agent… (Enter sends, Shift+Enter for a new line)",
+      "aria-label": "Message",
+      value: drafts.get(this.id) ?? "",
+    });
     const send = h("button", { class: "btn btn-primary", type: "submit" }, "Send");
     const form = h("form", { class: "composer", "aria-label": "Send a message" }, input, send);
     input.addEventListener("input", () => drafts.set(this.id, input.value));
@@ -189,12 +223,26 @@ export class ConversationView {
     this.drawPanel();
 
     this.empty.hidden = d.messages.length > 0 || !!d.inFlight || !!d.archived;
-    const render = (x) => (x.historyOf === "question" ? questionHistoryNode(x) : x.historyOf === "turn" ? turnOutcomeNode(x) : x.role ? messageNode(x, this.id) : cardOutcome(x));
+    const render = (x) =>
+      x.historyOf === "question"
+        ? questionHistoryNode(x)
+        : x.historyOf === "turn"
+          ? turnOutcomeNode(x)
+          : x.role
+            ? messageNode(x, this.id)
+            : cardOutcome(x);
     // Drawn again when the titles the page knows change (a line names a session by its title).
     const v = titlesVersion();
-    syncList(this.log, timeline(d), (x) => x.id, render, (x) => `${v}:${JSON.stringify(x)}`);
+    syncList(
+      this.log,
+      timeline(d),
+      (x) => x.id,
+      render,
+      (x) => `${v}:${JSON.stringify(x)}`,
+    );
     // The text on screen may already be ahead of this read (chunks that came after it was made).
-    const ahead = d.inFlight && this.live?.turnId === d.inFlight.turnId && this.live.text.length >= d.inFlight.text.length;
+    const ahead =
+      d.inFlight && this.live?.turnId === d.inFlight.turnId && this.live.text.length >= d.inFlight.text.length;
     this.live = d.inFlight ? { turnId: d.inFlight.turnId, text: ahead ? this.live.text : d.inFlight.text } : null;
     const waiting = [
       ...d.cards.filter((c) => c.status === "pending").map((c) => ({ kind: "card", id: c.id, item: c })),
@@ -206,14 +254,36 @@ export class ConversationView {
     this.model = d.model;
     this.inflight.replaceChildren(...(this.liveNode ? [this.liveNode] : []));
 
-    syncList(this.waiting, waiting, (w) => w.id, (w) => (w.kind === "card" ? approvalCard(w.item, this.ctx) : questionCard(w.item, this.ctx)));
+    syncList(
+      this.waiting,
+      waiting,
+      (w) => w.id,
+      (w) => (w.kind === "card" ? approvalCard(w.item, this.ctx) : questionCard(w.item, this.ctx)),
+    );
 
     tasksPanel(this.tasks, d, this.ctx);
 
     this.composer.hidden = !!d.archived;
     if (d.archived && !this.archivedNote) {
-      this.archivedNote = h("p", { class: "archived-note", role: "note" }, "This session is archived. Its history stays here; it takes no new messages until you ",
-        h("button", { class: "btn btn-small", type: "button", onclick: () => this.ctx.call("POST", `/api/sessions/${encodeURIComponent(this.id)}/unarchive`).then(() => this.ctx.changed({ sessionId: this.id, list: true }), () => {}) }, "Unarchive"), " it.");
+      this.archivedNote = h(
+        "p",
+        { class: "archived-note", role: "note" },
+        "This session is archived. Its history stays here; it takes no new messages until you ",
+        h(
+          "button",
+          {
+            class: "btn btn-small",
+            type: "button",
+            onclick: () =>
+              this.ctx.call("POST", `/api/sessions/${encodeURIComponent(this.id)}/unarchive`).then(
+                () => this.ctx.changed({ sessionId: this.id, list: true }),
+                () => {},
+              ),
+          },
+          "Unarchive",
+        ),
+        " it.",
+      );
       this.composer.after(this.archivedNote);
     } else if (!d.archived && this.archivedNote) {
       this.archivedNote.remove();

@@ -4,8 +4,22 @@
 import { h } from "./dom.js";
 
 /** "KEY=value" lines → { KEY: "value" }; args: one a line. */
-const parseEnv = (text) => Object.fromEntries(text.split("\n").map((l) => l.trim()).filter(Boolean).map((l) => [l.slice(0, l.indexOf("=") < 0 ? l.length : l.indexOf("=")), l.includes("=") ? l.slice(l.indexOf("=") + 1) : ""]));
-const parseArgs = (text) => text.split("\n").map((l) => l.trim()).filter(Boolean);
+const parseEnv = (text) =>
+  Object.fromEntries(
+    text
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .map((l) => [
+        l.slice(0, l.indexOf("=") < 0 ? l.length : l.indexOf("=")),
+        l.includes("=") ? l.slice(l.indexOf("=") + 1) : "",
+      ]),
+  );
+const parseArgs = (text) =>
+  text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
 
 export function customAgentsForm(ctx, settings, saved) {
   const list = settings.customAgents ?? [];
@@ -27,17 +41,61 @@ export function customAgentsForm(ctx, settings, saved) {
   const [command, commandField] = input("custom-command", "Command", { placeholder: "goose" });
   const [args, argsField] = input("custom-args", "Arguments (one a line)", { rows: 2, placeholder: "acp" });
   const [env, envField] = input("custom-env", "Environment (KEY=value a line; values are kept secret)", { rows: 2 });
-  const rows = list.map((a) => h("li", { class: "custom-agent" },
-    h("strong", {}, a.name), ` (${a.id}): `, h("code", {}, [a.command, ...a.args].join(" ")),
-    Object.keys(a.env).length ? h("span", { class: "field-help" }, ` env ${Object.keys(a.env).join(", ")}`) : null,
-    h("button", { class: "btn btn-small btn-danger-quiet", type: "button", "aria-label": `Remove ${a.name}`, onclick: () => save(list.filter((x) => x.id !== a.id)) }, "Remove")));
-  return h("section", { class: "custom-agents", "aria-labelledby": "custom-agents-title" },
+  const rows = list.map((a) =>
+    h(
+      "li",
+      { class: "custom-agent" },
+      h("strong", {}, a.name),
+      ` (${a.id}): `,
+      h("code", {}, [a.command, ...a.args].join(" ")),
+      Object.keys(a.env).length ? h("span", { class: "field-help" }, ` env ${Object.keys(a.env).join(", ")}`) : null,
+      h(
+        "button",
+        {
+          class: "btn btn-small btn-danger-quiet",
+          type: "button",
+          "aria-label": `Remove ${a.name}`,
+          onclick: () => save(list.filter((x) => x.id !== a.id)),
+        },
+        "Remove",
+      ),
+    ),
+  );
+  return h(
+    "section",
+    { class: "custom-agents", "aria-labelledby": "custom-agents-title" },
     h("h4", { id: "custom-agents-title" }, "Custom agents"),
-    h("p", { class: "field-help" }, "Any agent that speaks ACP (goose, Cursor's agent, Kimi, your own): it becomes a provider."),
+    h(
+      "p",
+      { class: "field-help" },
+      "Any agent that speaks ACP (goose, Cursor's agent, Kimi, your own): it becomes a provider.",
+    ),
     rows.length ? h("ul", {}, rows) : null,
-    h("form", { class: "custom-agent-form", onsubmit: (e) => {
-      e.preventDefault();
-      save([...list, { id: id.value.trim(), name: name.value.trim(), command: command.value.trim(), args: parseArgs(args.value), env: parseEnv(env.value) }]);
-    } }, idField, nameField, commandField, argsField, envField, h("button", { class: "btn btn-small", type: "submit" }, "Add agent")),
-    error);
+    h(
+      "form",
+      {
+        class: "custom-agent-form",
+        onsubmit: (e) => {
+          e.preventDefault();
+          save([
+            ...list,
+            {
+              id: id.value.trim(),
+              name: name.value.trim(),
+              command: command.value.trim(),
+              args: parseArgs(args.value),
+              env: parseEnv(env.value),
+            },
+          ]);
+        },
+      },
+      idField,
+      nameField,
+      commandField,
+      argsField,
+      envField,
+      h("button", { class: "btn btn-small", type: "submit" }, "Add agent"),
+    ),
+    error,
+  );
 }

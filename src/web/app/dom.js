@@ -101,7 +101,12 @@ export function icon(name, cls = "") {
 
 /** A button that copies text and says so for a moment. */
 export function copyButton(text, label = "Copy") {
-  const b = h("button", { class: "btn btn-small btn-copy", type: "button", "aria-label": label, title: label }, icon("copy"), h("span", { class: "copy-word" }, "Copy"));
+  const b = h(
+    "button",
+    { class: "btn btn-small btn-copy", type: "button", "aria-label": label, title: label },
+    icon("copy"),
+    h("span", { class: "copy-word" }, "Copy"),
+  );
   b.addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText(typeof text === "function" ? text() : text);
@@ -115,7 +120,13 @@ export function copyButton(text, label = "Copy") {
 }
 
 /** A "○ label" state dot with its meaning also as text for screen readers and tests. */
-export const STATE_LABEL = { running_turn: "running", background_only: "background work", idle: "idle", failed: "failed", waiting: "waiting for you" };
+export const STATE_LABEL = {
+  running_turn: "running",
+  background_only: "background work",
+  idle: "idle",
+  failed: "failed",
+  waiting: "waiting for you",
+};
 export function stateDot(state) {
   const label = STATE_LABEL[state] ?? state;
   return h("span", { class: `dot dot-${state}`, title: label, role: "img", "aria-label": `state: ${label}` });
@@ -124,10 +135,14 @@ export function stateDot(state) {
 /** What went wrong last in a session, in words, or null: its last turn failed, or its
  * last background task did (GET /api/sessions adds lastTurn and failedTask). */
 export function failureOf(s) {
-  if (s.lastTurn?.status === "error") return { kind: "turn", text: `last turn failed${s.lastTurn.error ? `: ${s.lastTurn.error}` : ""}` };
+  if (s.lastTurn?.status === "error")
+    return { kind: "turn", text: `last turn failed${s.lastTurn.error ? `: ${s.lastTurn.error}` : ""}` };
   const t = s.failedTask;
   if (t) {
-    return { kind: "task", text: `task “${t.description || t.taskId}” failed${t.exitCode != null ? ` (exit ${t.exitCode})` : ""}` };
+    return {
+      kind: "task",
+      text: `task “${t.description || t.taskId}” failed${t.exitCode != null ? ` (exit ${t.exitCode})` : ""}`,
+    };
   }
   return null;
 }

@@ -22,9 +22,19 @@ const catalog = Object.fromEntries(JSON.parse($("oar-catalog").textContent || "[
 
 const PAGE = 200;
 const state = {
-  sessions: [], scope: "active", filter: "", inbox: { questions: [], cards: [], notices: [] }, view: null, name: "OAR",
+  sessions: [],
+  scope: "active",
+  filter: "",
+  inbox: { questions: [], cards: [], notices: [] },
+  view: null,
+  name: "OAR",
   // Paging (contract §9.1) when the relay answers with nextCursor; else the whole list, drawn a window at a time.
-  paged: false, nextCursor: null, total: 0, shown: 100, needsOnly: false, emptyGroups: [],
+  paged: false,
+  nextCursor: null,
+  total: 0,
+  shown: 100,
+  needsOnly: false,
+  emptyGroups: [],
   /** Whether the list has been read once: until then nothing says "no sessions". */
   loaded: false,
   /** The open session keeps its place in the list while it is open (re-sorting must not move it away). */
@@ -40,7 +50,10 @@ function toast(text) {
   const t = $("toast");
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => (t.hidden = true), 10_000);
-  t.replaceChildren(h("span", {}, text), h("button", { class: "toast-x", type: "button", "aria-label": "Close", onclick: () => (t.hidden = true) }, "×"));
+  t.replaceChildren(
+    h("span", {}, text),
+    h("button", { class: "toast-x", type: "button", "aria-label": "Close", onclick: () => (t.hidden = true) }, "×"),
+  );
   t.hidden = false;
 }
 
@@ -119,7 +132,9 @@ const jobs = {
     const loaded = new Set(state.sessions.map((s) => s.id));
     const missing = [...state.waiting.keys()].filter((id) => !loaded.has(id) && !state.extra.has(id)).slice(0, 20);
     for (const id of missing) {
-      const r = await ctx.call("GET", `/api/sessions?scope=all&limit=5&query=${encodeURIComponent(id)}`, undefined, { quiet: true }).catch(() => null);
+      const r = await ctx
+        .call("GET", `/api/sessions?scope=all&limit=5&query=${encodeURIComponent(id)}`, undefined, { quiet: true })
+        .catch(() => null);
       const s = r?.sessions?.find((x) => x.id === id);
       if (s) state.extra.set(id, s);
     }
@@ -132,11 +147,15 @@ const jobs = {
       const d = await ctx.call("GET", `/api/sessions/${encodeURIComponent(id)}`, undefined, { quiet: true });
       if (currentSession() === id) state.view.ui.update(d);
     } catch (e) {
-      if (currentSession() === id && e.status === 404) showMessage("No such session", "It was deleted, or the link is wrong.");
+      if (currentSession() === id && e.status === 404)
+        showMessage("No such session", "It was deleted, or the link is wrong.");
     }
   },
   async inbox() {
-    const [q, c] = await Promise.all([ctx.call("GET", "/api/inbox", undefined, { quiet: true }), ctx.call("GET", "/api/cards", undefined, { quiet: true })]);
+    const [q, c] = await Promise.all([
+      ctx.call("GET", "/api/inbox", undefined, { quiet: true }),
+      ctx.call("GET", "/api/cards", undefined, { quiet: true }),
+    ]);
     state.inbox = { questions: q.questions, cards: c.cards, notices: q.notices ?? [] };
     const n = q.questions.length + c.cards.length + state.inbox.notices.length;
     const waiting = new Map();
@@ -190,10 +209,22 @@ setTitleLookup((id) => allSessions().find((s) => s.id === id)?.title ?? null);
 function notifyFor(e) {
   if (e.type === "card.created") {
     const text = e.card?.text ?? "A question waits for your answer.";
-    notify({ title: `Needs you · ${titleOf(e.sessionId)}`, body: text, tag: `card-${e.cardId}`, sessionId: e.sessionId, currentSession });
+    notify({
+      title: `Needs you · ${titleOf(e.sessionId)}`,
+      body: text,
+      tag: `card-${e.cardId}`,
+      sessionId: e.sessionId,
+      currentSession,
+    });
   } else if (e.type === "turn.ended" && e.byOwner) {
     const word = e.status === "done" ? "Finished" : e.status === "stopped" ? "Stopped" : "Failed";
-    notify({ title: `${word} · ${titleOf(e.sessionId)}`, body: "The turn you started has ended.", tag: `turn-${e.turnId}`, sessionId: e.sessionId, currentSession });
+    notify({
+      title: `${word} · ${titleOf(e.sessionId)}`,
+      body: "The turn you started has ended.",
+      tag: `turn-${e.turnId}`,
+      sessionId: e.sessionId,
+      currentSession,
+    });
   }
 }
 
@@ -211,7 +242,8 @@ function onEvent(e) {
     return;
   }
   if (e.type === "settings.updated") schedule("settings");
-  if (state.view?.kind === "schedules" && /^(schedule|subscription|session)\./.test(e.type)) state.view.ui.refreshSoon();
+  if (state.view?.kind === "schedules" && /^(schedule|subscription|session)\./.test(e.type))
+    state.view.ui.refreshSoon();
   if (String(e.type).startsWith("card.") || !e.sessionId) schedule("inbox");
   if (e.sessionId === currentSession() || !e.sessionId) schedule("detail");
   if (e.type !== "settings.updated") schedule("list");
@@ -260,18 +292,38 @@ function drawSidebar() {
   const f = state.filter.trim().toLowerCase();
   // Without paging the relay does not filter: the page does.
   const list = allSessions().filter((s) => state.scope === "all" || !s.archived);
-  const sessions = !state.paged && f ? list.filter((s) => `${s.title} ${s.model} ${s.provider} ${s.group?.name ?? ""}`.toLowerCase().includes(f)) : list;
+  const sessions =
+    !state.paged && f
+      ? list.filter((s) => `${s.title} ${s.model} ${s.provider} ${s.group?.name ?? ""}`.toLowerCase().includes(f))
+      : list;
   const rest = sessions.filter((s) => !state.waiting.get(s.id)).length;
-  renderSidebar($("session-list"), {
-    sessions: pinned(sessions), currentId: currentSession(), waiting: state.waiting, loaded: state.loaded, needsOnly: state.needsOnly, emptyGroups: f ? [] : state.emptyGroups,
-    shown: state.paged ? Infinity : state.shown, more: state.paged ? !!state.nextCursor : rest > state.shown, filterNote: state.filter.trim(),
-  }, sideCtx);
+  renderSidebar(
+    $("session-list"),
+    {
+      sessions: pinned(sessions),
+      currentId: currentSession(),
+      waiting: state.waiting,
+      loaded: state.loaded,
+      needsOnly: state.needsOnly,
+      emptyGroups: f ? [] : state.emptyGroups,
+      shown: state.paged ? Infinity : state.shown,
+      more: state.paged ? !!state.nextCursor : rest > state.shown,
+      filterNote: state.filter.trim(),
+    },
+    sideCtx,
+  );
 }
 
 function show(view) {
   state.view = view;
   $("main").replaceChildren(view.ui.el);
-  for (const [id, kind] of [["nav-inbox", "inbox"], ["nav-settings", "settings"], ["nav-new", "new"], ["nav-search", "search"], ["nav-watch", "schedules"]]) {
+  for (const [id, kind] of [
+    ["nav-inbox", "inbox"],
+    ["nav-settings", "settings"],
+    ["nav-new", "new"],
+    ["nav-search", "search"],
+    ["nav-watch", "schedules"],
+  ]) {
     if (view.kind === kind) $(id).setAttribute("aria-current", "page");
     else $(id).removeAttribute("aria-current");
   }
@@ -279,7 +331,10 @@ function show(view) {
 }
 
 function showMessage(title, text) {
-  show({ kind: "message", ui: { el: h("section", { class: "panel home" }, h("h2", { class: "panel-title" }, title), h("p", {}, text)) } });
+  show({
+    kind: "message",
+    ui: { el: h("section", { class: "panel home" }, h("h2", { class: "panel-title" }, title), h("p", {}, text)) },
+  });
 }
 
 function home() {
@@ -341,7 +396,10 @@ function signOut(why) {
 async function boot() {
   takeTokenFromUrl();
   // Both at once: the name for the title bar, and whether the token is taken.
-  const [health, check] = await Promise.allSettled([api("GET", "/api/health"), getToken() ? api("GET", "/api/settings") : Promise.resolve(null)]);
+  const [health, check] = await Promise.allSettled([
+    api("GET", "/api/health"),
+    getToken() ? api("GET", "/api/settings") : Promise.resolve(null),
+  ]);
   if (health.status === "fulfilled") {
     state.name = health.value.name;
     $("relay-name").textContent = `${health.value.name} · ${health.value.version}`;
@@ -390,7 +448,12 @@ document.addEventListener("keydown", (e) => {
     openSwitcher(ctx);
     return;
   }
-  if (e.key === "Escape" && !e.defaultPrevented && !document.querySelector("dialog[open]") && !e.target.closest?.(".conv-title-input, .menu-pop")) {
+  if (
+    e.key === "Escape" &&
+    !e.defaultPrevented &&
+    !document.querySelector("dialog[open]") &&
+    !e.target.closest?.(".conv-title-input, .menu-pop")
+  ) {
     if (state.view?.kind === "session" && state.view.ui.running) {
       e.preventDefault();
       state.view.ui.stop();

@@ -15,17 +15,21 @@ function colour(code) {
   const text = code.textContent;
   if (text.length > HIGHLIGHT_MAX) return;
   const lang = /language-([\w+-]+)/.exec(code.className)?.[1];
-  loadHljs().then((lib) => {
-    if (!code.isConnected && !code.parentNode) return;
-    const known = lang && lib.getLanguage(lang);
-    const r = known ? lib.highlight(text, { language: lang, ignoreIllegals: true }) : lib.highlightAuto(text);
-    if (!known && r.relevance < 5) return;
-    code.innerHTML = r.value;
-    code.classList.add("hljs");
-  }, () => {});
+  loadHljs().then(
+    (lib) => {
+      if (!code.isConnected && !code.parentNode) return;
+      const known = lang && lib.getLanguage(lang);
+      const r = known ? lib.highlight(text, { language: lang, ignoreIllegals: true }) : lib.highlightAuto(text);
+      if (!known && r.relevance < 5) return;
+      code.innerHTML = r.value;
+      code.classList.add("hljs");
+    },
+    () => {},
+  );
 }
 
-const escapeHtml = (s) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+const escapeHtml = (s) =>
+  s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 
 const marked = new Marked({
   gfm: true,
@@ -33,7 +37,8 @@ const marked = new Marked({
   renderer: {
     html: (token) => escapeHtml(token.text ?? token.raw ?? ""),
     // Remote images would load from anywhere; the CSP refuses them anyway: show the link.
-    image: (token) => `<a href="${escapeHtml(token.href ?? "")}">${escapeHtml(token.text || token.href || "image")}</a>`,
+    image: (token) =>
+      `<a href="${escapeHtml(token.href ?? "")}">${escapeHtml(token.text || token.href || "image")}</a>`,
   },
 });
 
@@ -44,7 +49,11 @@ DOMPurify.addHook("afterSanitizeAttributes", (node) => {
   }
 });
 
-const PURIFY = { RETURN_DOM_FRAGMENT: true, FORBID_TAGS: ["style", "form", "input", "button", "img", "iframe", "svg", "math"], FORBID_ATTR: ["style"] };
+const PURIFY = {
+  RETURN_DOM_FRAGMENT: true,
+  FORBID_TAGS: ["style", "form", "input", "button", "img", "iframe", "svg", "math"],
+  FORBID_ATTR: ["style"],
+};
 
 /** The reply's text as sanitized Markdown, in a div.md. */
 export function markdown(text) {
@@ -63,7 +72,10 @@ export function markdown(text) {
     const code = pre.querySelector("code");
     const box = h("div", { class: "code-block" });
     pre.replaceWith(box);
-    box.append(pre, copyButton(() => (code ?? pre).textContent, "Copy code"));
+    box.append(
+      pre,
+      copyButton(() => (code ?? pre).textContent, "Copy code"),
+    );
     if (code) colour(code);
   }
   return div;

@@ -6,14 +6,24 @@ import { withTitles } from "./titles.js";
 import { markdown } from "./markdown.js";
 import { activityNode, imagesNode, usageText } from "./activity.js";
 
-const ROLE_NAME = { user: "You", agent: "Agent", event: "Relay event", schedule: "Schedule", remote: "Agent on another relay" };
+const ROLE_NAME = {
+  user: "You",
+  agent: "Agent",
+  event: "Relay event",
+  schedule: "Schedule",
+  remote: "Agent on another relay",
+};
 const FOLD_CHARS = 3000;
 const FOLD_LINES = 40;
 
 /** "↗ from desk · Review: server/ · scripted-1" (seed §3), for prompts another agent sent. */
 export function fromBadge(from) {
   const who = [from.relay, from.title || from.session, from.model].filter(Boolean).join(" · ");
-  return h("span", { class: "badge badge-from", title: from.session ? `session ${from.session}` : null }, `↗ from ${who}`);
+  return h(
+    "span",
+    { class: "badge badge-from", title: from.session ? `session ${from.session}` : null },
+    `↗ from ${who}`,
+  );
 }
 
 /** The agent's reply: Markdown, with each scripted `tool: {json}` line shown as one relay_tool line (seed §3). */
@@ -45,12 +55,20 @@ function fieldsNode(r, depth = 0) {
     if (Array.isArray(v)) {
       if (!v.length) return "none";
       if (v.every((x) => x === null || typeof x !== "object")) return withTitles(v.filter((x) => x != null).join(", "));
-      return h("ol", { class: "tool-list" }, v.slice(0, 20).map((x) => h("li", {}, x && typeof x === "object" ? deeper(x) : withTitles(String(x)))),
-        v.length > 20 ? h("li", { class: "field-help" }, `and ${v.length - 20} more`) : null);
+      return h(
+        "ol",
+        { class: "tool-list" },
+        v.slice(0, 20).map((x) => h("li", {}, x && typeof x === "object" ? deeper(x) : withTitles(String(x)))),
+        v.length > 20 ? h("li", { class: "field-help" }, `and ${v.length - 20} more`) : null,
+      );
     }
     return typeof v === "object" ? deeper(v) : withTitles(String(v));
   };
-  return h("dl", { class: "tool-fields" }, shown.map(([k, v]) => [h("dt", {}, k.replace(/_/g, " ")), h("dd", {}, val(v))]));
+  return h(
+    "dl",
+    { class: "tool-fields" },
+    shown.map(([k, v]) => [h("dt", {}, k.replace(/_/g, " ")), h("dd", {}, val(v))]),
+  );
 }
 
 function toolLine(line) {
@@ -63,10 +81,15 @@ function toolLine(line) {
     return null;
   }
   const ok = r.ok !== false;
-  const what = withTitles(r.summary ?? (ok ? `relay_tool on ${r.relay ?? "this relay"}` : `${r.code ?? "error"}: ${r.error ?? ""}`));
-  return h("details", { class: `tool-call ${ok ? "" : "tool-failed"}` },
+  const what = withTitles(
+    r.summary ?? (ok ? `relay_tool on ${r.relay ?? "this relay"}` : `${r.code ?? "error"}: ${r.error ?? ""}`),
+  );
+  return h(
+    "details",
+    { class: `tool-call ${ok ? "" : "tool-failed"}` },
     h("summary", {}, icon("radio-tower", "tool-icon"), h("span", { class: "tool-title" }, what)),
-    fieldsNode(r));
+    fieldsNode(r),
+  );
 }
 
 /** A prompt from an agent starts with its "[Prompt from an agent …]" line: shown dimmed, the badge says it already. */
@@ -74,7 +97,10 @@ function promptBody(text, from) {
   const body = h("div", { class: "msg-body" });
   const nl = text.indexOf("\n");
   if (from && text.startsWith("[") && nl > 0) {
-    body.append(h("p", { class: "msg-preamble" }, text.slice(0, nl)), h("p", { class: "msg-text" }, text.slice(nl + 1)));
+    body.append(
+      h("p", { class: "msg-preamble" }, text.slice(0, nl)),
+      h("p", { class: "msg-text" }, text.slice(nl + 1)),
+    );
   } else body.append(h("p", { class: "msg-text" }, text));
   return body;
 }
@@ -88,12 +114,18 @@ function compact(m, iconName) {
   const news = withTitles((body[0] ?? lines[0]).replace(/^\[relay event\] /, "").replace(/^- /, ""));
   const sched = m.role === "schedule" && header ? /"([^"]*)"/.exec(header)?.[1] : null;
   const more = body.length > 1 ? body.length - 1 : 0;
-  const head = [icon(iconName, "compact-icon"), h("span", { class: "auto-tag" }, m.role === "schedule" ? "schedule" : "relay event"),
+  const head = [
+    icon(iconName, "compact-icon"),
+    h("span", { class: "auto-tag" }, m.role === "schedule" ? "schedule" : "relay event"),
     h("span", { class: "compact-text", title: body.join("\n") || lines[0] }, sched ? `${sched}: ${news}` : news),
     more ? h("span", { class: "field-help" }, `+${more} more`) : null,
-    h("time", { class: "msg-time", datetime: m.createdAt }, fmtTime(m.createdAt))];
-  return h("div", { class: `msg msg-compact msg-auto msg-${m.role}`, role: "article", "aria-label": ROLE_NAME[m.role] ?? m.role },
-    h("details", {}, h("summary", {}, head), h("pre", { class: "compact-more" }, withTitles(m.text))));
+    h("time", { class: "msg-time", datetime: m.createdAt }, fmtTime(m.createdAt)),
+  ];
+  return h(
+    "div",
+    { class: `msg msg-compact msg-auto msg-${m.role}`, role: "article", "aria-label": ROLE_NAME[m.role] ?? m.role },
+    h("details", {}, h("summary", {}, head), h("pre", { class: "compact-more" }, withTitles(m.text))),
+  );
 }
 
 /** A long body shows its start and a button that opens the rest. */
@@ -102,7 +134,11 @@ function foldable(body, text) {
   if (text.length <= FOLD_CHARS && lines <= FOLD_LINES) return [body];
   body.classList.add("folded");
   const size = text.length > 10_000 ? `${Math.round(text.length / 1024)} KB` : `${lines} lines`;
-  const btn = h("button", { class: "btn btn-small btn-fold", type: "button", "aria-expanded": "false" }, `Show all (${size})`);
+  const btn = h(
+    "button",
+    { class: "btn btn-small btn-fold", type: "button", "aria-expanded": "false" },
+    `Show all (${size})`,
+  );
   btn.addEventListener("click", () => {
     const open = body.classList.toggle("folded") === false;
     btn.setAttribute("aria-expanded", String(open));
@@ -111,7 +147,10 @@ function foldable(body, text) {
   return [body, btn];
 }
 
-const OUTCOME_NOTE = { stopped: ["square", "Stopped: the reply ended here."], error: ["triangle-alert", "The turn ended with an error"] };
+const OUTCOME_NOTE = {
+  stopped: ["square", "Stopped: the reply ended here."],
+  error: ["triangle-alert", "The turn ended with an error"],
+};
 
 export function messageNode(m, sessionId) {
   if (m.role === "event") return compact(m, "radio");
@@ -121,58 +160,124 @@ export function messageNode(m, sessionId) {
   // A prompt an agent sent is not yours: the label names the agent, the badge where it came from.
   const who = m.from ? `Agent · ${m.from.title || m.from.session}` : ROLE_NAME[role];
   const usage = usageText(meta.usage);
-  const head = h("div", { class: "msg-meta" },
+  const head = h(
+    "div",
+    { class: "msg-meta" },
     h("span", { class: "msg-who" }, who),
     m.model ? h("span", { class: "msg-model" }, m.model) : null,
     m.from ? fromBadge(m.from) : null,
     usage ? h("span", { class: "msg-usage", title: "Tokens and cost of this turn" }, usage) : null,
-    h("time", { class: "msg-time", datetime: m.createdAt }, fmtTime(m.createdAt)));
+    h("time", { class: "msg-time", datetime: m.createdAt }, fmtTime(m.createdAt)),
+  );
   // A failed turn's reply ends with "Error: …", which the note below says once.
-  const text = m.error && m.text.endsWith(`Error: ${m.error}`) ? m.text.slice(0, -`Error: ${m.error}`.length).trimEnd() : m.text;
+  const text =
+    m.error && m.text.endsWith(`Error: ${m.error}`) ? m.text.slice(0, -`Error: ${m.error}`.length).trimEnd() : m.text;
   const body = role === "agent" ? agentBody(text) : promptBody(text, m.from);
   const status = m.status ?? (m.error ? "error" : null);
-  const note = status === "stopped" ? h("p", { class: "msg-outcome", role: "note" }, icon("square"), OUTCOME_NOTE.stopped[1])
-    : m.error ? h("p", { class: "msg-error", role: "note" }, icon("triangle-alert"), `The turn ended with an error: ${m.error}`) : null;
-  return h("article", { class: `msg msg-${role}${m.from ? " msg-from" : ""}`, "aria-label": `${who} message` },
+  const note =
+    status === "stopped"
+      ? h("p", { class: "msg-outcome", role: "note" }, icon("square"), OUTCOME_NOTE.stopped[1])
+      : m.error
+        ? h(
+            "p",
+            { class: "msg-error", role: "note" },
+            icon("triangle-alert"),
+            `The turn ended with an error: ${m.error}`,
+          )
+        : null;
+  return h(
+    "article",
+    { class: `msg msg-${role}${m.from ? " msg-from" : ""}`, "aria-label": `${who} message` },
     head,
     role === "agent" ? activityNode(meta.activity) : null,
     // A reply is its agent's conclusion: shown whole. Long prompts fold.
     ...(role === "agent" ? (text.trim() ? [body] : []) : foldable(body, text)),
     role === "agent" && sessionId ? imagesNode(sessionId, meta.images) : null,
-    note);
+    note,
+  );
 }
 
 /** A turn that ended without a reply message: stopped before it wrote, or failed. */
 export function turnOutcomeNode(t) {
   const [iconName, word] = OUTCOME_NOTE[t.status] ?? ["circle-x", t.status];
-  return h("div", { class: `msg msg-compact turn-outcome outcome-${t.status}`, role: "note", "aria-label": t.status === "stopped" ? "Turn stopped" : "Turn failed" },
-    h("div", { class: "compact-line" }, icon(iconName, "compact-icon"),
-      h("span", { class: "compact-text" }, t.status === "stopped" ? "Stopped before the agent replied." : `${word}${t.error ? `: ${t.error}` : ""}`),
-      h("time", { class: "msg-time", datetime: t.endedAt }, fmtTime(t.endedAt))));
+  return h(
+    "div",
+    {
+      class: `msg msg-compact turn-outcome outcome-${t.status}`,
+      role: "note",
+      "aria-label": t.status === "stopped" ? "Turn stopped" : "Turn failed",
+    },
+    h(
+      "div",
+      { class: "compact-line" },
+      icon(iconName, "compact-icon"),
+      h(
+        "span",
+        { class: "compact-text" },
+        t.status === "stopped" ? "Stopped before the agent replied." : `${word}${t.error ? `: ${t.error}` : ""}`,
+      ),
+      h("time", { class: "msg-time", datetime: t.endedAt }, fmtTime(t.endedAt)),
+    ),
+  );
 }
 
-const Q_OUTCOME = { answered: "answered", dismissed: "dismissed", withdrawn: "withdrawn by the agent", ended: "ended unanswered" };
+const Q_OUTCOME = {
+  answered: "answered",
+  dismissed: "dismissed",
+  withdrawn: "withdrawn by the agent",
+  ended: "ended unanswered",
+};
 
 /** A question that no longer waits: what was asked and what you answered. */
 export function questionHistoryNode(q) {
-  const answer = q.status === "answered" ? ` → ${q.choice ?? ""}${q.choice && q.answer ? " · " : ""}${q.answer ?? ""}` : "";
-  return h("details", { class: `msg msg-compact q-history q-${q.status}`, role: "note", "aria-label": `Question ${Q_OUTCOME[q.status] ?? q.status}` },
-    h("summary", { class: "compact-line" }, icon("circle-help", "compact-icon"),
+  const answer =
+    q.status === "answered" ? ` → ${q.choice ?? ""}${q.choice && q.answer ? " · " : ""}${q.answer ?? ""}` : "";
+  return h(
+    "details",
+    {
+      class: `msg msg-compact q-history q-${q.status}`,
+      role: "note",
+      "aria-label": `Question ${Q_OUTCOME[q.status] ?? q.status}`,
+    },
+    h(
+      "summary",
+      { class: "compact-line" },
+      icon("circle-help", "compact-icon"),
       h("span", { class: "compact-text" }, `${q.question} — ${Q_OUTCOME[q.status] ?? q.status}${answer}`),
-      h("time", { class: "msg-time" }, fmtTime(q.endedAt ?? q.createdAt))),
-    h("div", { class: "q-detail" },
-      q.options?.length ? h("p", {}, `Options: ${q.options.join(" · ")}${q.recommendation ? ` (recommended: ${q.recommendation})` : ""}`) : null,
+      h("time", { class: "msg-time" }, fmtTime(q.endedAt ?? q.createdAt)),
+    ),
+    h(
+      "div",
+      { class: "q-detail" },
+      q.options?.length
+        ? h(
+            "p",
+            {},
+            `Options: ${q.options.join(" · ")}${q.recommendation ? ` (recommended: ${q.recommendation})` : ""}`,
+          )
+        : null,
       q.detail ? h("p", {}, q.detail) : null,
-      q.via ? h("p", {}, `Answered on relay ${q.via}`) : null));
+      q.via ? h("p", {}, `Answered on relay ${q.via}`) : null,
+    ),
+  );
 }
 
 /** The reply being written right now (inFlight); its body is replaced as chunks arrive. */
 export function inFlightNode(inFlight, model) {
   const body = h("div", { class: "inflight-body" }, inFlight.text ? agentBody(inFlight.text) : null);
-  const node = h("article", { class: "msg msg-agent msg-inflight", "aria-label": "Reply in progress", "aria-busy": "true" },
-    h("div", { class: "msg-meta" }, h("span", { class: "msg-who" }, "Agent"), model ? h("span", { class: "msg-model" }, model) : null,
-      h("span", { class: "typing", "aria-hidden": "true" }, h("i"), h("i"), h("i")), h("span", { class: "msg-time" }, "writing…")),
-    body);
+  const node = h(
+    "article",
+    { class: "msg msg-agent msg-inflight", "aria-label": "Reply in progress", "aria-busy": "true" },
+    h(
+      "div",
+      { class: "msg-meta" },
+      h("span", { class: "msg-who" }, "Agent"),
+      model ? h("span", { class: "msg-model" }, model) : null,
+      h("span", { class: "typing", "aria-hidden": "true" }, h("i"), h("i"), h("i")),
+      h("span", { class: "msg-time" }, "writing…"),
+    ),
+    body,
+  );
   node.body = body;
   return node;
 }

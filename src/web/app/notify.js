@@ -11,8 +11,16 @@ const KEY = "oar.notify";
 const PUSH = "oar.push";
 const wanted = () => localStorage.getItem(KEY) === "on";
 const allowed = () => typeof Notification !== "undefined" && Notification.permission === "granted";
-const pushable = () => typeof navigator !== "undefined" && "serviceWorker" in navigator && typeof PushManager !== "undefined" && isSecureContext;
-const b64u = (buf) => btoa(String.fromCharCode(...new Uint8Array(buf))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+const pushable = () =>
+  typeof navigator !== "undefined" &&
+  "serviceWorker" in navigator &&
+  typeof PushManager !== "undefined" &&
+  isSecureContext;
+const b64u = (buf) =>
+  btoa(String.fromCharCode(...new Uint8Array(buf)))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 
 /** Registers the service worker and subscribes with the relay's VAPID key (again when the key
  * changed), then gives the relay the subscription. */
@@ -21,7 +29,7 @@ export async function subscribePush(api) {
   await navigator.serviceWorker.ready;
   const { key } = await api("GET", "/api/push/key");
   let sub = await reg.pushManager.getSubscription();
-  if (sub && sub.options?.applicationServerKey && b64u(sub.options.applicationServerKey) !== key) {
+  if (sub?.options?.applicationServerKey && b64u(sub.options.applicationServerKey) !== key) {
     await sub.unsubscribe();
     sub = null;
   }
@@ -47,8 +55,20 @@ export function notifyButton(api) {
   const draw = () => {
     const on = wanted() && allowed();
     btn.setAttribute("aria-pressed", String(on));
-    btn.replaceChildren(icon(on ? "bell" : "bell-off"), h("span", { class: "notify-label" }, on ? "Notifications on" : "Notify me"));
-    btn.title = typeof Notification === "undefined" ? "This browser has no desktop notifications" : Notification.permission === "denied" ? "The browser blocks notifications for this page" : pushable() ? (pushFailed && wanted() ? `Notifications while this page is open only: push could not be set up (${pushFailed})` : "") : "Notifications while this page is open; with the page closed it needs https (README: reaching a relay from a phone)";
+    btn.replaceChildren(
+      icon(on ? "bell" : "bell-off"),
+      h("span", { class: "notify-label" }, on ? "Notifications on" : "Notify me"),
+    );
+    btn.title =
+      typeof Notification === "undefined"
+        ? "This browser has no desktop notifications"
+        : Notification.permission === "denied"
+          ? "The browser blocks notifications for this page"
+          : pushable()
+            ? pushFailed && wanted()
+              ? `Notifications while this page is open only: push could not be set up (${pushFailed})`
+              : ""
+            : "Notifications while this page is open; with the page closed it needs https (README: reaching a relay from a phone)";
   };
   btn.addEventListener("click", async () => {
     if (wanted() && allowed()) {
@@ -76,7 +96,8 @@ export function notifyButton(api) {
 export function notify({ title, body, tag, sessionId, currentSession }) {
   // Subscribed to push: the relay's notification (with its buttons) comes through the worker.
   if (!wanted() || !allowed() || localStorage.getItem(PUSH) === "on") return;
-  if (sessionId && sessionId === currentSession() && document.visibilityState === "visible" && document.hasFocus()) return;
+  if (sessionId && sessionId === currentSession() && document.visibilityState === "visible" && document.hasFocus())
+    return;
   try {
     const n = new Notification(title, { body, tag });
     n.onclick = () => {

@@ -40,7 +40,11 @@ export async function actOn(data, action) {
   if (!card || !action) return { open: data?.url ?? "/" };
   const plain = card.options.length === 2 && card.options[0].id === "allow" && card.options[1].id === "deny";
   const body = { actionToken: card.actionToken, ...(plain ? { decision: action } : { optionId: action }) };
-  const res = await fetch(`/api/cards/${encodeURIComponent(card.id)}/act`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(`/api/cards/${encodeURIComponent(card.id)}/act`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   const json = await res.json().catch(() => ({}));
   return res.ok ? { ok: true, status: json.status } : { ok: false, error: json.error ?? `HTTP ${res.status}` };
 }

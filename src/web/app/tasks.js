@@ -17,9 +17,23 @@ export function tasksPanel(slot, d, ctx) {
   const key = JSON.stringify(tasks);
   if (slot.dataset.key === key) return;
   slot.dataset.key = key;
-  const details = h("details", { class: "tasks", open: open.has(d.id) || running > 0 },
-    h("summary", {}, `Tasks · ${running} running · ${tasks.length - running} finished`, tasks.some((t) => t.status === "failed") ? h("span", { class: "task-failed-note" }, ` · ${tasks.filter((t) => t.status === "failed").length} failed`) : null),
-    h("ul", { class: "task-list" }, tasks.map((t) => taskRow(d.id, t, ctx))));
+  const details = h(
+    "details",
+    { class: "tasks", open: open.has(d.id) || running > 0 },
+    h(
+      "summary",
+      {},
+      `Tasks · ${running} running · ${tasks.length - running} finished`,
+      tasks.some((t) => t.status === "failed")
+        ? h("span", { class: "task-failed-note" }, ` · ${tasks.filter((t) => t.status === "failed").length} failed`)
+        : null,
+    ),
+    h(
+      "ul",
+      { class: "task-list" },
+      tasks.map((t) => taskRow(d.id, t, ctx)),
+    ),
+  );
   details.addEventListener("toggle", () => (details.open ? open.add(d.id) : open.delete(d.id)));
   slot.replaceChildren(details);
 }
@@ -57,10 +71,25 @@ function taskRow(sessionId, t, ctx) {
   const path = `/api/sessions/${encodeURIComponent(sessionId)}/tasks/${encodeURIComponent(t.taskId)}/output?lines=500`;
   let c = consoles.get(k);
   if (!c) {
-    c = { pre: h("pre", { class: "task-output", hidden: true, tabindex: 0, role: "log", "aria-label": `Output of ${t.description || t.taskId}` }), timer: null, running: true, first: true };
+    c = {
+      pre: h("pre", {
+        class: "task-output",
+        hidden: true,
+        tabindex: 0,
+        role: "log",
+        "aria-label": `Output of ${t.description || t.taskId}`,
+      }),
+      timer: null,
+      running: true,
+      first: true,
+    };
     consoles.set(k, c);
   }
-  const button = h("button", { class: "btn btn-small", type: "button", "aria-expanded": String(!c.pre.hidden) }, c.pre.hidden ? "Output" : "Close output");
+  const button = h(
+    "button",
+    { class: "btn btn-small", type: "button", "aria-expanded": String(!c.pre.hidden) },
+    c.pre.hidden ? "Output" : "Close output",
+  );
   button.addEventListener("click", async () => {
     if (!c.pre.hidden) {
       c.pre.hidden = true;
@@ -80,11 +109,14 @@ function taskRow(sessionId, t, ctx) {
     read(c, path, ctx);
   } else if (!c.pre.hidden && t.status === "running" && !c.timer) follow(c, path, ctx);
   const status = t.status === "running" ? "running" : `${t.status}${t.exitCode != null ? ` (exit ${t.exitCode})` : ""}`;
-  return h("li", { class: `task task-${t.status}` },
+  return h(
+    "li",
+    { class: `task task-${t.status}` },
     icon(t.status === "failed" ? "triangle-alert" : t.type === "subagent" ? "bot" : "cog"),
     h("span", { class: "task-desc" }, t.description || t.taskId),
     h("span", { class: "task-status" }, status),
     h("span", { class: "task-time" }, fmtTime(t.startedAt)),
     t.output ? button : null,
-    c.pre);
+    c.pre,
+  );
 }

@@ -14,11 +14,12 @@ export function titlesChanged() {
 export const titlesVersion = () => version;
 /** A line as the page tells it: "ses_…" becomes “Title” where the title is known, and an ISO
  * time the relay wrote becomes the page's one local form. */
-export const withTitles = (text) => String(text)
-  // 'session "Title" (ses_…)': the title says it already.
-  .replace(/("[^"\n]*") \((ses_[a-z0-9]+)\)/g, "$1")
-  .replace(/\b(?:session )?(ses_[a-z0-9]+)\b/g, (all, id) => {
-    const t = titleOf(id);
-    return t ? `session “${t}”` : all;
-  })
-  .replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z\b/g, (iso) => fmtTime(iso) || iso);
+export const withTitles = (text) =>
+  String(text)
+    // 'session "Title" (ses_…)': the title says it already.
+    .replace(/("[^"\n]*") \((ses_[a-z0-9]+)\)/g, "$1")
+    .replace(/\b(?:session )?(ses_[a-z0-9]+)\b/g, (all, id) => {
+      const t = titleOf(id);
+      return t ? `session “${t}”` : all;
+    })
+    .replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z\b/g, (iso) => fmtTime(iso) || iso);

@@ -284,6 +284,34 @@ test("asking for a merge that cannot be made is refused at once and queues nothi
   await refusal(w.merges.wait("mrg_nope", 0)).then((e) => assert.equal(e.code, "REMOTE_RELAY_NOT_FOUND"));
 });
 
+test("merges asked at once read into's folder once between them (parallel agents asking together), and all land", async () => {
+  const repo = makeRepo(FILES);
+  const clock = new ManualClock(Date.parse("2026-12-01T10:00:00Z"));
+  const deps = domainDeps(clock);
+  // The real git, counting the status reads of the main folder (where main is checked out).
+  let mainReads = 0;
+  const git: typeof deps.git = (args, opts) => {
+    if (opts?.cwd === repo && args.includes("status")) mainReads++;
+    return deps.git(args, opts);
+  };
+  const w = new Worktrees({ ...deps, git, relayName: "desk", titleOf: (id) => `Title of ${id}` });
+  const ids = ["ses_aaaaaaaaaaaa", "ses_bbbbbbbbbbbb", "ses_cccccccccccc"];
+  for (const id of ids) {
+    const v = await w.lifecycle.create(await w.lifecycle.plan(repo), { id, title: id.slice(4, 8) });
+    write(v.path, `${id}.txt`, `${id}\n`);
+    commitAll(v.path, id);
+  }
+  mainReads = 0;
+  const asked = await Promise.all(ids.map((session) => w.merges.ask({ session })));
+  assert.equal(mainReads, 1);
+  const done = await Promise.all(asked.map((a) => w.merges.wait(a.mergeId, clock.now() + 3_600_000)));
+  assert.deepEqual(
+    done.map((d) => d.status),
+    ["merged", "merged", "merged"],
+  );
+  for (const id of ids) assert.equal(readFileSync(join(repo, `${id}.txt`), "utf8"), `${id}\n`);
+});
+
 test("a merge into a branch no folder has moves the branch alone; uncommitted work is left out with a note", async () => {
   const { repo, w, wts, forever } = await setup(["ses_aaaaaaaaaaaa"]);
   g(repo, "branch", "release");

@@ -222,3 +222,40 @@ test("a change at known paths is told while a whole read runs, and that read (ol
     "the whole read, older, keeps y.ts as the read at its path saw it",
   );
 });
+
+test("a whole read (a turn's end) runs git at the lowest CPU priority; a read at known paths does not; both find the overlap", async () => {
+  const repo = makeRepo({ "README.md": "hi\n", "src/x.ts": "x\n" });
+  const deps = domainDeps();
+  // The real git, noting which status reads asked for the background priority.
+  const reads: { folder: string; paths: boolean; background: boolean }[] = [];
+  const git: typeof deps.git = (args, opts) => {
+    if (args.includes("status"))
+      reads.push({ folder: opts?.cwd ?? "", paths: args.includes("--"), background: opts?.background === true });
+    return deps.git(args, opts);
+  };
+  const told: Overlap[] = [];
+  const w = new Worktrees({ ...deps, git, relayName: "desk", titleOf: () => null, onOverlap: (o) => told.push(o) });
+  const a = await w.lifecycle.create(await w.lifecycle.plan(repo), { id: "ses_aaaaaaaaaaaa", title: "A" });
+  const b = await w.lifecycle.create(await w.lifecycle.plan(repo), { id: "ses_bbbbbbbbbbbb", title: "B" });
+  write(a.path, "src/x.ts", "x from A\n");
+  write(b.path, "src/x.ts", "x from B\n");
+  reads.length = 0;
+  await w.overlaps.changed("ses_aaaaaaaaaaaa");
+  const whole = reads.filter((r) => !r.paths);
+  assert.ok(whole.some((r) => r.folder === a.path) && whole.some((r) => r.folder === repo));
+  assert.ok(whole.every((r) => r.background));
+  assert.deepEqual(
+    told.map((o) => o.paths),
+    [["src/x.ts"]],
+  );
+  reads.length = 0;
+  write(b.path, "README.md", "B\n");
+  write(a.path, "README.md", "A\n");
+  await w.overlaps.changed("ses_aaaaaaaaaaaa", [join(a.path, "README.md")]);
+  assert.ok(reads.length > 0 && reads.every((r) => r.paths && !r.background));
+  await w.overlaps.changed("ses_bbbbbbbbbbbb", [join(b.path, "README.md")]);
+  assert.deepEqual(
+    told.map((o) => o.paths),
+    [["src/x.ts"], ["README.md", "src/x.ts"]],
+  );
+});

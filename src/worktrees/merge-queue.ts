@@ -64,6 +64,8 @@ export class MergeQueue {
   /** repo → the clean of its scratch worktree after the last tests there. */
   private cleaning = new Map<string, Promise<boolean>>();
   private waiters = new Map<string, { done: Promise<void>; resolve: () => void }>();
+  /** repo and into → the read of into's folder under way: asks made together share one. */
+  private holderReads = new Map<string, Promise<MergeOutcome | null>>();
   private shutdown = new AbortController();
   private readonly landing: KeyedLock;
 
@@ -96,8 +98,7 @@ export class MergeQueue {
     const [[intoTip, tip], uncommitted, busy] = await Promise.all([
       tips(git, wt.repo, [into, wt.branch]),
       wt.removed_at === null ? statusOf(git, wt.path).then((e) => e.length) : 0,
-      // Not while a merge lands there: a folder half brought forward reads as changed.
-      this.landing.run(wt.repo, () => dirtyHolder(git, wt.repo, into)),
+      this.holderCheck(wt.repo, into),
     ]);
     if (!intoTip) throw bad(`No branch ${into.slice(0, 100)} in ${wt.repo}; into names a local branch.`);
     if (!tip) throw bad(`Branch ${wt.branch} no longer exists in ${wt.repo}.`);
@@ -123,6 +124,22 @@ export class MergeQueue {
     });
     this.kick(wt.repo);
     return { mergeId: id, ...(left ? { note: `${left[0].toUpperCase()}${left.slice(1)}.` } : {}) };
+  }
+
+  /** Whether `into` is checked out in a folder with changes, for an ask: one read for the asks
+   * made meanwhile (parallel agents asking at once read a 10k-file folder once, not each), and
+   * alongside overlap reads, not while a merge lands there (a folder half brought forward
+   * reads as changed). The run reads it again before landing, so a change since is refused too. */
+  private holderCheck(repo: string, into: string): Promise<MergeOutcome | null> {
+    const key = `${repo}\0${into}`;
+    let read = this.holderReads.get(key);
+    if (!read) {
+      read = this.landing
+        .shared(repo, () => dirtyHolder(this.d.git, repo, into))
+        .finally(() => this.holderReads.delete(key));
+      this.holderReads.set(key, read);
+    }
+    return read;
   }
 
   /** The merge's answer once it settled, or `queued` with its position when the clock reaches `until` first. */

@@ -173,7 +173,7 @@ export class OverlapWatch {
     const ref: WorktreeRef = { path: w.path, base: w.base, baseCommit: w.base_commit };
     const key = w.session_id;
     if (!this.seen.has(key) || !paths) {
-      const all = await this.whole(key, () => changedPaths(git, ref));
+      const all = await this.whole(key, () => changedPaths(lowPriority(git), ref));
       this.seen.set(key, { head: all.head, committed: all.committed, uncommitted: all.uncommitted });
       return;
     }
@@ -217,7 +217,7 @@ export class OverlapWatch {
     const { git } = this.d;
     const key = `${MAIN}\0${repo}`;
     if (!paths || !this.main.has(repo)) {
-      const all = await this.whole(key, async () => ({ uncommitted: await uncommittedPaths(git, repo) }));
+      const all = await this.whole(key, async () => ({ uncommitted: await uncommittedPaths(lowPriority(git), repo) }));
       this.main.set(repo, all.uncommitted);
       return;
     }
@@ -251,6 +251,14 @@ export class OverlapWatch {
     this.seen.delete(sessionId);
   }
 }
+
+/** Whole reads (a turn's end: ~10k files stat'ed in two folders) run at the lowest CPU
+ * priority: they take no core from the reply being delivered or an agent's next step; reads
+ * at known paths (what shows an overlap quickly) keep the normal one. */
+const lowPriority =
+  (git: Git): Git =>
+  (args, opts) =>
+    git(args, { ...opts, background: true });
 
 /** `paths` (absolute, or relative to `folder`) relative to `folder`; null when one lies
  * outside it (a folder reached by another name): then the whole folder is read. */

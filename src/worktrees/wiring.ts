@@ -69,7 +69,9 @@ export class WorktreeWiring {
     });
     d.bus.on((e) => {
       if (e.type === "turn.ended") this.firstReply.get(e.sessionId)?.();
-      if (e.type === "turn.ended") this.sawChange(e.sessionId);
+      // After the turn's reply is announced (session.updated is emitted right after this):
+      // the whole read's git processes are not started while the reply is being delivered.
+      if (e.type === "turn.ended") setImmediate(() => this.sawChange(e.sessionId));
       else if (e.type === "session.archived") this.end(e.sessionId, "archived");
       else if (e.type === "session.deleted") this.end(e.sessionId, "deleted");
     });

@@ -166,7 +166,7 @@ test("the page: a resumed session's title bar says resumed, a fresh one fresh st
     await convTitle(ui.page, "came back").waitFor();
     assert.match(
       (await ui.page.locator(".conv-title-row .badge-resumed", { hasText: "resumed" }).getAttribute("title")) ?? "",
-      /continued the conversation \(continued through session\/load\)/,
+      /continued the conversation: continued through session\/load/,
     );
     await ui.open(`session=${fresh}`);
     await convTitle(ui.page, "started over").waitFor();

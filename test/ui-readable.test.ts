@@ -173,6 +173,9 @@ test("a question or an approval card has no empty writing bubble above it; a lon
     assert.equal(await page.locator("article.msg-inflight").count(), 0);
     await card.getByRole("button", { name: "Deny" }).click();
     await held;
+    // The decided card leaves the page before the next one is looked for (else, on a busy
+    // machine, the next round could find this one still drawn beside the next turn's bubble).
+    await card.waitFor({ state: "detached" });
   }
   await page.setViewportSize({ width: 1280, height: 800 });
   const lines = Array.from({ length: 120 }, (_, i) => `/reply point ${i + 1}`).join("\n");

@@ -22,6 +22,25 @@ export async function jsonBody(c: Context): Promise<Record<string, unknown>> {
   return body as Record<string, unknown>;
 }
 
+/** Refuses fields a route does not take: `takes` lists them in words, `nothing` ends the sentence. */
+export function refuseUnknownFields(
+  body: Record<string, unknown>,
+  keys: Set<string>,
+  takes: string,
+  nothing: string,
+): void {
+  const extra = Object.keys(body).filter((k) => !keys.has(k));
+  if (!extra.length) return;
+  const names = extra
+    .slice(0, 5)
+    .map((k) => JSON.stringify(k.slice(0, 40)))
+    .join(", ");
+  throw new RelayError(
+    "REMOTE_RELAY_INVALID_INPUT",
+    `Unknown field${extra.length > 1 ? "s" : ""} ${names}: ${takes}. ${nothing}`,
+  );
+}
+
 export function errorResponse(c: Context, err: unknown): Response {
   if (err instanceof HttpRefusal) return c.json(err.toJSON(), err.status);
   if (err instanceof RelayError) return c.json(err.toJSON(), httpStatusOf(err.code));

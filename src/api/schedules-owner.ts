@@ -3,7 +3,7 @@ import { RelayError } from "../core/errors.ts";
 import type { ApiDeps } from "./deps.ts";
 import { checkSchedule, NOTHING_SCHEDULED, OWNER_SETTER } from "../schedules/new-schedule.ts";
 import { scheduleView } from "../schedules/view.ts";
-import { jsonBody } from "./http-errors.ts";
+import { jsonBody, refuseUnknownFields } from "./http-errors.ts";
 
 // POST /api/schedules (contract §10.5): the owner sets a schedule into a conversation, with
 // the checks and words of relay_tool `schedule` (schedules/new-schedule.ts) and its limit of
@@ -15,15 +15,7 @@ export function ownerScheduleRoutes(d: Pick<ApiDeps, "identity" | "clock" | "ses
   const app = new Hono();
   app.post("/", async (c) => {
     const b = await jsonBody(c);
-    const extra = Object.keys(b).filter((k) => !KEYS.has(k));
-    if (extra.length)
-      throw new RelayError(
-        "REMOTE_RELAY_INVALID_INPUT",
-        `Unknown field${extra.length > 1 ? "s" : ""} ${extra
-          .slice(0, 5)
-          .map((k) => JSON.stringify(k.slice(0, 40)))
-          .join(", ")}: a schedule takes session, title, text, at and every_minutes. ${NOTHING_SCHEDULED}`,
-      );
+    refuseUnknownFields(b, KEYS, "a schedule takes session, title, text, at and every_minutes", NOTHING_SCHEDULED);
     if (typeof b.session !== "string" || !b.session)
       throw new RelayError(
         "REMOTE_RELAY_INVALID_INPUT",

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { RelayError } from "../core/errors.ts";
 import { checkSubscribe, NOTHING } from "../watching/options.ts";
 import type { ApiDeps } from "./deps.ts";
-import { jsonBody } from "./http-errors.ts";
+import { jsonBody, refuseUnknownFields } from "./http-errors.ts";
 
 // POST /api/subscriptions (contract §10.5): the owner makes a conversation watch sessions,
 // with relay_tool `subscribe`'s checks and words (watching/options.ts, add-subscription.ts)
@@ -25,17 +25,12 @@ export function ownerSubscriptionRoutes(d: Pick<ApiDeps, "identity" | "sessions"
   const app = new Hono();
   app.post("/", async (c) => {
     const { watcher: id, ...args } = await jsonBody(c);
-    const extra = Object.keys(args).filter((k) => !KEYS.has(k));
-    if (extra.length)
-      throw new RelayError(
-        "REMOTE_RELAY_INVALID_INPUT",
-        `Unknown field${extra.length > 1 ? "s" : ""} ${extra
-          .slice(0, 5)
-          .map((k) => JSON.stringify(k.slice(0, 40)))
-          .join(
-            ", ",
-          )}: a subscription takes watcher, sessions, events, once, match, digest_minutes, quiet_hours, exclude, stalled_minutes and heartbeat_minutes. ${NOTHING}`,
-      );
+    refuseUnknownFields(
+      args,
+      KEYS,
+      "a subscription takes watcher, sessions, events, once, match, digest_minutes, quiet_hours, exclude, stalled_minutes and heartbeat_minutes",
+      NOTHING,
+    );
     if (typeof id !== "string" || !id)
       throw new RelayError(
         "REMOTE_RELAY_INVALID_INPUT",
